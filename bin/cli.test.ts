@@ -1,0 +1,84 @@
+import { spawnSync } from 'node:child_process'
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it, vi } from 'vitest'
+import { STEP_COLUMNS } from '../reports/types.ts'
+import { main } from './cli.ts'
+
+function quiet() {
+  let stdout = ''
+  let stderr = ''
+  const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+    stdout += String(chunk)
+    return true
+  })
+  const err = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
+    stderr += String(chunk)
+    return true
+  })
+  return {
+    stdout: () => stdout,
+    stderr: () => stderr,
+    restore: () => {
+      out.mockRestore()
+      err.mockRestore()
+    },
+  }
+}
+
+describe('cachelab run', () => {
+  it('runs a scenario, prints a summary and writes the CSVs and session logs', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'cachelab-cli-'))
+    const io = quiet()
+    const code = await main(['run', '--scenario', 'append-only', '--provider', 'openai-chat', '--out', out])
+    io.restore()
+    expect(code).toBe(0)
+    expect(io.stdout()).toContain('append-only')
+    expect(readFileSync(join(out, 'steps.csv'), 'utf8').split('\n')[0]).toBe(STEP_COLUMNS.join(','))
+    expect(readFileSync(join(out, 'summary.csv'), 'utf8')).toContain('append-only,default,openai-chat')
+    expect(readdirSync(join(out, 'sessions'))).toEqual(['append-only.default.openai-chat.jsonl'])
+  })
+
+  it('prints the summary as JSON with --json', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'cachelab-cli-'))
+    const io = quiet()
+    const code = await main([
+      'run',
+      '--scenario',
+      'append-only',
+      '--provider',
+      'openai-chat',
+      '--out',
+      out,
+      '--json',
+    ])
+    io.restore()
+    expect(code).toBe(0)
+    const parsed = JSON.parse(io.stdout())
+    expect(parsed.summary[0]).toMatchObject({ scenario: 'append-only', provider: 'openai-chat' })
+  })
+
+  it.each([
+    [['run', '--provider', 'nope'], /unknown provider "nope"/],
+    [['run', '--scenario', 'nope'], /unknown scenario "nope"/],
+    [['run', '--bogus'], /Unknown option '--bogus'/],
+    [['run', '--provider', 'openai-chat', '--model', 'gpt-0'], /unknown openai-chat model "gpt-0"/],
+    [['frobnicate'], /unknown command "frobnicate"/],
+  ])('exits 2 with a one-line reason for %j', async (argv, reason) => {
+    const io = quiet()
+    const code = await main(argv)
+    io.restore()
+    expect(code).toBe(2)
+    expect(io.stderr()).toMatch(reason)
+    expect(io.stderr().trim().split('\n')).toHaveLength(1)
+  })
+})
+
+describe('the cachelab executable', () => {
+  it('runs the TypeScript CLI without a build step', () => {
+    const result = spawnSync(process.execPath, ['bin/cachelab.js', 'list'], { encoding: 'utf8' })
+    expect(result.status).toBe(0)
+    expect(result.stdout).toContain('append-only')
+  })
+})

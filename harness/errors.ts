@@ -1,0 +1,37 @@
+// The few error classes of cachelab, tagged so a caller can tell them apart without instanceof chains.
+
+/** What went wrong, in the categories a user acts on differently. */
+export type CachelabErrorKind =
+  | 'usage' // bad command line or options
+  | 'input' // a bad file or value supplied by the user
+  | 'log' // a session log that cannot be read or would be corrupted by an append
+  | 'provider' // a provider call failed
+  | 'invariant' // the loop broke one of its own guarantees
+
+/** The one error class: a kind, a one-line message, and optional details for the user. */
+export class CachelabError extends Error {
+  readonly kind: CachelabErrorKind
+  /** For `log` errors: the file and 1-based line at fault. */
+  readonly location?: { file: string; line: number }
+
+  constructor(
+    kind: CachelabErrorKind,
+    message: string,
+    options?: { location?: { file: string; line: number } },
+  ) {
+    super(message)
+    this.name = 'CachelabError'
+    this.kind = kind
+    if (options?.location !== undefined) this.location = options.location
+  }
+}
+
+/** Raise an error that names a file and line of a session log. */
+export function logError(file: string, line: number, reason: string): CachelabError {
+  return new CachelabError('log', `${file}:${line}: ${reason}`, { location: { file, line } })
+}
+
+/** Exhaustiveness guard for discriminated unions. */
+export function unreachable(value: never): never {
+  throw new CachelabError('invariant', `unreachable value: ${JSON.stringify(value)}`)
+}

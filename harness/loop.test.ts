@@ -1,0 +1,112 @@
+import { describe, expect, it } from 'vitest'
+import { deriveRequest } from './derive.ts'
+import { AgentLoop, retryDelayMs } from './loop.ts'
+import { DEFAULT_POLICIES } from './policies.ts'
+import { seededRandom } from './random.ts'
+import { SessionProjection } from './session.ts'
+import { say, testLoop, withTool } from './testing.ts'
+
+describe('the loop', () => {
+  it('sends exactly the request the log prefix re-derives, on every request', async () => {
+    const { loop, world, records, events } = testLoop()
+    await loop.turn(withTool('read it'), world)
+    world.system = 'You are a changed test agent.'
+    await loop.turn(say('again'), world)
+    loop.prune({ thresholdChars: 5, keepChars: 4, keep: 'head', skipLastNodes: 2 })
+    await loop.turn(withTool('once more'), world)
+    expect(records.length).toBeGreaterThanOrEqual(5)
+    for (const record of records) {
+      const rebuilt = deriveRequest(SessionProjection.fromEvents(events.slice(0, record.logLength)))
+      expect(JSON.stringify(rebuilt)).toBe(JSON.stringify(record.call.request))
+    }
+  })
+
+  it('writes one initial header and no other while nothing changes', async () => {
+    const { loop, world, events } = testLoop()
+    await loop.turn(withTool('a'), world)
+    await loop.turn(say('b'), world)
+    const headers = events.filter((event) => event.type === 'request/header')
+    expect(headers.map((event) => event.data.reason)).toEqual(['initial'])
+  })
+
+  it('logs tool calls and results in order', async () => {
+    const { loop, world, events } = testLoop()
+    await loop.turn(withTool('a', 'RESULT'), world)
+    const types = events.map((event) => event.type)
+    expect(types.indexOf('tool/call')).toBeLessThan(types.indexOf('tool/result'))
+    const result = events.find((event) => event.type === 'tool/result')
+    expect(result?.type === 'tool/result' && result.data.message.text).toBe('RESULT')
+  })
+
+  it('records a failed attempt, retries after the delay the provider asked for, and loses nothing', async () => {
+    const { loop, world, events, records, port, clock } = testLoop()
+    port.failNext({ status: 429, type: 'rate_limit_error', message: 'slow down', retryable: true }, 2000)
+    await loop.turn(say('a'), world)
+    expect(records.map((record) => [record.call.attempt, record.outcome.ok])).toEqual([
+      [0, false],
+      [1, true],
+    ])
+    expect(events.filter((event) => event.type === 'assistant/attempt')).toHaveLength(1)
+    expect(events.filter((event) => event.type === 'assistant/message')).toHaveLength(1)
+    expect(records[1]?.call.at).toBeCloseTo((records[0]?.call.at ?? 0) + 0.05 + 2, 6)
+    expect(clock.now()).toBeGreaterThan(2)
+  })
+
+  it('ends the turn with an error after the last retry', async () => {
+    const { loop, world, events, port } = testLoop()
+    for (let index = 0; index < 3; index += 1)
+      port.failNext({ status: 500, type: 'api_error', message: 'boom', retryable: true })
+    const reason = await loop.turn(say('a'), world)
+    expect(reason).toBe('error')
+    expect(events.filter((event) => event.type === 'assistant/attempt')).toHaveLength(3)
+    expect(events.at(-1)).toMatchObject({ type: 'turn/end', data: { reason: 'error' } })
+  })
+
+  it('does not retry a failure the SDK would not retry', async () => {
+    const { loop, world, port } = testLoop()
+    port.failNext({ status: 400, type: 'invalid_request_error', message: 'bad', retryable: false })
+    expect(await loop.turn(say('a'), world)).toBe('error')
+    expect(port.calls).toHaveLength(1)
+  })
+
+  it('resumes over an existing log with a resume header and continues the turn count', async () => {
+    const first = testLoop()
+    await first.loop.turn(say('a'), first.world)
+    const resumed = AgentLoop.resume(
+      {
+        sessionId: 'test',
+        clock: first.clock,
+        random: seededRandom(2),
+        llm: first.port,
+        sink: (event) => first.events.push(event),
+      },
+      {
+        policies: DEFAULT_POLICIES,
+        route: 'in-history',
+        pace: { turnGapSeconds: 1, toolSeconds: 1 },
+        maxRetries: 2,
+      },
+      [...first.events],
+    )
+    await resumed.turn(say('b'), first.world)
+    const headers = first.events
+      .filter((event) => event.type === 'request/header')
+      .map((event) => event.data.reason)
+    expect(headers).toEqual(['initial', 'resume'])
+    expect(first.events.some((event) => event.type === 'session/end-seed')).toBe(true)
+    expect(
+      first.events.filter((event) => event.type === 'turn/start').map((event) => event.data.turn),
+    ).toEqual([1, 2])
+  })
+})
+
+describe('retry delays', () => {
+  it('follow retry-after-ms when given, else back off from 0.5 s with jitter', () => {
+    const random = seededRandom(3)
+    expect(retryDelayMs(0, 1234, random)).toBe(1234)
+    const delay = retryDelayMs(0, undefined, random)
+    expect(delay).toBeGreaterThan(375)
+    expect(delay).toBeLessThanOrEqual(500)
+    expect(retryDelayMs(10, undefined, random)).toBeLessThanOrEqual(8000)
+  })
+})

@@ -1,0 +1,575 @@
+// The agent loop under test: runs scripted turns over an event-sourced session log. Every request is
+// derived from the log (deriveRequest) after the step's system-prompt, user and header events are
+// committed, so the request sent is exactly what the log rebuilds. Provider I/O goes through an
+// injected port; time through the virtual clock.
+
+import type { VirtualClock } from './clock.ts'
+import { deriveRequest } from './derive.ts'
+import { CachelabError } from './errors.ts'
+import { fillerText } from './filler.ts'
+import type { Policies } from './policies.ts'
+import { decideHeader, type HeaderDecision, projectSystemPrompt, pruneText } from './projections.ts'
+import type { Random } from './random.ts'
+import type { Pace, StepScript, TextSpec, TurnScript } from './script.ts'
+import { SessionProjection } from './session.ts'
+import {
+  type AssistantMessage,
+  type AttemptError,
+  type CallConfig,
+  type DerivedRequest,
+  type EventDraft,
+  type Message,
+  type Route,
+  SESSION_FORMAT_VERSION,
+  type SessionEvent,
+  type ToolSchema,
+  type TurnEndReason,
+  type Usage,
+  type UserMessage,
+  type WireSources,
+} from './types.ts'
+
+/** What the outside world offers the loop at each step: the rendered prompt, tools, config, prefix source. */
+export interface World {
+  system: string
+  tools: ToolSchema[]
+  config: CallConfig
+  /** What a session prefix describes (skill catalog, workspace baseline). */
+  prefixSource: string
+}
+
+/** One provider call the loop asks for. */
+export interface LlmCall {
+  request: DerivedRequest
+  /** What the model answers in a simulated run; a live run records it in place of the real answer. */
+  scripted: AssistantMessage
+  /** Virtual start time, seconds. */
+  at: number
+  turn: number
+  step: number
+  attempt: number
+  purpose: 'step' | 'summary'
+}
+
+/** The wire body a call sent and its provenance. */
+export interface WireRecord {
+  body: Record<string, unknown>
+  sources: WireSources
+}
+
+/** How a provider call ended. */
+export type LlmOutcome =
+  | { ok: true; message: AssistantMessage; usage: Usage; latencyMs: number; wire: WireRecord }
+  | { ok: false; error: AttemptError; retryAfterMs?: number; latencyMs: number; wire?: WireRecord }
+
+/** The provider side of the loop. */
+export interface LlmPort {
+  send(call: LlmCall): Promise<LlmOutcome>
+}
+
+/** Everything reports need about one request (one row of steps.csv). */
+export interface RequestRecord {
+  sessionId: string
+  call: LlmCall
+  /** The header written for this request, if one was. */
+  header?: HeaderDecision
+  route: Route
+  /** Log length when the request was derived: the prefix the invariant re-derives it from. */
+  logLength: number
+  outcome: LlmOutcome
+}
+
+/** The loop's environment: identity, time, randomness, the provider port and the event sink. */
+export interface LoopEnvironment {
+  sessionId: string
+  clock: VirtualClock
+  random: Random
+  llm: LlmPort
+  /** Persists each committed event (the JSONL writer); called before the next event is made. */
+  sink?: (event: SessionEvent) => void
+  onRequest?: (record: RequestRecord) => void
+}
+
+/** The fixed setup of a loop: policies and the capabilities of the route. */
+export interface LoopSetup {
+  policies: Policies
+  route: Route
+  pace: Pace
+  /** Retries after a failed attempt (the SDKs' default is 2). */
+  maxRetries: number
+}
+
+const SUMMARY_INSTRUCTION =
+  'Summarize the conversation so far for your own later use: the task, decisions made, files touched, open questions.'
+const SUMMARIZER_SYSTEM = 'You write concise engineering summaries of agent sessions.'
+
+/** Render the session-prefix message from what it describes. */
+export function composePrefix(source: string): Message[] {
+  return [
+    { role: 'user', content: [{ type: 'text', text: `<session-context>\n${source}\n</session-context>` }] },
+  ]
+}
+
+/** Resolve a text spec deterministically. */
+export function resolveText(spec: TextSpec, seed: string): string {
+  return typeof spec === 'string' ? spec : fillerText(spec.tokens, spec.seed ?? seed)
+}
+
+/** The SDKs' retry delay: `retry-after-ms` when sane, else 0.5 s doubling to 8 s, less up to 25% jitter. */
+export function retryDelayMs(attempt: number, retryAfterMs: number | undefined, random: Random): number {
+  if (retryAfterMs !== undefined && retryAfterMs >= 0 && retryAfterMs < 60_000) return retryAfterMs
+  const base = Math.min(0.5 * 2 ** attempt, 8)
+  return Math.round(base * (1 - random.next() * 0.25) * 1000)
+}
+
+export class AgentLoop {
+  readonly session: SessionProjection
+  private readonly env: LoopEnvironment
+  private readonly setup: LoopSetup
+  private headerLogged = false
+  private requestGeneration: number
+  private requestContentGeneration: number
+  private frozenPrefix: Message[] | undefined
+  private explicitSeries = false
+  private lastTurn: number
+  private compactions = 0
+
+  private constructor(env: LoopEnvironment, setup: LoopSetup, session: SessionProjection) {
+    this.env = env
+    this.setup = setup
+    this.session = session
+    this.requestGeneration = session.replaceGeneration
+    this.requestContentGeneration = session.contentGeneration
+    this.lastTurn = session.log.reduce(
+      (turn, event) => (event.type === 'turn/start' ? event.data.turn : turn),
+      0,
+    )
+  }
+
+  /** A new session: writes `session/start`. */
+  static start(env: LoopEnvironment, setup: LoopSetup): AgentLoop {
+    const loop = new AgentLoop(env, setup, SessionProjection.empty(env.sessionId))
+    loop.append({
+      type: 'session/start',
+      data: { formatVersion: SESSION_FORMAT_VERSION, sessionId: env.sessionId },
+    })
+    return loop
+  }
+
+  /** A new loop instance over an existing log (a process restart): marks the seed end and continues. */
+  static resume(env: LoopEnvironment, setup: LoopSetup, events: readonly SessionEvent[]): AgentLoop {
+    const session = SessionProjection.fromEvents(events)
+    if (session.sessionId !== env.sessionId) {
+      throw new CachelabError(
+        'input',
+        `the log belongs to session ${session.sessionId}, not ${env.sessionId}`,
+      )
+    }
+    const loop = new AgentLoop(env, setup, session)
+    env.clock.advance(Math.max(0, session.lastTime - env.clock.now()))
+    loop.append({ type: 'session/end-seed', data: {} })
+    return loop
+  }
+
+  /** The next request explicitly starts a new message series. */
+  startSeries(): void {
+    this.explicitSeries = true
+  }
+
+  /** Run one user turn through its scripted steps. */
+  async turn(script: TurnScript, world: World): Promise<TurnEndReason> {
+    const turn = this.lastTurn + 1
+    this.lastTurn = turn
+    this.append({ type: 'turn/start', data: { turn } })
+    if (this.setup.policies.sessionPrefix === 'opener' && !this.session.log.some(isOpener)) {
+      this.append({
+        type: 'user/message',
+        data: {
+          turn,
+          message: composePrefix(world.prefixSource)[0] as UserMessage,
+          source: { kind: 'plugin', plugin: OPENER },
+        },
+        surfaceOp: 'append',
+      })
+    }
+    const user: UserMessage = {
+      role: 'user',
+      content: Array.isArray(script.user)
+        ? script.user
+        : [{ type: 'text', text: resolveText(script.user, `${this.env.sessionId}:user:${turn}`) }],
+    }
+    let reason: TurnEndReason = 'completed'
+    for (const [index, stepScript] of script.steps.entries()) {
+      const ok = await this.step(turn, index + 1, stepScript, world, index === 0 ? user : undefined)
+      if (!ok) {
+        reason = 'error'
+        break
+      }
+    }
+    this.append({ type: 'turn/end', data: { turn, reason } })
+    return reason
+  }
+
+  /** A plugin injects context at the user position; it joins the next request. */
+  inject(text: string, plugin: string): void {
+    this.append({
+      type: 'user/message',
+      data: {
+        turn: this.lastTurn,
+        message: { role: 'user', content: [{ type: 'text', text }] },
+        source: { kind: 'plugin', plugin },
+      },
+      surfaceOp: 'append',
+    })
+  }
+
+  private async step(
+    turn: number,
+    step: number,
+    script: StepScript,
+    world: World,
+    user?: UserMessage,
+  ): Promise<boolean> {
+    this.append({ type: 'step/start', data: { turn, step } })
+    this.projectSystem(turn, step, world)
+    if (user !== undefined)
+      this.append({
+        type: 'user/message',
+        data: { turn, message: user, source: { kind: 'user' } },
+        surfaceOp: 'append',
+      })
+    const header = this.commitHeader(world)
+    const scripted = this.scriptedReply(turn, step, script)
+    const sent = await this.send({ turn, step, purpose: 'step', scripted }, header)
+    if (sent === undefined) {
+      this.append({ type: 'step/end', data: { turn, step } })
+      return false
+    }
+    this.append({
+      type: 'assistant/message',
+      data: {
+        turn,
+        step,
+        attempt: sent.attempt,
+        message: scripted,
+        usage: sent.usage,
+        latencyMs: sent.latencyMs,
+      },
+      surfaceOp: 'append',
+    })
+    this.env.onRequest?.(sent.record)
+    for (const [index, call] of (script.toolCalls ?? []).entries()) {
+      const block = scripted.content.filter((part) => part.type === 'tool-call')[index]
+      if (block === undefined || block.type !== 'tool-call') continue
+      this.append({
+        type: 'tool/call',
+        data: { turn, step, callId: block.callId, name: block.name, arguments: block.arguments },
+      })
+      this.env.clock.advance(this.setup.pace.toolSeconds)
+      const text = resolveText(call.result, `${this.env.sessionId}:tool:${turn}:${step}:${index}`)
+      this.append({
+        type: 'tool/result',
+        data: {
+          turn,
+          step,
+          message: {
+            role: 'tool',
+            callId: block.callId,
+            name: block.name,
+            text,
+            ...(call.isError ? { isError: true as const } : {}),
+          },
+        },
+        surfaceOp: 'append',
+      })
+    }
+    this.append({ type: 'step/end', data: { turn, step } })
+    return true
+  }
+
+  /** Whether the next request begins a new series: explicitly, or because the surface was rewritten. */
+  private seriesStarts(): boolean {
+    return (
+      this.explicitSeries ||
+      this.session.replaceGeneration !== this.requestGeneration ||
+      this.session.contentGeneration !== this.requestContentGeneration
+    )
+  }
+
+  private projectSystem(turn: number, step: number, world: World): void {
+    if (this.setup.policies.systemPrompt !== 'surface') return
+    const commits = projectSystemPrompt(this.session.systemNodes(), world.system, {
+      inHistory: this.setup.route === 'in-history',
+      startsSeries: this.seriesStarts() || this.toolsChanged(world),
+      seriesStart: this.setup.policies.seriesStart,
+    })
+    for (const commit of commits) {
+      const message = { role: 'system' as const, text: commit.text }
+      if (commit.kind === 'append') {
+        this.append({ type: 'system/message', data: { turn, step, message }, surfaceOp: 'append' })
+      } else {
+        this.append({
+          type: 'system/message',
+          data: { turn, step, message },
+          surfaceOp: { op: 'replace', startSeq: commit.seq, endSeq: commit.seq },
+          sourceEventSeqs: [commit.seq],
+        })
+      }
+    }
+  }
+
+  private toolsChanged(world: World): boolean {
+    const baseline = this.session.header?.header.tools ?? []
+    return this.headerLogged && JSON.stringify(baseline) !== JSON.stringify(world.tools)
+  }
+
+  /** Build this step's header, write it when the rules say so, and keep request/context current. */
+  private commitHeader(world: World): HeaderDecision | undefined {
+    const policies = this.setup.policies
+    if (policies.sessionPrefix === 'frozen') this.frozenPrefix ??= composePrefix(world.prefixSource)
+    const header = {
+      config: world.config,
+      ...(policies.systemPrompt === 'header' && world.system !== '' ? { system: world.system } : {}),
+      ...(world.tools.length > 0 ? { tools: world.tools } : {}),
+      ...(this.frozenPrefix !== undefined ? { sessionPrefix: this.frozenPrefix } : {}),
+      ...(policies.sessionPrefix === 'after-slot' ? { afterSlot: composePrefix(world.prefixSource) } : {}),
+    }
+    const decision = decideHeader({
+      loggedThisInstance: this.headerLogged,
+      baseline: this.session.header?.header,
+      header,
+      startsSeries: this.seriesStarts(),
+    })
+    if (decision !== undefined) {
+      this.append({
+        type: 'request/header',
+        data: {
+          header,
+          reason: decision.reason,
+          ...(decision.reason === 'change' && decision.startsSeries ? { startsSeries: true } : {}),
+        },
+      })
+    }
+    this.headerLogged = true
+    this.explicitSeries = false
+    this.requestGeneration = this.session.replaceGeneration
+    this.requestContentGeneration = this.session.contentGeneration
+    const context = this.session.context
+    const { provider, model } = world.config
+    if (
+      context === undefined ||
+      context.provider !== provider ||
+      context.model !== model ||
+      context.route !== this.setup.route
+    ) {
+      this.append({ type: 'request/context', data: { provider, model, route: this.setup.route } })
+    }
+    return decision
+  }
+
+  private scriptedReply(turn: number, step: number, script: StepScript): AssistantMessage {
+    const content: AssistantMessage['content'] = []
+    if (script.text !== undefined) {
+      content.push({
+        type: 'text',
+        text: resolveText(script.text, `${this.env.sessionId}:assistant:${turn}:${step}`),
+      })
+    }
+    for (const [index, call] of (script.toolCalls ?? []).entries()) {
+      content.push({
+        type: 'tool-call',
+        callId: `call_${turn}_${step}_${index}`,
+        name: call.name,
+        arguments: JSON.stringify(call.arguments),
+      })
+    }
+    if (content.length === 0) content.push({ type: 'text', text: 'Done.' })
+    return { role: 'assistant', content }
+  }
+
+  /**
+   * Send the current derived request (or `override`) with the SDKs' retry rules: each failed attempt is
+   * an `assistant/attempt` event and a report row. Returns undefined when every attempt failed.
+   */
+  private async send(
+    call: { turn: number; step: number; purpose: 'step' | 'summary'; scripted: AssistantMessage },
+    header: HeaderDecision | undefined,
+    override?: DerivedRequest,
+  ): Promise<{ attempt: number; usage: Usage; latencyMs: number; record: RequestRecord } | undefined> {
+    for (let attempt = 0; ; attempt += 1) {
+      const request = override ?? deriveRequest(this.session)
+      const logLength = this.session.nextSeq
+      const full: LlmCall = { ...call, request, at: this.env.clock.now(), attempt }
+      const outcome = await this.env.llm.send(full)
+      this.env.clock.advance(outcome.latencyMs / 1000)
+      const record: RequestRecord = {
+        sessionId: this.env.sessionId,
+        call: full,
+        ...(attempt === 0 && header !== undefined ? { header } : {}),
+        route: this.setup.route,
+        logLength,
+        outcome,
+      }
+      if (outcome.ok) return { attempt, usage: outcome.usage, latencyMs: outcome.latencyMs, record }
+      this.append({
+        type: 'assistant/attempt',
+        data: {
+          turn: call.turn,
+          step: call.step,
+          attempt,
+          error: outcome.error,
+          latencyMs: outcome.latencyMs,
+        },
+      })
+      this.env.onRequest?.(record)
+      if (!outcome.error.retryable || attempt >= this.setup.maxRetries) return undefined
+      this.env.clock.advance(retryDelayMs(attempt, outcome.retryAfterMs, this.env.random) / 1000)
+    }
+  }
+
+  /**
+   * Summary compaction: every live node after the system head except the last `retainNodes` is replaced by
+   * one summary `user/message`. The summarizer call replays the conversation prefix or sends its own prompt.
+   */
+  async compact(retainNodes: number, summaryTokens: number, world: World): Promise<boolean> {
+    const surface = this.session.surface
+    const first = surface.findIndex((seq) => this.session.event(seq).type !== 'system/message')
+    let end = surface.length - retainNodes
+    // Never separate tool results from the call that made them.
+    while (end < surface.length && this.session.event(surface[end] as number).type === 'tool/result') end += 1
+    if (first < 0 || end <= first) return false
+    const shadowed = surface.slice(first, end)
+    const compactionId = `compaction-${++this.compactions}`
+    const replayPrefix = this.setup.policies.summaryReplayPrefix
+    this.append({ type: 'compaction/start', data: { compactionId, kind: 'summary', replayPrefix } })
+    const request = this.summarizerRequest(shadowed, replayPrefix, world)
+    const summary = fillerText(summaryTokens, `${this.env.sessionId}:${compactionId}`)
+    const scripted: AssistantMessage = { role: 'assistant', content: [{ type: 'text', text: summary }] }
+    const sent = await this.send(
+      { turn: this.lastTurn, step: 0, purpose: 'summary', scripted },
+      undefined,
+      request,
+    )
+    if (sent === undefined) {
+      this.append({ type: 'compaction/end', data: { compactionId } })
+      return false
+    }
+    this.env.onRequest?.(sent.record)
+    this.append({
+      type: 'compaction/summary',
+      data: { compactionId, shadowedSeqs: shadowed, usage: sent.usage },
+    })
+    const last = shadowed.at(-1) as number
+    this.append({
+      type: 'user/message',
+      data: {
+        turn: this.lastTurn,
+        message: { role: 'user', content: [{ type: 'text', text: `<summary>\n${summary}\n</summary>` }] },
+        source: { kind: 'plugin', plugin: 'compaction' },
+      },
+      surfaceOp: { op: 'replace', startSeq: shadowed[0] as number, endSeq: last },
+      sourceEventSeqs: shadowed,
+    })
+    this.append({ type: 'compaction/end', data: { compactionId } })
+    return true
+  }
+
+  private summarizerRequest(shadowed: number[], replayPrefix: boolean, world: World): DerivedRequest {
+    const current = deriveRequest(this.session)
+    const lastShadowed = shadowed.at(-1) as number
+    const instruction = {
+      role: 'user' as const,
+      content: [{ type: 'text' as const, text: SUMMARY_INSTRUCTION }],
+    }
+    if (replayPrefix) {
+      const surfacePosition = new Map(this.session.surface.map((seq, index) => [seq, index]))
+      const limit = surfacePosition.get(lastShadowed) ?? 0
+      const messages = current.messages.filter(
+        (message) =>
+          message.origin === 'session-prefix' ||
+          (message.origin === 'surface' &&
+            (surfacePosition.get(message.sourceSeqs[0] as number) ?? 0) <= limit),
+      )
+      return {
+        ...current,
+        messages: [...messages, { message: instruction, sourceSeqs: [], origin: 'surface' }],
+      }
+    }
+    const transcript = shadowed
+      .map((seq) => this.session.event(seq))
+      .map((event) => `${event.type}: ${JSON.stringify(event.data)}`)
+      .join('\n')
+    return {
+      sessionId: current.sessionId,
+      config: world.config,
+      route: current.route,
+      system: { text: SUMMARIZER_SYSTEM, sourceSeq: current.headerSeq },
+      tools: [],
+      headerSeq: current.headerSeq,
+      messages: [
+        {
+          message: {
+            role: 'user',
+            content: [{ type: 'text', text: `${transcript}\n\n${SUMMARY_INSTRUCTION}` }],
+          },
+          sourceSeqs: shadowed,
+          origin: 'surface',
+        },
+      ],
+    }
+  }
+
+  /** Tool-result pruning: long results outside the last `skipLastNodes` nodes are cut in place. */
+  prune(options: {
+    thresholdChars: number
+    keepChars: number
+    keep: 'head' | 'middle' | 'tail'
+    skipLastNodes: number
+  }): number {
+    const surface = this.session.surface
+    const candidates = surface.slice(0, Math.max(0, surface.length - options.skipLastNodes)).filter((seq) => {
+      const event = this.session.event(seq)
+      return event.type === 'tool/result' && [...event.data.message.text].length > options.thresholdChars
+    })
+    if (candidates.length === 0) return 0
+    const compactionId = `compaction-${++this.compactions}`
+    this.append({ type: 'compaction/start', data: { compactionId, kind: 'prune' } })
+    for (const seq of candidates) {
+      const event = this.session.event(seq)
+      if (event.type !== 'tool/result') continue
+      this.append({ type: 'compaction/prune', data: { compactionId, targetSeq: seq, keep: options.keep } })
+      this.append({
+        type: 'tool/result',
+        data: {
+          ...event.data,
+          message: {
+            ...event.data.message,
+            text: pruneText(event.data.message.text, options.keepChars, options.keep),
+          },
+        },
+        surfaceOp: { op: 'replace', startSeq: seq, endSeq: seq },
+        sourceEventSeqs: [seq],
+      })
+    }
+    this.append({ type: 'compaction/end', data: { compactionId } })
+    return candidates.length
+  }
+
+  /** Commit an event: assign seq and time, validate and fold it, then persist it. */
+  private append(draft: EventDraft): SessionEvent {
+    const event = { seq: this.session.nextSeq, time: this.env.clock.now(), ...draft } as SessionEvent
+    this.session.apply(event)
+    this.env.sink?.(event)
+    return event
+  }
+}
+
+const OPENER = 'session-opener'
+
+function isOpener(event: SessionEvent): boolean {
+  return (
+    event.type === 'user/message' &&
+    event.data.source.kind === 'plugin' &&
+    event.data.source.plugin === OPENER
+  )
+}

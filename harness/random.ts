@@ -1,0 +1,31 @@
+// Seeded randomness and a stable string hash: every random choice in cachelab flows from a seed, so
+// two runs with the same seed produce the same bytes.
+
+/** A seeded generator of floats in [0, 1) (mulberry32). */
+export interface Random {
+  next(): number
+}
+
+/** A generator from a numeric seed. */
+export function seededRandom(seed: number): Random {
+  let state = seed >>> 0
+  return {
+    next(): number {
+      state = (state + 0x6d2b79f5) >>> 0
+      let t = state
+      t = Math.imul(t ^ (t >>> 15), t | 1)
+      t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+    },
+  }
+}
+
+/** 32-bit FNV-1a hash of a string: stable across runs and platforms. */
+export function hashString(text: string): number {
+  let hash = 0x811c9dc5
+  for (let index = 0; index < text.length; index += 1) {
+    hash ^= text.charCodeAt(index)
+    hash = Math.imul(hash, 0x01000193)
+  }
+  return hash >>> 0
+}

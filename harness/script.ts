@@ -1,0 +1,64 @@
+// The scenario script vocabulary: what the user says, what the model answers, what tools return, and
+// what happens between turns (idle time, prompt and tool changes, compaction, restarts, faults).
+
+import type { CallConfig, Fault, ImageBlock, JsonObject, PruneKeep, TextBlock, ToolSchema } from './types.ts'
+
+/** Text given literally, or as a size in tokens filled deterministically. */
+export type TextSpec = string | { tokens: number; seed?: string }
+
+/** A tool call the model makes and what the tool returns. */
+export interface ToolCallScript {
+  name: string
+  arguments: JsonObject
+  result: TextSpec
+  isError?: true
+}
+
+/** One model call: its text and tool calls. A step without tool calls ends the turn. */
+export interface StepScript {
+  text?: TextSpec
+  toolCalls?: ToolCallScript[]
+}
+
+/** A user turn. */
+export interface TurnScript {
+  kind: 'turn'
+  user: TextSpec | Array<TextBlock | ImageBlock>
+  steps: StepScript[]
+}
+
+/** Everything a script can do. */
+export type ScriptAction =
+  | TurnScript
+  /** Time passes with no requests. */
+  | { kind: 'idle'; seconds: number }
+  /** The rendered system prompt changes from the next step on. */
+  | { kind: 'set-system'; text: TextSpec }
+  /** The active tool set changes from the next step on. */
+  | { kind: 'set-tools'; tools: ToolSchema[] }
+  /** The call configuration changes from the next step on. */
+  | { kind: 'set-config'; config: Partial<Omit<CallConfig, 'provider'>> }
+  /** What the session prefix describes changes (a skill catalog, a workspace baseline). */
+  | { kind: 'set-prefix-source'; text: TextSpec }
+  /** A plugin injects context at the user position before the next turn. */
+  | { kind: 'inject'; text: TextSpec; plugin: string }
+  /** Summary compaction: every node after the system head except the last `retainNodes` becomes one summary. */
+  | { kind: 'compact'; retainNodes: number; summaryTokens: number }
+  /** Tool-result pruning: results over `thresholdChars` outside the last `skipLastNodes` nodes keep `keepChars`. */
+  | { kind: 'prune'; thresholdChars: number; keepChars: number; keep: PruneKeep; skipLastNodes: number }
+  /** The process restarts: a new loop instance resumes the same log. */
+  | { kind: 'restart' }
+  /** The next provider request fails this way (simulated providers only). */
+  | { kind: 'fault'; fault: Fault }
+  /** The next request explicitly starts a new message series. */
+  | { kind: 'start-series' }
+
+/** The pace of a scenario in virtual time. */
+export interface Pace {
+  /** Seconds between the end of a turn and the next user message. */
+  turnGapSeconds: number
+  /** Seconds each tool call takes. */
+  toolSeconds: number
+}
+
+export const DEFAULT_PACE: Pace = { turnGapSeconds: 20, toolSeconds: 1 }

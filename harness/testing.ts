@@ -1,0 +1,105 @@
+// Test helpers for the loop: a provider port that answers with the script and records every request,
+// and a loop factory over it. Used by the harness's own tests and the scenario tests.
+
+import { VirtualClock } from './clock.ts'
+import {
+  AgentLoop,
+  type LlmCall,
+  type LlmOutcome,
+  type LlmPort,
+  type RequestRecord,
+  type World,
+} from './loop.ts'
+import { DEFAULT_POLICIES, type Policies } from './policies.ts'
+import { seededRandom } from './random.ts'
+import { DEFAULT_PACE } from './script.ts'
+import type { AttemptError, Route, SessionEvent, ToolSchema } from './types.ts'
+
+/** A port that answers every call with its script, or fails the calls listed in `failures`. */
+export class RecordingPort implements LlmPort {
+  readonly calls: LlmCall[] = []
+  private readonly failures: Array<{ error: AttemptError; retryAfterMs?: number }> = []
+
+  failNext(error: AttemptError, retryAfterMs?: number): void {
+    this.failures.push({ error, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) })
+  }
+
+  async send(call: LlmCall): Promise<LlmOutcome> {
+    this.calls.push(call)
+    const failure = this.failures.shift()
+    const wire = {
+      body: { request: call.request } as Record<string, unknown>,
+      sources: { system: [], tools: [], messages: [] },
+    }
+    if (failure !== undefined) return { ok: false, ...failure, latencyMs: 50, wire }
+    const input = JSON.stringify(call.request.messages).length
+    return {
+      ok: true,
+      message: call.scripted,
+      usage: { input, uncached: input, output: 5, raw: null },
+      latencyMs: 100,
+      wire,
+    }
+  }
+}
+
+export interface TestLoop {
+  loop: AgentLoop
+  port: RecordingPort
+  world: World
+  records: RequestRecord[]
+  events: SessionEvent[]
+  clock: VirtualClock
+}
+
+export const TEST_TOOLS: ToolSchema[] = [
+  {
+    name: 'read_file',
+    description: 'Read a file.',
+    parameters: { type: 'object', properties: { path: { type: 'string' } } },
+  },
+]
+
+/** A loop over a recording port with the given policies and route. */
+export function testLoop(
+  options: { policies?: Partial<Policies>; route?: Route; world?: Partial<World> } = {},
+): TestLoop {
+  const port = new RecordingPort()
+  const records: RequestRecord[] = []
+  const events: SessionEvent[] = []
+  const clock = new VirtualClock()
+  const loop = AgentLoop.start(
+    {
+      sessionId: 'test',
+      clock,
+      random: seededRandom(1),
+      llm: port,
+      sink: (event) => events.push(event),
+      onRequest: (record) => records.push(record),
+    },
+    {
+      policies: { ...DEFAULT_POLICIES, ...options.policies },
+      route: options.route ?? 'in-history',
+      pace: DEFAULT_PACE,
+      maxRetries: 2,
+    },
+  )
+  const world: World = {
+    system: 'You are a test agent.',
+    tools: TEST_TOOLS,
+    config: { provider: 'deepseek', model: 'deepseek-flash' },
+    prefixSource: 'skills: a, b',
+    ...options.world,
+  }
+  return { loop, port, world, records, events, clock }
+}
+
+/** A one-step turn with text only. */
+export const say = (text: string) => ({ kind: 'turn' as const, user: text, steps: [{ text: 'ok' }] })
+
+/** A two-step turn: a tool call, then text. */
+export const withTool = (text: string, result = 'file contents') => ({
+  kind: 'turn' as const,
+  user: text,
+  steps: [{ toolCalls: [{ name: 'read_file', arguments: { path: 'a.ts' }, result }] }, { text: 'done' }],
+})

@@ -1,0 +1,165 @@
+// Shape validation of session log lines read from disk: each known event type's data is checked field
+// by field, so a hand-edited or foreign log fails with a reason instead of deep inside a projection.
+
+import { KNOWN_EVENT_TYPES, SURFACE_EVENT_TYPES } from './session.ts'
+import type { SessionEvent } from './types.ts'
+
+type Check = (value: unknown, path: string) => string | undefined
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
+
+const num: Check = (value, path) =>
+  typeof value === 'number' && Number.isFinite(value) ? undefined : `${path} must be a number`
+const str: Check = (value, path) => (typeof value === 'string' ? undefined : `${path} must be a string`)
+const bool: Check = (value, path) => (typeof value === 'boolean' ? undefined : `${path} must be a boolean`)
+const any: Check = () => undefined
+const oneOf =
+  (...values: string[]): Check =>
+  (value, path) =>
+    typeof value === 'string' && values.includes(value)
+      ? undefined
+      : `${path} must be one of ${values.join(', ')}`
+const arrayOf =
+  (item: Check): Check =>
+  (value, path) => {
+    if (!Array.isArray(value)) return `${path} must be an array`
+    for (const [index, element] of value.entries()) {
+      const problem = item(element, `${path}[${index}]`)
+      if (problem !== undefined) return problem
+    }
+    return undefined
+  }
+const optional =
+  (check: Check): Check =>
+  (value, path) =>
+    value === undefined ? undefined : check(value, path)
+const shape =
+  (fields: Record<string, Check>): Check =>
+  (value, path) => {
+    if (!isObject(value)) return `${path} must be an object`
+    for (const [key, check] of Object.entries(fields)) {
+      const problem = check(value[key], `${path}.${key}`)
+      if (problem !== undefined) return problem
+    }
+    return undefined
+  }
+const union =
+  (discriminant: string, variants: Record<string, Check>): Check =>
+  (value, path) => {
+    if (!isObject(value)) return `${path} must be an object`
+    const tag = value[discriminant]
+    const check = typeof tag === 'string' ? variants[tag] : undefined
+    if (check === undefined)
+      return `${path}.${discriminant} must be one of ${Object.keys(variants).join(', ')}`
+    return check(value, path)
+  }
+
+const text = shape({ type: oneOf('text'), text: str })
+const image = shape({
+  type: oneOf('image'),
+  id: str,
+  mediaType: oneOf('image/png', 'image/jpeg'),
+  data: str,
+  width: num,
+  height: num,
+})
+const toolCall = shape({ type: oneOf('tool-call'), callId: str, name: str, arguments: str })
+const userMessage = shape({ role: oneOf('user'), content: arrayOf(union('type', { text, image })) })
+const assistantMessage = shape({
+  role: oneOf('assistant'),
+  content: arrayOf(union('type', { text, 'tool-call': toolCall })),
+})
+const systemMessage = shape({ role: oneOf('system'), text: str })
+const developerMessage = shape({ role: oneOf('developer'), text: str })
+const toolResultMessage = shape({ role: oneOf('tool'), callId: str, name: str, text: str })
+const message = union('role', {
+  user: userMessage,
+  assistant: assistantMessage,
+  system: systemMessage,
+  developer: developerMessage,
+  tool: toolResultMessage,
+})
+const usage = shape({
+  input: num,
+  uncached: num,
+  cacheRead: optional(num),
+  cacheWrite: optional(num),
+  output: num,
+})
+const toolSchema = shape({ name: str, description: str, parameters: shape({}) })
+const header = shape({
+  config: shape({ provider: str, model: str, maxTokens: optional(num), temperature: optional(num) }),
+  system: optional(str),
+  tools: optional(arrayOf(toolSchema)),
+  sessionPrefix: optional(arrayOf(message)),
+  afterSlot: optional(arrayOf(message)),
+})
+const turnStep = { turn: num, step: num }
+const attemptError = shape({ status: optional(num), type: str, message: str, retryable: bool })
+
+const DATA_CHECKS: Record<string, Check> = {
+  'session/start': shape({ formatVersion: num, sessionId: str }),
+  'turn/start': shape({ turn: num }),
+  'turn/end': shape({ turn: num, reason: oneOf('completed', 'error', 'max-steps') }),
+  'step/start': shape(turnStep),
+  'step/end': shape(turnStep),
+  'user/message': shape({
+    turn: num,
+    message: userMessage,
+    source: union('kind', { user: any, plugin: shape({ plugin: str }) }),
+  }),
+  'system/message': shape({ ...turnStep, message: systemMessage }),
+  'developer/message': shape({ ...turnStep, message: developerMessage, headerSeq: optional(num) }),
+  'assistant/message': shape({
+    ...turnStep,
+    attempt: num,
+    message: assistantMessage,
+    usage: optional(usage),
+  }),
+  'assistant/attempt': shape({ ...turnStep, attempt: num, error: attemptError }),
+  'tool/call': shape({ ...turnStep, callId: str, name: str, arguments: str }),
+  'tool/result': shape({ ...turnStep, message: toolResultMessage }),
+  'request/header': shape({
+    header,
+    reason: oneOf('initial', 'resume', 'change', 'series'),
+    startsSeries: optional(bool),
+  }),
+  'request/context': shape({ provider: str, model: str, route: oneOf('in-history', 'unsupported') }),
+  'compaction/start': shape({ compactionId: str, kind: oneOf('summary', 'prune') }),
+  'compaction/summary': shape({ compactionId: str, shadowedSeqs: arrayOf(num) }),
+  'compaction/prune': shape({ compactionId: str, targetSeq: num, keep: oneOf('head', 'middle', 'tail') }),
+  'compaction/end': shape({ compactionId: str }),
+  'image/offload': shape({
+    mode: oneOf('quantized', 'per-request'),
+    targets: arrayOf(shape({ seq: num, imageIds: arrayOf(str) })),
+  }),
+  'session/end-seed': shape({}),
+}
+
+const surfaceOp: Check = (value, path) => {
+  if (value === 'append') return undefined
+  return shape({ op: oneOf('replace'), startSeq: num, endSeq: num })(value, path)
+}
+
+/** Check that a parsed log line is a well-formed event; returns it typed, or a reason it is not. */
+export function checkEventShape(value: unknown): { event: SessionEvent } | { problem: string } {
+  if (!isObject(value)) return { problem: 'a log line must be a JSON object' }
+  const envelope = shape({ seq: num, time: num, type: str })(value, 'event')
+  if (envelope !== undefined) return { problem: envelope }
+  const type = value.type as string
+  if (!KNOWN_EVENT_TYPES.has(type)) {
+    if (value.ignorable === true) return { event: value as unknown as SessionEvent }
+    return { problem: `unknown event type ${JSON.stringify(type)} (not marked ignorable)` }
+  }
+  const dataCheck = DATA_CHECKS[type]
+  const problem = dataCheck?.(value.data, 'data')
+  if (problem !== undefined) return { problem }
+  if (SURFACE_EVENT_TYPES.has(type as SessionEvent['type'])) {
+    const opProblem =
+      surfaceOp(value.surfaceOp, 'surfaceOp') ??
+      optional(arrayOf(num))(value.sourceEventSeqs, 'sourceEventSeqs')
+    if (opProblem !== undefined) return { problem: opProblem }
+  }
+  return { event: value as unknown as SessionEvent }
+}

@@ -1,0 +1,286 @@
+// The model catalog: per provider and model, the route capability, the cache rules the simulators
+// follow, prices and the token scale. Values the sources disagree on are parameters whose default is
+// the documented value; `notes/` and `shared/reference/providers.md` give the sources.
+
+import { CachelabError } from '../harness/errors.ts'
+import type { ProviderId, Route } from '../harness/types.ts'
+
+/** The vendor behind a provider id: the two OpenAI wire APIs share one catalog and one cache. */
+export type Vendor = 'anthropic' | 'openai' | 'deepseek'
+
+/** How a route applies tool-set changes mid-session (DSH generation D). */
+export type ToolUpdateMode = 'unsupported' | 'addition-only' | 'in-history'
+
+/** Anthropic's breakpoint cache. */
+export interface AnthropicCacheRules {
+  kind: 'anthropic'
+  /** Smallest prefix (tokens) a breakpoint may write. */
+  minTokens: number
+  /** Positions checked per breakpoint, the breakpoint itself counted as the first. */
+  lookback: number
+  /** Count a run of consecutive tool_use (or tool_result) blocks as one lookback position. */
+  collapseToolRuns: boolean
+  /** Breakpoints allowed per request; one more is a 400. */
+  maxBreakpoints: number
+  /** Lifetimes of the two TTL options, in seconds. */
+  ttlSeconds: { '5m': number; '1h': number }
+}
+
+/** OpenAI's automatic prefix cache (models before GPT-5.6). */
+export interface OpenAIPrefixRules {
+  kind: 'openai-prefix'
+  minTokens: number
+  /** Cache hits grow in steps of this many tokens past the minimum. */
+  increment: number
+  /** Tokens of the prompt start hashed (with `prompt_cache_key`) to pick a machine. */
+  routingTokens: number
+  /** Simulated machines behind the router. */
+  machines: number
+  /** Requests per minute per prefix and key above which traffic overflows to other machines. */
+  overflowRpm: number
+  /** Idle time after which an in-memory prefix is evicted (the documented lower bound is the default). */
+  idleEvictionSeconds: number
+  /** Upper bound of the idle eviction when sampled with randomness on. */
+  idleEvictionMaxSeconds: number
+  /** Retention of `prompt_cache_retention: '24h'`. */
+  extendedRetentionSeconds: number
+  /** Whether the model accepts `prompt_cache_retention: '24h'`. */
+  extendedRetention: boolean
+  /** The retention applied when a request names none. */
+  defaultRetention: 'in_memory' | '24h'
+}
+
+/** OpenAI's breakpoint cache (GPT-5.6 and later). */
+export interface OpenAIBreakpointRules {
+  kind: 'openai-breakpoint'
+  /** Smallest prefix (tokens) before a breakpoint that is cached. */
+  minTokens: number
+  /** New cache writes one request may create. */
+  maxWritesPerRequest: number
+  /** Latest breakpoints of a conversation considered for reads (guide: 50, SDK docstring: 80). */
+  readHorizon: number
+  /** Minimum lifetime with `prompt_cache_options.ttl: '30m'`. */
+  ttlSeconds: number
+  /** Idle eviction without a ttl option. */
+  idleEvictionSeconds: number
+  routingTokens: number
+  machines: number
+}
+
+/** DeepSeek's disk cache of prefix units. */
+export interface DeepSeekCacheRules {
+  kind: 'deepseek'
+  /** `units`: whole-unit matching (current docs); `legacy`: longest prefix in `legacyUnitTokens` steps. */
+  mode: 'units' | 'legacy'
+  /** Carve a unit every this many tokens of a long input or output; 0 turns it off (not published). */
+  intervalTokens: number
+  /** Storage unit of the legacy rules. */
+  legacyUnitTokens: number
+  /** Unused units are cleared after this long ("a few hours to a few days"). */
+  evictionSeconds: number
+  /** Units become readable this long after the request that persists them ("seconds"). */
+  persistDelaySeconds: number
+}
+
+export type CacheRules = AnthropicCacheRules | OpenAIPrefixRules | OpenAIBreakpointRules | DeepSeekCacheRules
+
+/** Prices in USD per million tokens. */
+export interface Prices {
+  input: number
+  cacheRead: number
+  /** Anthropic 5-minute writes, OpenAI GPT-5.6+ writes. */
+  cacheWrite5m?: number
+  /** Anthropic 1-hour writes. */
+  cacheWrite1h?: number
+  output: number
+}
+
+/** One model of the catalog. */
+export interface ModelEntry {
+  vendor: Vendor
+  model: string
+  /** How the model applies a mid-conversation system prompt change. */
+  route: Route
+  toolUpdate: ToolUpdateMode
+  cache: CacheRules
+  prices: Prices
+  /** Multiplier from o200k_base counts to this provider's tokenizer (1 until calibrated with keys). */
+  tokenScale: number
+  /** Values taken on assumption rather than from a primary source. */
+  assumptions?: string[]
+}
+
+const ANTHROPIC_BASE: Omit<AnthropicCacheRules, 'minTokens'> = {
+  kind: 'anthropic',
+  lookback: 20,
+  collapseToolRuns: true,
+  maxBreakpoints: 4,
+  ttlSeconds: { '5m': 300, '1h': 3600 },
+}
+
+const OPENAI_PREFIX: OpenAIPrefixRules = {
+  kind: 'openai-prefix',
+  minTokens: 1024,
+  increment: 128,
+  routingTokens: 256,
+  machines: 16,
+  overflowRpm: 15,
+  idleEvictionSeconds: 300,
+  idleEvictionMaxSeconds: 600,
+  extendedRetentionSeconds: 86_400,
+  extendedRetention: true,
+  defaultRetention: 'in_memory',
+}
+
+const OPENAI_BREAKPOINT: OpenAIBreakpointRules = {
+  kind: 'openai-breakpoint',
+  minTokens: 1024,
+  maxWritesPerRequest: 4,
+  readHorizon: 50,
+  ttlSeconds: 1800,
+  idleEvictionSeconds: 300,
+  routingTokens: 256,
+  machines: 16,
+}
+
+const DEEPSEEK_UNITS: DeepSeekCacheRules = {
+  kind: 'deepseek',
+  mode: 'units',
+  intervalTokens: 0,
+  legacyUnitTokens: 64,
+  evictionSeconds: 6 * 3600,
+  persistDelaySeconds: 0,
+}
+
+function anthropic(
+  model: string,
+  minTokens: number,
+  prices: Prices,
+  route: Route,
+  assumptions?: string[],
+): ModelEntry {
+  return {
+    vendor: 'anthropic',
+    model,
+    route,
+    toolUpdate: 'unsupported',
+    cache: { ...ANTHROPIC_BASE, minTokens },
+    prices,
+    tokenScale: 1,
+    ...(assumptions !== undefined ? { assumptions } : {}),
+  }
+}
+
+function anthropicPrices(input: number, output: number): Prices {
+  return { input, cacheRead: input * 0.1, cacheWrite5m: input * 1.25, cacheWrite1h: input * 2, output }
+}
+
+function openai(model: string, cache: OpenAIPrefixRules | OpenAIBreakpointRules, prices: Prices): ModelEntry {
+  return {
+    vendor: 'openai',
+    model,
+    route: 'in-history',
+    toolUpdate: 'unsupported',
+    cache,
+    prices,
+    tokenScale: 1,
+  }
+}
+
+/** The built-in catalog. */
+export const CATALOG: readonly ModelEntry[] = [
+  anthropic('claude-sonnet-4-6', 1024, anthropicPrices(3, 15), 'unsupported'),
+  anthropic('claude-haiku-4-5', 4096, anthropicPrices(1, 5), 'unsupported'),
+  anthropic('claude-opus-4-8', 1024, anthropicPrices(5, 25), 'in-history'),
+  anthropic('claude-opus-5', 512, anthropicPrices(5, 25), 'in-history', [
+    'prices: Opus 4.5–4.8 prices assumed',
+  ]),
+  anthropic('claude-sonnet-5', 1024, anthropicPrices(3, 15), 'unsupported', [
+    'prices: Sonnet 4.x prices assumed',
+  ]),
+  openai('gpt-5.4', OPENAI_PREFIX, { input: 2.5, cacheRead: 0.25, output: 15 }),
+  openai('gpt-5.4-mini', OPENAI_PREFIX, { input: 0.75, cacheRead: 0.075, output: 4.5 }),
+  openai('gpt-4.1', OPENAI_PREFIX, { input: 2, cacheRead: 0.5, output: 8 }),
+  openai('gpt-5.6-sol', OPENAI_BREAKPOINT, { input: 5, cacheRead: 0.5, cacheWrite5m: 6.25, output: 30 }),
+  openai('gpt-5.6-terra', OPENAI_BREAKPOINT, { input: 5, cacheRead: 0.5, cacheWrite5m: 6.25, output: 30 }),
+  openai('gpt-5.6-luna', OPENAI_BREAKPOINT, { input: 5, cacheRead: 0.5, cacheWrite5m: 6.25, output: 30 }),
+  {
+    vendor: 'deepseek',
+    model: 'deepseek-flash',
+    route: 'in-history',
+    toolUpdate: 'addition-only',
+    cache: DEEPSEEK_UNITS,
+    prices: { input: 0.3, cacheRead: 0.006, output: 1.2 },
+    tokenScale: 1,
+    assumptions: ['prices: peak-hour rates; off-peak is half'],
+  },
+  {
+    vendor: 'deepseek',
+    model: 'deepseek-v4-pro',
+    route: 'unsupported',
+    toolUpdate: 'unsupported',
+    cache: DEEPSEEK_UNITS,
+    prices: { input: 1.32, cacheRead: 0.044, output: 3.96 },
+    tokenScale: 1,
+    assumptions: ['prices: peak-hour rates; off-peak is half', 'route: no in-history declaration found'],
+  },
+]
+
+/** The model each vendor uses when none is named. */
+export const DEFAULT_MODELS: Readonly<Record<Vendor, string>> = {
+  anthropic: 'claude-sonnet-4-6',
+  openai: 'gpt-5.4',
+  deepseek: 'deepseek-flash',
+}
+
+/** The vendor of a provider id. */
+export function vendorOf(provider: ProviderId): Vendor {
+  switch (provider) {
+    case 'anthropic':
+      return 'anthropic'
+    case 'openai-chat':
+    case 'openai-responses':
+      return 'openai'
+    case 'deepseek':
+      return 'deepseek'
+  }
+}
+
+/** The catalog entry of a model, or undefined when the catalog does not list it. */
+export function findModel(vendor: Vendor, model: string): ModelEntry | undefined {
+  return CATALOG.find((entry) => entry.vendor === vendor && entry.model === model)
+}
+
+/** The entry for a provider and optional model; an unknown model is a usage error naming the known ones. */
+export function resolveModel(provider: ProviderId, model?: string): ModelEntry {
+  const vendor = vendorOf(provider)
+  const name = model ?? DEFAULT_MODELS[vendor]
+  const entry = findModel(vendor, name)
+  if (entry === undefined) {
+    const known = CATALOG.filter((candidate) => candidate.vendor === vendor).map(
+      (candidate) => candidate.model,
+    )
+    throw new CachelabError(
+      'usage',
+      `unknown ${provider} model ${JSON.stringify(name)} (known: ${known.join(', ')})`,
+    )
+  }
+  return entry
+}
+
+/**
+ * The entry a simulator uses for a request's model: the catalog's, or the vendor default's rules under
+ * the requested name when the catalog does not list it (the loopback server accepts any model).
+ */
+export function simulationModel(vendor: Vendor, model: string): ModelEntry {
+  const entry = findModel(vendor, model)
+  if (entry !== undefined) return entry
+  const fallback = findModel(vendor, DEFAULT_MODELS[vendor])
+  if (fallback === undefined) throw new CachelabError('invariant', `no default model for ${vendor}`)
+  return { ...fallback, model }
+}
+
+/** Apply overrides to a model entry's cache rules (tests and what-if runs change parameters this way). */
+export function withCacheRules<T extends CacheRules>(entry: ModelEntry, rules: Partial<T>): ModelEntry {
+  return { ...entry, cache: { ...entry.cache, ...rules } as CacheRules }
+}

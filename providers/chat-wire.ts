@@ -1,0 +1,173 @@
+// The Chat Completions message shape shared by OpenAI and DeepSeek: derived messages to wire messages
+// (with provenance), and a reply (JSON or a stream of chunks) back to an assistant message.
+
+import type { AssistantMessage, DerivedRequest, Seq, ToolCallBlock, UserMessage } from '../harness/types.ts'
+import type { StopReason } from './types.ts'
+
+/** A Chat Completions message as cachelab sends it. */
+export type ChatMessage =
+  | { role: 'system' | 'developer'; content: string }
+  | { role: 'user'; content: string | ChatContentPart[] }
+  | { role: 'assistant'; content: string | null; tool_calls?: ChatToolCall[] }
+  | { role: 'tool'; tool_call_id: string; content: string }
+
+export type ChatContentPart =
+  | { type: 'text'; text: string }
+  | { type: 'image_url'; image_url: { url: string } }
+
+export interface ChatToolCall {
+  id: string
+  type: 'function'
+  function: { name: string; arguments: string }
+}
+
+function userContent(message: UserMessage): string | ChatContentPart[] {
+  const only = message.content[0]
+  if (message.content.length === 1 && only?.type === 'text') return only.text
+  return message.content.map((block) =>
+    block.type === 'text'
+      ? { type: 'text', text: block.text }
+      : { type: 'image_url', image_url: { url: `data:${block.mediaType};base64,${block.data}` } },
+  )
+}
+
+/** Wire messages of a derived request; `developerRole` is the role developer messages travel as. */
+export function chatMessages(
+  request: DerivedRequest,
+  developerRole: 'developer' | 'system',
+): { messages: ChatMessage[]; sources: Seq[][] } {
+  const messages: ChatMessage[] = []
+  const sources: Seq[][] = []
+  if (request.system !== undefined) {
+    messages.push({ role: 'system', content: request.system.text })
+    sources.push([request.system.sourceSeq])
+  }
+  for (const { message, sourceSeqs } of request.messages) {
+    switch (message.role) {
+      case 'system':
+        messages.push({ role: 'system', content: message.text })
+        break
+      case 'developer':
+        messages.push({ role: developerRole, content: message.text })
+        break
+      case 'user':
+        messages.push({ role: 'user', content: userContent(message) })
+        break
+      case 'assistant': {
+        const text = message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('')
+        const calls = message.content.flatMap((block) => (block.type === 'tool-call' ? [block] : []))
+        messages.push({
+          role: 'assistant',
+          content: text === '' ? null : text,
+          ...(calls.length > 0
+            ? {
+                tool_calls: calls.map((call) => ({
+                  id: call.callId,
+                  type: 'function' as const,
+                  function: { name: call.name, arguments: call.arguments },
+                })),
+              }
+            : {}),
+        })
+        break
+      }
+      case 'tool':
+        messages.push({ role: 'tool', tool_call_id: message.callId, content: message.text })
+        break
+    }
+    sources.push([...sourceSeqs])
+  }
+  return { messages, sources }
+}
+
+/** Tool definitions in the Chat Completions shape. */
+export function chatTools(request: DerivedRequest): Array<Record<string, unknown>> {
+  return request.tools.map((tool) => ({
+    type: 'function',
+    function: { name: tool.name, description: tool.description, parameters: tool.parameters },
+  }))
+}
+
+/** An assistant message from a reply's text and tool calls. */
+export function assistantFrom(text: string, calls: readonly ChatToolCall[]): AssistantMessage {
+  const content: AssistantMessage['content'] = []
+  if (text !== '') content.push({ type: 'text', text })
+  for (const call of calls) {
+    const block: ToolCallBlock = {
+      type: 'tool-call',
+      callId: call.id,
+      name: call.function.name,
+      arguments: call.function.arguments,
+    }
+    content.push(block)
+  }
+  return { role: 'assistant', content }
+}
+
+/** Map a Chat Completions finish reason. Unknown values are an error naming the value. */
+export function mapFinishReason(reason: string | null | undefined): StopReason {
+  switch (reason) {
+    case 'stop':
+      return 'end'
+    case 'tool_calls':
+    case 'function_call':
+      return 'tool-calls'
+    case 'length':
+      return 'max-tokens'
+    case 'content_filter':
+    case null:
+    case undefined:
+      return 'error'
+    default:
+      throw new Error(`unknown finish_reason ${JSON.stringify(reason)}`)
+  }
+}
+
+/** The streamed pieces of a Chat Completions reply, accumulated chunk by chunk. */
+export class ChatStreamAccumulator {
+  private text = ''
+  private readonly calls: ChatToolCall[] = []
+  private finish: string | null | undefined
+  /** The usage object of the final chunk (a running total: overwritten, never added). */
+  usage: unknown
+  id = ''
+
+  add(chunk: {
+    id?: string
+    usage?: unknown
+    choices?: Array<{
+      delta?: {
+        content?: string | null
+        tool_calls?: Array<{ index: number; id?: string; function?: { name?: string; arguments?: string } }>
+      }
+      finish_reason?: string | null
+    }>
+  }): void {
+    if (chunk.id !== undefined && chunk.id !== '') this.id = chunk.id
+    if (chunk.usage !== undefined && chunk.usage !== null) this.usage = chunk.usage
+    const choice = chunk.choices?.[0]
+    if (choice === undefined) return
+    const delta = choice.delta
+    if (typeof delta?.content === 'string') this.text += delta.content
+    for (const part of delta?.tool_calls ?? []) {
+      let call = this.calls[part.index]
+      if (call === undefined) {
+        call = { id: '', type: 'function', function: { name: '', arguments: '' } }
+        this.calls[part.index] = call
+      }
+      if (part.id !== undefined) call.id = part.id
+      if (part.function?.name !== undefined) call.function.name += part.function.name
+      if (part.function?.arguments !== undefined) call.function.arguments += part.function.arguments
+    }
+    if (choice.finish_reason !== undefined && choice.finish_reason !== null)
+      this.finish = choice.finish_reason
+  }
+
+  message(): AssistantMessage {
+    return assistantFrom(this.text, this.calls)
+  }
+
+  stopReason(): StopReason {
+    return mapFinishReason(this.finish)
+  }
+}

@@ -1,0 +1,25 @@
+// The providers layer's public surface: adapters by provider id, the catalog, endpoints, the port the
+// loop sends through, and the mock providers.
+
+import type { ProviderId } from '../harness/types.ts'
+import type { Endpoint } from './endpoints.ts'
+import { openAIChatAdapter } from './openai-chat.ts'
+import type { ProviderAdapter } from './types.ts'
+
+export { CATALOG, DEFAULT_MODELS, findModel, type ModelEntry, resolveModel, vendorOf } from './catalog.ts'
+export { ENV_NAMES, type Endpoint, liveEndpoint, simulatedEndpoint } from './endpoints.ts'
+export { type MockProviders, startMockProviders } from './mock/server.ts'
+export { adapterPort, modeledLatencyMs } from './port.ts'
+export type { BuildOptions, BuiltRequest, ProviderAdapter, WireApi } from './types.ts'
+
+/** The adapter of a provider id, bound to an endpoint. */
+export function createAdapter(provider: ProviderId, endpoint: Endpoint): ProviderAdapter {
+  switch (provider) {
+    case 'openai-chat':
+      return openAIChatAdapter(endpoint)
+    case 'openai-responses':
+    case 'anthropic':
+    case 'deepseek':
+      throw new Error(`the ${provider} adapter is not available yet`)
+  }
+}

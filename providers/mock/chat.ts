@@ -1,0 +1,232 @@
+// Mock Chat Completions for OpenAI and DeepSeek: usage computed by the cache simulator over the request
+// as received, returned in the response body or, streamed, in a final chunk with empty `choices` when
+// `stream_options.include_usage` is set. DeepSeek adds its own hit and miss fields.
+
+import type { AssistantMessage } from '../../harness/types.ts'
+import { type SimCounts, type Simulation, SimulatorRejection } from '../sim/types.ts'
+import { EPOCH_SECONDS, type MockContext } from './context.ts'
+import type { Fault } from './faults.ts'
+import { jsonResponse, readMockRequest, sseResponse } from './request.ts'
+import { type SseFrame, sseStream, textPieces } from './sse.ts'
+
+type Vendor = 'openai' | 'deepseek'
+
+/** The usage object the vendor's Chat Completions API returns. */
+export function chatUsage(
+  vendor: Vendor,
+  counts: SimCounts,
+  reportsWrites: boolean,
+): Record<string, unknown> {
+  const base = {
+    prompt_tokens: counts.input,
+    completion_tokens: counts.output,
+    total_tokens: counts.input + counts.output,
+  }
+  if (vendor === 'deepseek') {
+    return {
+      ...base,
+      prompt_tokens_details: { cached_tokens: counts.read },
+      prompt_cache_hit_tokens: counts.read,
+      prompt_cache_miss_tokens: counts.input - counts.read,
+    }
+  }
+  return {
+    ...base,
+    prompt_tokens_details: {
+      cached_tokens: counts.read,
+      audio_tokens: 0,
+      ...(reportsWrites ? { cache_write_tokens: counts.write } : {}),
+    },
+    completion_tokens_details: {
+      reasoning_tokens: 0,
+      audio_tokens: 0,
+      accepted_prediction_tokens: 0,
+      rejected_prediction_tokens: 0,
+    },
+  }
+}
+
+function errorBody(message: string, type: string, code: string | null) {
+  return { error: { message, type, param: null, code } }
+}
+
+/** The HTTP response of a fault that happens before any output. */
+export function chatFaultResponse(fault: Fault): Response | undefined {
+  switch (fault.kind) {
+    case 'rate-limit': {
+      const ms = fault.retryAfterMs ?? 0
+      return jsonResponse(
+        429,
+        errorBody('Rate limit reached for requests.', 'requests', 'rate_limit_exceeded'),
+        {
+          'retry-after-ms': String(ms),
+          'retry-after': String(Math.ceil(ms / 1000)),
+        },
+      )
+    }
+    case 'overloaded':
+      return jsonResponse(503, errorBody('The server is overloaded or not ready yet.', 'server_error', null))
+    case 'server-error':
+      return jsonResponse(
+        500,
+        errorBody('The server had an error while processing your request.', 'server_error', null),
+      )
+    case 'stream-cut':
+    case 'stream-error':
+      return undefined
+  }
+}
+
+function invalid(message: string, param: string | null = null): Response {
+  return jsonResponse(400, { error: { message, type: 'invalid_request_error', param, code: null } })
+}
+
+function replyParts(output: AssistantMessage) {
+  const text = output.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('')
+  const calls = output.content.flatMap((block) =>
+    block.type === 'tool-call'
+      ? [
+          {
+            id: block.callId,
+            type: 'function' as const,
+            function: { name: block.name, arguments: block.arguments },
+          },
+        ]
+      : [],
+  )
+  return { text, calls, finish: calls.length > 0 ? 'tool_calls' : 'stop' }
+}
+
+/** Handle one Chat Completions request for `vendor`. */
+export async function handleChat(vendor: Vendor, request: Request, context: MockContext): Promise<Response> {
+  const parsed = await readMockRequest(request, context)
+  if ('problem' in parsed) return invalid(parsed.problem)
+  const { body, output, at, fault } = parsed
+  if (typeof body.model !== 'string' || body.model === '')
+    return invalid('you must provide a model parameter', 'model')
+  if (!Array.isArray(body.messages) || body.messages.length === 0) {
+    return invalid("Invalid 'messages': empty array. Expected an array with minimum length 1.", 'messages')
+  }
+  const early = fault === undefined ? undefined : chatFaultResponse(fault)
+  if (early !== undefined) {
+    context.record({
+      api: vendor === 'openai' ? 'openai-chat' : 'deepseek-chat',
+      at,
+      body,
+      output,
+      status: early.status,
+    })
+    return early
+  }
+  const api = vendor === 'openai' ? 'openai-chat' : 'deepseek-chat'
+  let simulation: Simulation
+  try {
+    simulation = context.simulators.simulate(api, { body, at, output })
+  } catch (error) {
+    if (error instanceof SimulatorRejection) return jsonResponse(error.status, error.body)
+    throw error
+  }
+  context.record({
+    api,
+    at,
+    body,
+    output,
+    simulation,
+    status: 200,
+    ...(parsed.session ? { session: parsed.session } : {}),
+  })
+  const usage = chatUsage(
+    vendor,
+    simulation.counts,
+    vendor === 'openai' && context.simulators.openai.reportsWrites(body.model),
+  )
+  const id = context.nextId(vendor === 'openai' ? 'chatcmpl-sim' : 'ds-sim-')
+  const created = Math.floor(EPOCH_SECONDS + at)
+  const model = body.model
+  const { text, calls, finish } = replyParts(output)
+  const headers = { 'x-request-id': id }
+
+  if (body.stream !== true) {
+    if (fault?.kind === 'stream-cut' || fault?.kind === 'stream-error') {
+      return jsonResponse(
+        500,
+        errorBody('The server had an error while processing your request.', 'server_error', null),
+      )
+    }
+    return jsonResponse(
+      200,
+      {
+        id,
+        object: 'chat.completion',
+        created,
+        model,
+        choices: [
+          {
+            index: 0,
+            message: {
+              role: 'assistant',
+              content: text === '' ? null : text,
+              ...(calls.length > 0 ? { tool_calls: calls } : {}),
+              refusal: null,
+              annotations: [],
+            },
+            logprobs: null,
+            finish_reason: finish,
+          },
+        ],
+        usage,
+        service_tier: 'default',
+        system_fingerprint: 'fp_cachelab',
+      },
+      headers,
+    )
+  }
+
+  const includeUsage =
+    (body.stream_options as { include_usage?: unknown } | undefined)?.include_usage === true
+  const chunk = (choices: unknown[], extra: Record<string, unknown> = {}): SseFrame => ({
+    data: JSON.stringify({
+      id,
+      object: 'chat.completion.chunk',
+      created,
+      model,
+      system_fingerprint: 'fp_cachelab',
+      choices,
+      ...(includeUsage ? { usage: null } : {}),
+      ...extra,
+    }),
+  })
+  const delta = (value: Record<string, unknown>, finishReason: string | null = null) => [
+    { index: 0, delta: value, logprobs: null, finish_reason: finishReason },
+  ]
+  const frames: SseFrame[] = [chunk(delta({ role: 'assistant', content: '', refusal: null }))]
+  for (const piece of textPieces(text)) frames.push(chunk(delta({ content: piece })))
+  for (const [index, call] of calls.entries()) {
+    frames.push(
+      chunk(
+        delta({
+          tool_calls: [
+            { index, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } },
+          ],
+        }),
+      ),
+    )
+    for (const piece of textPieces(call.function.arguments)) {
+      frames.push(chunk(delta({ tool_calls: [{ index, function: { arguments: piece } }] })))
+    }
+  }
+  if (fault?.kind === 'stream-error') {
+    frames.push({
+      data: JSON.stringify(
+        errorBody('The server had an error while processing your request.', 'server_error', null),
+      ),
+    })
+  }
+  frames.push(chunk(delta({}, finish)))
+  if (includeUsage) frames.push(chunk([], { usage }))
+  frames.push({ data: '[DONE]' })
+  return sseResponse(
+    sseStream(frames, fault?.kind === 'stream-cut' ? { cutAfter: fault.afterFrames } : {}),
+    headers,
+  )
+}

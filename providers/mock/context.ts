@@ -1,0 +1,65 @@
+// State shared by the mock handlers of one mock-provider instance: the simulators (one cache per
+// vendor, like one organization's account), the fault queue, deterministic ids, and a call observer.
+
+import type { AssistantMessage } from '../../harness/types.ts'
+import { CacheSimulators, type SimulatorOptions } from '../sim/index.ts'
+import type { Simulation } from '../sim/types.ts'
+import type { WireApi } from '../types.ts'
+import { FaultQueue } from './faults.ts'
+
+/** Unix time of virtual time 0 (2026-01-01T00:00:00Z); keeps `created` fields deterministic. */
+export const EPOCH_SECONDS = 1_767_225_600
+
+/** What a handler reports about each request it served. */
+export interface MockCall {
+  api: WireApi
+  /** Virtual time of the request, seconds. */
+  at: number
+  body: Record<string, unknown>
+  output: AssistantMessage
+  /** Absent when the request failed before simulation (a fault or a rejection). */
+  simulation?: Simulation
+  status: number
+  session?: string
+}
+
+export interface MockContextOptions {
+  simulator?: SimulatorOptions
+  /** Virtual clock used when a request carries no time header (seconds). */
+  clock?: () => number
+}
+
+export class MockContext {
+  readonly faults = new FaultQueue()
+  simulators: CacheSimulators
+  private readonly options: MockContextOptions
+  private serial = 0
+  /** Called for every request served; the loopback server logs through it. */
+  observer: ((call: MockCall) => void) | undefined
+
+  constructor(options: MockContextOptions = {}) {
+    this.options = options
+    this.simulators = new CacheSimulators(options.simulator)
+  }
+
+  /** Forget every cached prefix and pending fault (a fresh account). */
+  reset(): void {
+    this.simulators = new CacheSimulators(this.options.simulator)
+    this.faults.clear()
+    this.serial = 0
+  }
+
+  now(): number {
+    return this.options.clock?.() ?? 0
+  }
+
+  /** A deterministic id with the provider's prefix. */
+  nextId(prefix: string): string {
+    this.serial += 1
+    return `${prefix}${String(this.serial).padStart(6, '0')}`
+  }
+
+  record(call: MockCall): void {
+    this.observer?.(call)
+  }
+}

@@ -1,0 +1,22 @@
+// The MSW request handlers of every mocked provider API, bound to one MockContext. Base URLs are
+// parameters: the real hosts in-process, path prefixes on the loopback server.
+
+import { type HttpHandler, http } from 'msw'
+import type { Vendor } from '../catalog.ts'
+import { DEFAULT_BASE_URLS } from '../endpoints.ts'
+import { handleChat } from './chat.ts'
+import type { MockContext } from './context.ts'
+
+/** Build the handlers; `baseURLs` are the SDK base URLs the handlers answer under. */
+export function mockHandlers(
+  context: MockContext,
+  baseURLs: Readonly<Record<Vendor, string>> = DEFAULT_BASE_URLS,
+): HttpHandler[] {
+  const openai = baseURLs.openai.replace(/\/$/, '')
+  const deepseek = baseURLs.deepseek.replace(/\/$/, '')
+  return [
+    http.post(`${openai}/chat/completions`, ({ request }) => handleChat('openai', request, context)),
+    http.post(`${deepseek}/chat/completions`, ({ request }) => handleChat('deepseek', request, context)),
+    http.post(`${deepseek}/v1/chat/completions`, ({ request }) => handleChat('deepseek', request, context)),
+  ]
+}

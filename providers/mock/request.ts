@@ -1,0 +1,65 @@
+// The prelude every mock handler shares: parse the JSON body, read the script, time and session
+// headers, and take the next queued fault.
+
+import type { AssistantMessage } from '../../harness/types.ts'
+import type { MockContext } from './context.ts'
+import type { Fault } from './faults.ts'
+import { DEFAULT_REPLY, decodeScript, SCRIPT_HEADER, SESSION_HEADER, TIME_HEADER } from './script.ts'
+
+/** A parsed mock request. */
+export interface MockRequest {
+  body: Record<string, unknown>
+  output: AssistantMessage
+  at: number
+  fault: Fault | undefined
+  session: string | undefined
+}
+
+/** Parse a request, or return the reason it is malformed (answered with the API's 400). */
+export async function readMockRequest(
+  request: Request,
+  context: MockContext,
+): Promise<MockRequest | { problem: string }> {
+  let body: unknown
+  try {
+    body = await request.json()
+  } catch {
+    return { problem: 'We could not parse the JSON body of your request.' }
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    return { problem: 'The request body must be a JSON object.' }
+  }
+  let output: AssistantMessage
+  try {
+    output = decodeScript(request.headers.get(SCRIPT_HEADER)) ?? DEFAULT_REPLY
+  } catch (error) {
+    return { problem: `Invalid ${SCRIPT_HEADER} header: ${(error as Error).message}` }
+  }
+  const timeHeader = request.headers.get(TIME_HEADER)
+  const at = timeHeader === null ? context.now() : Number(timeHeader)
+  if (!Number.isFinite(at)) return { problem: `Invalid ${TIME_HEADER} header: ${timeHeader}` }
+  const record = body as Record<string, unknown>
+  const session =
+    request.headers.get(SESSION_HEADER) ??
+    (typeof record.prompt_cache_key === 'string' ? record.prompt_cache_key : undefined)
+  return { body: record, output, at, fault: context.faults.take(), session: session ?? undefined }
+}
+
+/** A JSON response with the given status and headers. */
+export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { 'content-type': 'application/json', ...headers },
+  })
+}
+
+/** A streamed SSE response. */
+export function sseResponse(
+  stream: ReadableStream<Uint8Array>,
+  headers: Record<string, string> = {},
+): Response {
+  return new Response(stream, {
+    status: 200,
+    headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', ...headers },
+  })
+}

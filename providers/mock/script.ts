@@ -1,0 +1,26 @@
+// How a caller tells a mock provider what the model answers and when: the scripted assistant message
+// travels in `x-cachelab-script` (base64url JSON) and the virtual request time in `x-cachelab-at`.
+// Both are request headers, so the same handlers serve in-process MSW and the loopback server.
+
+import type { AssistantMessage } from '../../harness/types.ts'
+
+export const SCRIPT_HEADER = 'x-cachelab-script'
+export const TIME_HEADER = 'x-cachelab-at'
+export const SESSION_HEADER = 'x-cachelab-session'
+
+/** What the mock answers when no script is given. */
+export const DEFAULT_REPLY: AssistantMessage = { role: 'assistant', content: [{ type: 'text', text: 'OK.' }] }
+
+export function encodeScript(message: AssistantMessage): string {
+  return Buffer.from(JSON.stringify(message), 'utf8').toString('base64url')
+}
+
+/** The scripted reply of a request, or undefined when absent; a malformed header is an error. */
+export function decodeScript(header: string | null): AssistantMessage | undefined {
+  if (header === null || header === '') return undefined
+  const value: unknown = JSON.parse(Buffer.from(header, 'base64url').toString('utf8'))
+  if (typeof value !== 'object' || value === null || (value as { role?: unknown }).role !== 'assistant') {
+    throw new Error(`${SCRIPT_HEADER} must encode an assistant message`)
+  }
+  return value as AssistantMessage
+}

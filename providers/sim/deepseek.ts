@@ -1,0 +1,291 @@
+// DeepSeek's disk cache. Current rules: a request hits only a whole persisted cache prefix unit; units
+// are persisted at the end of each request's input and of its output, at the common prefix of two
+// requests, and (a parameter, off by default) at fixed token intervals. Legacy rules: the longest
+// common prefix with an earlier request, in 64-token storage units.
+
+import type { AssistantMessage } from '../../harness/types.ts'
+import { type DeepSeekCacheRules, type ModelEntry, simulationModel } from '../catalog.ts'
+import { linearizeChat } from './linearize-openai.ts'
+import type { SimulationRequest, SimulatorOptions } from './openai.ts'
+import { outputTokens } from './output.ts'
+import { scaleTokens, tokensThrough } from './prompt.ts'
+import { sharedTokenCounter, type TokenCounter } from './tokens.ts'
+import { PrefixTrie, type TrieNode } from './trie.ts'
+import type { Prompt, Segment, Shortfall, Simulation } from './types.ts'
+
+/** A unit's lifetime: readable from `availableAt` until idle for the eviction time. */
+interface UnitState {
+  availableAt: number
+  lastUsed: number
+}
+
+/** A unit that ends inside the segment after its node: the first `textTokens` tokens of `text`. */
+interface PartialUnit extends UnitState {
+  frame: string
+  text: string
+  textTokens: number
+  /** Scaled tokens of the unit inside the segment (framing included). */
+  tokens: number
+}
+
+interface NodeState {
+  /** A unit ends exactly after this node's segment. */
+  unit?: UnitState
+  partials?: PartialUnit[]
+}
+
+/** A unit position in a prompt: `depth` whole segments plus a partial segment. */
+interface UnitPosition {
+  depth: number
+  /** Text tokens into segment `depth` (0 for a boundary unit). */
+  textTokens: number
+  tokens: number
+}
+
+export class DeepSeekCacheSimulator {
+  private readonly counter: TokenCounter
+  private readonly models: readonly ModelEntry[] | undefined
+  private readonly trie = new PrefixTrie<NodeState>()
+
+  constructor(options: SimulatorOptions = {}) {
+    this.counter = options.counter ?? sharedTokenCounter
+    this.models = options.models
+  }
+
+  linearize(body: Record<string, unknown>): Prompt {
+    return linearizeChat(body, this.counter, this.model(body).tokenScale)
+  }
+
+  simulate(_api: 'chat', request: SimulationRequest): Simulation {
+    const entry = this.model(request.body)
+    const rules = entry.cache as DeepSeekCacheRules
+    const prompt = this.linearize(request.body)
+    const output = scaleTokens(outputTokens(request.output, this.counter), entry.tokenScale)
+    return rules.mode === 'legacy'
+      ? this.simulateLegacy(rules, request, prompt, output)
+      : this.simulateUnits(rules, request, prompt, output, entry.tokenScale)
+  }
+
+  private model(body: Record<string, unknown>): ModelEntry {
+    const name = typeof body.model === 'string' ? body.model : ''
+    return this.models?.find((entry) => entry.model === name) ?? simulationModel('deepseek', name)
+  }
+
+  private simulateUnits(
+    rules: DeepSeekCacheRules,
+    request: SimulationRequest,
+    prompt: Prompt,
+    output: number,
+    scale: number,
+  ): Simulation {
+    const { at } = request
+    const live = (state: UnitState | undefined): state is UnitState =>
+      state !== undefined && state.availableAt <= at && at - state.lastUsed <= rules.evictionSeconds
+    const expired = (state: UnitState | undefined): boolean => state !== undefined && !live(state)
+
+    // Read: the deepest live unit the request contains whole.
+    const path = this.trie.walk(prompt)
+    let hit: { tokens: number; state: UnitState } | undefined
+    let deepestExpired = 0
+    const consider = (tokens: number, state: UnitState) => {
+      if (live(state)) {
+        if (hit === undefined || tokens > hit.tokens) hit = { tokens, state }
+      } else if (expired(state)) {
+        deepestExpired = Math.max(deepestExpired, tokens)
+      }
+    }
+    const nodes: Array<TrieNode<NodeState>> = [this.trie.root, ...path]
+    for (const [depth, node] of nodes.entries()) {
+      const state = node.data
+      if (state?.unit !== undefined && depth > 0) consider(tokensThrough(prompt, depth), state.unit)
+      const segment = prompt.segments[depth]
+      if (segment === undefined) continue
+      for (const partial of state?.partials ?? []) {
+        if (partial.frame !== segment.frame) continue
+        if (this.counter.commonPrefix(partial.text, segment.text) < partial.textTokens) continue
+        consider(tokensThrough(prompt, depth) + partial.tokens, partial)
+      }
+    }
+    const read = hit?.tokens ?? 0
+    if (hit !== undefined) hit.state.lastUsed = at
+    const shortfall: Shortfall | undefined = deepestExpired > read ? 'ttl-expired' : undefined
+
+    // Persist: common prefix with earlier requests, input end, output end, fixed intervals.
+    const availableAt = at + rules.persistDelaySeconds
+    const fresh = (): UnitState => ({ availableAt, lastUsed: at })
+    const common = this.commonPosition(prompt, path, scale)
+    if (common.tokens > read) this.persist(prompt, common, fresh, scale)
+    const cacheable = prompt.segments.length
+    this.persist(
+      prompt,
+      { depth: cacheable, textTokens: 0, tokens: tokensThrough(prompt, cacheable) },
+      fresh,
+      scale,
+    )
+    const extended = this.withOutput(prompt, request.output, scale)
+    const outputEnd = {
+      depth: extended.segments.length,
+      textTokens: 0,
+      tokens: tokensThrough(extended, extended.segments.length),
+    }
+    this.persist(extended, outputEnd, fresh, scale)
+    if (rules.intervalTokens > 0) {
+      for (let mark = rules.intervalTokens; mark < outputEnd.tokens; mark += rules.intervalTokens) {
+        this.persist(extended, this.positionAt(extended, mark, scale), fresh, scale)
+      }
+    }
+    return {
+      prompt,
+      counts: {
+        input: prompt.total,
+        read,
+        write: 0,
+        write5m: 0,
+        write1h: 0,
+        uncached: prompt.total - read,
+        output,
+      },
+      trace: {
+        carry: { tokens: outputEnd.tokens, liveUntil: at + rules.evictionSeconds },
+        matched: common.tokens,
+        ...(shortfall !== undefined ? { shortfall } : {}),
+      },
+    }
+  }
+
+  /** Where the request stops sharing tokens with every earlier request (units or not). */
+  private commonPosition(prompt: Prompt, path: Array<TrieNode<NodeState>>, scale: number): UnitPosition {
+    const depth = path.length
+    const segment = prompt.segments[depth]
+    let textTokens = 0
+    if (segment !== undefined) {
+      const parent = path[depth - 1] ?? this.trie.root
+      for (const child of parent.children.values()) {
+        if (child.segment?.frame !== segment.frame) continue
+        textTokens = Math.max(textTokens, this.counter.commonPrefix(child.segment.text, segment.text))
+      }
+    }
+    const inside =
+      textTokens > 0 && segment !== undefined ? segment.framing + scaleTokens(textTokens, scale) : 0
+    return { depth, textTokens, tokens: tokensThrough(prompt, depth) + inside }
+  }
+
+  /** The unit position `tokens` into a prompt. */
+  private positionAt(prompt: Prompt, tokens: number, scale: number): UnitPosition {
+    let depth = 0
+    while (depth < prompt.segments.length && tokensThrough(prompt, depth + 1) <= tokens) depth += 1
+    const segment = prompt.segments[depth]
+    const before = tokensThrough(prompt, depth)
+    if (segment === undefined || tokens - before <= segment.framing)
+      return { depth, textTokens: 0, tokens: before }
+    const textTokens = Math.floor((tokens - before - segment.framing) / scale)
+    return { depth, textTokens, tokens: before + segment.framing + scaleTokens(textTokens, scale) }
+  }
+
+  /** Store the prompt's path through `position` and mark a unit there. */
+  private persist(prompt: Prompt, position: UnitPosition, fresh: () => UnitState, scale: number): void {
+    const nodes = this.trie.insert(prompt, position.depth, () => ({}))
+    const node = position.depth === 0 ? this.trie.root : nodes[position.depth - 1]
+    if (node === undefined) return
+    node.data ??= {}
+    const state = node.data
+    if (position.textTokens === 0) {
+      if (position.depth > 0) state.unit = refreshed(state.unit, fresh())
+      return
+    }
+    const segment = prompt.segments[position.depth] as Segment
+    state.partials ??= []
+    const partials = state.partials
+    const existing = partials.find(
+      (partial) =>
+        partial.frame === segment.frame &&
+        partial.textTokens === position.textTokens &&
+        this.counter.commonPrefix(partial.text, segment.text) >= position.textTokens,
+    )
+    if (existing !== undefined) {
+      Object.assign(existing, refreshed(existing, fresh()))
+      return
+    }
+    partials.push({
+      ...fresh(),
+      frame: segment.frame,
+      text: segment.text,
+      textTokens: position.textTokens,
+      tokens: segment.framing + scaleTokens(position.textTokens, scale),
+    })
+  }
+
+  /** The prompt followed by the answer, rendered as the next request will carry it. */
+  private withOutput(prompt: Prompt, output: AssistantMessage, scale: number): Prompt {
+    const text = output.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('')
+    const calls = output.content.flatMap((block) =>
+      block.type === 'tool-call'
+        ? [{ id: block.callId, type: 'function', function: { name: block.name, arguments: block.arguments } }]
+        : [],
+    )
+    const message = {
+      role: 'assistant',
+      content: text === '' ? null : text,
+      ...(calls.length > 0 ? { tool_calls: calls } : {}),
+    }
+    const tail = linearizeChat({ messages: [message] }, this.counter, scale)
+    const segments = [...prompt.segments, ...tail.segments]
+    let total = tokensThrough(prompt, prompt.segments.length)
+    const cumulative = [...prompt.cumulative]
+    for (const segment of tail.segments) {
+      total += segment.tokens
+      cumulative.push(total)
+    }
+    return { segments, cumulative, trailing: 0, total }
+  }
+
+  private simulateLegacy(
+    rules: DeepSeekCacheRules,
+    request: SimulationRequest,
+    prompt: Prompt,
+    output: number,
+  ): Simulation {
+    const { at } = request
+    const live = (state: NodeState | undefined) =>
+      state?.unit !== undefined && at - state.unit.lastUsed <= rules.evictionSeconds
+    const path = this.trie.walk(prompt)
+    let depth = 0
+    while (depth < path.length && live(path[depth]?.data)) depth += 1
+    const common =
+      depth === path.length
+        ? this.commonPosition(prompt, path, this.model(request.body).tokenScale).tokens
+        : tokensThrough(prompt, depth)
+    const unit = rules.legacyUnitTokens
+    const read = Math.floor(common / unit) * unit
+    for (const node of this.trie.insert(prompt, prompt.segments.length, () => ({}))) {
+      node.data ??= {}
+      node.data.unit = { availableAt: at, lastUsed: at }
+    }
+    const cacheable = tokensThrough(prompt, prompt.segments.length)
+    return {
+      prompt,
+      counts: {
+        input: prompt.total,
+        read,
+        write: 0,
+        write5m: 0,
+        write1h: 0,
+        uncached: prompt.total - read,
+        output,
+      },
+      trace: {
+        carry: { tokens: Math.floor(cacheable / unit) * unit, liveUntil: at + rules.evictionSeconds },
+        matched: common,
+        ...(read === 0 && common > 0 ? { shortfall: 'below-minimum' as const } : {}),
+      },
+    }
+  }
+}
+
+function refreshed(current: UnitState | undefined, next: UnitState): UnitState {
+  if (current === undefined) return next
+  return {
+    availableAt: Math.min(current.availableAt, next.availableAt),
+    lastUsed: Math.max(current.lastUsed, next.lastUsed),
+  }
+}

@@ -1,0 +1,47 @@
+// The cache simulators of every vendor behind one call: simulate a wire body of a given API. One
+// instance models one account's caches; reset by making a new one.
+
+import type { WireApi } from '../types.ts'
+import { DeepSeekCacheSimulator } from './deepseek.ts'
+import { OpenAICacheSimulator, type SimulationRequest, type SimulatorOptions } from './openai.ts'
+import type { Prompt, Simulation } from './types.ts'
+
+export type { SimulationRequest, SimulatorOptions }
+
+export class CacheSimulators {
+  readonly openai: OpenAICacheSimulator
+  readonly deepseek: DeepSeekCacheSimulator
+
+  constructor(options: SimulatorOptions = {}) {
+    this.openai = new OpenAICacheSimulator(options)
+    this.deepseek = new DeepSeekCacheSimulator(options)
+  }
+
+  /** Simulate one request of `api`; throws SimulatorRejection for a request the provider refuses. */
+  simulate(api: WireApi, request: SimulationRequest): Simulation {
+    switch (api) {
+      case 'openai-chat':
+        return this.openai.simulate('chat', request)
+      case 'openai-responses':
+        return this.openai.simulate('responses', request)
+      case 'deepseek-chat':
+        return this.deepseek.simulate('chat', request)
+      case 'anthropic-messages':
+        throw new Error('the Anthropic simulator is not available yet')
+    }
+  }
+
+  /** The linearized prompt of a body, without touching cache state. */
+  linearize(api: WireApi, body: Record<string, unknown>): Prompt {
+    switch (api) {
+      case 'openai-chat':
+        return this.openai.linearize('chat', body)
+      case 'openai-responses':
+        return this.openai.linearize('responses', body)
+      case 'deepseek-chat':
+        return this.deepseek.linearize(body)
+      case 'anthropic-messages':
+        throw new Error('the Anthropic simulator is not available yet')
+    }
+  }
+}

@@ -1,0 +1,182 @@
+// Linearizing OpenAI wire bodies (Chat Completions, which DeepSeek shares, and Responses) into the
+// prompt order the provider caches: tool definitions first, then instructions and messages in order.
+
+import { openaiImageTokens, pngSize, UNKNOWN_IMAGE_TOKENS } from './image.ts'
+import { PromptBuilder, type SegmentDraft } from './prompt.ts'
+import type { TokenCounter } from './tokens.ts'
+import type { Breakpoint, Prompt, WirePart } from './types.ts'
+
+type Body = Record<string, unknown>
+
+/** Tokens framing each message (`<|start|>role<|message|>` … `<|end|>`), per the OpenAI cookbook. */
+const MESSAGE_FRAMING = 3
+/** The assistant priming appended after the last message; never part of a cached prefix. */
+const PRIMING = 3
+
+const asArray = (value: unknown): unknown[] => (Array.isArray(value) ? value : [])
+const asRecord = (value: unknown): Body =>
+  typeof value === 'object' && value !== null ? (value as Body) : {}
+const asString = (value: unknown): string => (typeof value === 'string' ? value : '')
+
+/** The explicit breakpoint a content part carries, with the request's TTL option. */
+function partBreakpoint(part: Body, body: Body): Breakpoint | undefined {
+  const marker = asRecord(part.prompt_cache_breakpoint)
+  if (marker.mode !== 'explicit') return undefined
+  const ttl = asString(asRecord(body.prompt_cache_options).ttl) || '30m'
+  return { ttl, ttlSeconds: ttl === '30m' ? 1800 : 300, explicit: true }
+}
+
+function imagePartTokens(url: string, detail: string | undefined): number {
+  const size = pngSize(url)
+  return size === undefined ? UNKNOWN_IMAGE_TOKENS : openaiImageTokens(size, detail)
+}
+
+function addTools(builder: PromptBuilder, body: Body): void {
+  for (const [index, tool] of asArray(body.tools).entries()) {
+    builder.add({ frame: 'tool', text: JSON.stringify(tool), framing: 0, node: { part: 'tools', index } })
+  }
+}
+
+/** Content parts of a message as segments; the first carries the message framing. */
+function addContent(
+  builder: PromptBuilder,
+  body: Body,
+  frame: string,
+  content: unknown,
+  framing: number,
+  node: { part: WirePart; index: number },
+): number {
+  if (typeof content === 'string') {
+    builder.add({ frame, text: content, framing, node })
+    return 1
+  }
+  let added = 0
+  for (const [block, value] of asArray(content).entries()) {
+    const part = asRecord(value)
+    const draft: SegmentDraft = {
+      frame: `${frame}|${asString(part.type)}`,
+      text: '',
+      framing: added === 0 ? framing : 0,
+      node: { ...node, block },
+    }
+    const breakpoint = partBreakpoint(part, body)
+    if (breakpoint !== undefined) draft.breakpoint = breakpoint
+    switch (part.type) {
+      case 'text':
+      case 'input_text':
+      case 'output_text':
+      case 'refusal':
+        draft.text = asString(part.text ?? part.refusal)
+        break
+      case 'image_url': {
+        const image = asRecord(part.image_url)
+        draft.text = asString(image.url)
+        draft.contentTokens = imagePartTokens(draft.text, asString(image.detail) || undefined)
+        draft.frame = `${draft.frame}|${asString(image.detail)}`
+        break
+      }
+      case 'input_image':
+        draft.text = asString(part.image_url ?? part.file_id)
+        draft.contentTokens = imagePartTokens(draft.text, asString(part.detail) || undefined)
+        draft.frame = `${draft.frame}|${asString(part.detail)}`
+        break
+      default:
+        draft.text = JSON.stringify(part)
+        break
+    }
+    // Text is what is tokenized; an image's bytes are priced by contentTokens, so it counts no text tokens.
+    if (draft.contentTokens !== undefined) {
+      builder.add({ ...draft, frame: `${draft.frame}\u0002${draft.text}`, text: '' })
+    } else {
+      builder.add(draft)
+    }
+    added += 1
+  }
+  if (added === 0) builder.add({ frame, text: '', framing, node })
+  return Math.max(added, 1)
+}
+
+/** Linearize a Chat Completions body (OpenAI and DeepSeek). */
+export function linearizeChat(body: Body, counter: TokenCounter, scale: number): Prompt {
+  const builder = new PromptBuilder(counter, scale)
+  addTools(builder, body)
+  const format = asRecord(body.response_format)
+  if (format.type === 'json_schema') {
+    builder.add({
+      frame: 'response_format',
+      text: JSON.stringify(format),
+      framing: 0,
+      node: { part: 'response_format', index: 0 },
+    })
+  }
+  for (const [index, value] of asArray(body.messages).entries()) {
+    const message = asRecord(value)
+    const role = asString(message.role)
+    const name = asString(message.name)
+    const frame = `${role}|${name}|${asString(message.tool_call_id)}`
+    const node = { part: 'messages' as const, index }
+    const framing = MESSAGE_FRAMING + (name === '' ? 0 : 1)
+    const toolCalls = asArray(message.tool_calls)
+    const hasContent = message.content !== null && message.content !== undefined && message.content !== ''
+    let blocks = 0
+    if (hasContent || toolCalls.length === 0)
+      blocks = addContent(builder, body, frame, message.content ?? '', framing, node)
+    for (const [offset, call] of toolCalls.entries()) {
+      const record = asRecord(call)
+      const fn = asRecord(record.function)
+      builder.add({
+        frame: `${frame}|call|${asString(record.id)}|${asString(fn.name)}`,
+        text: asString(fn.arguments),
+        framing:
+          (blocks === 0 && offset === 0 ? framing : 0) + MESSAGE_FRAMING + counter.count(asString(fn.name)),
+        node: { ...node, block: blocks + offset },
+      })
+    }
+  }
+  return builder.build(PRIMING)
+}
+
+/** Linearize a Responses body. */
+export function linearizeResponses(body: Body, counter: TokenCounter, scale: number): Prompt {
+  const builder = new PromptBuilder(counter, scale)
+  addTools(builder, body)
+  if (typeof body.instructions === 'string' && body.instructions !== '') {
+    builder.add({
+      frame: 'system||',
+      text: body.instructions,
+      framing: MESSAGE_FRAMING,
+      node: { part: 'system', index: 0 },
+    })
+  }
+  const input = typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : asArray(body.input)
+  for (const [index, value] of input.entries()) {
+    const item = asRecord(value)
+    const node = { part: 'input' as const, index }
+    const type = asString(item.type) || 'message'
+    switch (type) {
+      case 'message':
+        addContent(builder, body, `${asString(item.role)}||`, item.content, MESSAGE_FRAMING, node)
+        break
+      case 'function_call':
+        builder.add({
+          frame: `assistant||call|${asString(item.call_id)}|${asString(item.name)}`,
+          text: asString(item.arguments),
+          framing: 2 * MESSAGE_FRAMING + counter.count(asString(item.name)),
+          node,
+        })
+        break
+      case 'function_call_output':
+        builder.add({
+          frame: `tool||${asString(item.call_id)}`,
+          text: typeof item.output === 'string' ? item.output : JSON.stringify(item.output),
+          framing: MESSAGE_FRAMING,
+          node,
+        })
+        break
+      default:
+        builder.add({ frame: type, text: JSON.stringify(item), framing: 0, node })
+        break
+    }
+  }
+  return builder.build(PRIMING)
+}

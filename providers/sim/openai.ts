@@ -1,0 +1,356 @@
+// OpenAI's prompt cache. Before GPT-5.6: automatic prefix caching from 1024 tokens in 128-token steps,
+// per machine, with requests routed by a hash of the prompt start and `prompt_cache_key`, and idle
+// eviction. GPT-5.6 and later: reads and writes at breakpoints (implicit on the latest message, explicit
+// markers on content parts), at most four writes per request, writes billed separately.
+
+import { hashString, type Random, seededRandom } from '../../harness/random.ts'
+import type { AssistantMessage } from '../../harness/types.ts'
+import {
+  type ModelEntry,
+  type OpenAIBreakpointRules,
+  type OpenAIPrefixRules,
+  simulationModel,
+} from '../catalog.ts'
+import { linearizeChat, linearizeResponses } from './linearize-openai.ts'
+import { outputTokens } from './output.ts'
+import { scaleTokens, tokensThrough } from './prompt.ts'
+import { sharedTokenCounter, type TokenCounter } from './tokens.ts'
+import { PrefixTrie, type TrieNode } from './trie.ts'
+import { type Prompt, type Shortfall, type Simulation, SimulatorRejection } from './types.ts'
+
+/** Options shared by every simulator. */
+export interface SimulatorOptions {
+  counter?: TokenCounter
+  /** Seed for the provider's best-effort behaviour; randomness is off when absent. */
+  seed?: number
+  /** OpenAI: route traffic above the per-prefix rate to extra machines (needs `seed`). */
+  overflow?: boolean
+  /** Replace catalog entries (tests and what-if runs change rules this way). */
+  models?: readonly ModelEntry[]
+}
+
+/** One request to simulate. */
+export interface SimulationRequest {
+  body: Record<string, unknown>
+  /** Virtual time of the request start, in seconds. */
+  at: number
+  /** What the model answers (scripted), for output tokens and output-end cache units. */
+  output: AssistantMessage
+}
+
+interface PrefixEntry {
+  created: number
+  lastUsed: number
+  /** Idle lifetime in seconds. */
+  retention: number
+}
+
+interface BreakpointEntry {
+  /** Set when a breakpoint wrote this prefix; the readable lifetime ends here. */
+  liveUntil?: number
+  /** Order of the write within its conversation, for the read horizon. */
+  serial?: number
+  conversation?: string
+}
+
+type Api = 'chat' | 'responses'
+
+/** Models a fleet of OpenAI cache machines. One instance is one organization's cache. */
+export class OpenAICacheSimulator {
+  private readonly counter: TokenCounter
+  private readonly random: Random | undefined
+  private readonly overflow: boolean
+  private readonly models: readonly ModelEntry[] | undefined
+  private readonly prefixMachines = new Map<number, PrefixTrie<PrefixEntry>>()
+  private readonly breakpointMachines = new Map<number, PrefixTrie<BreakpointEntry>>()
+  private readonly traffic = new Map<string, number[]>()
+  private readonly conversations = new Map<string, number>()
+
+  constructor(options: SimulatorOptions = {}) {
+    this.counter = options.counter ?? sharedTokenCounter
+    this.random = options.seed === undefined ? undefined : seededRandom(options.seed)
+    this.overflow = options.overflow === true && this.random !== undefined
+    this.models = options.models
+  }
+
+  /** Linearize a body of the given wire API with the model's token scale. */
+  linearize(api: Api, body: Record<string, unknown>): Prompt {
+    const entry = this.model(body)
+    return api === 'chat'
+      ? linearizeChat(body, this.counter, entry.tokenScale)
+      : linearizeResponses(body, this.counter, entry.tokenScale)
+  }
+
+  /** Whether the model reports cache writes (GPT-5.6 and later). */
+  reportsWrites(model: string): boolean {
+    return this.model({ model }).cache.kind === 'openai-breakpoint'
+  }
+
+  simulate(api: Api, request: SimulationRequest): Simulation {
+    const entry = this.model(request.body)
+    const prompt = this.linearize(api, request.body)
+    const output = scaleTokens(outputTokens(request.output, this.counter), entry.tokenScale)
+    return entry.cache.kind === 'openai-breakpoint'
+      ? this.simulateBreakpoints(entry.cache, request, prompt, output)
+      : this.simulatePrefix(entry.cache as OpenAIPrefixRules, request, prompt, output)
+  }
+
+  private model(body: Record<string, unknown>): ModelEntry {
+    const name = typeof body.model === 'string' ? body.model : ''
+    return this.models?.find((entry) => entry.model === name) ?? simulationModel('openai', name)
+  }
+
+  // ── Before GPT-5.6 ────────────────────────────────────────────────────────────────────────────
+
+  private simulatePrefix(
+    rules: OpenAIPrefixRules,
+    request: SimulationRequest,
+    prompt: Prompt,
+    output: number,
+  ): Simulation {
+    const { body, at } = request
+    const retention = this.retentionSeconds(rules, body)
+    const route = this.route(rules.routingTokens, rules.machines, rules.overflowRpm, body, prompt, at)
+    const trie = machine(this.prefixMachines, route.machine)
+    const cacheable = prompt.segments.length
+    const path = trie.walk(prompt, cacheable)
+    const live = (data: PrefixEntry | undefined) => data !== undefined && at - data.lastUsed <= data.retention
+    let liveDepth = 0
+    while (liveDepth < path.length && live(path[liveDepth]?.data)) liveDepth += 1
+    const scale = this.model(body).tokenScale
+    const partial =
+      liveDepth === path.length ? this.partialMatch(trie, path, prompt, liveDepth, live, scale) : 0
+    const matched = tokensThrough(prompt, liveDepth) + partial
+    const read = floorToIncrement(matched, rules.minTokens, rules.increment)
+
+    let shortfall: Shortfall | undefined
+    const storedDepth = tokensThrough(prompt, path.length)
+    if (floorToIncrement(storedDepth, rules.minTokens, rules.increment) > read) shortfall = 'ttl-expired'
+    else if (read === 0 && matched > 0) shortfall = 'below-minimum'
+
+    // The whole prompt is cached on the machine after the request (writes are free before GPT-5.6).
+    const nodes = trie.insert(prompt, cacheable, () => ({ created: at, lastUsed: at, retention }))
+    for (const node of nodes) {
+      const data = node.data
+      if (data === undefined) continue
+      if (!live(data)) data.created = at
+      data.retention = live(data) ? Math.max(data.retention, retention) : retention
+      data.lastUsed = at
+    }
+    const cacheableTokens = tokensThrough(prompt, cacheable)
+    return {
+      prompt,
+      counts: counts(prompt.total, read, 0, 0, output),
+      trace: {
+        carry: {
+          tokens: floorToIncrement(cacheableTokens, rules.minTokens, rules.increment),
+          liveUntil: at + retention,
+        },
+        machine: route.machine,
+        matched,
+        ...(shortfall !== undefined ? { shortfall } : {}),
+      },
+    }
+  }
+
+  private retentionSeconds(rules: OpenAIPrefixRules, body: Record<string, unknown>): number {
+    const asked = body.prompt_cache_retention ?? rules.defaultRetention
+    if (asked === '24h' || asked === 'in-memory-24h') {
+      if (!rules.extendedRetention) {
+        throw invalidRequest(
+          `prompt_cache_retention '24h' is not supported with this model`,
+          'prompt_cache_retention',
+        )
+      }
+      return rules.extendedRetentionSeconds
+    }
+    if (asked !== 'in_memory' && asked !== null) {
+      throw invalidRequest(
+        `Invalid value for 'prompt_cache_retention': ${JSON.stringify(asked)}`,
+        'prompt_cache_retention',
+      )
+    }
+    if (this.random === undefined) return rules.idleEvictionSeconds
+    return (
+      rules.idleEvictionSeconds +
+      this.random.next() * (rules.idleEvictionMaxSeconds - rules.idleEvictionSeconds)
+    )
+  }
+
+  /** Tokens matched inside the first segment that is not stored whole: same framing, common token prefix. */
+  private partialMatch<T>(
+    trie: PrefixTrie<T>,
+    path: TrieNode<T>[],
+    prompt: Prompt,
+    depth: number,
+    live: (data: T | undefined) => boolean,
+    scale: number,
+  ): number {
+    const segment = prompt.segments[depth]
+    if (segment === undefined) return 0
+    const parent = path[depth - 1] ?? trie.root
+    let best = 0
+    for (const child of parent.children.values()) {
+      const stored = child.segment
+      if (stored === undefined || stored.frame !== segment.frame || !live(child.data)) continue
+      const common = this.counter.commonPrefix(stored.text, segment.text)
+      best = Math.max(best, segment.framing + scaleTokens(common, scale))
+    }
+    return Math.min(best, segment.tokens)
+  }
+
+  /** The machine a request lands on: a hash of the prompt start and the cache key, unless it overflows. */
+  private route(
+    routingTokens: number,
+    machines: number,
+    overflowRpm: number,
+    body: Record<string, unknown>,
+    prompt: Prompt,
+    at: number,
+  ): { machine: number; key: string } {
+    const parts: string[] = [String(body.model), String(body.prompt_cache_key ?? '')]
+    let budget = routingTokens
+    for (const segment of prompt.segments) {
+      if (budget <= 0) break
+      if (segment.tokens <= budget) {
+        parts.push(segment.key)
+        budget -= segment.tokens
+      } else {
+        const textBudget = Math.max(0, budget - segment.framing)
+        parts.push(segment.frame, this.counter.tokens(segment.text).slice(0, textBudget).join(','))
+        budget = 0
+      }
+    }
+    const key = String(hashString(parts.join('\u0003')))
+    let machineIndex = hashString(key) % machines
+    if (this.overflow && this.random !== undefined) {
+      const recent = (this.traffic.get(key) ?? []).filter((time) => at - time < 60)
+      recent.push(at)
+      this.traffic.set(key, recent)
+      const extra = Math.floor((recent.length - 1) / overflowRpm)
+      if (extra > 0) {
+        const pick = Math.floor(this.random.next() * (extra + 1))
+        if (pick > 0) machineIndex = hashString(`${key}#${pick}`) % machines
+      }
+    }
+    return { machine: machineIndex, key }
+  }
+
+  // ── GPT-5.6 and later ─────────────────────────────────────────────────────────────────────────
+
+  private simulateBreakpoints(
+    rules: OpenAIBreakpointRules,
+    request: SimulationRequest,
+    prompt: Prompt,
+    output: number,
+  ): Simulation {
+    const { body, at } = request
+    const options = (body.prompt_cache_options ?? {}) as Record<string, unknown>
+    const mode = options.mode ?? 'implicit'
+    if (mode !== 'implicit' && mode !== 'explicit') {
+      throw invalidRequest(
+        `Invalid value for 'prompt_cache_options.mode': ${JSON.stringify(mode)}`,
+        'prompt_cache_options.mode',
+      )
+    }
+    const ttlSeconds = options.ttl === '30m' ? rules.ttlSeconds : rules.idleEvictionSeconds
+    const route = this.route(rules.routingTokens, rules.machines, Number.POSITIVE_INFINITY, body, prompt, at)
+    const trie = machine(this.breakpointMachines, route.machine)
+    const conversation = `${route.machine}:${String(body.prompt_cache_key ?? route.key)}`
+    const serial = this.conversations.get(conversation) ?? 0
+
+    const explicit = prompt.segments.flatMap((segment, index) =>
+      segment.breakpoint?.explicit === true ? [index] : [],
+    )
+    if (mode === 'implicit' && explicit.length > rules.maxWritesPerRequest - 1) {
+      throw invalidRequest(
+        `At most ${rules.maxWritesPerRequest - 1} prompt_cache_breakpoint markers are allowed with the implicit breakpoint`,
+        'messages',
+      )
+    }
+    if (explicit.length > rules.maxWritesPerRequest) {
+      throw invalidRequest(
+        `At most ${rules.maxWritesPerRequest} prompt_cache_breakpoint markers are allowed`,
+        'messages',
+      )
+    }
+    const breakpoints = new Set(explicit)
+    if (mode === 'implicit' && prompt.segments.length > 0) breakpoints.add(prompt.segments.length - 1)
+
+    // Read: the deepest live breakpoint entry on the request's path among the conversation's latest writes.
+    const path = trie.walk(prompt)
+    const horizon = serial - rules.readHorizon
+    let readDepth = 0
+    let expiredDepth = 0
+    for (const [index, node] of path.entries()) {
+      const data = node.data
+      if (data?.liveUntil === undefined) continue
+      const inHorizon = data.conversation !== conversation || (data.serial ?? 0) >= horizon
+      if (data.liveUntil >= at && inHorizon) readDepth = index + 1
+      else expiredDepth = index + 1
+    }
+    const read = tokensThrough(prompt, readDepth)
+    if (readDepth > 0) {
+      const node = path[readDepth - 1]
+      if (node?.data !== undefined) node.data.liveUntil = Math.max(node.data.liveUntil ?? 0, at + ttlSeconds)
+    }
+
+    // Write: breakpoints past the read, at or above the minimum.
+    let writeDepth = readDepth
+    let nextSerial = serial
+    const ordered = [...breakpoints].sort((left, right) => left - right)
+    for (const index of ordered) {
+      const depth = index + 1
+      if (depth <= readDepth || tokensThrough(prompt, depth) < rules.minTokens) continue
+      const nodes = trie.insert(prompt, depth, () => ({}))
+      const node = nodes[depth - 1]
+      if (node?.data === undefined) continue
+      node.data.liveUntil = at + ttlSeconds
+      node.data.serial = nextSerial
+      node.data.conversation = conversation
+      nextSerial += 1
+      writeDepth = depth
+    }
+    this.conversations.set(conversation, nextSerial)
+    const write = tokensThrough(prompt, writeDepth) - read
+    let shortfall: Shortfall | undefined
+    if (expiredDepth > readDepth) shortfall = 'ttl-expired'
+    else if (read === 0 && write === 0 && prompt.total < rules.minTokens) shortfall = 'below-minimum'
+    const carryTokens = tokensThrough(prompt, Math.max(readDepth, writeDepth))
+    return {
+      prompt,
+      counts: counts(prompt.total, read, write, write, output),
+      trace: {
+        carry: { tokens: carryTokens, liveUntil: carryTokens > 0 ? at + ttlSeconds : at },
+        machine: route.machine,
+        matched: read,
+        ...(shortfall !== undefined ? { shortfall } : {}),
+      },
+    }
+  }
+}
+
+function machine<T>(machines: Map<number, PrefixTrie<T>>, index: number): PrefixTrie<T> {
+  let trie = machines.get(index)
+  if (trie === undefined) {
+    trie = new PrefixTrie<T>()
+    machines.set(index, trie)
+  }
+  return trie
+}
+
+/** The cacheable part of `matched` tokens: 0 below the minimum, then whole increments past it. */
+export function floorToIncrement(matched: number, minimum: number, increment: number): number {
+  if (matched < minimum) return 0
+  return minimum + Math.floor((matched - minimum) / increment) * increment
+}
+
+function counts(input: number, read: number, write: number, write5m: number, output: number) {
+  return { input, read, write, write5m, write1h: 0, uncached: input - read - write, output }
+}
+
+function invalidRequest(message: string, param: string): SimulatorRejection {
+  return new SimulatorRejection(400, message, {
+    error: { message, type: 'invalid_request_error', param, code: 'invalid_value' },
+  })
+}

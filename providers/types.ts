@@ -1,0 +1,103 @@
+// The adapter contract: how a provider-neutral derived request becomes a wire body, how the provider's
+// usage becomes normalized buckets, and how a request is sent through the official SDK.
+
+import { CachelabError } from '../harness/errors.ts'
+import type {
+  AssistantMessage,
+  DerivedRequest,
+  JsonValue,
+  ProviderId,
+  Usage,
+  WireSources,
+} from '../harness/types.ts'
+
+export type { WireSources }
+
+/** The wire APIs cachelab speaks. DeepSeek shares the Chat Completions shape but not its usage fields. */
+export type WireApi = 'openai-chat' | 'openai-responses' | 'anthropic-messages' | 'deepseek-chat'
+
+/** A wire body and its provenance. */
+export interface BuiltRequest {
+  provider: ProviderId
+  api: WireApi
+  body: Record<string, unknown>
+  sources: WireSources
+}
+
+/** Anthropic breakpoint placement strategies. */
+export type BreakpointStrategy = 'automatic' | 'last-message' | 'system-and-last' | 'rolling' | 'none'
+
+/** Options of request building; each provider reads the ones that concern it. */
+export interface BuildOptions {
+  stream: boolean
+  /** OpenAI / DeepSeek: `prompt_cache_key` (sessions are routed by it). */
+  promptCacheKey?: string
+  /** OpenAI before GPT-5.6: `prompt_cache_retention`. */
+  retention?: 'in_memory' | '24h'
+  /** OpenAI GPT-5.6+: `prompt_cache_options.ttl`. */
+  cacheTtl?: '30m'
+  /** Anthropic: where `cache_control` markers go. */
+  breakpoints?: BreakpointStrategy
+  /** Anthropic: the lifetime of the markers cachelab places. */
+  anthropicTtl?: '5m' | '1h'
+}
+
+/** Why the model stopped. */
+export type StopReason = 'end' | 'tool-calls' | 'max-tokens' | 'error'
+
+/** A successful provider reply, normalized. */
+export interface ProviderReply {
+  message: AssistantMessage
+  usage: Usage
+  stopReason: StopReason
+  /** The provider's response id. */
+  responseId: string
+}
+
+/** Per-send options: headers cachelab adds (the simulator's script and clock) and streaming. */
+export interface SendOptions {
+  stream: boolean
+  headers: Record<string, string>
+  signal?: AbortSignal
+}
+
+/**
+ * A provider call that failed: the HTTP status (when there was one), the provider's error type, whether
+ * the SDK's rules retry it, and the delay the provider asked for.
+ */
+export class ProviderError extends CachelabError {
+  readonly status: number | undefined
+  readonly errorType: string
+  readonly retryable: boolean
+  readonly retryAfterMs: number | undefined
+  readonly body: JsonValue | undefined
+
+  constructor(details: {
+    status?: number
+    errorType: string
+    message: string
+    retryable: boolean
+    retryAfterMs?: number
+    body?: JsonValue
+  }) {
+    super('provider', details.message)
+    this.name = 'ProviderError'
+    this.status = details.status
+    this.errorType = details.errorType
+    this.retryable = details.retryable
+    this.retryAfterMs = details.retryAfterMs
+    this.body = details.body
+  }
+}
+
+/** One wire API over one official SDK. */
+export interface ProviderAdapter {
+  readonly provider: ProviderId
+  readonly api: WireApi
+  /** The wire body for a derived request (pure). */
+  buildRequest(request: DerivedRequest, options: BuildOptions): BuiltRequest
+  /** Normalized usage from the provider's usage object (pure). */
+  parseUsage(raw: unknown): Usage
+  /** Send through the SDK; failures throw `ProviderError`. */
+  send(request: BuiltRequest, options: SendOptions): Promise<ProviderReply>
+}

@@ -1,0 +1,50 @@
+// Cost of a request from its disjoint buckets and the catalog's prices, and the cost it would have had
+// at its ideal read: lost tokens priced as reads instead of the writes, then uncached tokens, they became.
+
+import type { Prices } from '../providers/catalog.ts'
+
+/** The billed buckets of one request. */
+export interface Buckets {
+  uncached: number
+  read: number
+  write5m: number
+  write1h: number
+  output: number
+}
+
+const PER_MILLION = 1_000_000
+
+/** USD cost of a request. A write without a write price is billed as input. */
+export function costUsd(buckets: Buckets, prices: Prices): number {
+  return (
+    (buckets.uncached * prices.input +
+      buckets.read * prices.cacheRead +
+      buckets.write5m * (prices.cacheWrite5m ?? prices.input) +
+      buckets.write1h * (prices.cacheWrite1h ?? prices.input) +
+      buckets.output * prices.output) /
+    PER_MILLION
+  )
+}
+
+/** USD cost had `lost` more tokens been read: taken first from 5m writes, then 1h writes, then uncached. */
+export function idealCostUsd(buckets: Buckets, lost: number, prices: Prices): number {
+  let remaining = lost
+  const take = (available: number) => {
+    const moved = Math.min(available, remaining)
+    remaining -= moved
+    return moved
+  }
+  const fromWrite5m = take(buckets.write5m)
+  const fromWrite1h = take(buckets.write1h)
+  const fromUncached = take(buckets.uncached)
+  return costUsd(
+    {
+      uncached: buckets.uncached - fromUncached,
+      read: buckets.read + fromWrite5m + fromWrite1h + fromUncached,
+      write5m: buckets.write5m - fromWrite5m,
+      write1h: buckets.write1h - fromWrite1h,
+      output: buckets.output,
+    },
+    prices,
+  )
+}

@@ -1,0 +1,89 @@
+// steps.csv and summary.csv: rows in contract column order, numbers in a fixed format so a simulated
+// run's files are byte-identical across runs.
+
+import { parse } from 'csv-parse/sync'
+import { stringify } from 'csv-stringify/sync'
+import { STEP_COLUMNS, type StepRow, SUMMARY_COLUMNS, type SummaryRow } from './types.ts'
+
+type Cell = string | number | boolean | undefined
+
+function format(value: Cell, digits?: number): string {
+  if (value === undefined) return ''
+  if (typeof value === 'boolean') return value ? 'true' : 'false'
+  if (typeof value === 'number') return digits === undefined ? String(value) : value.toFixed(digits)
+  return value
+}
+
+/** One steps.csv record in column order. */
+export function stepRecord(row: StepRow): string[] {
+  return [
+    row.runId,
+    row.scenario,
+    row.variant,
+    row.provider,
+    row.model,
+    row.route,
+    format(row.turn),
+    format(row.step),
+    format(row.attempt),
+    format(row.headerReason),
+    format(row.startsSeries),
+    format(row.inputTokens),
+    format(row.cacheReadTokens),
+    format(row.cacheWriteTokens),
+    format(row.uncachedTokens),
+    format(row.outputTokens),
+    format(row.hitRatio, 6),
+    format(row.idealCacheReadTokens),
+    format(row.lostTokens),
+    format(row.breakNode),
+    format(row.breakEventSeq),
+    format(row.breakCause),
+    format(row.costUsd, 8),
+    format(row.virtualTimeS, 3),
+    format(row.latencyMs),
+  ]
+}
+
+/** One summary.csv record in column order. */
+export function summaryRecord(row: SummaryRow): string[] {
+  return [
+    row.runId,
+    row.scenario,
+    row.variant,
+    row.provider,
+    row.model,
+    format(row.requests),
+    format(row.failedAttempts),
+    format(row.inputTokens),
+    format(row.cacheReadTokens),
+    format(row.cacheWriteTokens),
+    format(row.uncachedTokens),
+    format(row.outputTokens),
+    format(row.hitRatioWarm, 6),
+    format(row.hitRatioAll, 6),
+    format(row.writeRatio, 6),
+    format(row.idealCacheReadTokens),
+    format(row.lostTokens),
+    format(row.costUsd, 8),
+    format(row.idealCostUsd, 8),
+    format(row.breaks),
+    format(row.largestBreak?.lostTokens),
+    format(row.largestBreak?.turn),
+    format(row.largestBreak?.step),
+    format(row.largestBreak?.cause),
+  ]
+}
+
+export function stepsCsv(rows: readonly StepRow[]): string {
+  return stringify([[...STEP_COLUMNS], ...rows.map(stepRecord)])
+}
+
+export function summaryCsv(rows: readonly SummaryRow[]): string {
+  return stringify([[...SUMMARY_COLUMNS], ...rows.map(summaryRecord)])
+}
+
+/** Parse a CSV with a header line into records keyed by column name. */
+export function parseCsv(text: string): Array<Record<string, string>> {
+  return parse(text, { columns: true, skip_empty_lines: true }) as Array<Record<string, string>>
+}

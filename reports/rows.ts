@@ -1,0 +1,187 @@
+// Per-step rows: one per provider request, from the loop's request record and the simulator's view of
+// the request (the mock provider's own simulation, or a predictor's in live runs). Holds only the
+// previous request of the session, so a long session costs memory for one request, not all of them.
+
+import type { RequestRecord } from '../harness/loop.ts'
+import type { ProviderId, Seq, SessionEvent, Usage } from '../harness/types.ts'
+import type { Prices } from '../providers/catalog.ts'
+import type { Prompt, SimTrace } from '../providers/sim/types.ts'
+import { type AttributedRequest, type Attribution, clientBreak } from './attribution.ts'
+import { type Buckets, costUsd, idealCostUsd } from './cost.ts'
+import type { StepRow } from './types.ts'
+
+/** The simulator's view of one request. */
+export interface Observation {
+  prompt: Prompt
+  trace: SimTrace
+}
+
+/** Labels and lookups of one session's rows. */
+export interface SessionRowContext {
+  runId: string
+  scenario: string
+  variant: string
+  provider: ProviderId
+  model: string
+  prices: Prices
+  /** The session log as it grows (the loop's projection log). */
+  log: readonly SessionEvent[]
+}
+
+interface Previous extends AttributedRequest {
+  at: number
+  logLength: number
+}
+
+/** The buckets of a normalized usage. */
+export function bucketsOf(usage: Usage): Buckets {
+  const write1h = usage.cacheWrite1h ?? 0
+  const write = usage.cacheWrite ?? 0
+  return {
+    uncached: usage.uncached,
+    read: usage.cacheRead ?? 0,
+    write5m: usage.cacheWrite5m ?? write - write1h,
+    write1h,
+    output: usage.output,
+  }
+}
+
+export class SessionRowBuilder {
+  private readonly context: SessionRowContext
+  private previous: Previous | undefined
+
+  constructor(context: SessionRowContext) {
+    this.context = context
+  }
+
+  /** The row of one request. */
+  add(record: RequestRecord, observation: Observation | undefined): StepRow {
+    const { call, outcome } = record
+    const labels = {
+      runId: this.context.runId,
+      scenario: this.context.scenario,
+      variant: this.context.variant,
+      provider: this.context.provider,
+      model: call.request.config.model,
+      route: record.route,
+      turn: call.turn,
+      step: call.step,
+      attempt: call.attempt,
+      headerReason: record.header?.reason,
+      startsSeries: record.header?.startsSeries === true,
+      virtualTimeS: call.at,
+      latencyMs: outcome.latencyMs,
+    }
+    if (!outcome.ok) {
+      return {
+        ...labels,
+        ok: false,
+        cold: false,
+        inputTokens: 0,
+        cacheReadTokens: 0,
+        cacheWriteTokens: 0,
+        uncachedTokens: 0,
+        outputTokens: 0,
+        hitRatio: undefined,
+        idealCacheReadTokens: 0,
+        lostTokens: 0,
+        breakNode: undefined,
+        breakEventSeq: undefined,
+        breakCause: undefined,
+        costUsd: 0,
+        idealCostUsd: 0,
+      }
+    }
+    const buckets = bucketsOf(outcome.usage)
+    const input = outcome.usage.input
+    const read = buckets.read
+    const previous = this.previous
+    const cold = previous === undefined
+    let ideal = read
+    let attribution: Attribution | undefined
+    if (previous !== undefined && observation !== undefined) {
+      const current: AttributedRequest = {
+        prompt: observation.prompt,
+        body: outcome.wire.body,
+        sources: outcome.wire.sources,
+        trace: observation.trace,
+      }
+      const carry = previous.trace.carry
+      const cacheable = observation.prompt.total - observation.prompt.trailing
+      const carried = carry.liveUntil >= call.at ? carry.tokens : 0
+      ideal = Math.max(read, Math.min(carried, cacheable))
+      attribution = clientBreak(
+        previous,
+        current,
+        (seq) => this.context.log[seq],
+        (seq) => this.offloadOf(seq, previous.logLength, record.logLength),
+      )
+      if (attribution === undefined)
+        attribution = providerBreak(previous.trace, observation.trace, read, ideal, carry.tokens, carried)
+    }
+    const lost = ideal - read
+    if (observation !== undefined && call.purpose === 'step') {
+      this.previous = {
+        prompt: observation.prompt,
+        body: outcome.wire.body,
+        sources: outcome.wire.sources,
+        trace: observation.trace,
+        at: call.at,
+        logLength: record.logLength,
+      }
+    }
+    return {
+      ...labels,
+      ok: true,
+      cold,
+      inputTokens: input,
+      cacheReadTokens: read,
+      cacheWriteTokens: buckets.write5m + buckets.write1h,
+      uncachedTokens: buckets.uncached,
+      outputTokens: buckets.output,
+      hitRatio: input === 0 ? undefined : read / input,
+      idealCacheReadTokens: ideal,
+      lostTokens: lost,
+      breakNode: attribution?.node,
+      breakEventSeq: attribution?.eventSeq,
+      breakCause: attribution?.cause,
+      costUsd: costUsd(buckets, this.context.prices),
+      idealCostUsd: idealCostUsd(buckets, lost, this.context.prices),
+    }
+  }
+
+  /** The image/offload event committed since the previous request that targets `seq`, if any. */
+  private offloadOf(seq: Seq, from: number, to: number): SessionEvent | undefined {
+    for (let index = to - 1; index >= from; index -= 1) {
+      const event = this.context.log[index]
+      if (event?.type === 'image/offload' && event.data.targets.some((target) => target.seq === seq))
+        return event
+    }
+    return undefined
+  }
+}
+
+/** A provider-side cause for a request that extends its predecessor but read less than it carried. */
+function providerBreak(
+  previous: SimTrace,
+  current: SimTrace,
+  read: number,
+  ideal: number,
+  carryTokens: number,
+  carried: number,
+): Attribution | undefined {
+  if (read >= carryTokens) return undefined
+  if (carried === 0 && carryTokens > 0) return { cause: 'ttl-expired' }
+  if (read < ideal) {
+    if (
+      current.machine !== undefined &&
+      previous.machine !== undefined &&
+      current.machine !== previous.machine
+    ) {
+      return { cause: 'routing-miss' }
+    }
+    if (current.shortfall !== undefined) return { cause: current.shortfall }
+  }
+  if (read === 0 && current.shortfall === 'below-minimum') return { cause: 'below-minimum' }
+  return undefined
+}

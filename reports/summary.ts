@@ -1,0 +1,68 @@
+// The summary of a run: per scenario, variant and provider, sums over rows (never averages of ratios),
+// with each session's cold first request outside the warm hit ratio.
+
+import type { StepRow, SummaryRow } from './types.ts'
+
+const ratio = (part: number, whole: number): number | undefined => (whole === 0 ? undefined : part / whole)
+
+/** Summarize rows, one summary per (scenario, variant, provider), in first-seen order. */
+export function summarize(rows: readonly StepRow[]): SummaryRow[] {
+  const groups = new Map<string, StepRow[]>()
+  for (const row of rows) {
+    const key = `${row.scenario}\u0000${row.variant}\u0000${row.provider}`
+    const group = groups.get(key)
+    if (group === undefined) groups.set(key, [row])
+    else group.push(row)
+  }
+  return [...groups.values()].map(summarizeGroup)
+}
+
+function summarizeGroup(rows: StepRow[]): SummaryRow {
+  const first = rows[0] as StepRow
+  const ok = rows.filter((row) => row.ok)
+  const warm = ok.filter((row) => !row.cold)
+  const sum = (list: StepRow[], pick: (row: StepRow) => number) =>
+    list.reduce((total, row) => total + pick(row), 0)
+  const input = sum(ok, (row) => row.inputTokens)
+  const read = sum(ok, (row) => row.cacheReadTokens)
+  const write = sum(ok, (row) => row.cacheWriteTokens)
+  const breaks = ok.filter((row) => row.breakCause !== undefined)
+  const largest = breaks.reduce<StepRow | undefined>(
+    (best, row) => (best === undefined || row.lostTokens > best.lostTokens ? row : best),
+    undefined,
+  )
+  return {
+    runId: first.runId,
+    scenario: first.scenario,
+    variant: first.variant,
+    provider: first.provider,
+    model: first.model,
+    requests: ok.length,
+    failedAttempts: rows.length - ok.length,
+    inputTokens: input,
+    cacheReadTokens: read,
+    cacheWriteTokens: write,
+    uncachedTokens: sum(ok, (row) => row.uncachedTokens),
+    outputTokens: sum(ok, (row) => row.outputTokens),
+    hitRatioWarm: ratio(
+      sum(warm, (row) => row.cacheReadTokens),
+      sum(warm, (row) => row.inputTokens),
+    ),
+    hitRatioAll: ratio(read, input),
+    writeRatio: ratio(write, input),
+    idealCacheReadTokens: sum(ok, (row) => row.idealCacheReadTokens),
+    lostTokens: sum(ok, (row) => row.lostTokens),
+    costUsd: sum(ok, (row) => row.costUsd),
+    idealCostUsd: sum(ok, (row) => row.idealCostUsd),
+    breaks: breaks.length,
+    largestBreak:
+      largest === undefined
+        ? undefined
+        : {
+            lostTokens: largest.lostTokens,
+            turn: largest.turn,
+            step: largest.step,
+            cause: largest.breakCause,
+          },
+  }
+}

@@ -1,0 +1,56 @@
+// A plain-text table for the terminal: the run summary as a user reads it after `cachelab run`.
+
+import type { SummaryRow } from './types.ts'
+
+const percent = (value: number | undefined) => (value === undefined ? '-' : `${(value * 100).toFixed(2)}%`)
+const dollars = (value: number) => `$${value.toFixed(4)}`
+const count = (value: number) => value.toLocaleString('en-US')
+
+/** Render rows as aligned columns. */
+export function renderTable(header: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
+  const widths = header.map((title, column) =>
+    Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)),
+  )
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((cell, column) =>
+        column < 3 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0),
+      )
+      .join('  ')
+      .trimEnd()
+  return [line(header), line(widths.map((width) => '-'.repeat(width))), ...rows.map(line)].join('\n')
+}
+
+/** The summary table printed after a run. Hit ratios are token-weighted; "warm" excludes each session's first request. */
+export function summaryTable(rows: readonly SummaryRow[]): string {
+  return renderTable(
+    [
+      'scenario',
+      'variant',
+      'provider',
+      'requests',
+      'hit (warm)',
+      'hit (all)',
+      'lost tokens',
+      'cost',
+      'ideal cost',
+      'breaks',
+      'largest break',
+    ],
+    rows.map((row) => [
+      row.scenario,
+      row.variant,
+      row.provider,
+      String(row.requests + row.failedAttempts),
+      percent(row.hitRatioWarm),
+      percent(row.hitRatioAll),
+      count(row.lostTokens),
+      dollars(row.costUsd),
+      dollars(row.idealCostUsd),
+      String(row.breaks),
+      row.largestBreak === undefined
+        ? '-'
+        : `${count(row.largestBreak.lostTokens)} @${row.largestBreak.turn}.${row.largestBreak.step} ${row.largestBreak.cause ?? ''}`.trim(),
+    ]),
+  )
+}

@@ -1,0 +1,143 @@
+// The report vocabulary: one row per provider request (steps.csv) and one per scenario, variant and
+// provider (summary.csv). Column order is the CSV contract of ARCHITECTURE.md.
+
+import type { HeaderReason, ProviderId, Route } from '../harness/types.ts'
+
+/** The `steps.csv` columns, in contract order. */
+export const STEP_COLUMNS = [
+  'run_id',
+  'scenario',
+  'variant',
+  'provider',
+  'model',
+  'route',
+  'turn',
+  'step',
+  'attempt',
+  'header_reason',
+  'starts_series',
+  'input_tokens',
+  'cache_read_tokens',
+  'cache_write_tokens',
+  'uncached_tokens',
+  'output_tokens',
+  'hit_ratio',
+  'ideal_cache_read_tokens',
+  'lost_tokens',
+  'break_node',
+  'break_event_seq',
+  'break_cause',
+  'cost_usd',
+  'virtual_time_s',
+  'latency_ms',
+] as const
+
+/** Why the cache did not carry over to a request. */
+export type BreakCause =
+  | 'system-replace'
+  | 'compaction-summary'
+  | 'tool-result-prune'
+  | 'tools-changed'
+  | 'config-changed'
+  | 'ttl-expired'
+  | 'below-minimum'
+  | 'lookback-miss'
+  | 'routing-miss'
+  | 'prefix-drift'
+  | 'after-slot'
+  | 'image-offload'
+  | 'history-rewrite'
+
+/** One provider request (a retried attempt is its own row). */
+export interface StepRow {
+  runId: string
+  scenario: string
+  variant: string
+  provider: ProviderId
+  model: string
+  route: Route
+  turn: number
+  /** 0 for a compaction summarizer call. */
+  step: number
+  attempt: number
+  headerReason: HeaderReason | undefined
+  startsSeries: boolean
+  /** False for a failed attempt (its token columns are 0). */
+  ok: boolean
+  /** First successful request of its session: reported, but outside the warm hit ratio. */
+  cold: boolean
+  inputTokens: number
+  cacheReadTokens: number
+  cacheWriteTokens: number
+  uncachedTokens: number
+  outputTokens: number
+  /** cache_read / input; undefined when input is 0. */
+  hitRatio: number | undefined
+  idealCacheReadTokens: number
+  lostTokens: number
+  breakNode: string | undefined
+  breakEventSeq: number | undefined
+  breakCause: BreakCause | undefined
+  costUsd: number
+  /** Cost had the request read its ideal. */
+  idealCostUsd: number
+  virtualTimeS: number
+  latencyMs: number
+}
+
+/** One (scenario, variant, provider) of a run. */
+export interface SummaryRow {
+  runId: string
+  scenario: string
+  variant: string
+  provider: ProviderId
+  model: string
+  requests: number
+  failedAttempts: number
+  inputTokens: number
+  cacheReadTokens: number
+  cacheWriteTokens: number
+  uncachedTokens: number
+  outputTokens: number
+  /** Token-weighted: read / input over successful requests, each session's first (cold) request excluded. */
+  hitRatioWarm: number | undefined
+  /** Token-weighted over every successful request. */
+  hitRatioAll: number | undefined
+  /** write / input over every successful request. */
+  writeRatio: number | undefined
+  idealCacheReadTokens: number
+  lostTokens: number
+  costUsd: number
+  idealCostUsd: number
+  /** Rows with a break cause. */
+  breaks: number
+  largestBreak: { lostTokens: number; turn: number; step: number; cause: BreakCause | undefined } | undefined
+}
+
+/** The `summary.csv` columns, in order. */
+export const SUMMARY_COLUMNS = [
+  'run_id',
+  'scenario',
+  'variant',
+  'provider',
+  'model',
+  'requests',
+  'failed_attempts',
+  'input_tokens',
+  'cache_read_tokens',
+  'cache_write_tokens',
+  'uncached_tokens',
+  'output_tokens',
+  'hit_ratio_warm',
+  'hit_ratio_all',
+  'write_ratio',
+  'ideal_cache_read_tokens',
+  'lost_tokens',
+  'cost_usd',
+  'ideal_cost_usd',
+  'breaks',
+  'largest_break_lost_tokens',
+  'largest_break_turn',
+  'largest_break_step',
+  'largest_break_cause',
+] as const

@@ -1,0 +1,68 @@
+import { mkdtempSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { readSessionLog } from '../harness/store.ts'
+import { type MockProviders, startMockProviders } from '../providers/index.ts'
+import { stepsCsv } from '../reports/csv.ts'
+import { STEP_COLUMNS } from '../reports/types.ts'
+import { appendOnly } from './append-only.ts'
+import { runSession } from './run.ts'
+
+let mock: MockProviders
+
+beforeAll(() => {
+  mock = startMockProviders()
+})
+afterAll(() => mock.close())
+
+describe('append-only on openai-chat, simulated end to end', () => {
+  it('reads cache on every step after the first, with disjoint buckets', async () => {
+    const sessionsDir = mkdtempSync(join(tmpdir(), 'cachelab-run-'))
+    const { rows, events } = await runSession(
+      { scenario: appendOnly, variant: { name: 'default' }, provider: 'openai-chat' },
+      { runId: 'test', stream: false, mock, sessionsDir },
+    )
+    expect(rows.length).toBeGreaterThan(10)
+    const [first, ...rest] = rows
+    expect(first?.cacheReadTokens).toBe(0)
+    expect(first?.headerReason).toBe('initial')
+    for (const row of rows) {
+      expect(row.inputTokens).toBe(row.cacheReadTokens + row.cacheWriteTokens + row.uncachedTokens)
+    }
+    for (const row of rest) expect(row.hitRatio).toBeGreaterThan(0.9)
+    expect(rows.every((row) => row.breakCause === undefined)).toBe(true)
+
+    const log = readSessionLog(join(sessionsDir, 'append-only.default.openai-chat.jsonl'))
+    expect(log.torn).toBeUndefined()
+    expect(log.events).toEqual(events)
+  })
+
+  it('writes steps.csv with exactly the contract columns', async () => {
+    const { rows } = await runSession(
+      { scenario: appendOnly, variant: { name: 'default' }, provider: 'openai-chat' },
+      { runId: 'test', stream: true, mock },
+    )
+    const csv = stepsCsv(rows)
+    expect(csv.split('\n')[0]).toBe(STEP_COLUMNS.join(','))
+    expect(csv.trimEnd().split('\n')).toHaveLength(rows.length + 1)
+  })
+
+  it('gives the same rows streamed and not streamed', async () => {
+    const plan = { scenario: appendOnly, variant: { name: 'default' }, provider: 'openai-chat' as const }
+    const plain = await runSession(plan, { runId: 'test', stream: false, mock })
+    const streamed = await runSession(plan, { runId: 'test', stream: true, mock })
+    expect(stepsCsv(streamed.rows)).toBe(stepsCsv(plain.rows))
+  })
+
+  it('is byte-identical across runs', async () => {
+    const plan = { scenario: appendOnly, variant: { name: 'default' }, provider: 'openai-chat' as const }
+    const one = mkdtempSync(join(tmpdir(), 'cachelab-a-'))
+    const two = mkdtempSync(join(tmpdir(), 'cachelab-b-'))
+    const a = await runSession(plan, { runId: 'test', stream: false, mock, sessionsDir: one })
+    const b = await runSession(plan, { runId: 'test', stream: false, mock, sessionsDir: two })
+    expect(stepsCsv(a.rows)).toBe(stepsCsv(b.rows))
+    const file = 'append-only.default.openai-chat.jsonl'
+    expect(readFileSync(join(one, file), 'utf8')).toBe(readFileSync(join(two, file), 'utf8'))
+  })
+})

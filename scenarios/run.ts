@@ -1,0 +1,279 @@
+// Running scenarios: each (scenario, variant, provider) is one session driven through the loop, the
+// adapter and the official SDK, against the mock providers (simulated) or the real API (live). Produces
+// report rows and writes each session's event log.
+
+import { join } from 'node:path'
+import { VirtualClock } from '../harness/clock.ts'
+import { CachelabError } from '../harness/errors.ts'
+import {
+  AgentLoop,
+  type LoopEnvironment,
+  type LoopSetup,
+  type RequestRecord,
+  resolveText,
+  type World,
+} from '../harness/loop.ts'
+import { DEFAULT_POLICIES, type Policies } from '../harness/policies.ts'
+import { hashString, seededRandom } from '../harness/random.ts'
+import { DEFAULT_PACE, type ScriptAction } from '../harness/script.ts'
+import { JsonlSessionWriter } from '../harness/store.ts'
+import type { ProviderId, SessionEvent } from '../harness/types.ts'
+import {
+  adapterPort,
+  createAdapter,
+  type Endpoint,
+  liveEndpoint,
+  type MockProviders,
+  type ModelEntry,
+  resolveModel,
+  simulatedEndpoint,
+} from '../providers/index.ts'
+import type { MockCall } from '../providers/mock/context.ts'
+import { CacheSimulators } from '../providers/sim/index.ts'
+import type { BuildOptions } from '../providers/types.ts'
+import { type Observation, SessionRowBuilder } from '../reports/rows.ts'
+import type { StepRow } from '../reports/types.ts'
+import type { Scenario, Variant } from './types.ts'
+
+/** One session of a run. */
+export interface SessionPlan {
+  scenario: Scenario
+  variant: Variant
+  provider: ProviderId
+}
+
+export interface SessionOptions {
+  runId: string
+  /** Model override; the catalog default of each provider otherwise. */
+  model?: string
+  stream: boolean
+  /** Simulated: the mock providers to run against. Live: undefined. */
+  mock?: MockProviders
+  /** Live: environment with keys and base URLs. */
+  env?: Readonly<Record<string, string | undefined>>
+  /** Directory for `<scenario>.<variant>.<provider>.jsonl`; no logs are written without it. */
+  sessionsDir?: string
+}
+
+/** The session id of a plan, also its log file's base name. */
+export function sessionIdOf(plan: SessionPlan): string {
+  return `${plan.scenario.name}.${plan.variant.name}.${plan.provider}`
+}
+
+/** Request-building defaults per provider: OpenAI routes by a per-session cache key; Anthropic caches automatically. */
+export function defaultBuild(provider: ProviderId, sessionId: string, stream: boolean): BuildOptions {
+  switch (provider) {
+    case 'openai-chat':
+    case 'openai-responses':
+      return { stream, promptCacheKey: sessionId }
+    case 'anthropic':
+      return { stream, breakpoints: 'automatic', anthropicTtl: '5m' }
+    case 'deepseek':
+      return { stream }
+  }
+}
+
+/** The result of one session. */
+export interface SessionResult {
+  rows: StepRow[]
+  events: readonly SessionEvent[]
+  entry: ModelEntry
+}
+
+/** Run one session to the end of its script. */
+export async function runSession(plan: SessionPlan, options: SessionOptions): Promise<SessionResult> {
+  const { scenario, variant, provider } = plan
+  const sessionId = sessionIdOf(plan)
+  const entry = resolveModel(provider, options.model)
+  const policies: Policies = { ...DEFAULT_POLICIES, ...variant.policies }
+  const setup: LoopSetup = {
+    policies,
+    route: policies.route ?? entry.route,
+    pace: { ...DEFAULT_PACE, ...scenario.pace },
+    maxRetries: 2,
+  }
+  const endpoint = endpointFor(provider, options)
+  const adapter = createAdapter(provider, endpoint)
+  const build: BuildOptions = { ...defaultBuild(provider, sessionId, options.stream), ...variant.build }
+  const mode = options.mock === undefined ? 'live' : 'simulated'
+  const port = adapterPort({ adapter, build, mode })
+  const clock = new VirtualClock()
+  const rows: StepRow[] = []
+  let loop: AgentLoop | undefined
+  const builder = new SessionRowBuilder({
+    runId: options.runId,
+    scenario: scenario.name,
+    variant: variant.name,
+    provider,
+    model: entry.model,
+    prices: entry.prices,
+    get log() {
+      return loop?.session.log ?? []
+    },
+  })
+  const observe = observerFor(options.mock, adapter.api)
+  const file = options.sessionsDir === undefined ? undefined : join(options.sessionsDir, `${sessionId}.jsonl`)
+  let writer = file === undefined ? undefined : JsonlSessionWriter.create(file)
+  const env: LoopEnvironment = {
+    sessionId,
+    clock,
+    random: seededRandom(hashString(sessionId)),
+    llm: port,
+    sink: (event) => writer?.append(event),
+    onRequest: (record) => rows.push(builder.add(record, observe(record))),
+  }
+  options.mock?.context.reset()
+  loop = AgentLoop.start(env, setup)
+  const world: World = {
+    system: resolveText(scenario.system, `${scenario.name}:system`),
+    tools: scenario.tools,
+    config: {
+      provider,
+      model: entry.model,
+      ...(scenario.maxTokens !== undefined ? { maxTokens: scenario.maxTokens } : {}),
+    },
+    prefixSource: resolveText(scenario.prefixSource ?? '', `${scenario.name}:prefix`),
+  }
+  try {
+    for (const action of scenario.script) {
+      loop = await perform(action, loop, world, {
+        env,
+        setup,
+        clock,
+        options,
+        file,
+        scenario,
+        writer: () => writer,
+        setWriter: (next) => (writer = next),
+      })
+    }
+  } finally {
+    writer?.close()
+  }
+  return { rows, events: loop.session.log, entry }
+}
+
+interface PerformContext {
+  env: LoopEnvironment
+  setup: LoopSetup
+  clock: VirtualClock
+  options: SessionOptions
+  file: string | undefined
+  scenario: Scenario
+  writer(): JsonlSessionWriter | undefined
+  setWriter(writer: JsonlSessionWriter | undefined): void
+}
+
+async function perform(
+  action: ScriptAction,
+  loop: AgentLoop,
+  world: World,
+  context: PerformContext,
+): Promise<AgentLoop> {
+  const seed = `${context.scenario.name}:${action.kind}:${loop.session.nextSeq}`
+  switch (action.kind) {
+    case 'turn':
+      await loop.turn(action, world)
+      context.clock.advance(context.setup.pace.turnGapSeconds)
+      return loop
+    case 'idle':
+      context.clock.advance(action.seconds)
+      return loop
+    case 'set-system':
+      world.system = resolveText(action.text, seed)
+      return loop
+    case 'set-tools':
+      world.tools = action.tools
+      return loop
+    case 'set-config':
+      world.config = { ...world.config, ...action.config }
+      return loop
+    case 'set-prefix-source':
+      world.prefixSource = resolveText(action.text, seed)
+      return loop
+    case 'inject':
+      loop.inject(resolveText(action.text, seed), action.plugin)
+      return loop
+    case 'compact':
+      await loop.compact(action.retainNodes, action.summaryTokens, world)
+      return loop
+    case 'prune':
+      loop.prune(action)
+      return loop
+    case 'start-series':
+      loop.startSeries()
+      return loop
+    case 'fault':
+      context.options.mock?.context.faults.push(action.fault)
+      return loop
+    case 'restart': {
+      // A new process: the log is read back from disk when there is one, and a new loop instance resumes it.
+      let events: readonly SessionEvent[] = loop.session.log
+      if (context.file !== undefined) {
+        context.writer()?.close()
+        const resumed = JsonlSessionWriter.resume(context.file)
+        context.setWriter(resumed.writer)
+        events = resumed.log.events
+      }
+      return AgentLoop.resume(context.env, context.setup, [...events])
+    }
+  }
+}
+
+function endpointFor(provider: ProviderId, options: SessionOptions): Endpoint {
+  if (options.mock !== undefined) return simulatedEndpoint(provider)
+  const found = liveEndpoint(provider, options.env ?? process.env)
+  if ('missing' in found) throw new CachelabError('usage', `--live needs ${found.missing} for ${provider}`)
+  return found.endpoint
+}
+
+/**
+ * How a run sees each request through the simulator: the mock provider's own simulation when simulated,
+ * a predictor fed the same requests when live.
+ */
+function observerFor(mock: MockProviders | undefined, api: ReturnType<typeof createAdapter>['api']) {
+  if (mock !== undefined) {
+    let last: MockCall | undefined
+    mock.context.observer = (call) => {
+      last = call
+    }
+    return (record: RequestRecord): Observation | undefined => {
+      const call = last
+      last = undefined
+      if (call?.simulation === undefined || !record.outcome.ok) return undefined
+      return { prompt: call.simulation.prompt, trace: call.simulation.trace }
+    }
+  }
+  const predictor = new CacheSimulators()
+  return (record: RequestRecord): Observation | undefined => {
+    if (!record.outcome.ok) return undefined
+    const simulation = predictor.simulate(api, {
+      body: record.outcome.wire.body,
+      at: record.call.at,
+      output: record.outcome.message,
+    })
+    return { prompt: simulation.prompt, trace: simulation.trace }
+  }
+}
+
+/** Every session of a matrix, in order: scenarios × variants (filtered) × providers. */
+export function planMatrix(
+  scenarios: readonly Scenario[],
+  providers: readonly ProviderId[],
+  variants?: readonly string[],
+): SessionPlan[] {
+  const plans: SessionPlan[] = []
+  for (const scenario of scenarios) {
+    const chosen =
+      variants === undefined
+        ? scenario.variants
+        : scenario.variants.filter((variant) => variants.includes(variant.name))
+    for (const variant of chosen) {
+      for (const provider of providers) {
+        if (scenario.providers !== undefined && !scenario.providers.includes(provider)) continue
+        plans.push({ scenario, variant, provider })
+      }
+    }
+  }
+  return plans
+}
