@@ -45,7 +45,8 @@ interface UnitPosition {
 export class DeepSeekCacheSimulator {
   private readonly counter: TokenCounter
   private readonly models: readonly ModelEntry[] | undefined
-  private readonly trie = new PrefixTrie<NodeState>()
+  /** One trie per model: a cached prefix is the model's own KV state, never another model's. */
+  private readonly tries = new Map<string, PrefixTrie<NodeState>>()
 
   constructor(options: SimulatorOptions = {}) {
     this.counter = options.counter ?? sharedTokenCounter
@@ -61,9 +62,19 @@ export class DeepSeekCacheSimulator {
     const rules = entry.cache as DeepSeekCacheRules
     const prompt = this.linearize(request.body)
     const output = scaleTokens(outputTokens(request.output, this.counter), entry.tokenScale)
+    const trie = this.trieOf(entry.model)
     return rules.mode === 'legacy'
-      ? this.simulateLegacy(rules, request, prompt, output)
-      : this.simulateUnits(rules, request, prompt, output, entry.tokenScale)
+      ? this.simulateLegacy(trie, rules, request, prompt, output)
+      : this.simulateUnits(trie, rules, request, prompt, output, entry.tokenScale)
+  }
+
+  private trieOf(model: string): PrefixTrie<NodeState> {
+    let trie = this.tries.get(model)
+    if (trie === undefined) {
+      trie = new PrefixTrie<NodeState>()
+      this.tries.set(model, trie)
+    }
+    return trie
   }
 
   private model(body: Record<string, unknown>): ModelEntry {
@@ -72,6 +83,7 @@ export class DeepSeekCacheSimulator {
   }
 
   private simulateUnits(
+    trie: PrefixTrie<NodeState>,
     rules: DeepSeekCacheRules,
     request: SimulationRequest,
     prompt: Prompt,
@@ -84,7 +96,7 @@ export class DeepSeekCacheSimulator {
     const expired = (state: UnitState | undefined): boolean => state !== undefined && !live(state)
 
     // Read: the deepest live unit the request contains whole.
-    const path = this.trie.walk(prompt)
+    const path = trie.walk(prompt)
     let hit: { tokens: number; state: UnitState } | undefined
     let deepestExpired = 0
     const consider = (tokens: number, state: UnitState) => {
@@ -94,7 +106,7 @@ export class DeepSeekCacheSimulator {
         deepestExpired = Math.max(deepestExpired, tokens)
       }
     }
-    const nodes: Array<TrieNode<NodeState>> = [this.trie.root, ...path]
+    const nodes: Array<TrieNode<NodeState>> = [trie.root, ...path]
     for (const [depth, node] of nodes.entries()) {
       const state = node.data
       if (state?.unit !== undefined && depth > 0) consider(tokensThrough(prompt, depth), state.unit)
@@ -113,10 +125,11 @@ export class DeepSeekCacheSimulator {
     // Persist: common prefix with earlier requests, input end, output end, fixed intervals.
     const availableAt = at + rules.persistDelaySeconds
     const fresh = (): UnitState => ({ availableAt, lastUsed: at })
-    const common = this.commonPosition(prompt, path, scale)
-    if (common.tokens > read) this.persist(prompt, common, fresh, scale)
+    const common = this.commonPosition(trie, prompt, path, scale)
+    if (common.tokens > read) this.persist(trie, prompt, common, fresh, scale)
     const cacheable = prompt.segments.length
     this.persist(
+      trie,
       prompt,
       { depth: cacheable, textTokens: 0, tokens: tokensThrough(prompt, cacheable) },
       fresh,
@@ -128,10 +141,10 @@ export class DeepSeekCacheSimulator {
       textTokens: 0,
       tokens: tokensThrough(extended, extended.segments.length),
     }
-    this.persist(extended, outputEnd, fresh, scale)
+    this.persist(trie, extended, outputEnd, fresh, scale)
     if (rules.intervalTokens > 0) {
       for (let mark = rules.intervalTokens; mark < outputEnd.tokens; mark += rules.intervalTokens) {
-        this.persist(extended, this.positionAt(extended, mark, scale), fresh, scale)
+        this.persist(trie, extended, this.positionAt(extended, mark, scale), fresh, scale)
       }
     }
     return {
@@ -154,12 +167,17 @@ export class DeepSeekCacheSimulator {
   }
 
   /** Where the request stops sharing tokens with every earlier request (units or not). */
-  private commonPosition(prompt: Prompt, path: Array<TrieNode<NodeState>>, scale: number): UnitPosition {
+  private commonPosition(
+    trie: PrefixTrie<NodeState>,
+    prompt: Prompt,
+    path: Array<TrieNode<NodeState>>,
+    scale: number,
+  ): UnitPosition {
     const depth = path.length
     const segment = prompt.segments[depth]
     let textTokens = 0
     if (segment !== undefined) {
-      const parent = path[depth - 1] ?? this.trie.root
+      const parent = path[depth - 1] ?? trie.root
       for (const child of parent.children.values()) {
         if (child.segment?.frame !== segment.frame) continue
         textTokens = Math.max(textTokens, this.counter.commonPrefix(child.segment.text, segment.text))
@@ -183,9 +201,15 @@ export class DeepSeekCacheSimulator {
   }
 
   /** Store the prompt's path through `position` and mark a unit there. */
-  private persist(prompt: Prompt, position: UnitPosition, fresh: () => UnitState, scale: number): void {
-    const nodes = this.trie.insert(prompt, position.depth, () => ({}))
-    const node = position.depth === 0 ? this.trie.root : nodes[position.depth - 1]
+  private persist(
+    trie: PrefixTrie<NodeState>,
+    prompt: Prompt,
+    position: UnitPosition,
+    fresh: () => UnitState,
+    scale: number,
+  ): void {
+    const nodes = trie.insert(prompt, position.depth, () => ({}))
+    const node = position.depth === 0 ? trie.root : nodes[position.depth - 1]
     if (node === undefined) return
     node.data ??= {}
     const state = node.data
@@ -240,6 +264,7 @@ export class DeepSeekCacheSimulator {
   }
 
   private simulateLegacy(
+    trie: PrefixTrie<NodeState>,
     rules: DeepSeekCacheRules,
     request: SimulationRequest,
     prompt: Prompt,
@@ -248,16 +273,16 @@ export class DeepSeekCacheSimulator {
     const { at } = request
     const live = (state: NodeState | undefined) =>
       state?.unit !== undefined && at - state.unit.lastUsed <= rules.evictionSeconds
-    const path = this.trie.walk(prompt)
+    const path = trie.walk(prompt)
     let depth = 0
     while (depth < path.length && live(path[depth]?.data)) depth += 1
     const common =
       depth === path.length
-        ? this.commonPosition(prompt, path, this.model(request.body).tokenScale).tokens
+        ? this.commonPosition(trie, prompt, path, this.model(request.body).tokenScale).tokens
         : tokensThrough(prompt, depth)
     const unit = rules.legacyUnitTokens
     const read = Math.floor(common / unit) * unit
-    for (const node of this.trie.insert(prompt, prompt.segments.length, () => ({}))) {
+    for (const node of trie.insert(prompt, prompt.segments.length, () => ({}))) {
       node.data ??= {}
       node.data.unit = { availableAt: at, lastUsed: at }
     }

@@ -2,6 +2,7 @@
 // instance models one account's caches; reset by making a new one.
 
 import type { WireApi } from '../types.ts'
+import { AnthropicCacheSimulator } from './anthropic.ts'
 import { DeepSeekCacheSimulator } from './deepseek.ts'
 import { OpenAICacheSimulator, type SimulationRequest, type SimulatorOptions } from './openai.ts'
 import type { Prompt, Simulation } from './types.ts'
@@ -9,10 +10,12 @@ import type { Prompt, Simulation } from './types.ts'
 export type { SimulationRequest, SimulatorOptions }
 
 export class CacheSimulators {
+  readonly anthropic: AnthropicCacheSimulator
   readonly openai: OpenAICacheSimulator
   readonly deepseek: DeepSeekCacheSimulator
 
   constructor(options: SimulatorOptions = {}) {
+    this.anthropic = new AnthropicCacheSimulator(options)
     this.openai = new OpenAICacheSimulator(options)
     this.deepseek = new DeepSeekCacheSimulator(options)
   }
@@ -27,7 +30,7 @@ export class CacheSimulators {
       case 'deepseek-chat':
         return this.deepseek.simulate('chat', request)
       case 'anthropic-messages':
-        throw new Error('the Anthropic simulator is not available yet')
+        return this.anthropic.simulate(request)
     }
   }
 
@@ -41,7 +44,7 @@ export class CacheSimulators {
       case 'deepseek-chat':
         return this.deepseek.linearize(body)
       case 'anthropic-messages':
-        throw new Error('the Anthropic simulator is not available yet')
+        return this.anthropic.linearize(body)
     }
   }
 }

@@ -31,8 +31,10 @@ function imagePartTokens(url: string, detail: string | undefined): number {
   return size === undefined ? UNKNOWN_IMAGE_TOKENS : openaiImageTokens(size, detail)
 }
 
+/** Tool definitions lead the prompt; a deferred one is rendered where history announces it, not here. */
 function addTools(builder: PromptBuilder, body: Body): void {
   for (const [index, tool] of asArray(body.tools).entries()) {
+    if (asRecord(tool).defer_loading === true) continue
     builder.add({ frame: 'tool', text: JSON.stringify(tool), framing: 0, node: { part: 'tools', index } })
   }
 }

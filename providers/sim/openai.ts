@@ -61,8 +61,9 @@ export class OpenAICacheSimulator {
   private readonly random: Random | undefined
   private readonly overflow: boolean
   private readonly models: readonly ModelEntry[] | undefined
-  private readonly prefixMachines = new Map<number, PrefixTrie<PrefixEntry>>()
-  private readonly breakpointMachines = new Map<number, PrefixTrie<BreakpointEntry>>()
+  /** Prefix stores by model and machine: a cached prefix is one model's KV state, never another's. */
+  private readonly prefixMachines = new Map<string, PrefixTrie<PrefixEntry>>()
+  private readonly breakpointMachines = new Map<string, PrefixTrie<BreakpointEntry>>()
   private readonly traffic = new Map<string, number[]>()
   private readonly conversations = new Map<string, number>()
 
@@ -111,7 +112,7 @@ export class OpenAICacheSimulator {
     const { body, at } = request
     const retention = this.retentionSeconds(rules, body)
     const route = this.route(rules.routingTokens, rules.machines, rules.overflowRpm, body, prompt, at)
-    const trie = machine(this.prefixMachines, route.machine)
+    const trie = machine(this.prefixMachines, String(body.model), route.machine)
     const cacheable = prompt.segments.length
     const path = trie.walk(prompt, cacheable)
     const live = (data: PrefixEntry | undefined) => data !== undefined && at - data.lastUsed <= data.retention
@@ -255,8 +256,8 @@ export class OpenAICacheSimulator {
     }
     const ttlSeconds = options.ttl === '30m' ? rules.ttlSeconds : rules.idleEvictionSeconds
     const route = this.route(rules.routingTokens, rules.machines, Number.POSITIVE_INFINITY, body, prompt, at)
-    const trie = machine(this.breakpointMachines, route.machine)
-    const conversation = `${route.machine}:${String(body.prompt_cache_key ?? route.key)}`
+    const trie = machine(this.breakpointMachines, String(body.model), route.machine)
+    const conversation = `${String(body.model)}:${route.machine}:${String(body.prompt_cache_key ?? route.key)}`
     const serial = this.conversations.get(conversation) ?? 0
 
     const explicit = prompt.segments.flatMap((segment, index) =>
@@ -281,13 +282,15 @@ export class OpenAICacheSimulator {
     const path = trie.walk(prompt)
     const horizon = serial - rules.readHorizon
     let readDepth = 0
-    let expiredDepth = 0
+    // The deepest entry the request could not read: expired, or live but past the read horizon.
+    let missed: { depth: number; cause: Shortfall } | undefined
     for (const [index, node] of path.entries()) {
       const data = node.data
       if (data?.liveUntil === undefined) continue
       const inHorizon = data.conversation !== conversation || (data.serial ?? 0) >= horizon
-      if (data.liveUntil >= at && inHorizon) readDepth = index + 1
-      else expiredDepth = index + 1
+      const live = data.liveUntil >= at
+      if (live && inHorizon) readDepth = index + 1
+      else missed = { depth: index + 1, cause: live ? 'lookback-miss' : 'ttl-expired' }
     }
     const read = tokensThrough(prompt, readDepth)
     if (readDepth > 0) {
@@ -314,7 +317,7 @@ export class OpenAICacheSimulator {
     this.conversations.set(conversation, nextSerial)
     const write = tokensThrough(prompt, writeDepth) - read
     let shortfall: Shortfall | undefined
-    if (expiredDepth > readDepth) shortfall = 'ttl-expired'
+    if (missed !== undefined && missed.depth > readDepth) shortfall = missed.cause
     else if (read === 0 && write === 0 && prompt.total < rules.minTokens) shortfall = 'below-minimum'
     const carryTokens = tokensThrough(prompt, Math.max(readDepth, writeDepth))
     return {
@@ -330,11 +333,12 @@ export class OpenAICacheSimulator {
   }
 }
 
-function machine<T>(machines: Map<number, PrefixTrie<T>>, index: number): PrefixTrie<T> {
-  let trie = machines.get(index)
+function machine<T>(machines: Map<string, PrefixTrie<T>>, model: string, index: number): PrefixTrie<T> {
+  const key = `${model}\u0000${index}`
+  let trie = machines.get(key)
   if (trie === undefined) {
     trie = new PrefixTrie<T>()
-    machines.set(index, trie)
+    machines.set(key, trie)
   }
   return trie
 }

@@ -1,0 +1,74 @@
+import { readFileSync } from 'node:fs'
+import { describe, expect, it } from 'vitest'
+import { simulateLines } from './simulate-command.ts'
+
+const testdata = (name: string) =>
+  readFileSync(new URL(`../providers/sim/testdata/${name}`, import.meta.url), 'utf8')
+const reads = (lines: string[]) => lines.map((line) => JSON.parse(line).usage.cacheRead)
+
+describe('cachelab simulate reproduces the providers’ documented examples', () => {
+  it('OpenAI: a repeated 2,006-token prompt reads 1,920', () => {
+    const lines = simulateLines(testdata('openai-2006.jsonl'), 'openai-2006.jsonl', 'openai-chat')
+    expect(reads(lines)).toEqual([0, 1920])
+    expect(JSON.parse(lines[1] as string).raw).toMatchObject({
+      prompt_tokens: 2006,
+      prompt_tokens_details: { cached_tokens: 1920 },
+    })
+  })
+
+  it('Anthropic: 10 → 15 → 35 blocks; the third request misses: block 15 is outside the 20-block window', () => {
+    const lines = simulateLines(testdata('anthropic-lookback.jsonl'), 'anthropic-lookback.jsonl', 'anthropic')
+    const [first, second, third] = lines.map((line) => JSON.parse(line).raw)
+    expect(first.cache_read_input_tokens).toBe(0)
+    expect(first.cache_creation_input_tokens).toBeGreaterThan(1024)
+    expect(second.cache_read_input_tokens).toBe(first.cache_creation_input_tokens)
+    expect(third.cache_read_input_tokens).toBe(0)
+  })
+
+  it('Anthropic: a second breakpoint at block 15 finds the entry the second request wrote', () => {
+    const lines = simulateLines(
+      testdata('anthropic-lookback-second-breakpoint.jsonl'),
+      'x.jsonl',
+      'anthropic',
+    )
+    const [, second, third] = lines.map((line) => JSON.parse(line).raw)
+    expect(third.cache_read_input_tokens).toBe(
+      second.cache_read_input_tokens + second.cache_creation_input_tokens,
+    )
+  })
+
+  it('DeepSeek: A+B, then A+C misses, then A+D hits the common prefix A persisted by the second request', () => {
+    const lines = simulateLines(testdata('deepseek-units.jsonl'), 'deepseek-units.jsonl', 'deepseek')
+    const [first, second, third] = lines.map((line) => JSON.parse(line))
+    expect(first.raw.prompt_cache_hit_tokens).toBe(0)
+    expect(second.raw.prompt_cache_hit_tokens).toBe(0)
+    expect(third.raw.prompt_cache_hit_tokens).toBeGreaterThan(3000)
+    expect(third.raw.prompt_cache_hit_tokens + third.raw.prompt_cache_miss_tokens).toBe(
+      third.raw.prompt_tokens,
+    )
+  })
+
+  it('takes bare bodies, fills a missing model from --model, and names the line of bad input', () => {
+    const body = JSON.stringify({ messages: [{ role: 'user', content: 'hi' }] })
+    expect(simulateLines(`${body}\n`, 'in', 'openai-chat', 'gpt-5.4')).toHaveLength(1)
+    expect(() => simulateLines(`${body}\n{nope\n`, 'in', 'openai-chat', 'gpt-5.4')).toThrow(
+      'in:2: not valid JSON',
+    )
+    expect(() => simulateLines(`${body}\n`, 'in', 'openai-chat')).toThrow(/in:1: the body has no model/)
+  })
+
+  it('answers a request the provider would reject with its error', () => {
+    const content = Array.from({ length: 5 }, (_, index) => ({
+      type: 'text',
+      text: `b${index}`,
+      cache_control: { type: 'ephemeral' },
+    }))
+    const body = JSON.stringify({
+      model: 'claude-sonnet-4-6',
+      max_tokens: 8,
+      messages: [{ role: 'user', content }],
+    })
+    const [line] = simulateLines(body, 'in', 'anthropic')
+    expect(JSON.parse(line as string).error).toMatchObject({ status: 400 })
+  })
+})

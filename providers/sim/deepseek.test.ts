@@ -1,0 +1,248 @@
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { fillerText } from '../../harness/filler.ts'
+import type { AssistantMessage } from '../../harness/types.ts'
+import { type DeepSeekCacheRules, findModel, type ModelEntry, withCacheRules } from '../catalog.ts'
+import { DeepSeekCacheSimulator } from './deepseek.ts'
+import { tokensThrough } from './prompt.ts'
+
+const MODEL = 'deepseek-flash'
+const reply = (text: string): AssistantMessage => ({ role: 'assistant', content: [{ type: 'text', text }] })
+const answer = reply('Here is the summary you asked for.')
+
+type ChatMessage = Record<string, unknown>
+const user = (content: string): ChatMessage => ({ role: 'user', content })
+const assistant = (content: string): ChatMessage => ({ role: 'assistant', content })
+const body = (messages: ChatMessage[]) => ({ model: MODEL, messages })
+
+/** A simulator whose model follows `rules` instead of the catalog's. */
+function simulatorWith(rules: Partial<DeepSeekCacheRules>): DeepSeekCacheSimulator {
+  const entry = findModel('deepseek', MODEL) as ModelEntry
+  return new DeepSeekCacheSimulator({ models: [withCacheRules<DeepSeekCacheRules>(entry, rules)] })
+}
+
+const system = fillerText(1500, 'deepseek-sim-system')
+/** A long shared document, the common prefix A of the documented example. */
+const documentA = fillerText(3000, 'deepseek-document')
+const withTail = (tail: string) => `${documentA}${tail}`
+
+describe('DeepSeek cache prefix units (current rules)', () => {
+  it('multi-turn: request 2 hits the unit at the end of request 1 and its reply', () => {
+    const sim = new DeepSeekCacheSimulator()
+    const first = body([{ role: 'system', content: system }, user('What does the log say?')])
+    const one = sim.simulate('chat', { body: first, at: 0, output: answer })
+    expect(one.counts.read).toBe(0)
+    const second = body([
+      { role: 'system', content: system },
+      user('What does the log say?'),
+      assistant('Here is the summary you asked for.'),
+      user('And the errors?'),
+    ])
+    const two = sim.simulate('chat', { body: second, at: 30, output: answer })
+    // The unit at the end of request 1's output covers its prompt and the reply: three messages.
+    expect(two.counts.read).toBe(tokensThrough(two.prompt, 3))
+    expect(two.counts.read).toBeGreaterThan(one.prompt.total - one.prompt.trailing)
+    expect(one.trace.carry.tokens).toBe(two.counts.read)
+  })
+
+  it('A+B then A+C misses; the common prefix A is persisted, so A+D then hits A', () => {
+    const sim = new DeepSeekCacheSimulator()
+    sim.simulate('chat', { body: body([user(withTail(' Summarize it.'))]), at: 0, output: answer })
+    const second = sim.simulate('chat', {
+      body: body([user(withTail(' Analyze its profit.'))]),
+      at: 10,
+      output: answer,
+    })
+    expect(second.counts.read).toBe(0)
+    const third = sim.simulate('chat', {
+      body: body([user(withTail(' List its risks.'))]),
+      at: 20,
+      output: answer,
+    })
+    // The unit ends inside the user message, on the token where A+C and A+D part (message framing: 3).
+    expect(third.counts.read).toBeGreaterThanOrEqual(3000 + 3)
+    expect(third.counts.read).toBeLessThan(3000 + 3 + 3)
+    expect(third.counts.uncached).toBe(third.counts.input - third.counts.read)
+  })
+
+  it('evicts a unit unused for longer than the eviction time and says so', () => {
+    const sim = new DeepSeekCacheSimulator()
+    const request = body([{ role: 'system', content: system }, user('hello')])
+    sim.simulate('chat', { body: request, at: 0, output: answer })
+    const eviction = 6 * 3600
+    const kept = sim.simulate('chat', { body: request, at: eviction, output: answer })
+    expect(kept.counts.read).toBeGreaterThan(1500)
+    const lost = sim.simulate('chat', { body: request, at: 2 * eviction + 1, output: answer })
+    expect(lost.counts.read).toBe(0)
+    expect(lost.trace.shortfall).toBe('ttl-expired')
+  })
+
+  it('with fixed-interval units, A+C hits the last interval unit inside A', () => {
+    const sim = simulatorWith({ intervalTokens: 512 })
+    sim.simulate('chat', { body: body([user(withTail(' Summarize it.'))]), at: 0, output: answer })
+    const second = sim.simulate('chat', {
+      body: body([user(withTail(' Analyze its profit.'))]),
+      at: 10,
+      output: answer,
+    })
+    expect(second.counts.read).toBe(Math.floor((3000 + 3) / 512) * 512)
+  })
+})
+
+describe('DeepSeek caches per model', () => {
+  it('never serves one model a prefix another model cached', () => {
+    const sim = new DeepSeekCacheSimulator()
+    const messages = [{ role: 'system', content: system }, user('hello')]
+    sim.simulate('chat', { body: { model: 'deepseek-flash', messages }, at: 0, output: answer })
+    const other = sim.simulate('chat', {
+      body: { model: 'deepseek-v4-pro', messages },
+      at: 1,
+      output: answer,
+    })
+    expect(other.counts.read).toBe(0)
+    const same = sim.simulate('chat', { body: { model: 'deepseek-flash', messages }, at: 2, output: answer })
+    expect(same.counts.read).toBeGreaterThan(1500)
+  })
+})
+
+describe('DeepSeek legacy rules (64-token storage units)', () => {
+  const legacy = () => simulatorWith({ mode: 'legacy' })
+
+  it('reads the longest common prefix, floored to 64 tokens', () => {
+    const sim = legacy()
+    sim.simulate('chat', { body: body([user(withTail(' Summarize it.'))]), at: 0, output: answer })
+    const second = sim.simulate('chat', {
+      body: body([user(withTail(' Analyze its profit.'))]),
+      at: 10,
+      output: answer,
+    })
+    expect(second.trace.matched).toBeGreaterThanOrEqual(3003)
+    expect(second.counts.read).toBe(Math.floor(second.trace.matched / 64) * 64)
+    expect(second.counts.read).toBe(2944)
+  })
+
+  it('caches nothing under 64 tokens', () => {
+    const sim = legacy()
+    const request = body([user('A short question about the build.')])
+    sim.simulate('chat', { body: request, at: 0, output: answer })
+    const again = sim.simulate('chat', { body: request, at: 1, output: answer })
+    expect(again.trace.matched).toBeGreaterThan(0)
+    expect(again.trace.matched).toBeLessThan(64)
+    expect(again.counts.read).toBe(0)
+    expect(again.trace.shortfall).toBe('below-minimum')
+  })
+})
+
+// ── Properties over random append-only conversations ──────────────────────────────────────────────
+
+/** One exchange: a user message of some size, the scripted reply, and the idle time after it. */
+interface Step {
+  userTokens: number
+  replyTokens: number
+  toolCall: boolean
+  gap: number
+  seed: number
+}
+
+const exchange: fc.Arbitrary<Step> = fc.record({
+  userTokens: fc.integer({ min: 1, max: 600 }),
+  replyTokens: fc.integer({ min: 1, max: 200 }),
+  toolCall: fc.boolean(),
+  gap: fc.integer({ min: 0, max: 600 }),
+  seed: fc.integer({ min: 0, max: 1_000_000 }),
+})
+
+function scriptedReply(step: Step, index: number): AssistantMessage {
+  const content: AssistantMessage['content'] = [
+    { type: 'text', text: fillerText(step.replyTokens, step.seed) },
+  ]
+  if (step.toolCall) {
+    content.push({
+      type: 'tool-call',
+      callId: `call_${index}`,
+      name: 'read_file',
+      arguments: `{"n":${index}}`,
+    })
+  }
+  return { role: 'assistant', content }
+}
+
+/** The wire messages of an assistant reply and the tool result that must follow its call. */
+function replyMessages(message: AssistantMessage, index: number): ChatMessage[] {
+  const text = message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('')
+  const calls = message.content.flatMap((block) =>
+    block.type === 'tool-call'
+      ? [{ id: block.callId, type: 'function', function: { name: block.name, arguments: block.arguments } }]
+      : [],
+  )
+  const messages: ChatMessage[] = [
+    { role: 'assistant', content: text, ...(calls.length > 0 ? { tool_calls: calls } : {}) },
+  ]
+  if (calls.length > 0)
+    messages.push({ role: 'tool', tool_call_id: `call_${index}`, content: `result ${index}` })
+  return messages
+}
+
+/** Run a conversation; returns each request's simulation. */
+function run(sim: DeepSeekCacheSimulator, steps: readonly Step[]) {
+  const messages: ChatMessage[] = [{ role: 'system', content: system }]
+  let at = 0
+  return steps.map((step, index) => {
+    messages.push(user(fillerText(step.userTokens, step.seed + 1)))
+    const output = scriptedReply(step, index)
+    const simulation = sim.simulate('chat', { body: { model: MODEL, messages: [...messages] }, at, output })
+    messages.push(...replyMessages(output, index))
+    at += step.gap
+    return { simulation, at }
+  })
+}
+
+describe('DeepSeek simulator properties', () => {
+  const conversations = fc.array(exchange, { minLength: 1, maxLength: 8 })
+
+  it('splits every request into buckets that sum to its input', () => {
+    fc.assert(
+      fc.property(conversations, (steps) => {
+        for (const { simulation } of run(new DeepSeekCacheSimulator(), steps)) {
+          const { input, read, write, uncached } = simulation.counts
+          expect(read + write + uncached).toBe(input)
+          expect(read).toBeGreaterThanOrEqual(0)
+          expect(uncached).toBeGreaterThanOrEqual(0)
+        }
+      }),
+      { numRuns: 40 },
+    )
+  })
+
+  it('gives identical usage for identical input', () => {
+    fc.assert(
+      fc.property(conversations, (steps) => {
+        const one = run(new DeepSeekCacheSimulator(), steps).map(({ simulation }) => simulation.counts)
+        const two = run(new DeepSeekCacheSimulator(), steps).map(({ simulation }) => simulation.counts)
+        expect(two).toEqual(one)
+      }),
+      { numRuns: 25 },
+    )
+  })
+
+  const variants: Array<{ name: string; rules: Partial<DeepSeekCacheRules> }> = [
+    { name: 'units', rules: {} },
+    { name: 'units every 256 tokens', rules: { intervalTokens: 256 } },
+    { name: 'legacy', rules: { mode: 'legacy' } },
+  ]
+  for (const { name, rules } of variants) {
+    it(`never reads less than the previous request's carry on an append-only step (${name})`, () => {
+      fc.assert(
+        fc.property(conversations, (steps) => {
+          const results = run(simulatorWith(rules), steps)
+          for (let index = 1; index < results.length; index += 1) {
+            const previous = results[index - 1]?.simulation
+            const current = results[index]?.simulation
+            expect(current?.counts.read).toBeGreaterThanOrEqual(previous?.trace.carry.tokens ?? 0)
+          }
+        }),
+        { numRuns: 40 },
+      )
+    })
+  }
+})

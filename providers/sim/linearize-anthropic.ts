@@ -1,0 +1,321 @@
+// Linearizing an Anthropic Messages body into the order the provider caches it: tool definitions, then
+// system blocks, then every message content block. Request settings that invalidate a level are folded
+// into the frame of that level's first segment, so changing them breaks the prefix exactly there.
+
+import { anthropicImageTokens, pngSize, UNKNOWN_IMAGE_TOKENS } from './image.ts'
+import { PromptBuilder, type SegmentDraft } from './prompt.ts'
+import type { TokenCounter } from './tokens.ts'
+import { type Breakpoint, type Prompt, SimulatorRejection, type WireNode } from './types.ts'
+
+type Body = Record<string, unknown>
+
+/** Tokens framing a message (role markers), charged on its first block. An estimate, not published. */
+const MESSAGE_FRAMING = 3
+/** Tokens framing a tool_use block beyond its name and input (id and structure). An estimate. */
+const TOOL_USE_FRAMING = 3
+/** Tokens framing a tool_result block beyond its content (id and structure). An estimate. */
+const TOOL_RESULT_FRAMING = 3
+/** The assistant turn opener after the last block: billed as input, never cached. An estimate. */
+const PRIMING = 3
+
+/** Lifetimes of the two `cache_control` TTL options, in seconds. */
+export type TtlTable = { '5m': number; '1h': number }
+
+const DEFAULT_TTLS: TtlTable = { '5m': 300, '1h': 3600 }
+
+/** A linearized Anthropic request with what breakpoint placement needs beyond the prompt. */
+export interface AnthropicLayout {
+  /** The segments, with the explicit `cache_control` markers as breakpoints. */
+  prompt: Prompt
+  /** Per segment: whether it may carry a breakpoint (not thinking, not empty text, not a string system). */
+  eligible: boolean[]
+  /** The top-level `cache_control` marker (automatic caching), when the body has one. */
+  automatic: Breakpoint | undefined
+}
+
+const asArray = (value: unknown): unknown[] => (Array.isArray(value) ? value : [])
+const asRecord = (value: unknown): Body =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Body) : {}
+const asString = (value: unknown): string => (typeof value === 'string' ? value : '')
+
+/** The API's 400 for a request it refuses, in Anthropic's error shape. */
+export function invalidRequest(message: string): SimulatorRejection {
+  return new SimulatorRejection(400, message, {
+    type: 'error',
+    error: { type: 'invalid_request_error', message },
+  })
+}
+
+/** A copy of a JSON value without any `cache_control` field: markers never change cached content. */
+export function withoutMarkers(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutMarkers)
+  if (typeof value !== 'object' || value === null) return value
+  const copy: Body = {}
+  for (const [key, field] of Object.entries(value)) {
+    if (key !== 'cache_control') copy[key] = withoutMarkers(field)
+  }
+  return copy
+}
+
+/** The breakpoint a `cache_control` value asks for; a TTL other than `5m` or `1h` is the API's 400. */
+export function markerBreakpoint(
+  marker: unknown,
+  explicit: boolean,
+  ttls: TtlTable = DEFAULT_TTLS,
+): Breakpoint | undefined {
+  if (marker === undefined || marker === null) return undefined
+  const record = asRecord(marker)
+  const ttl = record.ttl ?? '5m'
+  if (record.type !== 'ephemeral' || (ttl !== '5m' && ttl !== '1h')) {
+    throw invalidRequest(
+      `cache_control: expected {"type": "ephemeral", "ttl": "5m" | "1h"}, got ${JSON.stringify(marker)}`,
+    )
+  }
+  return { ttl, ttlSeconds: ttls[ttl], explicit }
+}
+
+/** Whether any image block appears anywhere in the messages, tool results included. */
+function hasImage(value: unknown): boolean {
+  if (Array.isArray(value)) return value.some(hasImage)
+  const record = asRecord(value)
+  if (record.type === 'image') return true
+  return Array.isArray(record.content) && record.content.some(hasImage)
+}
+
+/** Whether any document block turns citations on. */
+function hasCitations(value: unknown): boolean {
+  if (Array.isArray(value)) return value.some(hasCitations)
+  const record = asRecord(value)
+  if (record.type === 'document' && asRecord(record.citations).enabled === true) return true
+  return Array.isArray(record.content) && record.content.some(hasCitations)
+}
+
+/**
+ * The settings whose change invalidates `messages` but keeps `tools` and `system` (tool choice,
+ * thinking, effort, image presence), and those that also invalidate `system` (speed, citations).
+ */
+function levelContexts(body: Body): { system: string; messages: string } {
+  const messages = asArray(body.messages)
+  return {
+    system: JSON.stringify({ speed: body.speed ?? null, citations: hasCitations(messages) }),
+    messages: JSON.stringify({
+      tool_choice: body.tool_choice ?? null,
+      thinking: body.thinking ?? null,
+      effort: asRecord(body.output_config).effort ?? null,
+      images: hasImage(messages),
+    }),
+  }
+}
+
+function imageTokens(source: Body): number {
+  const size = source.type === 'base64' ? pngSize(asString(source.data)) : undefined
+  return size === undefined ? UNKNOWN_IMAGE_TOKENS : anthropicImageTokens(size)
+}
+
+/** What identifies an image: its payload (base64 data, URL or file id), never tokenized as text. */
+function imageIdentity(source: Body): string {
+  return `${asString(source.type)}|${asString(source.media_type)}|${asString(source.data ?? source.url ?? source.file_id)}`
+}
+
+/** A tool_result's content as text plus the identity and tokens of any images in it. */
+function toolResultContent(content: unknown): { text: string; images: string; imageTokens: number } {
+  if (typeof content === 'string') return { text: content, images: '', imageTokens: 0 }
+  const texts: string[] = []
+  const images: string[] = []
+  let tokens = 0
+  for (const value of asArray(content)) {
+    const part = asRecord(value)
+    if (part.type === 'text') texts.push(asString(part.text))
+    else if (part.type === 'image') {
+      const source = asRecord(part.source)
+      images.push(imageIdentity(source))
+      tokens += imageTokens(source)
+    } else texts.push(JSON.stringify(withoutMarkers(part)))
+  }
+  return { text: texts.join('\n'), images: images.join('\u0002'), imageTokens: tokens }
+}
+
+/** Accumulates segments with their eligibility and the pending level context. */
+class Layout {
+  readonly builder: PromptBuilder
+  readonly eligible: boolean[] = []
+  private readonly counter: TokenCounter
+  private readonly ttls: TtlTable
+  /** Context folded into the next segment's frame (the first of its level). */
+  pending = ''
+
+  constructor(counter: TokenCounter, scale: number, ttls: TtlTable) {
+    this.builder = new PromptBuilder(counter, scale)
+    this.counter = counter
+    this.ttls = ttls
+  }
+
+  tokens(text: string): number {
+    return this.counter.count(text)
+  }
+
+  add(draft: SegmentDraft, marker: unknown, eligible: boolean): void {
+    const breakpoint = markerBreakpoint(marker, true, this.ttls)
+    const frame = this.pending === '' ? draft.frame : `${this.pending}\u0003${draft.frame}`
+    this.pending = ''
+    this.builder.add({ ...draft, frame, ...(breakpoint !== undefined ? { breakpoint } : {}) })
+    this.eligible.push(eligible)
+  }
+}
+
+/** One content block of a message (or of a system array) as a segment. */
+function addBlock(layout: Layout, role: string, value: unknown, framing: number, node: WireNode): void {
+  const block = asRecord(value)
+  const type = asString(block.type)
+  const frame = `${role}|${type}`
+  switch (type) {
+    case 'text': {
+      const text = asString(block.text)
+      const extra = block.citations === undefined ? '' : JSON.stringify(block.citations)
+      layout.add({ frame: `${frame}|${extra}`, text, framing, node }, block.cache_control, text !== '')
+      return
+    }
+    case 'image': {
+      const source = asRecord(block.source)
+      layout.add(
+        {
+          frame: `${frame}\u0002${imageIdentity(source)}`,
+          text: '',
+          framing,
+          node,
+          contentTokens: imageTokens(source),
+        },
+        block.cache_control,
+        true,
+      )
+      return
+    }
+    case 'tool_use': {
+      const name = asString(block.name)
+      layout.add(
+        {
+          frame: `${frame}|${asString(block.id)}|${name}`,
+          text: JSON.stringify(block.input ?? {}),
+          framing: framing + TOOL_USE_FRAMING + layout.tokens(name),
+          node,
+          runKind: 'tool-use',
+        },
+        block.cache_control,
+        true,
+      )
+      return
+    }
+    case 'tool_result': {
+      const content = toolResultContent(block.content)
+      layout.add(
+        {
+          frame: `${frame}|${asString(block.tool_use_id)}|${block.is_error === true}\u0002${content.images}`,
+          text: content.text,
+          framing: framing + TOOL_RESULT_FRAMING,
+          node,
+          contentTokens: content.imageTokens,
+          runKind: 'tool-result',
+        },
+        block.cache_control,
+        true,
+      )
+      return
+    }
+    case 'thinking':
+      // Thinking blocks are cached as part of the prefix but cannot carry a breakpoint.
+      layout.add(
+        { frame: `${frame}|${asString(block.signature)}`, text: asString(block.thinking), framing, node },
+        undefined,
+        false,
+      )
+      return
+    case 'redacted_thinking':
+      layout.add({ frame, text: asString(block.data), framing, node }, undefined, false)
+      return
+    default:
+      layout.add(
+        { frame, text: JSON.stringify(withoutMarkers(block)), framing, node },
+        block.cache_control,
+        true,
+      )
+      return
+  }
+}
+
+/** A message's content: a string is one segment; an array is one segment per block. */
+function addMessage(layout: Layout, message: Body, index: number): void {
+  const role = asString(message.role)
+  const node: WireNode = { part: 'messages', index }
+  if (typeof message.content === 'string') {
+    // The API reads a string as one text block (same identity); it cannot carry cache_control, but
+    // automatic caching may still land on it.
+    layout.add(
+      { frame: `${role}|text|`, text: message.content, framing: MESSAGE_FRAMING, node },
+      undefined,
+      message.content !== '',
+    )
+    return
+  }
+  const blocks = asArray(message.content)
+  if (blocks.length === 0) {
+    layout.add({ frame: `${role}|empty`, text: '', framing: MESSAGE_FRAMING, node }, undefined, false)
+    return
+  }
+  for (const [block, value] of blocks.entries()) {
+    addBlock(layout, role, value, block === 0 ? MESSAGE_FRAMING : 0, { ...node, block })
+  }
+}
+
+/** Linearize a Messages body: `tools` → `system` → `messages`, one segment per entry or block. */
+export function linearizeAnthropic(
+  body: Body,
+  counter: TokenCounter,
+  scale: number,
+  ttls: TtlTable = DEFAULT_TTLS,
+): AnthropicLayout {
+  const layout = new Layout(counter, scale, ttls)
+  const contexts = levelContexts(body)
+  for (const [index, tool] of asArray(body.tools).entries()) {
+    // A deferred tool is rendered where history announces it, not in the tools prefix.
+    if (asRecord(tool).defer_loading === true) continue
+    layout.add(
+      {
+        frame: 'tool',
+        text: JSON.stringify(withoutMarkers(tool)),
+        framing: 0,
+        node: { part: 'tools', index },
+      },
+      asRecord(tool).cache_control,
+      true,
+    )
+  }
+  layout.pending = `system:${contexts.system}`
+  if (typeof body.system === 'string' && body.system !== '') {
+    layout.add(
+      {
+        frame: 'system|text|',
+        text: body.system,
+        framing: MESSAGE_FRAMING,
+        node: { part: 'system', index: 0 },
+      },
+      undefined,
+      false,
+    )
+  } else {
+    for (const [index, block] of asArray(body.system).entries()) {
+      addBlock(layout, 'system', block, index === 0 ? MESSAGE_FRAMING : 0, { part: 'system', index })
+    }
+  }
+  // With no system, the system-level context joins the messages-level one on the first message segment.
+  layout.pending =
+    layout.pending === ''
+      ? `messages:${contexts.messages}`
+      : `${layout.pending}\u0003messages:${contexts.messages}`
+  for (const [index, message] of asArray(body.messages).entries())
+    addMessage(layout, asRecord(message), index)
+  return {
+    prompt: layout.builder.build(PRIMING),
+    eligible: layout.eligible,
+    automatic: markerBreakpoint(body.cache_control, false, ttls),
+  }
+}
