@@ -3,13 +3,14 @@
 // the documented value; `notes/` and `shared/reference/providers.md` give the sources.
 
 import { CachelabError } from '../harness/errors.ts'
+import type { ToolUpdatePolicy } from '../harness/policies.ts'
 import type { ProviderId, Route } from '../harness/types.ts'
 
 /** The vendor behind a provider id: the two OpenAI wire APIs share one catalog and one cache. */
 export type Vendor = 'anthropic' | 'openai' | 'deepseek'
 
 /** How a route applies tool-set changes mid-session (DSH generation D). */
-export type ToolUpdateMode = 'unsupported' | 'addition-only' | 'in-history'
+export type ToolUpdateMode = ToolUpdatePolicy
 
 /** Anthropic's breakpoint cache. */
 export interface AnthropicCacheRules {

@@ -80,11 +80,18 @@ export function chatMessages(
   return { messages, sources }
 }
 
-/** Tool definitions in the Chat Completions shape. */
-export function chatTools(request: DerivedRequest): Array<Record<string, unknown>> {
+/**
+ * Tool definitions in the Chat Completions shape. Where the API supports deferred declarations
+ * (DeepSeek), a tool added mid-session carries `defer_loading`; elsewhere it is declared like the others.
+ */
+export function chatTools(
+  request: DerivedRequest,
+  options: { deferLoading: boolean } = { deferLoading: false },
+): Array<Record<string, unknown>> {
   return request.tools.map((tool) => ({
     type: 'function',
     function: { name: tool.name, description: tool.description, parameters: tool.parameters },
+    ...(options.deferLoading && tool.deferLoading === true ? { defer_loading: true } : {}),
   }))
 }
 

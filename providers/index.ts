@@ -2,8 +2,11 @@
 // loop sends through, and the mock providers.
 
 import type { ProviderId } from '../harness/types.ts'
+import { anthropicAdapter } from './anthropic.ts'
+import { deepSeekAdapter } from './deepseek.ts'
 import type { Endpoint } from './endpoints.ts'
 import { openAIChatAdapter } from './openai-chat.ts'
+import { openAIResponsesAdapter } from './openai-responses.ts'
 import type { ProviderAdapter } from './types.ts'
 
 export { CATALOG, DEFAULT_MODELS, findModel, type ModelEntry, resolveModel, vendorOf } from './catalog.ts'
@@ -18,8 +21,10 @@ export function createAdapter(provider: ProviderId, endpoint: Endpoint): Provide
     case 'openai-chat':
       return openAIChatAdapter(endpoint)
     case 'openai-responses':
-    case 'anthropic':
+      return openAIResponsesAdapter(endpoint)
     case 'deepseek':
-      throw new Error(`the ${provider} adapter is not available yet`)
+      return deepSeekAdapter(endpoint)
+    case 'anthropic':
+      return anthropicAdapter(endpoint)
   }
 }

@@ -42,9 +42,9 @@ export class MockContext {
     this.simulators = new CacheSimulators(options.simulator)
   }
 
-  /** Forget every cached prefix and pending fault (a fresh account). */
-  reset(): void {
-    this.simulators = new CacheSimulators(this.options.simulator)
+  /** Forget every cached prefix and pending fault (a fresh account), optionally with other simulator options. */
+  reset(simulator?: SimulatorOptions): void {
+    this.simulators = new CacheSimulators({ ...this.options.simulator, ...simulator })
     this.faults.clear()
     this.serial = 0
   }

@@ -1,0 +1,208 @@
+// The Anthropic Messages body of a derived request: leading system prompts in the top-level `system`,
+// tool results merged into user turns, and `cache_control` markers placed by a breakpoint strategy.
+
+import type Anthropic from '@anthropic-ai/sdk'
+import { CachelabError } from '../harness/errors.ts'
+import type { DerivedRequest, Seq, ToolResultMessage, UserMessage } from '../harness/types.ts'
+import type { BreakpointStrategy, BuildOptions, BuiltRequest } from './types.ts'
+
+/** `max_tokens` when the call configuration names none (the API requires it). */
+export const DEFAULT_MAX_TOKENS = 1024
+
+/** Messages at indices that are multiples of this get the `rolling` strategy's stable markers. */
+export const ROLLING_STRIDE = 8
+
+/** The content blocks cachelab sends; every one of them may carry `cache_control`. */
+type WireBlock =
+  | Anthropic.TextBlockParam
+  | Anthropic.ImageBlockParam
+  | Anthropic.ToolUseBlockParam
+  | Anthropic.ToolResultBlockParam
+
+/** A wire message; content is always an array so that any last block can carry a marker. */
+interface WireMessage {
+  role: 'user' | 'assistant' | 'system'
+  content: WireBlock[]
+}
+
+/** What a developer message becomes: user text, tagged so the model can tell it from the user. */
+export function developerText(text: string): string {
+  return `<developer>\n${text}\n</developer>`
+}
+
+function userBlocks(message: UserMessage): WireBlock[] {
+  return message.content.map((block) =>
+    block.type === 'text'
+      ? { type: 'text', text: block.text }
+      : { type: 'image', source: { type: 'base64', media_type: block.mediaType, data: block.data } },
+  )
+}
+
+/** A tool call's arguments as the `input` object; key order survives the parse. */
+function toolInput(argumentsText: string): Record<string, unknown> {
+  if (argumentsText.trim() === '') return {}
+  const parsed: unknown = JSON.parse(argumentsText)
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new CachelabError('input', `tool call arguments must be a JSON object, got ${argumentsText}`)
+  }
+  return parsed as Record<string, unknown>
+}
+
+function toolResultBlock(message: ToolResultMessage): WireBlock {
+  return {
+    type: 'tool_result',
+    tool_use_id: message.callId,
+    content: message.text,
+    ...(message.isError === true ? { is_error: true } : {}),
+  }
+}
+
+/** Wire messages and the session events behind each, tool results merged into one user turn. */
+function wireMessages(request: DerivedRequest, from: number): { messages: WireMessage[]; sources: Seq[][] } {
+  const messages: WireMessage[] = []
+  const sources: Seq[][] = []
+  let resultsTurn: WireMessage | undefined
+  for (const { message, sourceSeqs } of request.messages.slice(from)) {
+    if (message.role === 'tool' && resultsTurn !== undefined) {
+      resultsTurn.content.push(toolResultBlock(message))
+      const seqs = sources[sources.length - 1]
+      for (const seq of sourceSeqs) if (seqs !== undefined && !seqs.includes(seq)) seqs.push(seq)
+      continue
+    }
+    let wire: WireMessage
+    switch (message.role) {
+      case 'system':
+        wire = { role: 'system', content: [{ type: 'text', text: message.text }] }
+        break
+      case 'developer':
+        wire = { role: 'user', content: [{ type: 'text', text: developerText(message.text) }] }
+        break
+      case 'user':
+        wire = { role: 'user', content: userBlocks(message) }
+        break
+      case 'assistant':
+        wire = {
+          role: 'assistant',
+          content: message.content.flatMap((block): WireBlock[] => {
+            if (block.type === 'text') return block.text === '' ? [] : [{ type: 'text', text: block.text }]
+            return [
+              { type: 'tool_use', id: block.callId, name: block.name, input: toolInput(block.arguments) },
+            ]
+          }),
+        }
+        break
+      case 'tool':
+        wire = { role: 'user', content: [toolResultBlock(message)] }
+        break
+    }
+    resultsTurn = message.role === 'tool' ? wire : undefined
+    messages.push(wire)
+    sources.push([...sourceSeqs])
+  }
+  return { messages, sources }
+}
+
+function marker(options: BuildOptions): Anthropic.CacheControlEphemeral {
+  return options.anthropicTtl === undefined
+    ? { type: 'ephemeral' }
+    : { type: 'ephemeral', ttl: options.anthropicTtl }
+}
+
+/** Indices of the messages whose last block a strategy marks (the system block is handled apart). */
+export function markedMessages(strategy: BreakpointStrategy, count: number): number[] {
+  const last = count - 1
+  switch (strategy) {
+    case 'automatic':
+    case 'none':
+      return []
+    case 'last-message':
+    case 'system-and-last':
+      return last >= 0 ? [last] : []
+    case 'rolling': {
+      // Two stable markers at multiples of the stride below the last message: later requests carry
+      // the same markers on the same blocks, so their lookback finds these entries exactly.
+      const stable: number[] = []
+      for (
+        let index = Math.floor((last - 1) / ROLLING_STRIDE) * ROLLING_STRIDE;
+        index >= 0;
+        index -= ROLLING_STRIDE
+      ) {
+        stable.unshift(index)
+        if (stable.length === 2) break
+      }
+      return last >= 0 ? [...stable, last] : stable
+    }
+  }
+}
+
+function marksSystem(strategy: BreakpointStrategy): boolean {
+  switch (strategy) {
+    case 'system-and-last':
+    case 'rolling':
+      return true
+    case 'automatic':
+    case 'last-message':
+    case 'none':
+      return false
+  }
+}
+
+/** The Messages body of a derived request. */
+export function buildAnthropicRequest(request: DerivedRequest, options: BuildOptions): BuiltRequest {
+  const system: Anthropic.TextBlockParam[] = []
+  const systemSources: Seq[] = []
+  if (request.system !== undefined) {
+    system.push({ type: 'text', text: request.system.text })
+    systemSources.push(request.system.sourceSeq)
+  }
+  let leading = 0
+  for (const { message, sourceSeqs } of request.messages) {
+    if (message.role !== 'system') break
+    system.push({ type: 'text', text: message.text })
+    systemSources.push(...sourceSeqs)
+    leading += 1
+  }
+  const { messages, sources } = wireMessages(request, leading)
+
+  const strategy = options.breakpoints ?? 'automatic'
+  const cacheControl = marker(options)
+  const lastSystem = system[system.length - 1]
+  if (marksSystem(strategy) && lastSystem !== undefined) lastSystem.cache_control = cacheControl
+  for (const index of markedMessages(strategy, messages.length)) {
+    const block = messages[index]?.content.at(-1)
+    if (block !== undefined) block.cache_control = cacheControl
+  }
+
+  const body: Record<string, unknown> = {
+    model: request.config.model,
+    max_tokens: request.config.maxTokens ?? DEFAULT_MAX_TOKENS,
+    ...(system.length > 0 ? { system } : {}),
+    messages,
+    ...(request.tools.length > 0
+      ? {
+          tools: request.tools.map(
+            (tool): Anthropic.Tool => ({
+              name: tool.name,
+              description: tool.description,
+              input_schema: tool.parameters as Anthropic.Tool.InputSchema,
+              // A tool added mid-session is loaded where history announces it, not in the tools prefix.
+              ...(tool.deferLoading === true ? { defer_loading: true } : {}),
+            }),
+          ),
+        }
+      : {}),
+    ...(request.config.temperature !== undefined ? { temperature: request.config.temperature } : {}),
+    ...(strategy === 'automatic' ? { cache_control: cacheControl } : {}),
+    ...(options.stream ? { stream: true } : {}),
+  }
+  return {
+    provider: 'anthropic',
+    api: 'anthropic-messages',
+    body,
+    sources: {
+      system: systemSources,
+      tools: request.toolsSeq !== undefined ? [request.toolsSeq] : [],
+      messages: sources,
+    },
+  }
+}

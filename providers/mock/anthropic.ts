@@ -1,0 +1,191 @@
+// Mock Anthropic Messages: usage computed by the cache simulator over the request as received, in the
+// Message body or, streamed, as named SSE events (full usage on message_start, cumulative final
+// counters on message_delta). Errors take Anthropic's shape: {type: "error", error, request_id}.
+
+import type { AssistantMessage } from '../../harness/types.ts'
+import { type SimCounts, type Simulation, SimulatorRejection } from '../sim/types.ts'
+import type { MockContext } from './context.ts'
+import type { Fault } from './faults.ts'
+import { jsonResponse, readMockRequest, sseResponse } from './request.ts'
+import { type SseFrame, sseStream, textPieces } from './sse.ts'
+
+/** The usage object of a Message (and of message_start). */
+export function anthropicUsage(counts: SimCounts, output: number): Record<string, unknown> {
+  return {
+    input_tokens: counts.uncached,
+    cache_creation_input_tokens: counts.write,
+    cache_read_input_tokens: counts.read,
+    cache_creation: {
+      ephemeral_5m_input_tokens: counts.write5m,
+      ephemeral_1h_input_tokens: counts.write1h,
+    },
+    output_tokens: output,
+    service_tier: 'standard',
+  }
+}
+
+/** An Anthropic error response: the body shape and the `request-id` header the API sends. */
+function errorResponse(
+  context: MockContext,
+  status: number,
+  type: string,
+  message: string,
+  headers: Record<string, string> = {},
+): Response {
+  const requestId = context.nextId('req_sim')
+  return jsonResponse(
+    status,
+    { type: 'error', error: { type, message }, request_id: requestId },
+    { 'request-id': requestId, ...headers },
+  )
+}
+
+/** The HTTP response of a fault that happens before any output. */
+function faultResponse(fault: Fault, context: MockContext): Response | undefined {
+  switch (fault.kind) {
+    case 'rate-limit': {
+      const ms = fault.retryAfterMs ?? 0
+      return errorResponse(
+        context,
+        429,
+        'rate_limit_error',
+        'This request would exceed the rate limit for your organization. Please retry later.',
+        { 'retry-after-ms': String(ms), 'retry-after': String(Math.ceil(ms / 1000)) },
+      )
+    }
+    case 'overloaded':
+      return errorResponse(context, 529, 'overloaded_error', 'Overloaded')
+    case 'server-error':
+      return errorResponse(context, 500, 'api_error', 'Internal server error')
+    case 'stream-cut':
+    case 'stream-error':
+      return undefined
+  }
+}
+
+/** The response content blocks of a scripted answer. */
+function contentBlocks(output: AssistantMessage): Array<Record<string, unknown>> {
+  return output.content.map((block) =>
+    block.type === 'text'
+      ? { type: 'text', text: block.text }
+      : {
+          type: 'tool_use',
+          id: block.callId,
+          name: block.name,
+          input: block.arguments.trim() === '' ? {} : (JSON.parse(block.arguments) as unknown),
+        },
+  )
+}
+
+/** Handle one Messages request. */
+export async function handleMessages(request: Request, context: MockContext): Promise<Response> {
+  const parsed = await readMockRequest(request, context)
+  if ('problem' in parsed) return errorResponse(context, 400, 'invalid_request_error', parsed.problem)
+  const { body, output, at, fault } = parsed
+  const session = parsed.session !== undefined ? { session: parsed.session } : {}
+  const invalid = (message: string) => errorResponse(context, 400, 'invalid_request_error', message)
+  if (typeof body.model !== 'string' || body.model === '') return invalid('model: Field required')
+  if (typeof body.max_tokens !== 'number' || !Number.isInteger(body.max_tokens) || body.max_tokens < 0)
+    return invalid('max_tokens: Field required')
+  if (!Array.isArray(body.messages) || body.messages.length === 0)
+    return invalid('messages: at least one message is required')
+
+  const early = fault === undefined ? undefined : faultResponse(fault, context)
+  if (early !== undefined) {
+    context.record({ api: 'anthropic-messages', at, body, output, status: early.status, ...session })
+    return early
+  }
+  let simulation: Simulation
+  try {
+    simulation = context.simulators.simulate('anthropic-messages', { body, at, output })
+  } catch (error) {
+    if (!(error instanceof SimulatorRejection)) throw error
+    context.record({ api: 'anthropic-messages', at, body, output, status: error.status, ...session })
+    const requestId = context.nextId('req_sim')
+    return jsonResponse(error.status, { ...error.body, request_id: requestId }, { 'request-id': requestId })
+  }
+  context.record({ api: 'anthropic-messages', at, body, output, simulation, status: 200, ...session })
+
+  const id = context.nextId('msg_sim')
+  const model = body.model
+  const content = contentBlocks(output)
+  const stopReason = output.content.some((block) => block.type === 'tool-call') ? 'tool_use' : 'end_turn'
+  const usage = anthropicUsage(simulation.counts, simulation.counts.output)
+  const headers = { 'request-id': context.nextId('req_sim') }
+
+  if (body.stream !== true) {
+    if (fault?.kind === 'stream-cut' || fault?.kind === 'stream-error')
+      return errorResponse(context, 500, 'api_error', 'Internal server error')
+    const message = {
+      id,
+      type: 'message',
+      role: 'assistant',
+      model,
+      content,
+      stop_reason: stopReason,
+      stop_sequence: null,
+      usage,
+    }
+    return jsonResponse(200, message, headers)
+  }
+
+  const frame = (event: string, data: Record<string, unknown>): SseFrame => ({
+    event,
+    data: JSON.stringify({ type: event, ...data }),
+  })
+  const frames: SseFrame[] = [
+    frame('message_start', {
+      message: {
+        id,
+        type: 'message',
+        role: 'assistant',
+        model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: anthropicUsage(simulation.counts, 1),
+      },
+    }),
+  ]
+  for (const [index, block] of output.content.entries()) {
+    if (block.type === 'text') {
+      frames.push(frame('content_block_start', { index, content_block: { type: 'text', text: '' } }))
+      if (index === 0) frames.push(frame('ping', {}))
+      for (const piece of textPieces(block.text))
+        frames.push(frame('content_block_delta', { index, delta: { type: 'text_delta', text: piece } }))
+    } else {
+      frames.push(
+        frame('content_block_start', {
+          index,
+          content_block: { type: 'tool_use', id: block.callId, name: block.name, input: {} },
+        }),
+      )
+      if (index === 0) frames.push(frame('ping', {}))
+      for (const piece of textPieces(block.arguments))
+        frames.push(
+          frame('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: piece } }),
+        )
+    }
+    frames.push(frame('content_block_stop', { index }))
+  }
+  if (fault?.kind === 'stream-error') {
+    frames.push(frame('error', { error: { type: 'overloaded_error', message: 'Overloaded' } }))
+  } else {
+    frames.push(
+      frame('message_delta', {
+        delta: { stop_reason: stopReason, stop_sequence: null },
+        usage: {
+          input_tokens: simulation.counts.uncached,
+          cache_creation_input_tokens: simulation.counts.write,
+          cache_read_input_tokens: simulation.counts.read,
+          output_tokens: simulation.counts.output,
+        },
+      }),
+      frame('message_stop', {}),
+    )
+  }
+  return sseResponse(
+    sseStream(frames, fault?.kind === 'stream-cut' ? { cutAfter: fault.afterFrames } : {}),
+    headers,
+  )
+}

@@ -1,0 +1,269 @@
+// The loopback server: the mock providers' handlers served over real HTTP (so any client, the keyed
+// suite included, can run against the simulator), or a recording proxy to the real APIs. Each vendor
+// lives under a path prefix; the log records usage per request and never a header or a body.
+
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { getResponse } from 'msw'
+import { hashString } from '../../harness/random.ts'
+import type { Usage } from '../../harness/types.ts'
+import { parseAnthropicUsage } from '../anthropic.ts'
+import type { Vendor } from '../catalog.ts'
+import { parseDeepSeekUsage } from '../deepseek.ts'
+import { DEFAULT_BASE_URLS } from '../endpoints.ts'
+import { parseOpenAIUsage } from '../openai-chat.ts'
+import { MockContext } from './context.ts'
+import { mockHandlers } from './handlers.ts'
+import { SESSION_HEADER } from './script.ts'
+
+/** Path prefix of each vendor on the loopback server; SDK base URLs are `http://host:port` + these. */
+export const LOOPBACK_PREFIXES: Readonly<Record<Vendor, string>> = {
+  openai: '/openai/v1',
+  anthropic: '/anthropic',
+  deepseek: '/deepseek',
+}
+
+/** One line of the server's log. */
+export interface ServeLogRecord {
+  /** Wall-clock time of the request, ISO 8601. */
+  time: string
+  vendor: Vendor
+  path: string
+  session: string
+  model: string | undefined
+  status: number
+  latencyMs: number
+  /** Normalized usage, when the response carried usage. */
+  usage?: Usage
+}
+
+export interface LoopbackOptions {
+  host?: string
+  /** 0 picks a free port. */
+  port?: number
+  upstream: 'sim' | 'live'
+  /** Real API base URLs for `live` (defaults: the providers' own). */
+  liveBaseURLs?: Readonly<Record<Vendor, string>>
+  /** Called for every request served. */
+  log?: (record: ServeLogRecord) => void
+}
+
+export interface LoopbackServer {
+  /** `http://host:port`. */
+  url: string
+  /** The base URL an SDK client of each vendor should use. */
+  baseURLs: Record<Vendor, string>
+  /** The simulated providers' state (sim upstream only). */
+  context: MockContext | undefined
+  close(): Promise<void>
+}
+
+/** Start the server; resolves once it listens. */
+export async function startLoopback(options: LoopbackOptions): Promise<LoopbackServer> {
+  const host = options.host ?? '127.0.0.1'
+  const started = Date.now()
+  const context =
+    options.upstream === 'sim' ? new MockContext({ clock: () => (Date.now() - started) / 1000 }) : undefined
+  const handlers =
+    context === undefined
+      ? []
+      : mockHandlers(context, {
+          openai: `*${LOOPBACK_PREFIXES.openai}`,
+          anthropic: `*${LOOPBACK_PREFIXES.anthropic}`,
+          deepseek: `*${LOOPBACK_PREFIXES.deepseek}`,
+        })
+  const liveBaseURLs = options.liveBaseURLs ?? DEFAULT_BASE_URLS
+
+  const server = createServer((incoming, outgoing) => {
+    serve(incoming, outgoing).catch((error: unknown) => {
+      if (!outgoing.headersSent)
+        writeJson(outgoing, 500, { error: { type: 'server_error', message: (error as Error).message } })
+      else outgoing.destroy(error as Error)
+    })
+  })
+
+  async function serve(incoming: IncomingMessage, outgoing: ServerResponse): Promise<void> {
+    const begin = performance.now()
+    const path = incoming.url ?? '/'
+    const vendor = vendorOfPath(path)
+    if (vendor === undefined || incoming.method !== 'POST') {
+      writeJson(outgoing, 404, {
+        error: { type: 'not_found_error', message: `no provider API at ${incoming.method} ${path}` },
+      })
+      return
+    }
+    const body = await readBody(incoming)
+    const headers = new Headers()
+    for (const [name, value] of Object.entries(incoming.headers)) {
+      if (value === undefined || HOP_BY_HOP.has(name)) continue
+      headers.set(name, Array.isArray(value) ? value.join(', ') : value)
+    }
+    let response: Response
+    if (context !== undefined) {
+      const request = new Request(`http://${host}${path}`, { method: 'POST', headers, body })
+      response =
+        (await getResponse(handlers, request)) ??
+        jsonResponse(404, { error: { type: 'not_found_error', message: `no mock for ${path}` } })
+    } else {
+      const upstream = `${liveBaseURLs[vendor].replace(/\/$/, '')}${path.slice(LOOPBACK_PREFIXES[vendor].length)}`
+      response = await fetch(upstream, { method: 'POST', headers, body })
+    }
+    const parsed = parseJson(body)
+    const chunks: Uint8Array[] = []
+    outgoing.writeHead(
+      response.status,
+      Object.fromEntries([...response.headers].filter(([name]) => !HOP_BY_HOP.has(name))),
+    )
+    if (response.body !== null) {
+      const reader = response.body.getReader()
+      try {
+        for (;;) {
+          const { done, value } = await reader.read()
+          if (done) break
+          chunks.push(value)
+          outgoing.write(value)
+        }
+      } catch (error) {
+        outgoing.destroy(error as Error)
+        return
+      }
+    }
+    outgoing.end()
+    const text = Buffer.concat(chunks).toString('utf8')
+    const raw = usageFromResponse(text, response.headers.get('content-type') ?? '')
+    options.log?.({
+      time: new Date().toISOString(),
+      vendor,
+      path,
+      session: sessionOf(headers, parsed),
+      model: typeof parsed?.model === 'string' ? parsed.model : undefined,
+      status: response.status,
+      latencyMs: Math.round(performance.now() - begin),
+      ...(raw !== undefined ? { usage: normalize(vendor, raw) } : {}),
+    })
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(options.port ?? 0, host, () => resolve())
+  })
+  const address = server.address() as AddressInfo
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`
+  return {
+    url,
+    baseURLs: {
+      openai: `${url}${LOOPBACK_PREFIXES.openai}`,
+      anthropic: `${url}${LOOPBACK_PREFIXES.anthropic}`,
+      deepseek: `${url}${LOOPBACK_PREFIXES.deepseek}`,
+    },
+    context,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      }),
+  }
+}
+
+const HOP_BY_HOP = new Set([
+  'host',
+  'connection',
+  'content-length',
+  'transfer-encoding',
+  'keep-alive',
+  'content-encoding',
+])
+
+function vendorOfPath(path: string): Vendor | undefined {
+  for (const vendor of ['openai', 'anthropic', 'deepseek'] as const) {
+    if (path.startsWith(`${LOOPBACK_PREFIXES[vendor]}/`)) return vendor
+  }
+  return undefined
+}
+
+async function readBody(incoming: IncomingMessage): Promise<Buffer> {
+  const parts: Buffer[] = []
+  for await (const part of incoming) parts.push(part as Buffer)
+  return Buffer.concat(parts)
+}
+
+function parseJson(body: Buffer): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(body.toString('utf8'))
+    return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : undefined
+  } catch {
+    return undefined
+  }
+}
+
+function jsonResponse(status: number, body: unknown): Response {
+  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } })
+}
+
+function writeJson(outgoing: ServerResponse, status: number, body: unknown): void {
+  outgoing.writeHead(status, { 'content-type': 'application/json' })
+  outgoing.end(JSON.stringify(body))
+}
+
+/**
+ * Which session a request belongs to: the `x-cachelab-session` header, else `prompt_cache_key`, else a
+ * hash of the request's first message (requests that share their start are one conversation).
+ */
+export function sessionOf(headers: Headers, body: Record<string, unknown> | undefined): string {
+  const header = headers.get(SESSION_HEADER)
+  if (header !== null && header !== '') return header
+  if (typeof body?.prompt_cache_key === 'string') return body.prompt_cache_key
+  const first = Array.isArray(body?.messages)
+    ? body.messages[0]
+    : Array.isArray(body?.input)
+      ? body.input[0]
+      : body?.input
+  const anchor = JSON.stringify([body?.system ?? body?.instructions ?? null, first ?? null])
+  return `prefix-${hashString(anchor).toString(16).padStart(8, '0')}`
+}
+
+/**
+ * The final usage object of a response: the body's `usage` (or Responses' `response.usage`), or from a
+ * stream the last usage seen, Anthropic's `message_delta` counters overwriting its `message_start` ones.
+ */
+export function usageFromResponse(text: string, contentType: string): Record<string, unknown> | undefined {
+  if (!contentType.includes('text/event-stream')) {
+    const body = parseJson(Buffer.from(text))
+    return usageIn(body)
+  }
+  let usage: Record<string, unknown> | undefined
+  for (const frame of text.split('\n\n')) {
+    const data = frame
+      .split('\n')
+      .filter((line) => line.startsWith('data:'))
+      .map((line) => line.slice(5).trimStart())
+      .join('\n')
+    if (data === '' || data === '[DONE]') continue
+    const event = parseJson(Buffer.from(data))
+    if (event === undefined) continue
+    const found =
+      usageIn(event) ??
+      usageIn(event.message as Record<string, unknown> | undefined) ??
+      usageIn(event.response as Record<string, unknown> | undefined)
+    if (found === undefined) continue
+    usage = { ...usage, ...Object.fromEntries(Object.entries(found).filter(([, value]) => value !== null)) }
+  }
+  return usage
+}
+
+function usageIn(value: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  const usage = value?.usage
+  return typeof usage === 'object' && usage !== null ? (usage as Record<string, unknown>) : undefined
+}
+
+/** Normalize with the vendor's own parser (both OpenAI wire APIs share one). */
+function normalize(vendor: Vendor, raw: Record<string, unknown>): Usage {
+  switch (vendor) {
+    case 'anthropic':
+      return parseAnthropicUsage(raw)
+    case 'deepseek':
+      return parseDeepSeekUsage(raw)
+    case 'openai':
+      return parseOpenAIUsage(raw)
+  }
+}
