@@ -83,6 +83,7 @@ describe('the loop', () => {
       {
         policies: DEFAULT_POLICIES,
         route: 'in-history',
+        toolUpdate: 'unsupported',
         pace: { turnGapSeconds: 1, toolSeconds: 1 },
         maxRetries: 2,
       },

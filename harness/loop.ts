@@ -7,8 +7,17 @@ import type { VirtualClock } from './clock.ts'
 import { deriveRequest } from './derive.ts'
 import { CachelabError } from './errors.ts'
 import { fillerText } from './filler.ts'
-import type { Policies } from './policies.ts'
-import { decideHeader, type HeaderDecision, projectSystemPrompt, pruneText } from './projections.ts'
+import type { Policies, ToolUpdatePolicy } from './policies.ts'
+import {
+  decideHeader,
+  type HeaderDecision,
+  planImageOffload,
+  projectSystemPrompt,
+  projectTools,
+  pruneText,
+  type ToolProjection,
+  toolUpdateText,
+} from './projections.ts'
 import type { Random } from './random.ts'
 import type { Pace, StepScript, TextSpec, TurnScript } from './script.ts'
 import { SessionProjection } from './session.ts'
@@ -19,6 +28,7 @@ import {
   type DerivedRequest,
   type EventDraft,
   type Message,
+  type PruneKeep,
   type Route,
   SESSION_FORMAT_VERSION,
   type SessionEvent,
@@ -94,6 +104,8 @@ export interface LoopEnvironment {
 export interface LoopSetup {
   policies: Policies
   route: Route
+  /** How tool-set changes reach the model on this route (policy override or catalog capability). */
+  toolUpdate: ToolUpdatePolicy
   pace: Pace
   /** Retries after a failed attempt (the SDKs' default is 2). */
   maxRetries: number
@@ -181,17 +193,6 @@ export class AgentLoop {
     const turn = this.lastTurn + 1
     this.lastTurn = turn
     this.append({ type: 'turn/start', data: { turn } })
-    if (this.setup.policies.sessionPrefix === 'opener' && !this.session.log.some(isOpener)) {
-      this.append({
-        type: 'user/message',
-        data: {
-          turn,
-          message: composePrefix(world.prefixSource)[0] as UserMessage,
-          source: { kind: 'plugin', plugin: OPENER },
-        },
-        surfaceOp: 'append',
-      })
-    }
     const user: UserMessage = {
       role: 'user',
       content: Array.isArray(script.user)
@@ -232,13 +233,17 @@ export class AgentLoop {
   ): Promise<boolean> {
     this.append({ type: 'step/start', data: { turn, step } })
     this.projectSystem(turn, step, world)
-    if (user !== undefined)
+    this.injectOpener(turn, world)
+    const tools = this.projectToolUpdates(turn, step, world)
+    if (user !== undefined) {
       this.append({
         type: 'user/message',
         data: { turn, message: user, source: { kind: 'user' } },
         surfaceOp: 'append',
       })
-    const header = this.commitHeader(world)
+    }
+    this.offloadImages()
+    const header = this.commitHeader(world, tools)
     const scripted = this.scriptedReply(turn, step, script)
     const sent = await this.send({ turn, step, purpose: 'step', scripted }, header)
     if (sent === undefined) {
@@ -318,19 +323,59 @@ export class AgentLoop {
     }
   }
 
+  /** The `opener` policy: the session prefix as durable history, once, right after the system head. */
+  private injectOpener(turn: number, world: World): void {
+    if (this.setup.policies.sessionPrefix !== 'opener' || this.session.log.some(isOpener)) return
+    this.append({
+      type: 'user/message',
+      data: {
+        turn,
+        message: composePrefix(world.prefixSource)[0] as UserMessage,
+        source: { kind: 'plugin', plugin: OPENER },
+      },
+      surfaceOp: 'append',
+    })
+  }
+
+  /** On a route without tool updates, a changed tool set rewrites the prefix, so it starts a series too. */
   private toolsChanged(world: World): boolean {
+    if (this.setup.toolUpdate !== 'unsupported' || !this.headerLogged) return false
     const baseline = this.session.header?.header.tools ?? []
-    return this.headerLogged && JSON.stringify(baseline) !== JSON.stringify(world.tools)
+    return JSON.stringify(baseline) !== JSON.stringify(world.tools)
+  }
+
+  /** Declare the step's tools for the route's tool-update mode; announce additions and removals in history. */
+  private projectToolUpdates(turn: number, step: number, world: World): ToolProjection {
+    const header = this.session.header?.header
+    const previous =
+      header === undefined ? undefined : { tools: header.tools ?? [], retired: header.retiredTools ?? [] }
+    const projection = projectTools(previous, world.tools, this.setup.toolUpdate)
+    if (projection.update !== undefined) {
+      this.append({
+        type: 'developer/message',
+        data: { turn, step, message: { role: 'developer', text: toolUpdateText(projection.update) } },
+        surfaceOp: 'append',
+      })
+    }
+    return projection
+  }
+
+  /** Offload the oldest images once the request would carry more than the policy's limit. */
+  private offloadImages(): void {
+    const { imageLimit, imageQuantum, imageOffload } = this.setup.policies
+    const targets = planImageOffload(this.session.liveImages(), imageLimit, imageQuantum, imageOffload)
+    if (targets.length > 0) this.append({ type: 'image/offload', data: { mode: imageOffload, targets } })
   }
 
   /** Build this step's header, write it when the rules say so, and keep request/context current. */
-  private commitHeader(world: World): HeaderDecision | undefined {
+  private commitHeader(world: World, tools: ToolProjection): HeaderDecision | undefined {
     const policies = this.setup.policies
     if (policies.sessionPrefix === 'frozen') this.frozenPrefix ??= composePrefix(world.prefixSource)
     const header = {
       config: world.config,
       ...(policies.systemPrompt === 'header' && world.system !== '' ? { system: world.system } : {}),
-      ...(world.tools.length > 0 ? { tools: world.tools } : {}),
+      ...(tools.tools.length > 0 ? { tools: tools.tools } : {}),
+      ...(tools.retired.length > 0 ? { retiredTools: tools.retired } : {}),
       ...(this.frozenPrefix !== undefined ? { sessionPrefix: this.frozenPrefix } : {}),
       ...(policies.sessionPrefix === 'after-slot' ? { afterSlot: composePrefix(world.prefixSource) } : {}),
     }
@@ -523,8 +568,8 @@ export class AgentLoop {
   prune(options: {
     thresholdChars: number
     keepChars: number
-    keep: 'head' | 'middle' | 'tail'
     skipLastNodes: number
+    keep?: PruneKeep
   }): number {
     const surface = this.session.surface
     const candidates = surface.slice(0, Math.max(0, surface.length - options.skipLastNodes)).filter((seq) => {
@@ -533,18 +578,19 @@ export class AgentLoop {
     })
     if (candidates.length === 0) return 0
     const compactionId = `compaction-${++this.compactions}`
+    const keep = options.keep ?? this.setup.policies.pruneKeep
     this.append({ type: 'compaction/start', data: { compactionId, kind: 'prune' } })
     for (const seq of candidates) {
       const event = this.session.event(seq)
       if (event.type !== 'tool/result') continue
-      this.append({ type: 'compaction/prune', data: { compactionId, targetSeq: seq, keep: options.keep } })
+      this.append({ type: 'compaction/prune', data: { compactionId, targetSeq: seq, keep } })
       this.append({
         type: 'tool/result',
         data: {
           ...event.data,
           message: {
             ...event.data.message,
-            text: pruneText(event.data.message.text, options.keepChars, options.keep),
+            text: pruneText(event.data.message.text, options.keepChars, keep),
           },
         },
         surfaceOp: { op: 'replace', startSeq: seq, endSeq: seq },

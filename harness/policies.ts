@@ -1,7 +1,7 @@
 // The design variants of the loop under test, as policies a scenario variant sets (ARCHITECTURE.md's
 // policy table). Each policy names the DSH generation or seed it models.
 
-import type { Route } from './types.ts'
+import type { PruneKeep, Route } from './types.ts'
 
 /** Where the system prompt lives: the request header (DSH B) or surface node 0 (DSH C). */
 export type SystemPromptPolicy = 'header' | 'surface'
@@ -27,6 +27,8 @@ export interface Policies {
   sessionPrefix: SessionPrefixPolicy
   /** Overrides the model catalog's tool-update capability when set. */
   toolUpdates?: ToolUpdatePolicy
+  /** Which part of a long tool result a prune keeps (DSH's pruner keeps head and tail: `middle` is pruned). */
+  pruneKeep: PruneKeep
   /** The summarizer call replays the conversation prefix (cache-friendly) or sends its own prompt. */
   summaryReplayPrefix: boolean
   imageOffload: ImageOffloadPolicy
@@ -41,6 +43,7 @@ export const DEFAULT_POLICIES: Policies = {
   systemPrompt: 'surface',
   seriesStart: 'consolidate',
   sessionPrefix: 'off',
+  pruneKeep: 'middle',
   summaryReplayPrefix: true,
   imageOffload: 'quantized',
   imageLimit: 20,

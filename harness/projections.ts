@@ -2,8 +2,8 @@
 // is written and why, and what a tool-result prune keeps. Each is a function of data; the loop commits
 // what they return.
 
-import type { SeriesStartPolicy } from './policies.ts'
-import type { HeaderReason, PruneKeep, RequestHeader, Seq } from './types.ts'
+import type { ImageOffloadPolicy, SeriesStartPolicy, ToolUpdatePolicy } from './policies.ts'
+import type { HeaderReason, PruneKeep, RequestHeader, Seq, ToolSchema } from './types.ts'
 
 /** A system-prompt surface change: append a new node, or replace one node's text. */
 export type SystemCommit = { kind: 'append'; text: string } | { kind: 'replace'; seq: Seq; text: string }
@@ -52,6 +52,7 @@ export function canonicalHeader(header: RequestHeader): string {
     tools: header.tools?.length === 0 ? undefined : header.tools,
     sessionPrefix: header.sessionPrefix?.length === 0 ? undefined : header.sessionPrefix,
     afterSlot: header.afterSlot?.length === 0 ? undefined : header.afterSlot,
+    retiredTools: header.retiredTools?.length === 0 ? undefined : header.retiredTools,
   })
 }
 
@@ -107,4 +108,97 @@ export function pruneText(text: string, keepChars: number, keep: PruneKeep): str
       return `${characters.slice(0, head).join('')}${PRUNE_MARKER}${characters.slice(characters.length - tail).join('')}`
     }
   }
+}
+
+/** The tools a request declares and the update the model must be told about. */
+export interface ToolProjection {
+  tools: ToolSchema[]
+  /** Declared only to keep the tools prefix stable; the model was told they are gone. */
+  retired: string[]
+  update?: { added: ToolSchema[]; removed: string[] }
+}
+
+const sameTool = (left: ToolSchema, right: ToolSchema) =>
+  left.name === right.name &&
+  left.description === right.description &&
+  JSON.stringify(left.parameters) === JSON.stringify(right.parameters)
+
+/**
+ * Project the active tool set onto a route's tool-update mode (DSH D). `unsupported` declares the active
+ * set as is (a change rewrites the tools prefix). `addition-only` keeps earlier declarations in place,
+ * appends additions as deferred declarations announced by a developer message, and drops removals
+ * silently. `in-history` also keeps removed declarations (retired) and announces removals. A changed
+ * definition under an existing name is replaced in place on every route.
+ */
+export function projectTools(
+  previous: { tools: readonly ToolSchema[]; retired: readonly string[] } | undefined,
+  active: readonly ToolSchema[],
+  mode: ToolUpdatePolicy,
+): ToolProjection {
+  if (previous === undefined || mode === 'unsupported') return { tools: [...active], retired: [] }
+  const activeByName = new Map(active.map((tool) => [tool.name, tool]))
+  const declaredNames = new Set(previous.tools.map((tool) => tool.name))
+  const retired = new Set(previous.retired)
+  const kept: ToolSchema[] = []
+  const removed: string[] = []
+  const added: ToolSchema[] = []
+  for (const tool of previous.tools) {
+    const current = activeByName.get(tool.name)
+    if (current === undefined) {
+      if (!retired.has(tool.name)) removed.push(tool.name)
+      if (mode === 'in-history') kept.push(tool)
+      continue
+    }
+    const { deferLoading: _deferred, ...bare } = tool
+    if (!sameTool(bare, current))
+      kept.push(tool.deferLoading === true ? { ...current, deferLoading: true } : current)
+    else kept.push(tool)
+    if (retired.has(tool.name)) {
+      retired.delete(tool.name)
+      added.push(current)
+    }
+  }
+  for (const tool of active) {
+    if (declaredNames.has(tool.name)) continue
+    kept.push({ ...tool, deferLoading: true })
+    added.push(tool)
+  }
+  if (mode === 'in-history') for (const name of removed) retired.add(name)
+  const announced = mode === 'in-history' ? removed : []
+  const update = added.length > 0 || announced.length > 0 ? { added, removed: announced } : undefined
+  return { tools: kept, retired: [...retired], ...(update !== undefined ? { update } : {}) }
+}
+
+/** The developer message announcing a tool update. */
+export function toolUpdateText(update: { added: readonly ToolSchema[]; removed: readonly string[] }): string {
+  const lines = ['<tool-update>']
+  for (const tool of update.added)
+    lines.push(`added ${tool.name}: ${tool.description} parameters ${JSON.stringify(tool.parameters)}`)
+  for (const name of update.removed) lines.push(`removed ${name}: do not call it any more`)
+  lines.push('</tool-update>')
+  return lines.join('\n')
+}
+
+/**
+ * Which images to offload when a request carries more than `limit` (oldest first). `per-request` removes
+ * just the excess, so an early message changes on nearly every new upload; `quantized` removes whole
+ * quanta, so the removed prefix stays stable until the next quantum is crossed.
+ */
+export function planImageOffload(
+  images: ReadonlyArray<{ seq: Seq; id: string }>,
+  limit: number,
+  quantum: number,
+  mode: ImageOffloadPolicy,
+): Array<{ seq: Seq; imageIds: string[] }> {
+  const excess = images.length - limit
+  if (excess <= 0) return []
+  const count =
+    mode === 'per-request' ? excess : Math.min(images.length, Math.ceil(excess / quantum) * quantum)
+  const targets: Array<{ seq: Seq; imageIds: string[] }> = []
+  for (const image of images.slice(0, count)) {
+    const last = targets.at(-1)
+    if (last !== undefined && last.seq === image.seq) last.imageIds.push(image.id)
+    else targets.push({ seq: image.seq, imageIds: [image.id] })
+  }
+  return targets
 }

@@ -44,8 +44,8 @@ export type ScriptAction =
   | { kind: 'inject'; text: TextSpec; plugin: string }
   /** Summary compaction: every node after the system head except the last `retainNodes` becomes one summary. */
   | { kind: 'compact'; retainNodes: number; summaryTokens: number }
-  /** Tool-result pruning: results over `thresholdChars` outside the last `skipLastNodes` nodes keep `keepChars`. */
-  | { kind: 'prune'; thresholdChars: number; keepChars: number; keep: PruneKeep; skipLastNodes: number }
+  /** Tool-result pruning: results over `thresholdChars` outside the last `skipLastNodes` nodes keep `keepChars` (which part: `keep`, else the policy). */
+  | { kind: 'prune'; thresholdChars: number; keepChars: number; skipLastNodes: number; keep?: PruneKeep }
   /** The process restarts: a new loop instance resumes the same log. */
   | { kind: 'restart' }
   /** The next provider request fails this way (simulated providers only). */

@@ -171,6 +171,20 @@ export class SessionProjection {
     return nodes
   }
 
+  /** Images of the live surface that are still sent, oldest first. */
+  liveImages(): Array<{ seq: Seq; id: string }> {
+    const images: Array<{ seq: Seq; id: string }> = []
+    for (const seq of this.live) {
+      const event = this.event(seq)
+      if (event.type !== 'user/message') continue
+      const offloaded = this.offloaded.get(seq)
+      for (const block of event.data.message.content) {
+        if (block.type === 'image' && offloaded?.has(block.id) !== true) images.push({ seq, id: block.id })
+      }
+    }
+    return images
+  }
+
   /** Validate `event` against the log so far, then fold it in. */
   apply(event: SessionEvent): void {
     this.validate(event)

@@ -10,7 +10,7 @@ import {
   type RequestRecord,
   type World,
 } from './loop.ts'
-import { DEFAULT_POLICIES, type Policies } from './policies.ts'
+import { DEFAULT_POLICIES, type Policies, type ToolUpdatePolicy } from './policies.ts'
 import { seededRandom } from './random.ts'
 import { DEFAULT_PACE } from './script.ts'
 import type { AttemptError, Route, SessionEvent, ToolSchema } from './types.ts'
@@ -62,7 +62,12 @@ export const TEST_TOOLS: ToolSchema[] = [
 
 /** A loop over a recording port with the given policies and route. */
 export function testLoop(
-  options: { policies?: Partial<Policies>; route?: Route; world?: Partial<World> } = {},
+  options: {
+    policies?: Partial<Policies>
+    route?: Route
+    toolUpdate?: ToolUpdatePolicy
+    world?: Partial<World>
+  } = {},
 ): TestLoop {
   const port = new RecordingPort()
   const records: RequestRecord[] = []
@@ -80,6 +85,7 @@ export function testLoop(
     {
       policies: { ...DEFAULT_POLICIES, ...options.policies },
       route: options.route ?? 'in-history',
+      toolUpdate: options.toolUpdate ?? 'unsupported',
       pace: DEFAULT_PACE,
       maxRetries: 2,
     },

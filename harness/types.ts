@@ -101,6 +101,8 @@ export interface ToolSchema {
   description: string
   /** JSON Schema of the arguments. */
   parameters: JsonObject
+  /** Added mid-session on a route with tool updates: the model learns it from a developer message, not the tools prefix. */
+  deferLoading?: true
 }
 
 /** Call configuration of a request (everything but history, system and tools). */
@@ -126,6 +128,8 @@ export interface RequestHeader {
   sessionPrefix?: Message[]
   /** Request-only messages sent after the whole history, recomputed each step (the `after-slot` policy). */
   afterSlot?: Message[]
+  /** Tools still declared only to keep the tools prefix stable (removed on an `in-history` tool route). */
+  retiredTools?: string[]
 }
 
 /**

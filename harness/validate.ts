@@ -94,6 +94,7 @@ const header = shape({
   tools: optional(arrayOf(toolSchema)),
   sessionPrefix: optional(arrayOf(message)),
   afterSlot: optional(arrayOf(message)),
+  retiredTools: optional(arrayOf(str)),
 })
 const turnStep = { turn: num, step: num }
 const attemptError = shape({ status: optional(num), type: str, message: str, retryable: bool })
