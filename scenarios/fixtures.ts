@@ -1,7 +1,7 @@
 // Building blocks scenarios share: a coding agent's system prompt and tool set.
 
 import { fillerText } from '../harness/filler.ts'
-import type { TextSpec } from '../harness/script.ts'
+import type { StepScript, TextSpec, ToolCallScript, TurnScript } from '../harness/script.ts'
 import type { ToolSchema } from '../harness/types.ts'
 
 /** A coding agent's system prompt of about `tokens` tokens: a fixed preamble and deterministic filler. */
@@ -51,4 +51,52 @@ export const CODING_TOOLS: ToolSchema[] = [
 /** A tool result of `tokens` tokens. */
 export function result(tokens: number): TextSpec {
   return { tokens }
+}
+
+const FILES = [
+  'src/parser.ts',
+  'src/lexer.ts',
+  'src/format.ts',
+  'src/cli.ts',
+  'src/cache.ts',
+  'src/report.ts',
+  'src/store.ts',
+]
+
+/**
+ * `count` ordinary coding turns, deterministic from `seed`: a request, one to three tool steps (grep,
+ * read, edit, test) with results of about `resultTokens`, and a short final answer.
+ */
+export function codingTurns(
+  count: number,
+  options: { seed: string; resultTokens: number; from?: number },
+): TurnScript[] {
+  const turns: TurnScript[] = []
+  const from = options.from ?? 0
+  for (let index = from; index < from + count; index += 1) {
+    const file = FILES[index % FILES.length] as string
+    const toolSteps = 1 + (index % 3)
+    const steps: StepScript[] = []
+    const calls: ToolCallScript[] = [
+      {
+        name: 'grep',
+        arguments: { pattern: `TODO ${index}`, path: 'src' },
+        result: { tokens: Math.round(options.resultTokens * 0.6), seed: `${options.seed}:grep:${index}` },
+      },
+      {
+        name: 'read_file',
+        arguments: { path: file },
+        result: { tokens: options.resultTokens, seed: `${options.seed}:read:${index}` },
+      },
+      {
+        name: 'run_tests',
+        arguments: { filter: file.slice(4, -3) },
+        result: { tokens: Math.round(options.resultTokens * 0.4), seed: `${options.seed}:test:${index}` },
+      },
+    ]
+    for (const call of calls.slice(0, toolSteps)) steps.push({ toolCalls: [call] })
+    steps.push({ text: { tokens: 40, seed: `${options.seed}:answer:${index}` } })
+    turns.push({ kind: 'turn', user: `Task ${index + 1}: tidy up ${file} and keep its tests green.`, steps })
+  }
+  return turns
 }

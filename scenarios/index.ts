@@ -1,11 +1,37 @@
 // The scenario library: every scenario by name, in the order `cachelab list` shows them.
 
 import { appendOnly } from './append-only.ts'
+import { compactionSummary } from './compaction-summary.ts'
+import { flakyProvider } from './flaky-provider.ts'
+import { idleTtl } from './idle-ttl.ts'
+import { imageOffload } from './image-offload.ts'
+import { longSession } from './long-session.ts'
+import { parallelToolResults } from './parallel-tool-results.ts'
+import { promptChange } from './prompt-change.ts'
+import { resume } from './resume.ts'
+import { seriesStartUnchanged } from './series-start-unchanged.ts'
+import { sessionPrefix } from './session-prefix.ts'
+import { toolResultPrune } from './tool-result-prune.ts'
+import { toolSchemaChange } from './tool-schema-change.ts'
 import type { Scenario } from './types.ts'
 
 export type { Scenario, Variant } from './types.ts'
 
-export const SCENARIOS: readonly Scenario[] = [appendOnly]
+export const SCENARIOS: readonly Scenario[] = [
+  appendOnly,
+  promptChange,
+  seriesStartUnchanged,
+  sessionPrefix,
+  compactionSummary,
+  toolResultPrune,
+  toolSchemaChange,
+  idleTtl,
+  parallelToolResults,
+  resume,
+  imageOffload,
+  flakyProvider,
+  longSession,
+]
 
 /** A scenario by name, or undefined. */
 export function findScenario(name: string): Scenario | undefined {

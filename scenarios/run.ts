@@ -18,6 +18,7 @@ import { hashString, seededRandom } from '../harness/random.ts'
 import { DEFAULT_PACE, type ScriptAction } from '../harness/script.ts'
 import { JsonlSessionWriter } from '../harness/store.ts'
 import type { ProviderId, SessionEvent } from '../harness/types.ts'
+import { withCacheRules } from '../providers/catalog.ts'
 import {
   adapterPort,
   createAdapter,
@@ -89,6 +90,7 @@ export async function runSession(plan: SessionPlan, options: SessionOptions): Pr
   const setup: LoopSetup = {
     policies,
     route: policies.route ?? entry.route,
+    toolUpdate: policies.toolUpdates ?? entry.toolUpdate,
     pace: { ...DEFAULT_PACE, ...scenario.pace },
     maxRetries: 2,
   }
@@ -111,7 +113,11 @@ export async function runSession(plan: SessionPlan, options: SessionOptions): Pr
       return loop?.session.log ?? []
     },
   })
-  const observe = observerFor(options.mock, adapter.api)
+  const observe = observerFor(
+    options.mock,
+    adapter.api,
+    variant.rules === undefined ? undefined : [withCacheRules(entry, variant.rules)],
+  )
   const file = options.sessionsDir === undefined ? undefined : join(options.sessionsDir, `${sessionId}.jsonl`)
   let writer = file === undefined ? undefined : JsonlSessionWriter.create(file)
   const env: LoopEnvironment = {
@@ -122,7 +128,8 @@ export async function runSession(plan: SessionPlan, options: SessionOptions): Pr
     sink: (event) => writer?.append(event),
     onRequest: (record) => rows.push(builder.add(record, observe(record))),
   }
-  options.mock?.context.reset()
+  const simulatorModels = variant.rules === undefined ? undefined : [withCacheRules(entry, variant.rules)]
+  options.mock?.context.reset(simulatorModels === undefined ? {} : { models: simulatorModels })
   loop = AgentLoop.start(env, setup)
   const world: World = {
     system: resolveText(scenario.system, `${scenario.name}:system`),
@@ -135,7 +142,8 @@ export async function runSession(plan: SessionPlan, options: SessionOptions): Pr
     prefixSource: resolveText(scenario.prefixSource ?? '', `${scenario.name}:prefix`),
   }
   try {
-    for (const action of scenario.script) {
+    for (const action of variant.script ?? scenario.script) {
+      if (variant.skip?.includes(action.kind)) continue
       loop = await perform(action, loop, world, {
         env,
         setup,
@@ -231,7 +239,11 @@ function endpointFor(provider: ProviderId, options: SessionOptions): Endpoint {
  * How a run sees each request through the simulator: the mock provider's own simulation when simulated,
  * a predictor fed the same requests when live.
  */
-function observerFor(mock: MockProviders | undefined, api: ReturnType<typeof createAdapter>['api']) {
+function observerFor(
+  mock: MockProviders | undefined,
+  api: ReturnType<typeof createAdapter>['api'],
+  models: ModelEntry[] | undefined,
+) {
   if (mock !== undefined) {
     let last: MockCall | undefined
     mock.context.observer = (call) => {
@@ -244,7 +256,7 @@ function observerFor(mock: MockProviders | undefined, api: ReturnType<typeof cre
       return { prompt: call.simulation.prompt, trace: call.simulation.trace }
     }
   }
-  const predictor = new CacheSimulators()
+  const predictor = new CacheSimulators(models === undefined ? {} : { models })
   return (record: RequestRecord): Observation | undefined => {
     if (!record.outcome.ok) return undefined
     const simulation = predictor.simulate(api, {

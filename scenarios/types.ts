@@ -4,6 +4,7 @@
 import type { Policies } from '../harness/policies.ts'
 import type { Pace, ScriptAction, TextSpec } from '../harness/script.ts'
 import type { ProviderId, ToolSchema } from '../harness/types.ts'
+import type { CacheRules } from '../providers/catalog.ts'
 import type { BuildOptions } from '../providers/types.ts'
 
 /** One design variant: policy and request-building choices applied to the same script. */
@@ -11,6 +12,12 @@ export interface Variant {
   name: string
   policies?: Partial<Policies>
   build?: Partial<Omit<BuildOptions, 'stream'>>
+  /** Script actions of these kinds are skipped (a `none` variant of an optional step). */
+  skip?: Array<ScriptAction['kind']>
+  /** Replaces the scenario's script for this variant. */
+  script?: ScriptAction[]
+  /** Overrides of the simulated provider's cache rules for this variant (a documented rule that changed). */
+  rules?: Partial<CacheRules>
 }
 
 export interface Scenario {

@@ -1,0 +1,140 @@
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { readSessionLog } from '../harness/store.ts'
+import type { ProviderId } from '../harness/types.ts'
+import { type MockProviders, startMockProviders } from '../providers/index.ts'
+import { summarize } from '../reports/summary.ts'
+import type { StepRow } from '../reports/types.ts'
+import { findScenario } from './index.ts'
+import { runSession } from './run.ts'
+
+let mock: MockProviders
+
+beforeAll(() => {
+  mock = startMockProviders()
+})
+afterAll(() => mock.close())
+
+async function run(scenarioName: string, variantName: string, provider: ProviderId, sessionsDir?: string) {
+  const scenario = findScenario(scenarioName)
+  const variant = scenario?.variants.find((candidate) => candidate.name === variantName)
+  if (scenario === undefined || variant === undefined) throw new Error(`no ${scenarioName}/${variantName}`)
+  return runSession(
+    { scenario, variant, provider },
+    { runId: 'test', stream: false, mock, ...(sessionsDir ? { sessionsDir } : {}) },
+  )
+}
+
+const warm = (rows: StepRow[]) => summarize(rows)[0]?.hitRatioWarm ?? 0
+const breaks = (rows: StepRow[]) => rows.filter((row) => row.breakCause !== undefined)
+
+describe('series-start-unchanged on deepseek (seed 004)', () => {
+  it('keep-live reads every token before the pruned node; consolidate reads under 1% and names the system/message replacement', async () => {
+    const keepLive = await run('series-start-unchanged', 'keep-live', 'deepseek')
+    const consolidate = await run('series-start-unchanged', 'consolidate', 'deepseek')
+    const afterPrune = (rows: StepRow[]) => rows.find((row) => row.headerReason === 'series') as StepRow
+    const kept = afterPrune(keepLive.rows)
+    const rewritten = afterPrune(consolidate.rows)
+
+    const pruneSeq = keepLive.events.find((event) => event.type === 'compaction/prune')
+    const prunedSeq = pruneSeq?.type === 'compaction/prune' ? pruneSeq.data.targetSeq : -1
+    const before = keepLive.events
+      .filter((event) => event.type === 'assistant/message' && event.seq < prunedSeq)
+      .at(-1)
+    // Everything before the pruned node is the request that asked for it plus its answer.
+    const beforeRow = keepLive.rows.find(
+      (row) => row.turn === (before?.type === 'assistant/message' ? before.data.turn : -1) && row.step === 1,
+    )
+    expect(kept.cacheReadTokens).toBeGreaterThanOrEqual(
+      (beforeRow?.inputTokens ?? Number.POSITIVE_INFINITY) + (beforeRow?.outputTokens ?? 0),
+    )
+    expect(kept.breakCause).toBe('tool-result-prune')
+
+    expect(rewritten.cacheReadTokens / rewritten.inputTokens).toBeLessThan(0.01)
+    expect(rewritten.breakCause).toBe('system-replace')
+    const event = consolidate.events[rewritten.breakEventSeq as number]
+    expect(event?.type).toBe('system/message')
+    expect(event?.surfaceOp).toMatchObject({ op: 'replace' })
+  })
+})
+
+describe('prompt-change on deepseek', () => {
+  it('appends a second system/message in-history; unsupported replaces node 0 and the next header is series', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'prompt-change-'))
+    await run('prompt-change', 'in-history', 'deepseek', dir)
+    await run('prompt-change', 'unsupported', 'deepseek', dir)
+    const inHistory = readSessionLog(join(dir, 'prompt-change.in-history.deepseek.jsonl')).events
+    const unsupported = readSessionLog(join(dir, 'prompt-change.unsupported.deepseek.jsonl')).events
+    const systems = (events: typeof inHistory) => events.filter((event) => event.type === 'system/message')
+    expect(systems(inHistory).map((event) => event.surfaceOp)).toEqual(['append', 'append'])
+    expect(systems(unsupported)[1]?.surfaceOp).toMatchObject({
+      op: 'replace',
+      startSeq: systems(unsupported)[0]?.seq,
+    })
+    const replaced = systems(unsupported)[1]?.seq as number
+    const nextHeader = unsupported.find((event) => event.type === 'request/header' && event.seq > replaced)
+    expect(nextHeader?.type === 'request/header' && nextHeader.data.reason).toBe('series')
+  })
+})
+
+describe('the scenario library on openai-chat', () => {
+  it('append-only keeps a warm hit ratio above 90% with no breaks', async () => {
+    const { rows } = await run('append-only', 'default', 'openai-chat')
+    expect(warm(rows)).toBeGreaterThan(0.9)
+    expect(breaks(rows)).toHaveLength(0)
+  })
+
+  it('session-prefix: after-slot loses tokens on every step, frozen only at the resume that drifted', async () => {
+    const afterSlot = await run('session-prefix', 'after-slot', 'openai-chat')
+    const frozen = await run('session-prefix', 'frozen', 'openai-chat')
+    expect(breaks(afterSlot.rows).every((row) => row.breakCause === 'after-slot')).toBe(true)
+    expect(breaks(afterSlot.rows).length).toBeGreaterThan(20)
+    expect(breaks(frozen.rows).map((row) => [row.headerReason, row.breakCause])).toEqual([
+      ['resume', 'prefix-drift'],
+    ])
+  })
+
+  it('compaction-summary: the own-prompt summarizer call is a compaction break and costs more than replaying', async () => {
+    const replay = await run('compaction-summary', 'replay-prefix', 'openai-chat')
+    const own = await run('compaction-summary', 'own-prompt', 'openai-chat')
+    const summaryRow = (rows: StepRow[]) => rows.find((row) => row.step === 0) as StepRow
+    expect(summaryRow(own.rows).breakCause).toBe('compaction-summary')
+    expect(summaryRow(replay.rows).cacheReadTokens).toBeGreaterThan(summaryRow(own.rows).cacheReadTokens)
+    expect(summaryRow(replay.rows).costUsd).toBeLessThan(summaryRow(own.rows).costUsd)
+  })
+
+  it('tool-result-prune: one break at the first pruned result, none without pruning', async () => {
+    const none = await run('tool-result-prune', 'none', 'openai-chat')
+    const pruned = await run('tool-result-prune', 'keep-middle', 'openai-chat')
+    expect(breaks(none.rows)).toHaveLength(0)
+    expect(breaks(pruned.rows).map((row) => row.breakCause)).toEqual(['tool-result-prune'])
+  })
+
+  it('idle-ttl: the 5-minute lifetime expires across the pause, 24h retention does not', async () => {
+    const short = await run('idle-ttl', 'ttl-5m', 'openai-chat')
+    const long = await run('idle-ttl', 'ttl-1h', 'openai-chat')
+    expect(breaks(short.rows).map((row) => row.breakCause)).toEqual(['ttl-expired', 'ttl-expired'])
+    expect(breaks(long.rows)).toHaveLength(0)
+  })
+
+  it('image-offload: per-request offloading breaks the prefix more often than quantized', async () => {
+    const quantized = await run('image-offload', 'quantized', 'openai-chat')
+    const perRequest = await run('image-offload', 'per-request', 'openai-chat')
+    expect(breaks(perRequest.rows).length).toBeGreaterThan(breaks(quantized.rows).length)
+    expect(breaks(quantized.rows).every((row) => row.breakCause === 'image-offload')).toBe(true)
+    expect(warm(quantized.rows)).toBeGreaterThan(warm(perRequest.rows))
+  })
+
+  it('flaky-provider: each failed attempt is its own row and the session completes', async () => {
+    const { rows, events } = await run('flaky-provider', 'default', 'openai-chat')
+    expect(rows.filter((row) => !row.ok)).toHaveLength(3)
+    expect(events.filter((event) => event.type === 'assistant/attempt')).toHaveLength(3)
+    expect(
+      events
+        .filter((event) => event.type === 'turn/end')
+        .every((event) => event.type === 'turn/end' && event.data.reason === 'completed'),
+    ).toBe(true)
+  })
+})

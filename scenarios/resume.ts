@@ -1,0 +1,34 @@
+// The process restarts mid-session and a new loop instance resumes the log. Unchanged, the first request
+// after the restart extends the last one before it; a drifted prompt or a switched model does not.
+
+import type { ScriptAction } from '../harness/script.ts'
+import { agentSystemPrompt, CODING_TOOLS, codingTurns } from './fixtures.ts'
+import type { Scenario } from './types.ts'
+
+const system = agentSystemPrompt(4000, 'resume')
+const before = codingTurns(4, { seed: 'resume', resultTokens: 400 })
+const after = codingTurns(3, { seed: 'resume', resultTokens: 400, from: 4 })
+const across = (...changes: ScriptAction[]): ScriptAction[] => [
+  ...before,
+  { kind: 'restart' },
+  ...changes,
+  ...after,
+]
+
+export const resume: Scenario = {
+  name: 'resume',
+  demonstrates:
+    'A resume with an unchanged header keeps the cache; a prompt that drifted across the restart rewrites the head.',
+  variants: [
+    { name: 'unchanged', script: across() },
+    {
+      name: 'prompt-drift',
+      script: across({ kind: 'set-system', text: `${system}\n\nToday is a release day.` }),
+    },
+    { name: 'temperature-change', script: across({ kind: 'set-config', config: { temperature: 0.2 } }) },
+  ],
+  system,
+  tools: CODING_TOOLS,
+  maxTokens: 1024,
+  script: across(),
+}
