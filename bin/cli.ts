@@ -2,13 +2,26 @@
 // failed, 2 usage or input error with a one-line reason.
 
 import { CachelabError } from '../harness/errors.ts'
+import { checkCommand } from './check-command.ts'
+import { compareCommand } from './compare-command.ts'
 import { listCommand } from './list-command.ts'
 import { runCommand } from './run-command.ts'
+import { serveCommand } from './serve-command.ts'
+import { simulateCommand } from './simulate-command.ts'
 
 const USAGE = `usage: cachelab <command> [options]
 
   run       [--scenario NAME[,NAME]|all] [--provider ID[,ID]|all] [--variant NAME[,NAME]|all]
             [--model MODEL] [--live] [--stream|--no-stream] [--out DIR] [--json]
+  simulate  --provider ID [--model MODEL] FILE.jsonl   (or - for stdin)
+            the cache simulator alone: one usage line per request body
+  check     --baseline DIR [--out DIR] [--tolerance PP]
+            every baseline session's warm hit ratio must hold within PP points (default 0.5)
+            in the run at --out DIR (default reports/out/latest)
+  compare   A.csv B.csv
+            two runs side by side (summary.csv or steps.csv files)
+  serve     [--port N] [--host 127.0.0.1] [--upstream sim|live] [--log FILE.jsonl]
+            the mock providers (or a recording proxy to the real APIs) over HTTP
   list      scenarios, their variants, providers and models
 
 Exit codes: 0 ok, 1 a check failed, 2 usage or input error.`
@@ -20,6 +33,14 @@ export async function main(argv: string[]): Promise<number> {
     switch (command) {
       case 'run':
         return await runCommand(rest)
+      case 'simulate':
+        return simulateCommand(rest)
+      case 'serve':
+        return await serveCommand(rest)
+      case 'check':
+        return checkCommand(rest)
+      case 'compare':
+        return compareCommand(rest)
       case 'list':
         return listCommand(rest)
       case undefined:

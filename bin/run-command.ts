@@ -1,5 +1,5 @@
 // `cachelab run`: scenarios × providers × variants on the simulator (or live), the summary printed,
-// and steps.csv, summary.csv and every session's event log written under the output directory.
+// and steps.csv, summary.csv, report.html and every session's event log written under the output directory.
 
 import { existsSync, mkdirSync, readdirSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs'
 import { join, relative, resolve } from 'node:path'
@@ -8,6 +8,7 @@ import { CachelabError } from '../harness/errors.ts'
 import { hashString } from '../harness/random.ts'
 import { startMockProviders } from '../providers/index.ts'
 import { stepsCsv, summaryCsv } from '../reports/csv.ts'
+import { renderReport } from '../reports/html.ts'
 import { summarize } from '../reports/summary.ts'
 import { summaryTable } from '../reports/table.ts'
 import type { StepRow } from '../reports/types.ts'
@@ -80,12 +81,13 @@ export async function runCommand(argv: string[]): Promise<number> {
   const summaries = summarize(rows)
   writeFileSync(join(outDir, 'steps.csv'), stepsCsv(rows))
   writeFileSync(join(outDir, 'summary.csv'), summaryCsv(summaries))
+  writeFileSync(join(outDir, 'report.html'), renderReport({ rows, summaries, runId }))
   if (values.out === undefined) linkLatest(outDir)
   if (values.json === true) {
     process.stdout.write(`${JSON.stringify({ runId, outDir, summary: summaries }, null, 2)}\n`)
   } else {
     process.stdout.write(
-      `${summaryTable(summaries)}\n\nrun ${runId}: ${rows.length} requests; wrote ${relative(process.cwd(), outDir) || '.'}/{steps.csv,summary.csv,sessions/}\n`,
+      `${summaryTable(summaries)}\n\nrun ${runId}: ${rows.length} requests; wrote ${relative(process.cwd(), outDir) || '.'}/{steps.csv,summary.csv,report.html,sessions/}\n`,
     )
   }
   return 0

@@ -45,7 +45,8 @@ function sourcesOf(node: WireNode, sources: WireSources): Seq[] {
 }
 
 function wireNodeJson(body: Record<string, unknown>, node: WireNode): string | undefined {
-  const part = body[node.part === 'input' ? 'input' : node.part]
+  // The system slot is `system` on Anthropic and `instructions` on Responses.
+  const part = node.part === 'system' ? (body.system ?? body.instructions) : body[node.part]
   if (!Array.isArray(part)) return typeof part === 'string' ? part : undefined
   return JSON.stringify(part[node.index])
 }

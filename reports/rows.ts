@@ -116,6 +116,15 @@ export class SessionRowBuilder {
         (seq) => this.context.log[seq],
         (seq) => this.offloadOf(seq, previous.logLength, record.logLength),
       )
+      if (attribution?.node !== undefined && call.purpose === 'summary') {
+        // A summarizer call that does not extend the conversation diverges because of the compaction itself.
+        const start = this.compactionStart(record.logLength)
+        attribution = {
+          node: attribution.node,
+          ...(start !== undefined ? { eventSeq: start } : {}),
+          cause: 'compaction-summary',
+        }
+      }
       if (attribution === undefined)
         attribution = providerBreak(previous.trace, observation.trace, read, ideal, carry.tokens, carried)
     }
@@ -148,6 +157,14 @@ export class SessionRowBuilder {
       costUsd: costUsd(buckets, this.context.prices),
       idealCostUsd: idealCostUsd(buckets, lost, this.context.prices),
     }
+  }
+
+  /** The seq of the latest compaction/start before `logLength`. */
+  private compactionStart(logLength: number): Seq | undefined {
+    for (let index = logLength - 1; index >= 0; index -= 1) {
+      if (this.context.log[index]?.type === 'compaction/start') return index
+    }
+    return undefined
   }
 
   /** The image/offload event committed since the previous request that targets `seq`, if any. */

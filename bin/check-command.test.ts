@@ -1,0 +1,146 @@
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it, vi } from 'vitest'
+import { stepsCsv, summaryCsv } from '../reports/csv.ts'
+import { summarize } from '../reports/summary.ts'
+import { sessionRows } from '../reports/testing.ts'
+import type { StepRow, SummaryRow } from '../reports/types.ts'
+import { main } from './cli.ts'
+
+const steps = [
+  ...sessionRows({ scenario: 'append-only' }, [{ uncached: 1000 }, { read: 900, uncached: 100 }]),
+  ...sessionRows({ scenario: 'system-change' }, [
+    { uncached: 1000 },
+    { read: 800, uncached: 200 },
+    { read: 850, uncached: 150 },
+  ]),
+]
+
+/** A run directory with a summary.csv (from `summary`, or from `rows`) and, when given, a steps.csv. */
+function runDir(rows: readonly StepRow[] | undefined, summary?: readonly SummaryRow[]): string {
+  const dir = mkdtempSync(join(tmpdir(), 'cachelab-check-'))
+  writeFileSync(join(dir, 'summary.csv'), summaryCsv(summary ?? summarize(rows ?? [])))
+  if (rows !== undefined) writeFileSync(join(dir, 'steps.csv'), stepsCsv(rows))
+  return dir
+}
+
+function raised(scenario: string, points: number): SummaryRow[] {
+  return summarize(steps).map((row) =>
+    row.scenario === scenario ? { ...row, hitRatioWarm: (row.hitRatioWarm ?? 0) + points / 100 } : row,
+  )
+}
+
+async function check(...argv: string[]) {
+  let stdout = ''
+  let stderr = ''
+  const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+    stdout += String(chunk)
+    return true
+  })
+  const err = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
+    stderr += String(chunk)
+    return true
+  })
+  try {
+    const code = await main(['check', ...argv])
+    return { code, stdout, stderr }
+  } finally {
+    out.mockRestore()
+    err.mockRestore()
+  }
+}
+
+describe('cachelab check', () => {
+  it('exits 0 with a one-line OK when the run equals its baseline', async () => {
+    const result = await check('--baseline', runDir(steps), '--out', runDir(steps))
+    expect(result).toEqual({
+      code: 0,
+      stdout: 'OK: 2 of 2 baseline sessions hold (warm hit ratio within 0.5 pp of the baseline)\n',
+      stderr: '',
+    })
+  })
+
+  it('exits 1 naming the session whose baseline hit ratio is 5 points higher', async () => {
+    const result = await check(
+      '--baseline',
+      runDir(undefined, raised('system-change', 5)),
+      '--out',
+      runDir(steps),
+    )
+    expect(result.code).toBe(1)
+    expect(result.stdout).toMatch(
+      /system-change\s+default\s+anthropic\s+87\.50%\s+82\.50%\s+-5\.00\s+fell more/,
+    )
+    expect(result.stdout).not.toMatch(/^append-only/m)
+    expect(result.stdout).toContain('check failed: 1 of 2 baseline sessions regressed (tolerance 0.5 pp).')
+  })
+
+  it('respects --tolerance in percentage points', async () => {
+    const baseline = runDir(undefined, raised('system-change', 5))
+    expect((await check('--baseline', baseline, '--out', runDir(steps), '--tolerance', '5')).code).toBe(0)
+    expect((await check('--baseline', baseline, '--out', runDir(steps), '--tolerance', '4.9')).code).toBe(1)
+  })
+
+  it('exits 1 when a baseline session is missing from the run', async () => {
+    const run = runDir(steps.filter((row) => row.scenario === 'append-only'))
+    const result = await check('--baseline', runDir(steps), '--out', run)
+    expect(result.code).toBe(1)
+    expect(result.stdout).toMatch(/system-change\s+default\s+anthropic\s+82\.50%\s+-\s+-\s+missing from run/)
+  })
+
+  it('names the fallen steps when both directories hold a steps.csv', async () => {
+    const worse = steps.map((row) =>
+      row.scenario === 'system-change' && row.step === 3
+        ? {
+            ...row,
+            cacheReadTokens: 0,
+            uncachedTokens: 1000,
+            hitRatio: 0,
+            breakCause: 'tools-changed' as const,
+          }
+        : row,
+    )
+    const result = await check('--baseline', runDir(steps), '--out', runDir(worse))
+    expect(result.code).toBe(1)
+    expect(result.stdout).toMatch(/system-change .* 1\.3 -85\.00pp tools-changed/)
+  })
+
+  it('exits 2 with the file and line of a malformed baseline', async () => {
+    const baseline = runDir(steps)
+    writeFileSync(join(baseline, 'summary.csv'), summaryCsv(summarize(steps)).replace('0.825000', 'lots'))
+    const result = await check('--baseline', baseline, '--out', runDir(steps))
+    expect(result.code).toBe(2)
+    expect(result.stderr).toMatch(/summary\.csv:3: column hit_ratio_warm: expected a number, got "lots"\n$/)
+    expect(result.stderr.trim().split('\n')).toHaveLength(1)
+  })
+
+  it('exits 2 when the run directory has no summary.csv', async () => {
+    const run = mkdtempSync(join(tmpdir(), 'cachelab-empty-'))
+    const result = await check('--baseline', runDir(steps), '--out', run)
+    expect(result.code).toBe(2)
+    expect(result.stderr).toBe(
+      `cachelab: run directory ${run} has no summary.csv (run cachelab run first, or name a run directory with --out DIR)\n`,
+    )
+  })
+
+  it.each([
+    [['--tolerance', 'half'], /--tolerance takes percentage points/],
+    [['--tolerance', '-1'], /--tolerance/],
+    [[], /check needs --baseline DIR/],
+  ])('exits 2 on bad options %j', async (argv, reason) => {
+    const withBaseline =
+      argv.length === 0 ? argv : ['--baseline', runDir(steps), '--out', runDir(steps), ...argv]
+    const result = await check(...withBaseline)
+    expect(result.code).toBe(2)
+    expect(result.stderr).toMatch(reason)
+  })
+
+  it('exits 2 on a baseline with no rows, which would check nothing', async () => {
+    const empty = mkdtempSync(join(tmpdir(), 'cachelab-check-'))
+    writeFileSync(join(empty, 'summary.csv'), summaryCsv([]))
+    const result = await check('--baseline', empty, '--out', runDir(steps))
+    expect(result.code).toBe(2)
+    expect(result.stderr).toMatch(/has no rows: nothing to check/)
+  })
+})

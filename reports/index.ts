@@ -1,0 +1,22 @@
+// The public surface of reports/: the row vocabulary, CSV writing and reading, the summary, comparison
+// and gate, the HTML report, and the Vitest matchers. Everything else in the folder is internal.
+
+export type { ComparisonEntry } from './compare.ts'
+export { compareSummaries, comparisonTable } from './compare.ts'
+export { stepsCsv, summaryCsv } from './csv.ts'
+export type { FallenStep, GateInput, GateResult, Regression } from './gate.ts'
+export { checkBaseline, DEFAULT_TOLERANCE_POINTS, gateReport } from './gate.ts'
+export type { ReportInput } from './html.ts'
+export { renderReport } from './html.ts'
+export { readReportCsv, readStepsCsv, readSummaryCsv } from './load.ts'
+export type { BaselineMatchOptions, CachelabMatchers } from './matchers.ts'
+export { cachelabMatchers } from './matchers.ts'
+export type { ReportCsv } from './parse.ts'
+export { parseReportCsv, parseStepsCsv, parseSummaryCsv } from './parse.ts'
+export type { Observation, SessionRowContext } from './rows.ts'
+export { SessionRowBuilder } from './rows.ts'
+export type { SessionKey } from './session-key.ts'
+export { summarize } from './summary.ts'
+export { summaryTable } from './table.ts'
+export type { BreakCause, StepRow, SummaryRow } from './types.ts'
+export { STEP_COLUMNS, SUMMARY_COLUMNS } from './types.ts'

@@ -1,0 +1,105 @@
+import { describe, expect, it } from 'vitest'
+import { cachelabMatchers } from './matchers.ts'
+import { summarize } from './summary.ts'
+import { sessionRows } from './testing.ts'
+import type { SummaryRow } from './types.ts'
+
+expect.extend(cachelabMatchers)
+
+// Cold 1,000 uncached; then 900 read of 1,000 and 800 read of 1,000: warm ratio 1,700 / 2,000 = 85%.
+const rows = sessionRows({ scenario: 'append-only' }, [
+  { uncached: 1000 },
+  { read: 900, uncached: 100 },
+  { failed: true },
+  {
+    read: 800,
+    uncached: 200,
+    lost: 100,
+    breakCause: 'tools-changed',
+    breakNode: 'tools',
+    breakEventSeq: 7,
+  },
+])
+
+/** The message of the assertion `check` fails with. */
+function failure(check: () => void): string {
+  try {
+    check()
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error)
+  }
+  throw new Error('expected the assertion to fail')
+}
+
+describe('toHoldHitRatio', () => {
+  it('passes when the token-weighted warm hit ratio reaches the minimum', () => {
+    expect(rows).toHoldHitRatio(0.85)
+    expect(rows).not.toHoldHitRatio(0.86)
+  })
+
+  it('leaves out the cold first request', () => {
+    // Counting the cold request would give 1,700 / 3,000 = 57%; a cold request that read everything, 88%.
+    const coldHit = rows.map((row) => (row.cold ? { ...row, cacheReadTokens: 1000, uncachedTokens: 0 } : row))
+    expect(coldHit).not.toHoldHitRatio(0.86)
+  })
+
+  it('states the ratio and its denominator when it fails', () => {
+    expect(failure(() => expect(rows).toHoldHitRatio(0.9))).toBe(
+      "expected a warm hit ratio of at least 90.00%, got 85.00% (1,700 cache-read of 2,000 warm input tokens, token-weighted over 2 successful requests after each session's first)",
+    )
+  })
+
+  it('fails, saying why, when there is no warm request', () => {
+    expect(failure(() => expect(rows.slice(0, 1)).toHoldHitRatio(0))).toMatch(
+      /there is none: the denominator, warm input tokens .* is 0/,
+    )
+  })
+
+  it('rejects a minimum given as a percentage', () => {
+    expect(failure(() => expect(rows).toHoldHitRatio(85))).toMatch(/takes a ratio from 0 to 1/)
+  })
+
+  it('rejects what is not step rows', () => {
+    expect(failure(() => expect([{ hello: 1 }]).toHoldHitRatio(0.5))).toMatch(/expects StepRow\[\]/)
+  })
+})
+
+describe('toMatchBaseline', () => {
+  const baseline = summarize(rows)
+  const raised = (points: number): SummaryRow[] =>
+    baseline.map((row) => ({ ...row, hitRatioWarm: (row.hitRatioWarm ?? 0) + points / 100 }))
+
+  it('passes rows equal to the baseline, as step rows or as their summary', () => {
+    expect(rows).toMatchBaseline(baseline)
+    expect(baseline).toMatchBaseline(baseline)
+  })
+
+  it('fails with the regression table when the baseline is 5 points higher', () => {
+    const message = failure(() => expect(rows).toMatchBaseline(raised(5)))
+    expect(message).toMatch(/^expected the rows to hold the baseline:\n/)
+    expect(message).toMatch(/append-only\s+default\s+anthropic\s+90\.00%\s+85\.00%\s+-5\.00/)
+  })
+
+  it('respects the tolerance in percentage points', () => {
+    expect(rows).toMatchBaseline(raised(5), { tolerancePP: 5 })
+    expect(rows).not.toMatchBaseline(raised(5), { tolerancePP: 4.9 })
+  })
+
+  it('fails when a baseline session is missing', () => {
+    const other = baseline.map((row) => ({ ...row, scenario: 'tool-churn' }))
+    expect(failure(() => expect(rows).toMatchBaseline(other))).toMatch(/tool-churn.*missing from run/)
+  })
+})
+
+describe('toExtendPrevious', () => {
+  it('passes a request without a break cause', () => {
+    expect(rows[1]).toExtendPrevious()
+  })
+
+  it('fails a broken request, naming the cause, node and event', () => {
+    expect(rows[3]).not.toExtendPrevious()
+    expect(failure(() => expect(rows[3]).toExtendPrevious())).toBe(
+      'expected request 1.4 of append-only · default · anthropic to extend the previous request, but it broke: tools-changed at tools (event 7), 100 tokens lost',
+    )
+  })
+})

@@ -1,0 +1,152 @@
+import { describe, expect, it } from 'vitest'
+import { CachelabError } from '../harness/errors.ts'
+import { stepsCsv, summaryCsv } from './csv.ts'
+import { parseReportCsv, parseStepsCsv, parseSummaryCsv } from './parse.ts'
+import { summarize } from './summary.ts'
+import { sessionRows } from './testing.ts'
+
+const rows = [
+  ...sessionRows({ scenario: 'append-only' }, [
+    { failed: true },
+    { uncached: 6000, attempt: 1, step: 1 },
+    { read: 5900, write: 300, uncached: 100 },
+  ]),
+  ...sessionRows({ scenario: 'system-change', provider: 'openai-chat', model: 'gpt-5.4' }, [
+    { uncached: 6000 },
+    {
+      read: 1024,
+      uncached: 5400,
+      lost: 5000,
+      breakCause: 'system-replace',
+      breakNode: 'messages[0]',
+      breakEventSeq: 9,
+    },
+  ]),
+]
+const stepsText = stepsCsv(rows)
+const summaryText = summaryCsv(summarize(rows))
+
+/** The input error `action` throws, or a failure when it throws none. */
+function inputError(action: () => unknown): CachelabError {
+  try {
+    action()
+  } catch (error) {
+    if (error instanceof CachelabError && error.kind === 'input') return error
+    throw error
+  }
+  throw new Error('expected an input error')
+}
+
+describe('parseStepsCsv', () => {
+  it('reads back what stepsCsv wrote, byte for byte when written again', () => {
+    expect(stepsCsv(parseStepsCsv(stepsText, 'steps.csv'))).toBe(stepsText)
+  })
+
+  it('infers failed attempts and each session’s cold first success, as rows.ts marks them', () => {
+    const parsed = parseStepsCsv(stepsText, 'steps.csv')
+    expect(parsed.map((row) => [row.ok, row.cold])).toEqual(rows.map((row) => [row.ok, row.cold]))
+  })
+
+  it('summarizes to the same hit ratios and lost tokens as the rows it came from', () => {
+    const fromCsv = summarize(parseStepsCsv(stepsText, 'steps.csv'))
+    const fromRows = summarize(rows)
+    expect(
+      fromCsv.map(({ hitRatioWarm, hitRatioAll, lostTokens, requests, failedAttempts }) => ({
+        hitRatioWarm,
+        hitRatioAll,
+        lostTokens,
+        requests,
+        failedAttempts,
+      })),
+    ).toEqual(
+      fromRows.map(({ hitRatioWarm, hitRatioAll, lostTokens, requests, failedAttempts }) => ({
+        hitRatioWarm,
+        hitRatioAll,
+        lostTokens,
+        requests,
+        failedAttempts,
+      })),
+    )
+  })
+
+  it('prices the lost tokens of a catalog model to get the ideal cost', () => {
+    const [, broken] = parseStepsCsv(stepsText, 'steps.csv').filter((row) => row.scenario === 'system-change')
+    expect(broken?.idealCostUsd).toBeLessThan(broken?.costUsd ?? 0)
+  })
+})
+
+describe('parseSummaryCsv', () => {
+  it('reads back what summaryCsv wrote, byte for byte when written again', () => {
+    expect(summaryCsv(parseSummaryCsv(summaryText, 'summary.csv'))).toBe(summaryText)
+  })
+
+  it('rejects a second row for the same session, naming both lines', () => {
+    const [header, first] = summaryText.split('\n')
+    const error = inputError(() => parseSummaryCsv(`${header}\n${first}\n${first}\n`, 'base/summary.csv'))
+    expect(error.message).toBe(
+      'base/summary.csv:3: a second row for append-only · default · anthropic (the first is on line 2)',
+    )
+  })
+})
+
+describe('parseReportCsv', () => {
+  it('tells steps from summary by the header', () => {
+    expect(parseReportCsv(stepsText, 'a.csv').kind).toBe('steps')
+    expect(parseReportCsv(summaryText, 'b.csv').kind).toBe('summary')
+  })
+
+  it('accepts the columns in another order', () => {
+    const [header = '', ...lines] = summaryText.trimEnd().split('\n')
+    const swap = (line: string) => {
+      const cells = line.split(',')
+      return [cells[1], cells[0], ...cells.slice(2)].join(',')
+    }
+    const reordered = [swap(header), ...lines.map(swap)].join('\n')
+    expect(parseSummaryCsv(reordered, 'b.csv')).toEqual(parseSummaryCsv(summaryText, 'b.csv'))
+  })
+
+  it.each([
+    ['an empty file', '', 'x.csv: empty file, expected a header line'],
+    ['an unrelated CSV', 'name,age\nada,36\n', 'x.csv:1: not a cachelab steps.csv or summary.csv'],
+    [
+      'a header lacking a column',
+      stepsText.replace('latency_ms', 'latency'),
+      'x.csv:1: steps.csv header lacks column latency_ms',
+    ],
+    [
+      'a bad integer',
+      stepsText.replace(',6000,', ',6k,'),
+      'x.csv:3: column input_tokens: expected an integer, got "6k"',
+    ],
+    [
+      'an unknown provider',
+      summaryText.replace('anthropic', 'acme'),
+      'x.csv:2: column provider: unknown value "acme"',
+    ],
+    [
+      'an unknown break cause',
+      stepsText.replace('system-replace', 'gremlins'),
+      'x.csv:6: column break_cause: unknown value "gremlins"',
+    ],
+    [
+      'buckets that do not add up',
+      stepsText.replace(',6000,0,0,6000,', ',6001,0,0,6000,'),
+      'x.csv:3: column input_tokens: 6001 is not',
+    ],
+    [
+      'a ratio above 1',
+      summaryText.replace(/,0\.9\d+,/, ',1.5,'),
+      'x.csv:2: column hit_ratio_warm: expected a ratio between 0 and 1',
+    ],
+    ['a short record', `${summaryText}a,b,c\n`, 'x.csv:4: not valid CSV'],
+    ['an unclosed quote', `${summaryText}"a,b\n`, 'x.csv:4: not valid CSV'],
+  ])('reports %s with the file and line', (_name, text, message) => {
+    expect(inputError(() => parseReportCsv(text, 'x.csv')).message).toContain(message)
+  })
+
+  it('names the other kind when a command expected one', () => {
+    expect(inputError(() => parseStepsCsv(summaryText, 'x.csv')).message).toBe(
+      'x.csv: expected a steps.csv, got a summary.csv',
+    )
+  })
+})

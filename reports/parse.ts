@@ -1,0 +1,311 @@
+// steps.csv and summary.csv read back into rows, the inverse of csv.ts: the kind told by the header,
+// every cell checked, and a bad cell reported as `file:line: column: reason`.
+
+import { parse } from 'csv-parse/sync'
+import { CachelabError, unreachable } from '../harness/errors.ts'
+import { type HeaderReason, PROVIDER_IDS, type ProviderId, type Route } from '../harness/types.ts'
+import { findModel, vendorOf } from '../providers/catalog.ts'
+import { costUsd, idealCostUsd } from './cost.ts'
+import { sessionKeyString, sessionLabel } from './session-key.ts'
+import { type BreakCause, STEP_COLUMNS, type StepRow, SUMMARY_COLUMNS, type SummaryRow } from './types.ts'
+
+/** A parsed report file: which of the two it was, and its rows. */
+export type ReportCsv = { kind: 'steps'; rows: StepRow[] } | { kind: 'summary'; rows: SummaryRow[] }
+
+// Records keyed by every member of a union, so the compiler flags a value added to the union but not here.
+const HEADER_REASONS: Record<HeaderReason, true> = { initial: true, resume: true, change: true, series: true }
+const ROUTES: Record<Route, true> = { 'in-history': true, unsupported: true }
+const BREAK_CAUSES: Record<BreakCause, true> = {
+  'system-replace': true,
+  'compaction-summary': true,
+  'tool-result-prune': true,
+  'tools-changed': true,
+  'config-changed': true,
+  'ttl-expired': true,
+  'below-minimum': true,
+  'lookback-miss': true,
+  'routing-miss': true,
+  'prefix-drift': true,
+  'after-slot': true,
+  'image-offload': true,
+  'history-rewrite': true,
+}
+const PROVIDERS: Record<ProviderId, true> = Object.fromEntries(
+  PROVIDER_IDS.map((id) => [id, true]),
+) as Record<ProviderId, true>
+
+interface CsvTable {
+  header: string[]
+  records: Array<{ line: number; cells: string[] }>
+}
+
+/** Parse a steps.csv or summary.csv, telling which by its header. `file` names it in errors. */
+export function parseReportCsv(text: string, file: string): ReportCsv {
+  const table = readTable(text, file)
+  const kind = kindOf(table.header, file)
+  switch (kind) {
+    case 'steps':
+      return { kind, rows: stepRows(table, file) }
+    case 'summary':
+      return { kind, rows: summaryRows(table, file) }
+    default:
+      return unreachable(kind)
+  }
+}
+
+/** Parse a steps.csv; any other file is an input error. */
+export function parseStepsCsv(text: string, file: string): StepRow[] {
+  const parsed = parseReportCsv(text, file)
+  if (parsed.kind !== 'steps')
+    throw new CachelabError('input', `${file}: expected a steps.csv, got a summary.csv`)
+  return parsed.rows
+}
+
+/** Parse a summary.csv; any other file is an input error. */
+export function parseSummaryCsv(text: string, file: string): SummaryRow[] {
+  const parsed = parseReportCsv(text, file)
+  if (parsed.kind !== 'summary')
+    throw new CachelabError('input', `${file}: expected a summary.csv, got a steps.csv`)
+  return parsed.rows
+}
+
+function readTable(text: string, file: string): CsvTable {
+  let parsed: Array<{ record: string[]; info: { lines: number } }>
+  try {
+    parsed = parse(text, { info: true, bom: true, skip_empty_lines: true }) as unknown as typeof parsed
+  } catch (error) {
+    const line = (error as { lines?: unknown }).lines
+    const reason = (error instanceof Error ? error.message : String(error)).split('\n')[0]
+    throw new CachelabError(
+      'input',
+      `${file}:${typeof line === 'number' ? line : 1}: not valid CSV: ${reason}`,
+    )
+  }
+  const [first, ...rest] = parsed
+  if (first === undefined) throw new CachelabError('input', `${file}: empty file, expected a header line`)
+  return {
+    header: first.record.map((cell) => cell.trim()),
+    records: rest.map((entry) => ({ line: entry.info.lines, cells: entry.record })),
+  }
+}
+
+function kindOf(header: readonly string[], file: string): ReportCsv['kind'] {
+  const missing = (columns: readonly string[]) => columns.filter((column) => !header.includes(column))
+  const missingSteps = missing(STEP_COLUMNS)
+  const missingSummary = missing(SUMMARY_COLUMNS)
+  if (missingSteps.length === 0) return 'steps'
+  if (missingSummary.length === 0) return 'summary'
+  // Name the missing columns of the kind the header resembles more.
+  const closer = missingSteps.length <= missingSummary.length ? 'steps' : 'summary'
+  const absent = closer === 'steps' ? missingSteps : missingSummary
+  const total = closer === 'steps' ? STEP_COLUMNS.length : SUMMARY_COLUMNS.length
+  if (absent.length < total / 2)
+    throw new CachelabError(
+      'input',
+      `${file}:1: ${closer}.csv header lacks column${absent.length === 1 ? '' : 's'} ${absent.join(', ')}`,
+    )
+  throw new CachelabError(
+    'input',
+    `${file}:1: not a cachelab steps.csv or summary.csv (header starts ${JSON.stringify(header.slice(0, 3).join(','))})`,
+  )
+}
+
+/** Typed access to one record's cells by column name; a bad cell is an input error at its line. */
+class RecordReader {
+  constructor(
+    private readonly file: string,
+    readonly line: number,
+    private readonly cells: readonly string[],
+    private readonly columns: ReadonlyMap<string, number>,
+  ) {}
+
+  fail(column: string, reason: string): never {
+    throw new CachelabError('input', `${this.file}:${this.line}: column ${column}: ${reason}`)
+  }
+
+  optionalText(column: string): string | undefined {
+    const cell = (this.cells[this.columns.get(column) ?? -1] ?? '').trim()
+    return cell === '' ? undefined : cell
+  }
+
+  text(column: string): string {
+    return this.optionalText(column) ?? this.fail(column, 'empty, expected a value')
+  }
+
+  optionalNumber(column: string): number | undefined {
+    const cell = this.optionalText(column)
+    if (cell === undefined) return undefined
+    const value = Number(cell)
+    if (!Number.isFinite(value)) this.fail(column, `expected a number, got ${JSON.stringify(cell)}`)
+    return value
+  }
+
+  number(column: string): number {
+    return this.optionalNumber(column) ?? this.fail(column, 'empty, expected a number')
+  }
+
+  optionalInteger(column: string): number | undefined {
+    const cell = this.optionalText(column)
+    if (cell === undefined) return undefined
+    if (!/^-?\d+$/.test(cell)) this.fail(column, `expected an integer, got ${JSON.stringify(cell)}`)
+    return Number(cell)
+  }
+
+  integer(column: string): number {
+    return this.optionalInteger(column) ?? this.fail(column, 'empty, expected an integer')
+  }
+
+  boolean(column: string): boolean {
+    const cell = this.optionalText(column)
+    if (cell === 'true') return true
+    if (cell === 'false') return false
+    return this.fail(column, `expected true or false, got ${JSON.stringify(cell ?? '')}`)
+  }
+
+  optionalOneOf<T extends string>(column: string, allowed: Readonly<Record<T, true>>): T | undefined {
+    const cell = this.optionalText(column)
+    if (cell === undefined) return undefined
+    if (!Object.hasOwn(allowed, cell))
+      this.fail(column, `unknown value ${JSON.stringify(cell)} (known: ${Object.keys(allowed).join(', ')})`)
+    return cell as T
+  }
+
+  oneOf<T extends string>(column: string, allowed: Readonly<Record<T, true>>): T {
+    return this.optionalOneOf(column, allowed) ?? this.fail(column, 'empty, expected a value')
+  }
+}
+
+function readers(table: CsvTable, file: string): RecordReader[] {
+  const columns = new Map(table.header.map((name, index) => [name, index]))
+  return table.records.map((record) => new RecordReader(file, record.line, record.cells, columns))
+}
+
+function stepRows(table: CsvTable, file: string): StepRow[] {
+  const sessionsWithSuccess = new Set<string>()
+  return readers(table, file).map((reader) => {
+    const labels = {
+      runId: reader.text('run_id'),
+      scenario: reader.text('scenario'),
+      variant: reader.text('variant'),
+      provider: reader.oneOf('provider', PROVIDERS),
+      model: reader.text('model'),
+    }
+    const input = reader.integer('input_tokens')
+    const read = reader.integer('cache_read_tokens')
+    const write = reader.integer('cache_write_tokens')
+    const uncached = reader.integer('uncached_tokens')
+    const output = reader.integer('output_tokens')
+    if (read + write + uncached !== input)
+      reader.fail(
+        'input_tokens',
+        `${input} is not cache_read + cache_write + uncached (${read} + ${write} + ${uncached})`,
+      )
+    // rows.ts writes a failed attempt with every token column 0; the CSV has no column of its own for it.
+    const ok = input !== 0 || output !== 0
+    // The first successful request of each session is cold, as rows.ts marks it.
+    const session = sessionKeyString(labels)
+    const cold = ok && !sessionsWithSuccess.has(session)
+    if (ok) sessionsWithSuccess.add(session)
+    const lost = reader.integer('lost_tokens')
+    const cost = reader.number('cost_usd')
+    return {
+      ...labels,
+      route: reader.oneOf('route', ROUTES),
+      turn: reader.integer('turn'),
+      step: reader.integer('step'),
+      attempt: reader.integer('attempt'),
+      headerReason: reader.optionalOneOf('header_reason', HEADER_REASONS),
+      startsSeries: reader.boolean('starts_series'),
+      ok,
+      cold,
+      inputTokens: input,
+      cacheReadTokens: read,
+      cacheWriteTokens: write,
+      uncachedTokens: uncached,
+      outputTokens: output,
+      hitRatio: reader.optionalNumber('hit_ratio'),
+      idealCacheReadTokens: reader.integer('ideal_cache_read_tokens'),
+      lostTokens: lost,
+      breakNode: reader.optionalText('break_node'),
+      breakEventSeq: reader.optionalInteger('break_event_seq'),
+      breakCause: reader.optionalOneOf('break_cause', BREAK_CAUSES),
+      costUsd: cost,
+      idealCostUsd: cost - savingsUsd(labels.provider, labels.model, { read, write, uncached, output }, lost),
+      virtualTimeS: reader.number('virtual_time_s'),
+      latencyMs: reader.number('latency_ms'),
+    }
+  })
+}
+
+/**
+ * What reading the lost tokens would have saved. steps.csv has no ideal cost column, so it is priced again
+ * from the catalog, with every write at the 5-minute rate (the CSV does not split writes by TTL); a model
+ * the catalog does not list saves nothing.
+ */
+function savingsUsd(
+  provider: ProviderId,
+  model: string,
+  tokens: { read: number; write: number; uncached: number; output: number },
+  lost: number,
+): number {
+  const prices = findModel(vendorOf(provider), model)?.prices
+  if (prices === undefined || lost <= 0) return 0
+  const buckets = { ...tokens, write5m: tokens.write, write1h: 0 }
+  return Math.max(0, costUsd(buckets, prices) - idealCostUsd(buckets, lost, prices))
+}
+
+function summaryRows(table: CsvTable, file: string): SummaryRow[] {
+  const firstLine = new Map<string, number>()
+  return readers(table, file).map((reader) => {
+    const labels = {
+      runId: reader.text('run_id'),
+      scenario: reader.text('scenario'),
+      variant: reader.text('variant'),
+      provider: reader.oneOf('provider', PROVIDERS),
+      model: reader.text('model'),
+    }
+    const session = sessionKeyString(labels)
+    const earlier = firstLine.get(session)
+    if (earlier !== undefined)
+      throw new CachelabError(
+        'input',
+        `${file}:${reader.line}: a second row for ${sessionLabel(labels)} (the first is on line ${earlier})`,
+      )
+    firstLine.set(session, reader.line)
+    const largestLost = reader.optionalInteger('largest_break_lost_tokens')
+    return {
+      ...labels,
+      requests: reader.integer('requests'),
+      failedAttempts: reader.integer('failed_attempts'),
+      inputTokens: reader.integer('input_tokens'),
+      cacheReadTokens: reader.integer('cache_read_tokens'),
+      cacheWriteTokens: reader.integer('cache_write_tokens'),
+      uncachedTokens: reader.integer('uncached_tokens'),
+      outputTokens: reader.integer('output_tokens'),
+      hitRatioWarm: ratio(reader, 'hit_ratio_warm'),
+      hitRatioAll: ratio(reader, 'hit_ratio_all'),
+      writeRatio: ratio(reader, 'write_ratio'),
+      idealCacheReadTokens: reader.integer('ideal_cache_read_tokens'),
+      lostTokens: reader.integer('lost_tokens'),
+      costUsd: reader.number('cost_usd'),
+      idealCostUsd: reader.number('ideal_cost_usd'),
+      breaks: reader.integer('breaks'),
+      largestBreak:
+        largestLost === undefined
+          ? undefined
+          : {
+              lostTokens: largestLost,
+              turn: reader.integer('largest_break_turn'),
+              step: reader.integer('largest_break_step'),
+              cause: reader.optionalOneOf('largest_break_cause', BREAK_CAUSES),
+            },
+    }
+  })
+}
+
+function ratio(reader: RecordReader, column: string): number | undefined {
+  const value = reader.optionalNumber(column)
+  if (value !== undefined && (value < 0 || value > 1))
+    reader.fail(column, `expected a ratio between 0 and 1, got ${value}`)
+  return value
+}
