@@ -4,9 +4,11 @@
 import { existsSync, mkdirSync, readdirSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs'
 import { join, relative, resolve } from 'node:path'
 import { config as loadDotenv } from 'dotenv'
+import { VirtualClock } from '../harness/clock.ts'
 import { CachelabError } from '../harness/errors.ts'
 import { hashString } from '../harness/random.ts'
 import { startMockProviders } from '../providers/index.ts'
+import { CacheSimulators } from '../providers/sim/index.ts'
 import { stepsCsv, summaryCsv } from '../reports/csv.ts'
 import { renderReport } from '../reports/html.ts'
 import { summarize } from '../reports/summary.ts'
@@ -57,6 +59,9 @@ export async function runCommand(argv: string[]): Promise<number> {
 
   const showProgress = process.stderr.isTTY === true && process.env.CI === undefined && values.json !== true
   const mock = live ? undefined : startMockProviders()
+  // Live sessions share one predictor and one clock, as they share the provider's cache and time.
+  const predictor = new CacheSimulators()
+  const liveClock = new VirtualClock()
   const rows: StepRow[] = []
   try {
     for (const [index, plan] of plans.entries()) {
@@ -66,7 +71,7 @@ export async function runCommand(argv: string[]): Promise<number> {
         sessionsDir,
         env,
         ...(values.model !== undefined ? { model: values.model } : {}),
-        ...(mock !== undefined ? { mock } : {}),
+        ...(mock !== undefined ? { mock } : { predictor, clock: liveClock }),
       })
       rows.push(...result.rows)
       if (showProgress) {

@@ -81,6 +81,11 @@ export class SessionProjection {
   private readonly live: Seq[] = []
   private readonly projected = new Map<Seq, DerivedMessage | null>()
   private readonly offloaded = new Map<Seq, Set<string>>()
+  /** Live system nodes and live user messages with images, in surface order (kept so a step need not scan the surface). */
+  private liveSystem: Seq[] = []
+  private liveWithImages: Seq[] = []
+  /** The derived messages of the live surface, kept up to date on append and rebuilt after a rewrite. */
+  private derived: DerivedMessage[] | undefined = []
   private headerState: HeaderState | undefined
   private contextState: ContextState | undefined
   private generation = 0
@@ -153,28 +158,29 @@ export class SessionProjection {
 
   /** The derived messages of the live surface, in order, with provenance (empty projections skipped). */
   messages(): DerivedMessage[] {
-    const out: DerivedMessage[] = []
-    for (const seq of this.live) {
-      const message = this.projectNode(seq)
-      if (message !== null) out.push(message)
+    if (this.derived === undefined) {
+      const out: DerivedMessage[] = []
+      for (const seq of this.live) {
+        const message = this.projectNode(seq)
+        if (message !== null) out.push(message)
+      }
+      this.derived = out
     }
-    return out
+    return this.derived.slice()
   }
 
   /** Live `system/message` nodes in surface order, with their text. */
   systemNodes(): Array<{ seq: Seq; text: string }> {
-    const nodes: Array<{ seq: Seq; text: string }> = []
-    for (const seq of this.live) {
+    return this.liveSystem.map((seq) => {
       const event = this.event(seq)
-      if (event.type === 'system/message') nodes.push({ seq, text: event.data.message.text })
-    }
-    return nodes
+      return { seq, text: event.type === 'system/message' ? event.data.message.text : '' }
+    })
   }
 
   /** Images of the live surface that are still sent, oldest first. */
   liveImages(): Array<{ seq: Seq; id: string }> {
     const images: Array<{ seq: Seq; id: string }> = []
-    for (const seq of this.live) {
+    for (const seq of this.liveWithImages) {
       const event = this.event(seq)
       if (event.type !== 'user/message') continue
       const offloaded = this.offloaded.get(seq)
@@ -207,6 +213,7 @@ export class SessionProjection {
           for (const id of target.imageIds) set.add(id)
           this.offloaded.set(target.seq, set)
           this.projected.delete(target.seq)
+          this.derived = undefined
         }
         this.contentGen += 1
         break
@@ -217,11 +224,20 @@ export class SessionProjection {
     if (op === undefined) return
     if (op === 'append') {
       this.live.push(event.seq)
+      if (this.derived !== undefined) {
+        const message = this.projectNode(event.seq)
+        if (message !== null) this.derived.push(message)
+      }
+      if (event.type === 'system/message') this.liveSystem.push(event.seq)
+      if (hasImages(event)) this.liveWithImages.push(event.seq)
       return
     }
     const start = this.live.indexOf(op.startSeq)
     const end = this.live.indexOf(op.endSeq)
     this.live.splice(start, end - start + 1, event.seq)
+    this.derived = undefined
+    this.liveSystem = this.live.filter((seq) => this.event(seq).type === 'system/message')
+    this.liveWithImages = this.live.filter((seq) => hasImages(this.event(seq)))
     this.generation += 1
     this.contentGen += 1
   }
@@ -317,6 +333,10 @@ export function projectEvent(event: SessionEvent, offloadedImages?: ReadonlySet<
     default:
       return null
   }
+}
+
+function hasImages(event: SessionEvent): boolean {
+  return event.type === 'user/message' && event.data.message.content.some((block) => block.type === 'image')
 }
 
 function withoutImages(message: UserMessage, offloaded: ReadonlySet<string>): UserMessage {

@@ -57,49 +57,92 @@ function toolResultBlock(message: ToolResultMessage): WireBlock {
   }
 }
 
-/** Wire messages and the session events behind each, tool results merged into one user turn. */
+/** One derived message as a wire message (a tool result opens a user turn that later results join). */
+function wireMessage(message: DerivedRequest['messages'][number]['message']): WireMessage {
+  switch (message.role) {
+    case 'system':
+      return { role: 'system', content: [{ type: 'text', text: message.text }] }
+    case 'developer':
+      return { role: 'user', content: [{ type: 'text', text: developerText(message.text) }] }
+    case 'user':
+      return { role: 'user', content: userBlocks(message) }
+    case 'assistant':
+      return {
+        role: 'assistant',
+        content: message.content.flatMap((block): WireBlock[] => {
+          if (block.type === 'text') return block.text === '' ? [] : [{ type: 'text', text: block.text }]
+          return [{ type: 'tool_use', id: block.callId, name: block.name, input: toolInput(block.arguments) }]
+        }),
+      }
+    case 'tool':
+      return { role: 'user', content: [toolResultBlock(message)] }
+  }
+}
+
+/**
+ * The previous call's conversion: its derived messages, wire messages, their sources, and where each
+ * wire message's derived messages begin. A session's next request repeats most of it.
+ */
+let lastWire: {
+  derived: readonly DerivedRequest['messages'][number][]
+  messages: WireMessage[]
+  sources: Seq[][]
+  starts: number[]
+} = {
+  derived: [],
+  messages: [],
+  sources: [],
+  starts: [],
+}
+
+/**
+ * Wire messages and the session events behind each, tool results merged into one user turn. Wire
+ * messages built from a derived prefix the previous call shared (the same frozen objects) are reused,
+ * up to the last one whose tool-result turn may still grow.
+ */
 function wireMessages(request: DerivedRequest, from: number): { messages: WireMessage[]; sources: Seq[][] } {
-  const messages: WireMessage[] = []
-  const sources: Seq[][] = []
+  const derived = request.messages.slice(from)
+  let shared = 0
+  const bound = Math.min(derived.length, lastWire.derived.length)
+  while (shared < bound && derived[shared] === lastWire.derived[shared]) shared += 1
+  // Keep wire messages whose derived range ends inside the shared prefix and that no later result can join.
+  let kept = 0
+  while (kept < lastWire.messages.length && (lastWire.starts[kept + 1] ?? Number.POSITIVE_INFINITY) < shared)
+    kept += 1
+  const messages = lastWire.messages.slice(0, kept)
+  const sources = lastWire.sources.slice(0, kept)
+  const starts = lastWire.starts.slice(0, kept)
   let resultsTurn: WireMessage | undefined
-  for (const { message, sourceSeqs } of request.messages.slice(from)) {
+  for (
+    let index = starts.length === 0 ? 0 : (lastWire.starts[kept] ?? 0);
+    index < derived.length;
+    index += 1
+  ) {
+    const { message, sourceSeqs } = derived[index] as DerivedRequest['messages'][number]
     if (message.role === 'tool' && resultsTurn !== undefined) {
       resultsTurn.content.push(toolResultBlock(message))
       const seqs = sources[sources.length - 1]
       for (const seq of sourceSeqs) if (seqs !== undefined && !seqs.includes(seq)) seqs.push(seq)
       continue
     }
-    let wire: WireMessage
-    switch (message.role) {
-      case 'system':
-        wire = { role: 'system', content: [{ type: 'text', text: message.text }] }
-        break
-      case 'developer':
-        wire = { role: 'user', content: [{ type: 'text', text: developerText(message.text) }] }
-        break
-      case 'user':
-        wire = { role: 'user', content: userBlocks(message) }
-        break
-      case 'assistant':
-        wire = {
-          role: 'assistant',
-          content: message.content.flatMap((block): WireBlock[] => {
-            if (block.type === 'text') return block.text === '' ? [] : [{ type: 'text', text: block.text }]
-            return [
-              { type: 'tool_use', id: block.callId, name: block.name, input: toolInput(block.arguments) },
-            ]
-          }),
-        }
-        break
-      case 'tool':
-        wire = { role: 'user', content: [toolResultBlock(message)] }
-        break
-    }
+    const wire = wireMessage(message)
     resultsTurn = message.role === 'tool' ? wire : undefined
     messages.push(wire)
     sources.push([...sourceSeqs])
+    starts.push(index)
   }
-  return { messages, sources }
+  lastWire = { derived, messages, sources, starts }
+  return { messages: messages.slice(), sources: sources.slice() }
+}
+
+/** A copy of a wire message with a marker on its last block (reused messages are never mutated). */
+function withMarker(message: WireMessage, cacheControl: Anthropic.CacheControlEphemeral): WireMessage {
+  const last = message.content.at(-1)
+  if (last === undefined) return message
+  return {
+    role: message.role,
+    content: [...message.content.slice(0, -1), { ...last, cache_control: cacheControl }],
+  }
 }
 
 function marker(options: BuildOptions): Anthropic.CacheControlEphemeral {
@@ -169,8 +212,8 @@ export function buildAnthropicRequest(request: DerivedRequest, options: BuildOpt
   const lastSystem = system[system.length - 1]
   if (marksSystem(strategy) && lastSystem !== undefined) lastSystem.cache_control = cacheControl
   for (const index of markedMessages(strategy, messages.length)) {
-    const block = messages[index]?.content.at(-1)
-    if (block !== undefined) block.cache_control = cacheControl
+    const message = messages[index]
+    if (message !== undefined) messages[index] = withMarker(message, cacheControl)
   }
 
   const body: Record<string, unknown> = {

@@ -1,7 +1,15 @@
 // The Chat Completions message shape shared by OpenAI and DeepSeek: derived messages to wire messages
 // (with provenance), and a reply (JSON or a stream of chunks) back to an assistant message.
 
-import type { AssistantMessage, DerivedRequest, Seq, ToolCallBlock, UserMessage } from '../harness/types.ts'
+import type {
+  AssistantMessage,
+  DerivedRequest,
+  Message,
+  Seq,
+  ToolCallBlock,
+  UserMessage,
+} from '../harness/types.ts'
+import { joinPrefix } from './sim/prompt.ts'
 import type { StopReason } from './types.ts'
 
 /** A Chat Completions message as cachelab sends it. */
@@ -31,52 +39,97 @@ function userContent(message: UserMessage): string | ChatContentPart[] {
   )
 }
 
+/** Wire messages already built, per derived message and developer role: history is converted once. */
+const converted = {
+  developer: new WeakMap<Message, ChatMessage>(),
+  system: new WeakMap<Message, ChatMessage>(),
+}
+
+/** One derived message as a Chat Completions message (memoized: derived messages are immutable). */
+function chatMessage(message: Message, developerRole: 'developer' | 'system'): ChatMessage {
+  const memo = converted[developerRole]
+  const known = memo.get(message)
+  if (known !== undefined) return known
+  const wire = toChatMessage(message, developerRole)
+  memo.set(message, wire)
+  return wire
+}
+
+function toChatMessage(message: Message, developerRole: 'developer' | 'system'): ChatMessage {
+  switch (message.role) {
+    case 'system':
+      return { role: 'system', content: message.text }
+    case 'developer':
+      return { role: developerRole, content: message.text }
+    case 'user':
+      return { role: 'user', content: userContent(message) }
+    case 'assistant': {
+      const text = message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('')
+      const calls = message.content.flatMap((block) => (block.type === 'tool-call' ? [block] : []))
+      return {
+        role: 'assistant',
+        content: text === '' ? null : text,
+        ...(calls.length > 0
+          ? {
+              tool_calls: calls.map((call) => ({
+                id: call.callId,
+                type: 'function' as const,
+                function: { name: call.name, arguments: call.arguments },
+              })),
+            }
+          : {}),
+      }
+    }
+    case 'tool':
+      return { role: 'tool', tool_call_id: message.callId, content: message.text }
+  }
+}
+
+/** The previous request converted: a session's next request repeats most of it. */
+let lastBuilt: {
+  role: 'developer' | 'system'
+  system: string | undefined
+  derived: readonly DerivedRequest['messages'][number][]
+  messages: ChatMessage[]
+  sources: Seq[][]
+} = { role: 'developer', system: undefined, derived: [], messages: [], sources: [] }
+
 /** Wire messages of a derived request; `developerRole` is the role developer messages travel as. */
 export function chatMessages(
   request: DerivedRequest,
   developerRole: 'developer' | 'system',
 ): { messages: ChatMessage[]; sources: Seq[][] } {
-  const messages: ChatMessage[] = []
-  const sources: Seq[][] = []
-  if (request.system !== undefined) {
-    messages.push({ role: 'system', content: request.system.text })
-    sources.push([request.system.sourceSeq])
+  const head = request.system === undefined ? 0 : 1
+  const last =
+    lastBuilt.role === developerRole && lastBuilt.system === request.system?.text ? lastBuilt : undefined
+  // Derived messages repeated from the previous request (the same frozen objects) keep their wire messages.
+  let reused = 0
+  if (last !== undefined) {
+    // Bounded by what was converted, in case a caller grew its array since.
+    const bound = Math.min(request.messages.length, last.derived.length, last.messages.length - head)
+    while (reused < bound && request.messages[reused] === last.derived[reused]) reused += 1
   }
-  for (const { message, sourceSeqs } of request.messages) {
-    switch (message.role) {
-      case 'system':
-        messages.push({ role: 'system', content: message.text })
-        break
-      case 'developer':
-        messages.push({ role: developerRole, content: message.text })
-        break
-      case 'user':
-        messages.push({ role: 'user', content: userContent(message) })
-        break
-      case 'assistant': {
-        const text = message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('')
-        const calls = message.content.flatMap((block) => (block.type === 'tool-call' ? [block] : []))
-        messages.push({
-          role: 'assistant',
-          content: text === '' ? null : text,
-          ...(calls.length > 0
-            ? {
-                tool_calls: calls.map((call) => ({
-                  id: call.callId,
-                  type: 'function' as const,
-                  function: { name: call.name, arguments: call.arguments },
-                })),
-              }
-            : {}),
-        })
-        break
-      }
-      case 'tool':
-        messages.push({ role: 'tool', tool_call_id: message.callId, content: message.text })
-        break
-    }
-    sources.push([...sourceSeqs])
+  const added: ChatMessage[] = []
+  const addedSources: Seq[][] = []
+  if (last === undefined && request.system !== undefined) {
+    added.push({ role: 'system', content: request.system.text })
+    addedSources.push([request.system.sourceSeq])
   }
+  for (let index = reused; index < request.messages.length; index += 1) {
+    const { message, sourceSeqs } = request.messages[index] as DerivedRequest['messages'][number]
+    added.push(chatMessage(message, developerRole))
+    addedSources.push(sourceSeqs)
+  }
+  const messages = last === undefined ? added : joinPrefix(last.messages, head + reused, added)
+  const sources = last === undefined ? addedSources : joinPrefix(last.sources, head + reused, addedSources)
+  lastBuilt = {
+    role: developerRole,
+    system: request.system?.text,
+    derived: request.messages,
+    messages,
+    sources,
+  }
+  // Callers treat these as read-only: the next request builds on them.
   return { messages, sources }
 }
 

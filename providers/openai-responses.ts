@@ -7,6 +7,7 @@ import type {
   AssistantMessage,
   DerivedRequest,
   ImageBlock,
+  Message,
   Seq,
   TextBlock,
   ToolCallBlock,
@@ -61,6 +62,52 @@ function inputPart(block: TextBlock | ImageBlock): ResponsesInputPart {
     : { type: 'input_image', image_url: `data:${block.mediaType};base64,${block.data}`, detail: 'auto' }
 }
 
+/** The input items one derived message becomes (an assistant turn: its text, then each call). */
+function inputItems(message: Message): ResponsesInputItem[] {
+  switch (message.role) {
+    case 'system':
+    case 'developer':
+      return [{ type: 'message', role: message.role, content: [textPart(message.text)] }]
+    case 'user':
+      return [{ type: 'message', role: 'user', content: message.content.map(inputPart) }]
+    case 'assistant': {
+      const items: ResponsesInputItem[] = []
+      const text = message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('')
+      if (text !== '')
+        items.push({
+          type: 'message',
+          role: 'assistant',
+          content: [{ type: 'output_text', text, annotations: [] }],
+        })
+      for (const block of message.content) {
+        if (block.type !== 'tool-call') continue
+        items.push({
+          type: 'function_call',
+          call_id: block.callId,
+          name: block.name,
+          arguments: block.arguments,
+        })
+      }
+      return items
+    }
+    case 'tool':
+      return [{ type: 'function_call_output', call_id: message.callId, output: message.text }]
+  }
+}
+
+/** The previous request's input items: its derived messages, their items and sources, and where each begins. */
+let lastInput: {
+  derived: readonly DerivedRequest['messages'][number][]
+  input: ResponsesInputItem[]
+  sources: Seq[][]
+  starts: number[]
+} = {
+  derived: [],
+  input: [],
+  sources: [],
+  starts: [0],
+}
+
 /**
  * The instructions and input items of a derived request. The header system prompt and the leading
  * system messages become `instructions`; every other message becomes one or more input items.
@@ -84,46 +131,30 @@ export function responsesInput(request: DerivedRequest): {
     systemSources.push(...sourceSeqs)
     start += 1
   }
-  const input: ResponsesInputItem[] = []
-  const sources: Seq[][] = []
-  for (const { message, sourceSeqs } of request.messages.slice(start)) {
-    const add = (item: ResponsesInputItem) => {
+  // Items of derived messages the previous request shared (the same frozen objects) are reused.
+  const derived = request.messages.slice(start)
+  let shared = 0
+  const bound = Math.min(derived.length, lastInput.derived.length)
+  while (shared < bound && derived[shared] === lastInput.derived[shared]) shared += 1
+  const end = lastInput.starts[shared] ?? 0
+  const input: ResponsesInputItem[] = lastInput.input.slice(0, end)
+  const sources: Seq[][] = lastInput.sources.slice(0, end)
+  const starts: number[] = lastInput.starts.slice(0, shared)
+  for (let index = shared; index < derived.length; index += 1) {
+    const { message, sourceSeqs } = derived[index] as DerivedRequest['messages'][number]
+    starts[index] = input.length
+    for (const item of inputItems(message)) {
       input.push(item)
-      sources.push([...sourceSeqs])
-    }
-    switch (message.role) {
-      case 'system':
-      case 'developer':
-        add({ type: 'message', role: message.role, content: [textPart(message.text)] })
-        break
-      case 'user':
-        add({ type: 'message', role: 'user', content: message.content.map(inputPart) })
-        break
-      case 'assistant': {
-        const text = message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('')
-        if (text !== '') {
-          add({
-            type: 'message',
-            role: 'assistant',
-            content: [{ type: 'output_text', text, annotations: [] }],
-          })
-        }
-        for (const block of message.content) {
-          if (block.type !== 'tool-call') continue
-          add({ type: 'function_call', call_id: block.callId, name: block.name, arguments: block.arguments })
-        }
-        break
-      }
-      case 'tool':
-        add({ type: 'function_call_output', call_id: message.callId, output: message.text })
-        break
+      sources.push(sourceSeqs)
     }
   }
+  starts[derived.length] = input.length
+  lastInput = { derived, input, sources, starts }
   return {
     instructions: instructionTexts.length > 0 ? instructionTexts.join(INSTRUCTIONS_SEPARATOR) : undefined,
     systemSources,
-    input,
-    sources,
+    input: input.slice(),
+    sources: sources.slice(),
   }
 }
 

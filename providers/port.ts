@@ -5,7 +5,10 @@
 import type { LlmOutcome, LlmPort } from '../harness/loop.ts'
 import type { Usage } from '../harness/types.ts'
 import { encodeScript, SCRIPT_HEADER, SESSION_HEADER, TIME_HEADER } from './mock/script.ts'
+import { wireUsage } from './mock/usage.ts'
 import { toProviderError } from './sdk-errors.ts'
+import type { CacheSimulators } from './sim/index.ts'
+import { type Simulation, SimulatorRejection } from './sim/types.ts'
 import type { BuildOptions, ProviderAdapter } from './types.ts'
 
 /**
@@ -26,6 +29,15 @@ export interface PortOptions {
   mode: 'simulated' | 'live'
   /** Wall clock for live latency, milliseconds. */
   now?: () => number
+  /** Strings (API keys) never to let through into an error message the loop logs. */
+  secrets?: readonly string[]
+}
+
+/** Replace every occurrence of a secret with `[redacted]`. */
+export function redact(text: string, secrets: readonly string[]): string {
+  let clean = text
+  for (const secret of secrets) if (secret.length >= 8) clean = clean.split(secret).join('[redacted]')
+  return clean
 }
 
 export function adapterPort(options: PortOptions): LlmPort {
@@ -56,7 +68,7 @@ export function adapterPort(options: PortOptions): LlmPort {
           error: {
             ...(error.status !== undefined ? { status: error.status } : {}),
             type: error.errorType,
-            message: error.message,
+            message: redact(error.message, options.secrets ?? []),
             retryable: error.retryable,
           },
           ...(error.retryAfterMs !== undefined ? { retryAfterMs: error.retryAfterMs } : {}),
@@ -66,4 +78,48 @@ export function adapterPort(options: PortOptions): LlmPort {
       }
     },
   }
+}
+
+/**
+ * A port that simulates in process: the adapter's wire body goes straight into the simulator, with no
+ * SDK or HTTP in between. For long replays and benchmarks; `cachelab run` goes through the SDKs.
+ */
+export function simulatorPort(options: {
+  adapter: ProviderAdapter
+  build: BuildOptions
+  simulators: CacheSimulators
+}): LlmPort & {
+  /** The simulation of the last request sent (the report rows read it). */
+  last: Simulation | undefined
+} {
+  const { adapter, build, simulators } = options
+  const port = {
+    last: undefined as Simulation | undefined,
+    async send(call: Parameters<LlmPort['send']>[0]): Promise<LlmOutcome> {
+      const built = adapter.buildRequest(call.request, build)
+      const wire = { body: built.body, sources: built.sources }
+      try {
+        const simulation = simulators.simulate(adapter.api, {
+          body: built.body,
+          at: call.at,
+          output: call.scripted,
+        })
+        port.last = simulation
+        const reportsWrites = simulators.openai.reportsWrites(call.request.config.model)
+        const usage = adapter.parseUsage(wireUsage(adapter.api, simulation.counts, reportsWrites))
+        return { ok: true, message: call.scripted, usage, latencyMs: modeledLatencyMs(usage), wire }
+      } catch (error) {
+        if (!(error instanceof SimulatorRejection)) throw error
+        port.last = undefined
+        const message = typeof error.message === 'string' ? error.message : 'rejected'
+        return {
+          ok: false,
+          error: { status: error.status, type: 'invalid_request_error', message, retryable: false },
+          latencyMs: MODELED_FAILURE_MS,
+          wire,
+        }
+      }
+    },
+  }
+  return port
 }

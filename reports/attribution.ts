@@ -4,6 +4,7 @@
 
 import type { Seq, SessionEvent, WireSources } from '../harness/types.ts'
 import { describeNode } from '../providers/sim/prompt.ts'
+import { sameSegment } from '../providers/sim/trie.ts'
 import type { Prompt, SimTrace, WireNode } from '../providers/sim/types.ts'
 import type { BreakCause } from './types.ts'
 
@@ -25,8 +26,11 @@ export interface Attribution {
 /** Index of the first segment where `current` stops extending `previous`; undefined when it extends it. */
 export function firstDivergence(previous: Prompt, current: Prompt): number | undefined {
   const limit = previous.segments.length
-  for (let index = 0; index < limit; index += 1) {
-    if (previous.segments[index]?.key !== current.segments[index]?.key) return index
+  const start = current.base?.segments === previous.segments ? Math.min(current.base.count, limit) : 0
+  for (let index = start; index < limit; index += 1) {
+    const before = previous.segments[index]
+    const now = current.segments[index]
+    if (before !== now && !sameSegment(before, now)) return index
   }
   return undefined
 }

@@ -9,6 +9,7 @@ import { type Observation, SessionRowBuilder } from './rows.ts'
 
 const prices = { input: 3, cacheRead: 0.3, cacheWrite5m: 3.75, cacheWrite1h: 6, output: 15 }
 const counter = new TokenCounter()
+const COUNTS = { input: 0, read: 0, write: 0, write5m: 0, write1h: 0, uncached: 0, output: 0 }
 
 function prompt(...texts: string[]) {
   const builder = new PromptBuilder(counter, 1)
@@ -87,7 +88,7 @@ function builder() {
 describe('step rows', () => {
   it('marks the first request cold and computes disjoint buckets and the hit ratio', () => {
     const rows = builder()
-    const observation: Observation = { prompt: prompt('a', 'b'), trace: trace(2000, 300) }
+    const observation: Observation = { counts: COUNTS, prompt: prompt('a', 'b'), trace: trace(2000, 300) }
     const row = rows.add(record(0, usage(100, 0, 1900), 2), observation)
     expect(row.cold).toBe(true)
     expect(row.inputTokens).toBe(2000)
@@ -98,8 +99,13 @@ describe('step rows', () => {
 
   it('takes the ideal from what the previous request carried, and reports a TTL expiry with no node', () => {
     const rows = builder()
-    rows.add(record(0, usage(100, 0, 1900), 2), { prompt: prompt('a', 'b'), trace: trace(1900, 300) })
+    rows.add(record(0, usage(100, 0, 1900), 2), {
+      counts: COUNTS,
+      prompt: prompt('a', 'b'),
+      trace: trace(1900, 300),
+    })
     const late = rows.add(record(400, usage(100, 0, 2000), 3), {
+      counts: COUNTS,
       prompt: prompt('a', 'b', 'c'),
       trace: trace(2000, 700),
     })
@@ -111,8 +117,13 @@ describe('step rows', () => {
 
   it('counts tokens an extension should have read as lost, with the simulator-given cause', () => {
     const rows = builder()
-    rows.add(record(0, usage(100, 0, 1900), 2), { prompt: prompt('a', 'b'), trace: trace(1900, 300) })
+    rows.add(record(0, usage(100, 0, 1900), 2), {
+      counts: COUNTS,
+      prompt: prompt('a', 'b'),
+      trace: trace(1900, 300),
+    })
     const missed = rows.add(record(10, usage(100, 0, 2000), 3), {
+      counts: COUNTS,
       prompt: prompt('a', 'b', 'c'),
       trace: trace(2000, 310, { shortfall: 'lookback-miss' }),
     })
@@ -123,8 +134,13 @@ describe('step rows', () => {
 
   it('names the first divergent node when the request does not extend the previous one', () => {
     const rows = builder()
-    rows.add(record(0, usage(100, 0, 1900), 2), { prompt: prompt('a', 'b'), trace: trace(1900, 300) })
+    rows.add(record(0, usage(100, 0, 1900), 2), {
+      counts: COUNTS,
+      prompt: prompt('a', 'b'),
+      trace: trace(1900, 300),
+    })
     const changed = rows.add(record(10, usage(2000, 0, 0), 2), {
+      counts: COUNTS,
       prompt: prompt('a', 'B'),
       trace: trace(2000, 310),
     })
@@ -148,6 +164,7 @@ describe('step rows', () => {
     expect(row.inputTokens).toBe(0)
     expect(row.hitRatio).toBeUndefined()
     const next = rows.add(record(1, usage(100, 0, 1900), 2), {
+      counts: COUNTS,
       prompt: prompt('a', 'b'),
       trace: trace(1900, 300),
     })

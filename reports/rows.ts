@@ -5,7 +5,7 @@
 import type { RequestRecord } from '../harness/loop.ts'
 import type { ProviderId, Seq, SessionEvent, Usage } from '../harness/types.ts'
 import type { Prices } from '../providers/catalog.ts'
-import type { Prompt, SimTrace } from '../providers/sim/types.ts'
+import type { Prompt, SimCounts, SimTrace } from '../providers/sim/types.ts'
 import { type AttributedRequest, type Attribution, clientBreak } from './attribution.ts'
 import { type Buckets, costUsd, idealCostUsd } from './cost.ts'
 import type { StepRow } from './types.ts'
@@ -14,6 +14,8 @@ import type { StepRow } from './types.ts'
 export interface Observation {
   prompt: Prompt
   trace: SimTrace
+  /** The counts the simulator computed (in a live run, its prediction). */
+  counts: SimCounts
 }
 
 /** Labels and lookups of one session's rows. */

@@ -31,6 +31,7 @@ import {
 } from '../providers/index.ts'
 import type { MockCall } from '../providers/mock/context.ts'
 import { CacheSimulators } from '../providers/sim/index.ts'
+import { type SimCounts, SimulatorRejection } from '../providers/sim/types.ts'
 import type { BuildOptions } from '../providers/types.ts'
 import { type Observation, SessionRowBuilder } from '../reports/rows.ts'
 import type { StepRow } from '../reports/types.ts'
@@ -54,6 +55,10 @@ export interface SessionOptions {
   env?: Readonly<Record<string, string | undefined>>
   /** Directory for `<scenario>.<variant>.<provider>.jsonl`; no logs are written without it. */
   sessionsDir?: string
+  /** Live: the predictor to feed, shared across a run's sessions like the provider's own cache. */
+  predictor?: CacheSimulators
+  /** The clock to run on; a shared predictor needs one shared clock so time never runs backwards. */
+  clock?: VirtualClock
 }
 
 /** The session id of a plan, also its log file's base name. */
@@ -77,6 +82,8 @@ export function defaultBuild(provider: ProviderId, sessionId: string, stream: bo
 /** The result of one session. */
 export interface SessionResult {
   rows: StepRow[]
+  /** Per row, the simulator's counts (in a live run, its prediction of what the provider would report). */
+  predicted: Array<SimCounts | undefined>
   events: readonly SessionEvent[]
   entry: ModelEntry
 }
@@ -98,9 +105,10 @@ export async function runSession(plan: SessionPlan, options: SessionOptions): Pr
   const adapter = createAdapter(provider, endpoint)
   const build: BuildOptions = { ...defaultBuild(provider, sessionId, options.stream), ...variant.build }
   const mode = options.mock === undefined ? 'live' : 'simulated'
-  const port = adapterPort({ adapter, build, mode })
-  const clock = new VirtualClock()
+  const port = adapterPort({ adapter, build, mode, secrets: mode === 'live' ? [endpoint.apiKey] : [] })
+  const clock = options.clock ?? new VirtualClock()
   const rows: StepRow[] = []
+  const predicted: Array<SimCounts | undefined> = []
   let loop: AgentLoop | undefined
   const builder = new SessionRowBuilder({
     runId: options.runId,
@@ -117,6 +125,7 @@ export async function runSession(plan: SessionPlan, options: SessionOptions): Pr
     options.mock,
     adapter.api,
     variant.rules === undefined ? undefined : [withCacheRules(entry, variant.rules)],
+    options.predictor,
   )
   const file = options.sessionsDir === undefined ? undefined : join(options.sessionsDir, `${sessionId}.jsonl`)
   let writer = file === undefined ? undefined : JsonlSessionWriter.create(file)
@@ -126,7 +135,11 @@ export async function runSession(plan: SessionPlan, options: SessionOptions): Pr
     random: seededRandom(hashString(sessionId)),
     llm: port,
     sink: (event) => writer?.append(event),
-    onRequest: (record) => rows.push(builder.add(record, observe(record))),
+    onRequest: (record) => {
+      const observation = observe(record)
+      rows.push(builder.add(record, observation))
+      predicted.push(observation?.counts)
+    },
   }
   const simulatorModels = variant.rules === undefined ? undefined : [withCacheRules(entry, variant.rules)]
   options.mock?.context.reset(simulatorModels === undefined ? {} : { models: simulatorModels })
@@ -158,7 +171,7 @@ export async function runSession(plan: SessionPlan, options: SessionOptions): Pr
   } finally {
     writer?.close()
   }
-  return { rows, events: loop.session.log, entry }
+  return { rows, predicted, events: loop.session.log, entry }
 }
 
 interface PerformContext {
@@ -243,6 +256,7 @@ function observerFor(
   mock: MockProviders | undefined,
   api: ReturnType<typeof createAdapter>['api'],
   models: ModelEntry[] | undefined,
+  shared: CacheSimulators | undefined,
 ) {
   if (mock !== undefined) {
     let last: MockCall | undefined
@@ -253,18 +267,24 @@ function observerFor(
       const call = last
       last = undefined
       if (call?.simulation === undefined || !record.outcome.ok) return undefined
-      return { prompt: call.simulation.prompt, trace: call.simulation.trace }
+      return { prompt: call.simulation.prompt, trace: call.simulation.trace, counts: call.simulation.counts }
     }
   }
-  const predictor = new CacheSimulators(models === undefined ? {} : { models })
+  const predictor = shared ?? new CacheSimulators(models === undefined ? {} : { models })
   return (record: RequestRecord): Observation | undefined => {
     if (!record.outcome.ok) return undefined
-    const simulation = predictor.simulate(api, {
-      body: record.outcome.wire.body,
-      at: record.call.at,
-      output: record.outcome.message,
-    })
-    return { prompt: simulation.prompt, trace: simulation.trace }
+    try {
+      const simulation = predictor.simulate(api, {
+        body: record.outcome.wire.body,
+        at: record.call.at,
+        output: record.outcome.message,
+      })
+      return { prompt: simulation.prompt, trace: simulation.trace, counts: simulation.counts }
+    } catch (error) {
+      // The provider accepted a request the simulator would refuse: no prediction for it.
+      if (error instanceof SimulatorRejection) return undefined
+      throw error
+    }
   }
 }
 

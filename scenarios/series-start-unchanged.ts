@@ -19,7 +19,12 @@ export const seriesStartUnchanged: Scenario = {
   tools: CODING_TOOLS,
   maxTokens: 1024,
   script: [
-    ...codingTurns(2, { seed: 'series-start', resultTokens: 300 }),
+    ...codingTurns(4, { seed: 'series-start', resultTokens: 400 }),
+    {
+      kind: 'set-system',
+      text: `${system}\n\nBuild update: the release branch is frozen; only fixes may land.`,
+    },
+    ...codingTurns(4, { seed: 'series-start', resultTokens: 400, from: 4 }),
     {
       kind: 'turn',
       user: 'Read the generated schema file; it is long.',
@@ -36,13 +41,8 @@ export const seriesStartUnchanged: Scenario = {
         { text: 'The schema defines 214 record types; the one you asked about is RecordKind.' },
       ],
     },
-    ...codingTurns(2, { seed: 'series-start', resultTokens: 300, from: 2 }),
-    {
-      kind: 'set-system',
-      text: `${system}\n\nBuild update: the release branch is frozen; only fixes may land.`,
-    },
-    ...codingTurns(3, { seed: 'series-start', resultTokens: 300, from: 4 }),
-    { kind: 'prune', thresholdChars: 8192, keepChars: 5120, skipLastNodes: 8 },
-    ...codingTurns(2, { seed: 'series-start', resultTokens: 300, from: 7 }),
+    ...codingTurns(1, { seed: 'series-start', resultTokens: 400, from: 8 }),
+    { kind: 'prune', thresholdChars: 8192, keepChars: 5120, skipLastNodes: 4 },
+    ...codingTurns(2, { seed: 'series-start', resultTokens: 400, from: 9 }),
   ],
 }

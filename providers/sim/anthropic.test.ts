@@ -3,7 +3,9 @@ import { describe, expect, it } from 'vitest'
 import { fillerText } from '../../harness/filler.ts'
 import type { AssistantMessage } from '../../harness/types.ts'
 import { type AnthropicCacheRules, simulationModel, withCacheRules } from '../catalog.ts'
-import { AnthropicCacheSimulator } from './anthropic.ts'
+import { AnthropicCacheSimulator, automaticBreakpoint } from './anthropic.ts'
+import { linearizeAnthropic } from './linearize-anthropic.ts'
+import { TokenCounter } from './tokens.ts'
 import { SimulatorRejection } from './types.ts'
 
 const reply: AssistantMessage = { role: 'assistant', content: [{ type: 'text', text: 'ok' }] }
@@ -225,9 +227,9 @@ describe('automatic caching', () => {
     const simulator = new AnthropicCacheSimulator()
     const body = conversation(10, {}, { cache_control: { type: 'ephemeral' } })
     ;(body.messages as Body[]).push({ role: 'user', content: [{ type: 'text', text: '' }] })
-    const prompt = simulator.linearize(body)
-    expect(prompt.segments[9]?.breakpoint?.explicit).toBe(false)
-    expect(prompt.segments[10]?.breakpoint).toBeUndefined()
+    const layout = linearizeAnthropic(body, new TokenCounter(), 1)
+    expect(automaticBreakpoint(layout)).toMatchObject({ index: 9, breakpoint: { explicit: false } })
+    expect(simulator.linearize(body).segments[10]?.breakpoint).toBeUndefined()
   })
 })
 
@@ -299,9 +301,8 @@ describe('usage arithmetic', () => {
     )
     const plain = simulator.linearize(conversation(3, {}, { tools: [tool] }))
     expect(marked.segments[0]?.breakpoint?.ttl).toBe('5m')
-    expect(marked.segments.map((segment) => segment.key)).toEqual(
-      plain.segments.map((segment) => segment.key),
-    )
+    const identity = (segment: { frame: string; text: string }) => [segment.frame, segment.text]
+    expect(marked.segments.map(identity)).toEqual(plain.segments.map(identity))
   })
 })
 
@@ -360,5 +361,34 @@ describe('invariants', () => {
       }),
       { numRuns: 30 },
     )
+  })
+})
+
+describe('requests that repeat earlier message objects', () => {
+  it('never carry an earlier request’s automatic breakpoint into a later one', () => {
+    const simulator = new AnthropicCacheSimulator()
+    const messages: Array<Record<string, unknown>> = [
+      { role: 'user', content: [{ type: 'text', text: fillerText(1500, 'repeat') }] },
+    ]
+    for (let turn = 0; turn < 8; turn += 1) {
+      const body = {
+        model: 'claude-sonnet-4-6',
+        max_tokens: 16,
+        cache_control: { type: 'ephemeral' },
+        messages: [...messages],
+      }
+      const result = simulator.simulate({
+        body,
+        at: turn,
+        output: { role: 'assistant', content: [{ type: 'text', text: 'ok' }] },
+      })
+      // An automatic breakpoint left behind on an earlier last block would add one breakpoint per turn: a 400 by turn 5.
+      expect(result.prompt.segments.filter((segment) => segment.breakpoint !== undefined)).toHaveLength(0)
+      if (turn > 0) expect(result.counts.read).toBeGreaterThan(1500)
+      messages.push(
+        { role: 'assistant', content: [{ type: 'text', text: `answer ${turn}` }] },
+        { role: 'user', content: [{ type: 'text', text: `question ${turn}` }] },
+      )
+    }
   })
 })

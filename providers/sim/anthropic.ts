@@ -43,29 +43,34 @@ export class AnthropicCacheSimulator {
   /** The linearized prompt of a body, the automatic breakpoint placed, without touching cache state. */
   linearize(body: Record<string, unknown>): Prompt {
     const { rules, entry } = this.rules(body)
-    const layout = linearizeAnthropic(body, this.counter, entry.tokenScale, rules.ttlSeconds)
-    placeAutomatic(layout)
-    return layout.prompt
+    return linearizeAnthropic(body, this.counter, entry.tokenScale, rules.ttlSeconds).prompt
   }
 
   simulate(request: SimulationRequest): Simulation {
     const { body, at } = request
     const { rules, entry } = this.rules(body)
-    const prompt = this.linearize(body)
+    const layout = linearizeAnthropic(body, this.counter, entry.tokenScale, rules.ttlSeconds)
+    const prompt = layout.prompt
     const output = scaleTokens(outputTokens(request.output, this.counter), entry.tokenScale)
-    const placed = validBreakpoints(prompt, rules)
+    const placed = validBreakpoints(layout, automaticBreakpoint(layout), rules)
     const trie = this.trie(entry.model)
     const path = trie.walk(prompt)
     const live = (node: TrieNode<Slot> | undefined) => node?.data !== undefined && at < node.data.expiresAt
 
     // Read: each breakpoint walks back through its window; the deepest hit over all of them is read.
-    const positions = positionNumbers(prompt, rules.collapseToolRuns)
+    const segments = prompt.segments
     const inWindow: boolean[] = []
     let readDepth = 0
     for (const { index } of placed) {
       let found = false
+      let distance = 0
       for (let cursor = index; cursor >= 0; cursor -= 1) {
-        if ((positions[index] ?? 0) - (positions[cursor] ?? 0) >= rules.lookback) break
+        // One position more per block, except within a run of tool_use (or tool_result) blocks.
+        const next = segments[cursor + 1]
+        const run = segments[cursor]?.run
+        if (cursor < index && !(rules.collapseToolRuns && run !== undefined && next?.run === run))
+          distance += 1
+        if (distance >= rules.lookback) break
         inWindow[cursor] = true
         if (!found && live(path[cursor])) {
           found = true
@@ -149,33 +154,41 @@ export class AnthropicCacheSimulator {
 }
 
 /**
- * Apply top-level `cache_control` to the last block that may carry one, walking back over thinking and
- * empty text. A same-TTL marker already there makes it a no-op; a different TTL is a 400.
+ * The automatic breakpoint: top-level `cache_control` on the last block that may carry one, walking back
+ * over thinking and empty text. A same-TTL marker already there makes it a no-op; a different TTL is a 400.
  */
-export function placeAutomatic(layout: AnthropicLayout): void {
+export function automaticBreakpoint(layout: AnthropicLayout): Placed | undefined {
   const marker = layout.automatic
-  if (marker === undefined) return
+  if (marker === undefined) return undefined
   const segments = layout.prompt.segments
   for (let index = segments.length - 1; index >= 0; index -= 1) {
     const segment = segments[index]
     if (segment === undefined || layout.eligible[index] !== true) continue
-    if (segment.breakpoint === undefined) segment.breakpoint = marker
-    else if (segment.breakpoint.ttl !== marker.ttl) {
+    if (segment.breakpoint === undefined) return { index, breakpoint: marker }
+    if (segment.breakpoint.ttl !== marker.ttl) {
       // The documented outcome is a 400; this message is ours (the real wording is unconfirmed).
       throw invalidRequest(
         `The top-level cache_control ttl '${marker.ttl}' conflicts with the cache_control ttl '${segment.breakpoint.ttl}' already on the last cacheable block.`,
       )
     }
-    return
+    return undefined
   }
+  return undefined
 }
 
 /** The request's breakpoints in prompt order, after the documented limits: count, then TTL order. */
-function validBreakpoints(prompt: Prompt, rules: AnthropicCacheRules): Placed[] {
+function validBreakpoints(
+  layout: AnthropicLayout,
+  automatic: Placed | undefined,
+  rules: AnthropicCacheRules,
+): Placed[] {
   const placed: Placed[] = []
-  for (const [index, segment] of prompt.segments.entries()) {
-    if (segment.breakpoint !== undefined) placed.push({ index, breakpoint: segment.breakpoint })
+  for (const index of layout.marked) {
+    const breakpoint = layout.prompt.segments[index]?.breakpoint
+    if (breakpoint !== undefined) placed.push({ index, breakpoint })
   }
+  if (automatic !== undefined) placed.push(automatic)
+  placed.sort((left, right) => left.index - right.index)
   if (placed.length > rules.maxBreakpoints) {
     // Verbatim from many client repositories.
     throw invalidRequest(
@@ -193,23 +206,6 @@ function validBreakpoints(prompt: Prompt, rules: AnthropicCacheRules): Placed[] 
     }
   }
   return placed
-}
-
-/**
- * The lookback position of each segment: increasing by one per segment, except that a run of
- * consecutive tool_use (or tool_result) blocks shares one position when `collapseToolRuns` is set.
- */
-export function positionNumbers(prompt: Prompt, collapseToolRuns: boolean): number[] {
-  const positions: number[] = []
-  let position = 0
-  let previousRun: number | undefined
-  for (const segment of prompt.segments) {
-    const sameRun = collapseToolRuns && segment.run !== undefined && segment.run === previousRun
-    if (!sameRun) position += 1
-    positions.push(position)
-    previousRun = segment.run
-  }
-  return positions
 }
 
 /** Depth of the deepest node on the path that holds an entry, live or not. */

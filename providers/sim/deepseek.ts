@@ -10,7 +10,7 @@ import type { SimulationRequest, SimulatorOptions } from './openai.ts'
 import { outputTokens } from './output.ts'
 import { scaleTokens, tokensThrough } from './prompt.ts'
 import { sharedTokenCounter, type TokenCounter } from './tokens.ts'
-import { PrefixTrie, type TrieNode } from './trie.ts'
+import { childrenOf, PrefixTrie, type TrieNode } from './trie.ts'
 import type { Prompt, Segment, Shortfall, Simulation } from './types.ts'
 
 /** A unit's lifetime: readable from `availableAt` until idle for the eviction time. */
@@ -106,17 +106,18 @@ export class DeepSeekCacheSimulator {
         deepestExpired = Math.max(deepestExpired, tokens)
       }
     }
-    const nodes: Array<TrieNode<NodeState>> = [trie.root, ...path]
-    for (const [depth, node] of nodes.entries()) {
-      const state = node.data
-      if (state?.unit !== undefined && depth > 0) consider(tokensThrough(prompt, depth), state.unit)
+    // From the deepest position back: the first live unit is the deepest one, so the scan stops there.
+    for (let depth = path.length; depth >= 0 && hit === undefined; depth -= 1) {
+      const state = (depth === 0 ? trie.root : path[depth - 1])?.data
       const segment = prompt.segments[depth]
-      if (segment === undefined) continue
-      for (const partial of state?.partials ?? []) {
-        if (partial.frame !== segment.frame) continue
-        if (this.counter.commonPrefix(partial.text, segment.text) < partial.textTokens) continue
-        consider(tokensThrough(prompt, depth) + partial.tokens, partial)
+      if (segment !== undefined) {
+        for (const partial of state?.partials ?? []) {
+          if (partial.frame !== segment.frame) continue
+          if (this.counter.commonPrefix(partial.text, segment.text) < partial.textTokens) continue
+          consider(tokensThrough(prompt, depth) + partial.tokens, partial)
+        }
       }
+      if (state?.unit !== undefined && depth > 0) consider(tokensThrough(prompt, depth), state.unit)
     }
     const read = hit?.tokens ?? 0
     if (hit !== undefined) hit.state.lastUsed = at
@@ -126,25 +127,29 @@ export class DeepSeekCacheSimulator {
     const availableAt = at + rules.persistDelaySeconds
     const fresh = (): UnitState => ({ availableAt, lastUsed: at })
     const common = this.commonPosition(trie, prompt, path, scale)
-    if (common.tokens > read) this.persist(trie, prompt, common, fresh, scale)
     const cacheable = prompt.segments.length
-    this.persist(
-      trie,
-      prompt,
-      { depth: cacheable, textTokens: 0, tokens: tokensThrough(prompt, cacheable) },
-      fresh,
-      scale,
-    )
     const extended = this.withOutput(prompt, request.output, scale)
     const outputEnd = {
       depth: extended.segments.length,
       textTokens: 0,
       tokens: tokensThrough(extended, extended.segments.length),
     }
-    this.persist(trie, extended, outputEnd, fresh, scale)
+    // One insert stores the input and the answer; the units are marks on its nodes.
+    const nodes = trie.insert(extended, extended.segments.length, () => ({}))
+    const mark = (position: UnitPosition) =>
+      this.markUnit(
+        position.depth === 0 ? trie.root : nodes[position.depth - 1],
+        extended,
+        position,
+        fresh,
+        scale,
+      )
+    if (common.tokens > read) mark(common)
+    mark({ depth: cacheable, textTokens: 0, tokens: tokensThrough(prompt, cacheable) })
+    mark(outputEnd)
     if (rules.intervalTokens > 0) {
-      for (let mark = rules.intervalTokens; mark < outputEnd.tokens; mark += rules.intervalTokens) {
-        this.persist(trie, extended, this.positionAt(extended, mark, scale), fresh, scale)
+      for (let tokens = rules.intervalTokens; tokens < outputEnd.tokens; tokens += rules.intervalTokens) {
+        mark(this.positionAt(extended, tokens, scale))
       }
     }
     return {
@@ -178,7 +183,7 @@ export class DeepSeekCacheSimulator {
     let textTokens = 0
     if (segment !== undefined) {
       const parent = path[depth - 1] ?? trie.root
-      for (const child of parent.children.values()) {
+      for (const child of childrenOf(parent)) {
         if (child.segment?.frame !== segment.frame) continue
         textTokens = Math.max(textTokens, this.counter.commonPrefix(child.segment.text, segment.text))
       }
@@ -201,15 +206,14 @@ export class DeepSeekCacheSimulator {
   }
 
   /** Store the prompt's path through `position` and mark a unit there. */
-  private persist(
-    trie: PrefixTrie<NodeState>,
+  /** Mark a unit at `position`: on `node` itself, or inside the segment after it (a partial unit). */
+  private markUnit(
+    node: TrieNode<NodeState> | undefined,
     prompt: Prompt,
     position: UnitPosition,
     fresh: () => UnitState,
     scale: number,
   ): void {
-    const nodes = trie.insert(prompt, position.depth, () => ({}))
-    const node = position.depth === 0 ? trie.root : nodes[position.depth - 1]
     if (node === undefined) return
     node.data ??= {}
     const state = node.data
@@ -252,15 +256,22 @@ export class DeepSeekCacheSimulator {
       content: text === '' ? null : text,
       ...(calls.length > 0 ? { tool_calls: calls } : {}),
     }
-    const tail = linearizeChat({ messages: [message] }, this.counter, scale)
-    const segments = [...prompt.segments, ...tail.segments]
+    const tail = linearizeChat({ messages: [message] }, this.counter, scale, { remember: false })
+    const segments = prompt.segments.concat(tail.segments)
     let total = tokensThrough(prompt, prompt.segments.length)
-    const cumulative = [...prompt.cumulative]
+    const cumulative = prompt.cumulative.slice()
     for (const segment of tail.segments) {
       total += segment.tokens
       cumulative.push(total)
     }
-    return { segments, cumulative, trailing: 0, total }
+    // The input's segments lead unchanged: the trie walks over them without comparing.
+    return {
+      segments,
+      cumulative,
+      trailing: 0,
+      total,
+      base: { segments: prompt.segments, count: prompt.segments.length },
+    }
   }
 
   private simulateLegacy(

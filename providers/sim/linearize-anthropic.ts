@@ -3,9 +3,10 @@
 // into the frame of that level's first segment, so changing them breaks the prefix exactly there.
 
 import { anthropicImageTokens, pngSize, UNKNOWN_IMAGE_TOKENS } from './image.ts'
-import { PromptBuilder, type SegmentDraft } from './prompt.ts'
+import { PromptBuilder, type RunState, type SegmentDraft } from './prompt.ts'
 import type { TokenCounter } from './tokens.ts'
-import { type Breakpoint, type Prompt, SimulatorRejection, type WireNode } from './types.ts'
+import { sameSegment } from './trie.ts'
+import { type Breakpoint, type Prompt, type Segment, SimulatorRejection, type WireNode } from './types.ts'
 
 type Body = Record<string, unknown>
 
@@ -31,6 +32,8 @@ export interface AnthropicLayout {
   eligible: boolean[]
   /** The top-level `cache_control` marker (automatic caching), when the body has one. */
   automatic: Breakpoint | undefined
+  /** Indices of the segments carrying an explicit marker, in order. */
+  marked: number[]
 }
 
 const asArray = (value: unknown): unknown[] => (Array.isArray(value) ? value : [])
@@ -94,15 +97,18 @@ function hasCitations(value: unknown): boolean {
  * The settings whose change invalidates `messages` but keeps `tools` and `system` (tool choice,
  * thinking, effort, image presence), and those that also invalidate `system` (speed, citations).
  */
-function levelContexts(body: Body): { system: string; messages: string } {
-  const messages = asArray(body.messages)
+function levelContexts(
+  body: Body,
+  images: boolean,
+  citations: boolean,
+): { system: string; messages: string } {
   return {
-    system: JSON.stringify({ speed: body.speed ?? null, citations: hasCitations(messages) }),
+    system: JSON.stringify({ speed: body.speed ?? null, citations }),
     messages: JSON.stringify({
       tool_choice: body.tool_choice ?? null,
       thinking: body.thinking ?? null,
       effort: asRecord(body.output_config).effort ?? null,
-      images: hasImage(messages),
+      images,
     }),
   }
 }
@@ -137,8 +143,10 @@ function toolResultContent(content: unknown): { text: string; images: string; im
 
 /** Accumulates segments with their eligibility and the pending level context. */
 class Layout {
-  readonly builder: PromptBuilder
-  readonly eligible: boolean[] = []
+  builder: PromptBuilder
+  eligible: boolean[] = []
+  /** Indices of the segments carrying an explicit `cache_control` marker. */
+  marked: number[] = []
   private readonly counter: TokenCounter
   private readonly ttls: TtlTable
   /** Context folded into the next segment's frame (the first of its level). */
@@ -158,6 +166,7 @@ class Layout {
     const breakpoint = markerBreakpoint(marker, true, this.ttls)
     const frame = this.pending === '' ? draft.frame : `${this.pending}\u0003${draft.frame}`
     this.pending = ''
+    if (breakpoint !== undefined) this.marked.push(this.builder.mark())
     this.builder.add({ ...draft, frame, ...(breakpoint !== undefined ? { breakpoint } : {}) })
     this.eligible.push(eligible)
   }
@@ -266,6 +275,41 @@ function addMessage(layout: Layout, message: Body, index: number): void {
   }
 }
 
+/**
+ * The previous body linearized: its head (tools and system) segments, its messages, where each message's
+ * segments start, the run state there, and the image and citation flags of each message prefix. The next
+ * request of a session repeats most of it and takes those messages' segments over unchanged.
+ */
+interface LastLayout {
+  key: string
+  /** The level context folded into the first message segment's frame. */
+  pending: string
+  head: readonly Segment[]
+  messages: readonly unknown[]
+  /** Where each message's segments start in `prompt` (one more entry: where the messages end). */
+  starts: number[]
+  runs: RunState[]
+  prompt: Prompt
+  eligible: boolean[]
+  marked: number[]
+  images: boolean[]
+  citations: boolean[]
+}
+
+let lastLayout: LastLayout = {
+  key: '',
+  pending: '',
+  head: [],
+  messages: [],
+  starts: [0],
+  runs: [],
+  prompt: { segments: [], cumulative: [], trailing: 0, total: 0 },
+  eligible: [],
+  marked: [],
+  images: [false],
+  citations: [false],
+}
+
 /** Linearize a Messages body: `tools` → `system` → `messages`, one segment per entry or block. */
 export function linearizeAnthropic(
   body: Body,
@@ -273,8 +317,24 @@ export function linearizeAnthropic(
   scale: number,
   ttls: TtlTable = DEFAULT_TTLS,
 ): AnthropicLayout {
+  const messages = asArray(body.messages)
+  const key = `${scale}|${ttls['5m']}|${ttls['1h']}`
+  const last = lastLayout.key === key ? lastLayout : undefined
+  let shared = 0
+  if (last !== undefined) {
+    const bound = Math.min(messages.length, last.messages.length)
+    while (shared < bound && messages[shared] === last.messages[shared]) shared += 1
+  }
+  // Which messages prefixes hold an image or turn citations on: the shared part is known already.
+  const images = last?.images.slice(0, shared + 1) ?? [false]
+  const citations = last?.citations.slice(0, shared + 1) ?? [false]
+  for (let index = shared; index < messages.length; index += 1) {
+    images.push((images[index] ?? false) || hasImage(messages[index]))
+    citations.push((citations[index] ?? false) || hasCitations(messages[index]))
+  }
+  const contexts = levelContexts(body, images[messages.length] ?? false, citations[messages.length] ?? false)
+
   const layout = new Layout(counter, scale, ttls)
-  const contexts = levelContexts(body)
   for (const [index, tool] of asArray(body.tools).entries()) {
     // A deferred tool is rendered where history announces it, not in the tools prefix.
     if (asRecord(tool).defer_loading === true) continue
@@ -311,11 +371,55 @@ export function linearizeAnthropic(
     layout.pending === ''
       ? `messages:${contexts.messages}`
       : `${layout.pending}\u0003messages:${contexts.messages}`
-  for (const [index, message] of asArray(body.messages).entries())
-    addMessage(layout, asRecord(message), index)
+  const head = layout.builder.since(0)
+  const headSame =
+    last !== undefined &&
+    head.length === last.head.length &&
+    head.every(
+      (segment, index) =>
+        sameSegment(segment, last.head[index]) &&
+        segment.breakpoint?.ttl === last.head[index]?.breakpoint?.ttl,
+    )
+  // Messages the previous body had in the same place, under the same head and level contexts, are taken
+  // over with the head in one slice (the head's content is the same).
+  const pending = layout.pending
+  if (last === undefined || !headSame || last.pending !== pending) shared = 0
+  let starts: number[] = []
+  let runs: RunState[] = []
+  if (shared > 0 && last !== undefined) {
+    const end = last.starts[shared] ?? last.prompt.segments.length
+    layout.builder = PromptBuilder.from(last.prompt, end, counter, scale, last.runs[shared])
+    layout.eligible = last.eligible.slice(0, end)
+    layout.marked = last.marked.filter((index) => index < end)
+    layout.pending = ''
+    starts = last.starts.slice(0, shared)
+    runs = last.runs.slice(0, shared)
+  }
+  for (let index = shared; index < messages.length; index += 1) {
+    starts[index] = layout.builder.mark()
+    runs[index] = layout.builder.runState()
+    addMessage(layout, asRecord(messages[index]), index)
+  }
+  starts[messages.length] = layout.builder.mark()
+  runs[messages.length] = layout.builder.runState()
+  const prompt = layout.builder.build(PRIMING)
+  lastLayout = {
+    key,
+    pending,
+    head,
+    messages: messages.slice(),
+    starts,
+    runs,
+    prompt,
+    eligible: layout.eligible,
+    marked: layout.marked,
+    images,
+    citations,
+  }
   return {
-    prompt: layout.builder.build(PRIMING),
+    prompt,
     eligible: layout.eligible,
     automatic: markerBreakpoint(body.cache_control, false, ttls),
+    marked: layout.marked,
   }
 }

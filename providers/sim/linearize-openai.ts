@@ -2,9 +2,10 @@
 // prompt order the provider caches: tool definitions first, then instructions and messages in order.
 
 import { openaiImageTokens, pngSize, UNKNOWN_IMAGE_TOKENS } from './image.ts'
-import { PromptBuilder, type SegmentDraft } from './prompt.ts'
+import { joinPrefix, PromptBuilder, type SegmentDraft } from './prompt.ts'
 import type { TokenCounter } from './tokens.ts'
-import type { Breakpoint, Prompt, WirePart } from './types.ts'
+import { sameSegment } from './trie.ts'
+import type { Breakpoint, Prompt, Segment, WirePart } from './types.ts'
 
 type Body = Record<string, unknown>
 
@@ -98,87 +99,208 @@ function addContent(
   return Math.max(added, 1)
 }
 
-/** Linearize a Chat Completions body (OpenAI and DeepSeek). */
-export function linearizeChat(body: Body, counter: TokenCounter, scale: number): Prompt {
-  const builder = new PromptBuilder(counter, scale)
-  addTools(builder, body)
-  const format = asRecord(body.response_format)
-  if (format.type === 'json_schema') {
+/**
+ * Linearized items, per item object: a session's history reaches the simulator as the same objects
+ * request after request (the adapters memoize them), so each item is linearized once.
+ */
+const itemMemo = new WeakMap<object, { index: number; context: string; segments: Segment[] }>()
+
+/** A linearized list of items (messages, input items): where each item's segments start, and those segments. */
+interface ItemCache {
+  context: string
+  /** The segments before the items (tools, instructions). */
+  head: readonly Segment[]
+  items: readonly unknown[]
+  /** Where each item's segments start in `prompt` (one more entry: where the items end). */
+  starts: number[]
+  prompt: Prompt
+}
+
+const EMPTY_CACHE: ItemCache = {
+  context: '',
+  head: [],
+  items: [],
+  starts: [0],
+  prompt: { segments: [], cumulative: [], trailing: 0, total: 0 },
+}
+
+/** The last Chat and Responses bodies linearized (one each): a session's next request repeats most of it. */
+let lastChat = EMPTY_CACHE
+let lastResponses = EMPTY_CACHE
+
+/**
+ * Linearize a body of a head (tools, instructions) and items (messages, input items), taking over the
+ * previous call's segments for the items this call repeats (the same objects, in the same places, under
+ * the same head and context) in one slice, and linearizing the rest with `add`.
+ */
+function linearizeItems(
+  counter: TokenCounter,
+  scale: number,
+  addHead: (builder: PromptBuilder) => void,
+  items: readonly unknown[],
+  context: string,
+  previous: ItemCache,
+  add: (builder: PromptBuilder, value: unknown, index: number) => void,
+): ItemCache {
+  let builder = new PromptBuilder(counter, scale)
+  addHead(builder)
+  const head = builder.since(0)
+  const sameHead =
+    previous.context === context &&
+    head.length === previous.head.length &&
+    head.every((segment, index) => sameSegment(segment, previous.head[index]))
+  let reused = 0
+  if (sameHead) {
+    // Bounded by what was linearized, in case a caller grew its array since.
+    const bound = Math.min(items.length, previous.items.length, previous.starts.length - 1)
+    while (reused < bound && items[reused] === previous.items[reused]) reused += 1
+  }
+  if (reused > 0) builder = PromptBuilder.from(previous.prompt, previous.starts[reused] ?? 0, counter, scale)
+  const added: number[] = []
+  for (let index = reused; index < items.length; index += 1) {
+    added.push(builder.mark())
+    const value = items[index]
+    const memo = typeof value === 'object' && value !== null ? itemMemo.get(value) : undefined
+    if (memo !== undefined && memo.index === index && memo.context === context) {
+      builder.append(memo.segments)
+      continue
+    }
+    const mark = builder.mark()
+    add(builder, value, index)
+    if (typeof value === 'object' && value !== null)
+      itemMemo.set(value, { index, context, segments: builder.since(mark) })
+  }
+  added.push(builder.mark())
+  const starts = reused > 0 ? joinPrefix(previous.starts, reused, added) : added
+  return { context, head, items, starts, prompt: builder.build(PRIMING) }
+}
+
+/** One Chat Completions message as segments: its content parts, then its tool calls. */
+function addChatMessage(
+  builder: PromptBuilder,
+  body: Body,
+  message: Body,
+  index: number,
+  counter: TokenCounter,
+): void {
+  const role = asString(message.role)
+  const name = asString(message.name)
+  const frame = `${role}|${name}|${asString(message.tool_call_id)}`
+  const node = { part: 'messages' as const, index }
+  const framing = MESSAGE_FRAMING + (name === '' ? 0 : 1)
+  const toolCalls = asArray(message.tool_calls)
+  const hasContent = message.content !== null && message.content !== undefined && message.content !== ''
+  let blocks = 0
+  if (hasContent || toolCalls.length === 0)
+    blocks = addContent(builder, body, frame, message.content ?? '', framing, node)
+  for (const [offset, call] of toolCalls.entries()) {
+    const record = asRecord(call)
+    const fn = asRecord(record.function)
     builder.add({
-      frame: 'response_format',
-      text: JSON.stringify(format),
-      framing: 0,
-      node: { part: 'response_format', index: 0 },
+      frame: `${frame}|call|${asString(record.id)}|${asString(fn.name)}`,
+      text: asString(fn.arguments),
+      framing:
+        (blocks === 0 && offset === 0 ? framing : 0) + MESSAGE_FRAMING + counter.count(asString(fn.name)),
+      node: { ...node, block: blocks + offset },
     })
   }
-  for (const [index, value] of asArray(body.messages).entries()) {
-    const message = asRecord(value)
-    const role = asString(message.role)
-    const name = asString(message.name)
-    const frame = `${role}|${name}|${asString(message.tool_call_id)}`
-    const node = { part: 'messages' as const, index }
-    const framing = MESSAGE_FRAMING + (name === '' ? 0 : 1)
-    const toolCalls = asArray(message.tool_calls)
-    const hasContent = message.content !== null && message.content !== undefined && message.content !== ''
-    let blocks = 0
-    if (hasContent || toolCalls.length === 0)
-      blocks = addContent(builder, body, frame, message.content ?? '', framing, node)
-    for (const [offset, call] of toolCalls.entries()) {
-      const record = asRecord(call)
-      const fn = asRecord(record.function)
+}
+
+/**
+ * Linearize a Chat Completions body (OpenAI and DeepSeek). `remember: false` for one-off fragments, so
+ * they do not displace the session's last body as the base the next request is compared with.
+ */
+export function linearizeChat(
+  body: Body,
+  counter: TokenCounter,
+  scale: number,
+  options: { remember?: boolean } = {},
+): Prompt {
+  const context = `${scale}|${asString(asRecord(body.prompt_cache_options).ttl)}`
+  const addHead = (builder: PromptBuilder) => {
+    addTools(builder, body)
+    const format = asRecord(body.response_format)
+    if (format.type === 'json_schema') {
       builder.add({
-        frame: `${frame}|call|${asString(record.id)}|${asString(fn.name)}`,
-        text: asString(fn.arguments),
-        framing:
-          (blocks === 0 && offset === 0 ? framing : 0) + MESSAGE_FRAMING + counter.count(asString(fn.name)),
-        node: { ...node, block: blocks + offset },
+        frame: 'response_format',
+        text: JSON.stringify(format),
+        framing: 0,
+        node: { part: 'response_format', index: 0 },
       })
     }
   }
-  return builder.build(PRIMING)
+  const cache = linearizeItems(
+    counter,
+    scale,
+    addHead,
+    asArray(body.messages),
+    context,
+    lastChat,
+    (builder, value, index) => addChatMessage(builder, body, asRecord(value), index, counter),
+  )
+  if (options.remember !== false) lastChat = cache
+  return cache.prompt
+}
+
+/** One Responses input item as segments. */
+function addResponsesItem(
+  builder: PromptBuilder,
+  body: Body,
+  item: Body,
+  index: number,
+  counter: TokenCounter,
+): void {
+  const node = { part: 'input' as const, index }
+  const type = asString(item.type) || 'message'
+  switch (type) {
+    case 'message':
+      addContent(builder, body, `${asString(item.role)}||`, item.content, MESSAGE_FRAMING, node)
+      break
+    case 'function_call':
+      builder.add({
+        frame: `assistant||call|${asString(item.call_id)}|${asString(item.name)}`,
+        text: asString(item.arguments),
+        framing: 2 * MESSAGE_FRAMING + counter.count(asString(item.name)),
+        node,
+      })
+      break
+    case 'function_call_output':
+      builder.add({
+        frame: `tool||${asString(item.call_id)}`,
+        text: typeof item.output === 'string' ? item.output : JSON.stringify(item.output),
+        framing: MESSAGE_FRAMING,
+        node,
+      })
+      break
+    default:
+      builder.add({ frame: type, text: JSON.stringify(item), framing: 0, node })
+      break
+  }
 }
 
 /** Linearize a Responses body. */
 export function linearizeResponses(body: Body, counter: TokenCounter, scale: number): Prompt {
-  const builder = new PromptBuilder(counter, scale)
-  addTools(builder, body)
-  if (typeof body.instructions === 'string' && body.instructions !== '') {
-    builder.add({
-      frame: 'system||',
-      text: body.instructions,
-      framing: MESSAGE_FRAMING,
-      node: { part: 'system', index: 0 },
-    })
-  }
-  const input = typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : asArray(body.input)
-  for (const [index, value] of input.entries()) {
-    const item = asRecord(value)
-    const node = { part: 'input' as const, index }
-    const type = asString(item.type) || 'message'
-    switch (type) {
-      case 'message':
-        addContent(builder, body, `${asString(item.role)}||`, item.content, MESSAGE_FRAMING, node)
-        break
-      case 'function_call':
-        builder.add({
-          frame: `assistant||call|${asString(item.call_id)}|${asString(item.name)}`,
-          text: asString(item.arguments),
-          framing: 2 * MESSAGE_FRAMING + counter.count(asString(item.name)),
-          node,
-        })
-        break
-      case 'function_call_output':
-        builder.add({
-          frame: `tool||${asString(item.call_id)}`,
-          text: typeof item.output === 'string' ? item.output : JSON.stringify(item.output),
-          framing: MESSAGE_FRAMING,
-          node,
-        })
-        break
-      default:
-        builder.add({ frame: type, text: JSON.stringify(item), framing: 0, node })
-        break
+  const addHead = (builder: PromptBuilder) => {
+    addTools(builder, body)
+    if (typeof body.instructions === 'string' && body.instructions !== '') {
+      builder.add({
+        frame: 'system||',
+        text: body.instructions,
+        framing: MESSAGE_FRAMING,
+        node: { part: 'system', index: 0 },
+      })
     }
   }
-  return builder.build(PRIMING)
+  const input = typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : asArray(body.input)
+  const context = `${scale}|${asString(asRecord(body.prompt_cache_options).ttl)}`
+  lastResponses = linearizeItems(
+    counter,
+    scale,
+    addHead,
+    input,
+    context,
+    lastResponses,
+    (builder, value, index) => addResponsesItem(builder, body, asRecord(value), index, counter),
+  )
+  return lastResponses.prompt
 }

@@ -15,8 +15,8 @@ import { linearizeChat, linearizeResponses } from './linearize-openai.ts'
 import { outputTokens } from './output.ts'
 import { scaleTokens, tokensThrough } from './prompt.ts'
 import { sharedTokenCounter, type TokenCounter } from './tokens.ts'
-import { PrefixTrie, type TrieNode } from './trie.ts'
-import { type Prompt, type Shortfall, type Simulation, SimulatorRejection } from './types.ts'
+import { childrenOf, PrefixTrie, type TrieNode } from './trie.ts'
+import { type Prompt, type Segment, type Shortfall, type Simulation, SimulatorRejection } from './types.ts'
 
 /** Options shared by every simulator. */
 export interface SimulatorOptions {
@@ -38,11 +38,28 @@ export interface SimulationRequest {
   output: AssistantMessage
 }
 
-interface PrefixEntry {
-  created: number
+/**
+ * When a group of cached prefix nodes was last used and how long it stays idle before eviction. The
+ * nodes of one session's path share one: the session's next request, which extends that path, renews
+ * them all by renewing it.
+ */
+interface Touch {
   lastUsed: number
   /** Idle lifetime in seconds. */
   retention: number
+}
+
+interface PrefixEntry {
+  touch: Touch
+}
+
+/** The last request a machine served: its prompt's segments, its path, and the touch its nodes share. */
+interface LastPath {
+  segments: readonly Segment[]
+  path: Array<TrieNode<PrefixEntry>>
+  touch: Touch
+  /** Every node of the path shares `touch` (none kept a longer lifetime of its own). */
+  uniform: boolean
 }
 
 interface BreakpointEntry {
@@ -63,6 +80,7 @@ export class OpenAICacheSimulator {
   private readonly models: readonly ModelEntry[] | undefined
   /** Prefix stores by model and machine: a cached prefix is one model's KV state, never another's. */
   private readonly prefixMachines = new Map<string, PrefixTrie<PrefixEntry>>()
+  private readonly lastPaths = new WeakMap<PrefixTrie<PrefixEntry>, LastPath>()
   private readonly breakpointMachines = new Map<string, PrefixTrie<BreakpointEntry>>()
   private readonly traffic = new Map<string, number[]>()
   private readonly conversations = new Map<string, number>()
@@ -115,9 +133,24 @@ export class OpenAICacheSimulator {
     const trie = machine(this.prefixMachines, String(body.model), route.machine)
     const cacheable = prompt.segments.length
     const path = trie.walk(prompt, cacheable)
-    const live = (data: PrefixEntry | undefined) => data !== undefined && at - data.lastUsed <= data.retention
-    let liveDepth = 0
-    while (liveDepth < path.length && live(path[liveDepth]?.data)) liveDepth += 1
+    const alive = (touch: Touch) => at - touch.lastUsed <= touch.retention
+    const live = (data: PrefixEntry | undefined) => data !== undefined && alive(data.touch)
+    // The part of the path the machine's last request shared (the same segments) shares its touch.
+    const last = this.lastPaths.get(trie)
+    const shared =
+      last !== undefined && prompt.base?.segments === last.segments
+        ? Math.min(prompt.base.count, last.path.length, path.length)
+        : 0
+    let liveDepth = shared > 0 && last !== undefined && alive(last.touch) ? shared : 0
+    if (liveDepth === shared) {
+      let checked: Touch | undefined
+      for (; liveDepth < path.length; liveDepth += 1) {
+        const touch = (path[liveDepth] as TrieNode<PrefixEntry>).data?.touch
+        if (touch === undefined) break
+        if (touch !== checked && !alive(touch)) break
+        checked = touch
+      }
+    }
     const scale = this.model(body).tokenScale
     const partial =
       liveDepth === path.length ? this.partialMatch(trie, path, prompt, liveDepth, live, scale) : 0
@@ -130,14 +163,28 @@ export class OpenAICacheSimulator {
     else if (read === 0 && matched > 0) shortfall = 'below-minimum'
 
     // The whole prompt is cached on the machine after the request (writes are free before GPT-5.6).
-    const nodes = trie.insert(prompt, cacheable, () => ({ created: at, lastUsed: at, retention }))
-    for (const node of nodes) {
-      const data = node.data
-      if (data === undefined) continue
-      if (!live(data)) data.created = at
-      data.retention = live(data) ? Math.max(data.retention, retention) : retention
-      data.lastUsed = at
+    const extendsLast =
+      last !== undefined && last.uniform && shared === last.path.length && shared === prompt.base?.count
+    const touch: Touch = extendsLast ? last.touch : { lastUsed: at, retention }
+    if (extendsLast) {
+      // Renewing the shared touch renews every node of the last path at once.
+      touch.retention = alive(touch) ? Math.max(touch.retention, retention) : retention
+      touch.lastUsed = at
     }
+    const nodes = trie.insert(prompt, cacheable, () => ({ touch }))
+    let uniform = true
+    for (let index = extendsLast ? shared : 0; index < nodes.length; index += 1) {
+      const data = (nodes[index] as TrieNode<PrefixEntry>).data
+      if (data === undefined || data.touch === touch) continue
+      if (alive(data.touch) && data.touch.retention > touch.retention) {
+        // A node still alive keeps the longer lifetime an earlier request promised it, on a touch of its own.
+        data.touch = { lastUsed: at, retention: data.touch.retention }
+        uniform = false
+      } else {
+        data.touch = touch
+      }
+    }
+    this.lastPaths.set(trie, { segments: prompt.segments, path: nodes, touch, uniform })
     const cacheableTokens = tokensThrough(prompt, cacheable)
     return {
       prompt,
@@ -191,7 +238,7 @@ export class OpenAICacheSimulator {
     if (segment === undefined) return 0
     const parent = path[depth - 1] ?? trie.root
     let best = 0
-    for (const child of parent.children.values()) {
+    for (const child of childrenOf(parent)) {
       const stored = child.segment
       if (stored === undefined || stored.frame !== segment.frame || !live(child.data)) continue
       const common = this.counter.commonPrefix(stored.text, segment.text)
@@ -214,7 +261,7 @@ export class OpenAICacheSimulator {
     for (const segment of prompt.segments) {
       if (budget <= 0) break
       if (segment.tokens <= budget) {
-        parts.push(segment.key)
+        parts.push(segment.frame, segment.text)
         budget -= segment.tokens
       } else {
         const textBudget = Math.max(0, budget - segment.framing)

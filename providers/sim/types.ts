@@ -25,11 +25,9 @@ export interface Breakpoint {
 
 /**
  * One unit of the provider's prompt: a content block, a tool definition, a message. Caches match on
- * `key`; a partial match inside a segment is possible only when `frame` agrees and compares `text` tokens.
+ * frame and text together; a partial match inside a segment needs the same frame and compares tokens.
  */
 export interface Segment {
-  /** Identity of the segment's content: frame and text. */
-  key: string
   /** Role and structure around the text (role markers, tool ids, level context). */
   frame: string
   /** The text whose tokens make up the segment beyond its framing. */
@@ -54,6 +52,11 @@ export interface Prompt {
   trailing: number
   /** Every input token of the request. */
   total: number
+  /**
+   * Set when the first `count` segments are the very segment objects of an earlier prompt's `segments`
+   * array: consumers comparing with that prompt can skip them.
+   */
+  base?: { segments: readonly Segment[]; count: number }
 }
 
 /** Why a request read less than an unchanged extension of the previous one could have. */
