@@ -9,13 +9,13 @@ const fixed = (value: number, digits = 2) => value.toFixed(digits)
 
 const step = await benchStep()
 process.stdout.write(
-  [
+  `${[
     '(a) one simulated step, end to end, at a ~' +
       `${step.promptTokens.toLocaleString('en-US')}-token prompt`,
     `    simulated step ${fixed(step.stepMs)} ms, bare SDK→MSW round trip ${fixed(step.bareMs)} ms: ratio ${fixed(step.ratio)}×`,
     '',
     '(b) long-session replay (median of 7; loop → adapter → simulator → rows, in process)',
-  ].join('\n') + '\n',
+  ].join('\n')}\n`,
 )
 let worst = 0
 for (const provider of PROVIDER_IDS) {

@@ -164,7 +164,7 @@ export class OpenAICacheSimulator {
 
     // The whole prompt is cached on the machine after the request (writes are free before GPT-5.6).
     const extendsLast =
-      last !== undefined && last.uniform && shared === last.path.length && shared === prompt.base?.count
+      last?.uniform === true && shared === last.path.length && shared === prompt.base?.count
     const touch: Touch = extendsLast ? last.touch : { lastUsed: at, retention }
     if (extendsLast) {
       // Renewing the shared touch renews every node of the last path at once.
