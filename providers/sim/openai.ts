@@ -163,8 +163,7 @@ export class OpenAICacheSimulator {
     else if (read === 0 && matched > 0) shortfall = 'below-minimum'
 
     // The whole prompt is cached on the machine after the request (writes are free before GPT-5.6).
-    const extendsLast =
-      last?.uniform === true && shared === last.path.length && shared === prompt.base?.count
+    const extendsLast = last?.uniform === true && shared === last.path.length && shared === prompt.base?.count
     const touch: Touch = extendsLast ? last.touch : { lastUsed: at, retention }
     if (extendsLast) {
       // Renewing the shared touch renews every node of the last path at once.
