@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it, vi } from 'vitest'
 import { stepsCsv, summaryCsv } from '../reports/csv.ts'
+import { readSummaryCsv } from '../reports/load.ts'
 import { summarize } from '../reports/summary.ts'
 import { sessionRows } from '../reports/testing.ts'
 import type { StepRow, SummaryRow } from '../reports/types.ts'
@@ -142,5 +143,31 @@ describe('cachelab check', () => {
     const result = await check('--baseline', empty, '--out', runDir(steps))
     expect(result.code).toBe(2)
     expect(result.stderr).toMatch(/has no rows: nothing to check/)
+  })
+})
+
+describe('the committed baselines', () => {
+  const committed = join(import.meta.dirname, '..', 'reports', 'baselines')
+
+  it('hold against a run that matches them', async () => {
+    const result = await check('--baseline', committed, '--out', committed)
+    expect(result.code).toBe(0)
+  })
+
+  it('fail, naming the scenario, when one baseline hit ratio is raised by 5 points', async () => {
+    const rows = readSummaryCsv(join(committed, 'summary.csv'))
+    const target = rows.find((row) => row.scenario === 'prompt-change' && row.provider === 'anthropic')
+    if (target === undefined) throw new Error('prompt-change on anthropic is missing from the baseline')
+    const baseline = mkdtempSync(join(tmpdir(), 'cachelab-baseline-'))
+    writeFileSync(
+      join(baseline, 'summary.csv'),
+      summaryCsv(
+        rows.map((row) => (row === target ? { ...row, hitRatioWarm: (row.hitRatioWarm ?? 0) + 0.05 } : row)),
+      ),
+    )
+    const result = await check('--baseline', baseline, '--out', committed)
+    expect(result.code).toBe(1)
+    expect(result.stdout).toContain('prompt-change')
+    expect(result.stdout).toContain(target.variant)
   })
 })

@@ -82,3 +82,73 @@ describe('the cachelab executable', () => {
     expect(result.stdout).toContain('append-only')
   })
 })
+
+describe('cachelab run --live', () => {
+  it('runs against the base URLs and keys of the environment (here a loopback server) and predicts each step', async () => {
+    const { startLoopback } = await import('../providers/mock/loopback.ts')
+    const server = await startLoopback({ upstream: 'sim', port: 0 })
+    const saved = { key: process.env.DEEPSEEK_API_KEY, url: process.env.DEEPSEEK_BASE_URL }
+    process.env.DEEPSEEK_API_KEY = 'cachelab-test-live-key'
+    process.env.DEEPSEEK_BASE_URL = server.baseURLs.deepseek
+    const out = mkdtempSync(join(tmpdir(), 'cachelab-live-'))
+    const io = quiet()
+    try {
+      const code = await main([
+        'run',
+        '--live',
+        '--scenario',
+        'append-only',
+        '--provider',
+        'deepseek',
+        '--out',
+        out,
+      ])
+      expect(code).toBe(0)
+    } finally {
+      io.restore()
+      await server.close()
+      if (saved.key === undefined) delete process.env.DEEPSEEK_API_KEY
+      else process.env.DEEPSEEK_API_KEY = saved.key
+      if (saved.url === undefined) delete process.env.DEEPSEEK_BASE_URL
+      else process.env.DEEPSEEK_BASE_URL = saved.url
+    }
+    const steps = readFileSync(join(out, 'steps.csv'), 'utf8')
+    expect(steps.split('\n')[1]).toMatch(/^live-/)
+    expect(readFileSync(join(out, 'summary.csv'), 'utf8')).toContain('append-only,default,deepseek')
+    expect(io.stdout()).toContain('append-only')
+  })
+
+  it('names the missing key variable and exits 2', async () => {
+    const saved = process.env.ANTHROPIC_API_KEY
+    delete process.env.ANTHROPIC_API_KEY
+    const io = quiet()
+    const code = await main([
+      'run',
+      '--live',
+      '--scenario',
+      'append-only',
+      '--provider',
+      'anthropic',
+      '--out',
+      mkdtempSync(join(tmpdir(), 'x-')),
+    ])
+    io.restore()
+    if (saved !== undefined) process.env.ANTHROPIC_API_KEY = saved
+    expect(code).toBe(2)
+    expect(io.stderr()).toContain('ANTHROPIC_API_KEY')
+  })
+})
+
+describe('cachelab run output', () => {
+  it('writes a self-contained report.html beside the CSVs', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'cachelab-html-'))
+    const io = quiet()
+    const code = await main(['run', '--scenario', 'prompt-change', '--provider', 'anthropic', '--out', out])
+    io.restore()
+    expect(code).toBe(0)
+    const html = readFileSync(join(out, 'report.html'), 'utf8')
+    expect(html).toContain('<svg')
+    expect(html).toContain('prompt-change')
+    expect(html).not.toMatch(/https?:\/\//)
+  })
+})

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readSessionLog } from '../harness/store.ts'
+import { PROVIDER_IDS } from '../harness/types.ts'
 import { type MockProviders, startMockProviders } from '../providers/index.ts'
 import { stepsCsv } from '../reports/csv.ts'
 import { STEP_COLUMNS } from '../reports/types.ts'
@@ -48,11 +49,16 @@ describe('append-only on openai-chat, simulated end to end', () => {
     expect(csv.trimEnd().split('\n')).toHaveLength(rows.length + 1)
   })
 
-  it('gives the same rows streamed and not streamed', async () => {
-    const plan = { scenario: appendOnly, variant: { name: 'default' }, provider: 'openai-chat' as const }
+  it.each(PROVIDER_IDS)('gives the same rows streamed and not streamed on %s', async (provider) => {
+    const plan = { scenario: appendOnly, variant: { name: 'default' }, provider }
     const plain = await runSession(plan, { runId: 'test', stream: false, mock })
     const streamed = await runSession(plan, { runId: 'test', stream: true, mock })
+    expect(plain.rows.length).toBeGreaterThan(10)
     expect(stepsCsv(streamed.rows)).toBe(stepsCsv(plain.rows))
+    // The answers parsed back from the wire, streamed or not, are the script the log holds.
+    expect(JSON.stringify(streamed.events.filter((event) => event.type === 'assistant/message'))).toBe(
+      JSON.stringify(plain.events.filter((event) => event.type === 'assistant/message')),
+    )
   })
 
   it('is byte-identical across runs', async () => {
