@@ -15,6 +15,8 @@ import { toolResultPrune } from './tool-result-prune.ts'
 import { toolSchemaChange } from './tool-schema-change.ts'
 import type { Scenario } from './types.ts'
 
+export { replaySession } from './replay.ts'
+export { planMatrix, runSession, type SessionOptions, type SessionPlan, type SessionResult } from './run.ts'
 export type { Scenario, Variant } from './types.ts'
 
 export const SCENARIOS: readonly Scenario[] = [
