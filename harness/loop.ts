@@ -3,11 +3,17 @@
 // committed, so the request sent is exactly what the log rebuilds. Provider I/O goes through an
 // injected port; time through the virtual clock.
 
-import type { VirtualClock } from './clock.ts'
+import {
+  type PruneOptions,
+  pruneTargets,
+  summarizerRequest,
+  summaryMessage,
+  summaryRange,
+} from './compaction.ts'
 import { deriveRequest } from './derive.ts'
 import { CachelabError } from './errors.ts'
 import { fillerText } from './filler.ts'
-import type { Policies, ToolUpdatePolicy } from './policies.ts'
+import type { LlmCall, LoopEnvironment, LoopSetup, RequestRecord, World } from './ports.ts'
 import {
   decideHeader,
   type HeaderDecision,
@@ -18,120 +24,39 @@ import {
   type ToolProjection,
   toolUpdateText,
 } from './projections.ts'
-import type { Random } from './random.ts'
-import type { Pace, StepScript, TextSpec, TurnScript } from './script.ts'
+import { retryDelayMs } from './retry.ts'
+import { resolveText, type StepScript, type TurnScript } from './script.ts'
 import { SessionProjection } from './session.ts'
 import {
   type AssistantMessage,
-  type AttemptError,
-  type CallConfig,
   type DerivedRequest,
   type EventDraft,
   type Message,
-  type PruneKeep,
-  type Route,
   SESSION_FORMAT_VERSION,
   type SessionEvent,
-  type ToolSchema,
   type TurnEndReason,
   type Usage,
   type UserMessage,
-  type WireSources,
 } from './types.ts'
 
-/** What the outside world offers the loop at each step: the rendered prompt, tools, config, prefix source. */
-export interface World {
-  system: string
-  tools: ToolSchema[]
-  config: CallConfig
-  /** What a session prefix describes (skill catalog, workspace baseline). */
-  prefixSource: string
-}
-
-/** One provider call the loop asks for. */
-export interface LlmCall {
-  request: DerivedRequest
-  /** What the model answers in a simulated run; a live run records it in place of the real answer. */
-  scripted: AssistantMessage
-  /** Virtual start time, seconds. */
-  at: number
-  turn: number
-  step: number
-  attempt: number
-  purpose: 'step' | 'summary'
-}
-
-/** The wire body a call sent and its provenance. */
-export interface WireRecord {
-  body: Record<string, unknown>
-  sources: WireSources
-}
-
-/** How a provider call ended. */
-export type LlmOutcome =
-  | { ok: true; message: AssistantMessage; usage: Usage; latencyMs: number; wire: WireRecord }
-  | { ok: false; error: AttemptError; retryAfterMs?: number; latencyMs: number; wire?: WireRecord }
-
-/** The provider side of the loop. */
-export interface LlmPort {
-  send(call: LlmCall): Promise<LlmOutcome>
-}
-
-/** Everything reports need about one request (one row of steps.csv). */
-export interface RequestRecord {
-  sessionId: string
-  call: LlmCall
-  /** The header written for this request, if one was. */
-  header?: HeaderDecision
-  route: Route
-  /** Log length when the request was derived: the prefix the invariant re-derives it from. */
-  logLength: number
-  outcome: LlmOutcome
-}
-
-/** The loop's environment: identity, time, randomness, the provider port and the event sink. */
-export interface LoopEnvironment {
-  sessionId: string
-  clock: VirtualClock
-  random: Random
-  llm: LlmPort
-  /** Persists each committed event (the JSONL writer); called before the next event is made. */
-  sink?: (event: SessionEvent) => void
-  onRequest?: (record: RequestRecord) => void
-}
-
-/** The fixed setup of a loop: policies and the capabilities of the route. */
-export interface LoopSetup {
-  policies: Policies
-  route: Route
-  /** How tool-set changes reach the model on this route (policy override or catalog capability). */
-  toolUpdate: ToolUpdatePolicy
-  pace: Pace
-  /** Retries after a failed attempt (the SDKs' default is 2). */
-  maxRetries: number
-}
-
-const SUMMARY_INSTRUCTION =
-  'Summarize the conversation so far for your own later use: the task, decisions made, files touched, open questions.'
-const SUMMARIZER_SYSTEM = 'You write concise engineering summaries of agent sessions.'
+export type {
+  LlmCall,
+  LlmOutcome,
+  LlmPort,
+  LoopEnvironment,
+  LoopSetup,
+  RequestRecord,
+  WireRecord,
+  World,
+} from './ports.ts'
+export { retryDelayMs } from './retry.ts'
+export { resolveText } from './script.ts'
 
 /** Render the session-prefix message from what it describes. */
 export function composePrefix(source: string): Message[] {
   return [
     { role: 'user', content: [{ type: 'text', text: `<session-context>\n${source}\n</session-context>` }] },
   ]
-}
-
-/** Resolve a text spec deterministically. */
-export function resolveText(spec: TextSpec, seed: string): string {
-  return typeof spec === 'string' ? spec : fillerText(spec.tokens, spec.seed ?? seed)
-}
-
-/** The SDKs' retry delay: `retry-after-ms` when sane, else 0.5 s doubling to 8 s, less up to 25% jitter. */
-export function retryDelayMs(attempt: number, retryAfterMs: number | undefined, random: Random): number {
-  if (retryAfterMs !== undefined && retryAfterMs >= 0 && retryAfterMs < 60_000) return retryAfterMs
-  const base = Math.min(0.5 * 2 ** attempt, 8)
-  return Math.round(base * (1 - random.next() * 0.25) * 1000)
 }
 
 export class AgentLoop {
@@ -477,17 +402,12 @@ export class AgentLoop {
    * one summary `user/message`. The summarizer call replays the conversation prefix or sends its own prompt.
    */
   async compact(retainNodes: number, summaryTokens: number, world: World): Promise<boolean> {
-    const surface = this.session.surface
-    const first = surface.findIndex((seq) => this.session.event(seq).type !== 'system/message')
-    let end = surface.length - retainNodes
-    // Never separate tool results from the call that made them.
-    while (end < surface.length && this.session.event(surface[end] as number).type === 'tool/result') end += 1
-    if (first < 0 || end <= first) return false
-    const shadowed = surface.slice(first, end)
+    const shadowed = summaryRange(this.session, retainNodes)
+    if (shadowed === undefined) return false
     const compactionId = `compaction-${++this.compactions}`
     const replayPrefix = this.setup.policies.summaryReplayPrefix
     this.append({ type: 'compaction/start', data: { compactionId, kind: 'summary', replayPrefix } })
-    const request = this.summarizerRequest(shadowed, replayPrefix, world)
+    const request = summarizerRequest(this.session, shadowed, replayPrefix, world.config)
     const summary = fillerText(summaryTokens, `${this.env.sessionId}:${compactionId}`)
     const scripted: AssistantMessage = { role: 'assistant', content: [{ type: 'text', text: summary }] }
     const sent = await this.send(
@@ -504,83 +424,28 @@ export class AgentLoop {
       type: 'compaction/summary',
       data: { compactionId, shadowedSeqs: shadowed, usage: sent.usage },
     })
-    const last = shadowed.at(-1) as number
     this.append({
       type: 'user/message',
       data: {
         turn: this.lastTurn,
-        message: { role: 'user', content: [{ type: 'text', text: `<summary>\n${summary}\n</summary>` }] },
+        message: summaryMessage(summary),
         source: { kind: 'plugin', plugin: 'compaction' },
       },
-      surfaceOp: { op: 'replace', startSeq: shadowed[0] as number, endSeq: last },
+      surfaceOp: { op: 'replace', startSeq: shadowed[0] as number, endSeq: shadowed.at(-1) as number },
       sourceEventSeqs: shadowed,
     })
     this.append({ type: 'compaction/end', data: { compactionId } })
     return true
   }
 
-  private summarizerRequest(shadowed: number[], replayPrefix: boolean, world: World): DerivedRequest {
-    const current = deriveRequest(this.session)
-    const lastShadowed = shadowed.at(-1) as number
-    const instruction = {
-      role: 'user' as const,
-      content: [{ type: 'text' as const, text: SUMMARY_INSTRUCTION }],
-    }
-    if (replayPrefix) {
-      const surfacePosition = new Map(this.session.surface.map((seq, index) => [seq, index]))
-      const limit = surfacePosition.get(lastShadowed) ?? 0
-      const messages = current.messages.filter(
-        (message) =>
-          message.origin === 'session-prefix' ||
-          (message.origin === 'surface' &&
-            (surfacePosition.get(message.sourceSeqs[0] as number) ?? 0) <= limit),
-      )
-      return {
-        ...current,
-        messages: [...messages, { message: instruction, sourceSeqs: [], origin: 'surface' }],
-      }
-    }
-    const transcript = shadowed
-      .map((seq) => this.session.event(seq))
-      .map((event) => `${event.type}: ${JSON.stringify(event.data)}`)
-      .join('\n')
-    return {
-      sessionId: current.sessionId,
-      config: world.config,
-      route: current.route,
-      system: { text: SUMMARIZER_SYSTEM, sourceSeq: current.headerSeq },
-      tools: [],
-      headerSeq: current.headerSeq,
-      messages: [
-        {
-          message: {
-            role: 'user',
-            content: [{ type: 'text', text: `${transcript}\n\n${SUMMARY_INSTRUCTION}` }],
-          },
-          sourceSeqs: shadowed,
-          origin: 'surface',
-        },
-      ],
-    }
-  }
-
   /** Tool-result pruning: long results outside the last `skipLastNodes` nodes are cut in place. */
-  prune(options: {
-    thresholdChars: number
-    keepChars: number
-    skipLastNodes: number
-    keep?: PruneKeep
-  }): number {
-    const surface = this.session.surface
-    const candidates = surface.slice(0, Math.max(0, surface.length - options.skipLastNodes)).filter((seq) => {
-      const event = this.session.event(seq)
-      return event.type === 'tool/result' && [...event.data.message.text].length > options.thresholdChars
-    })
-    if (candidates.length === 0) return 0
+  prune(options: PruneOptions): number {
+    const targets = pruneTargets(this.session, options)
+    if (targets.length === 0) return 0
     const compactionId = `compaction-${++this.compactions}`
     const keep = options.keep ?? this.setup.policies.pruneKeep
     this.append({ type: 'compaction/start', data: { compactionId, kind: 'prune' } })
-    for (const seq of candidates) {
+    for (const seq of targets) {
       const event = this.session.event(seq)
       if (event.type !== 'tool/result') continue
       this.append({ type: 'compaction/prune', data: { compactionId, targetSeq: seq, keep } })
@@ -598,7 +463,7 @@ export class AgentLoop {
       })
     }
     this.append({ type: 'compaction/end', data: { compactionId } })
-    return candidates.length
+    return targets.length
   }
 
   /** Commit an event: assign seq and time, validate and fold it, then persist it. */

@@ -1,10 +1,16 @@
 // The scenario script vocabulary: what the user says, what the model answers, what tools return, and
 // what happens between turns (idle time, prompt and tool changes, compaction, restarts, faults).
 
+import { fillerText } from './filler.ts'
 import type { CallConfig, Fault, ImageBlock, JsonObject, PruneKeep, TextBlock, ToolSchema } from './types.ts'
 
 /** Text given literally, or as a size in tokens filled deterministically. */
 export type TextSpec = string | { tokens: number; seed?: string }
+
+/** Resolve a text spec deterministically: literal text, or filler seeded by the spec or the caller. */
+export function resolveText(spec: TextSpec, seed: string): string {
+  return typeof spec === 'string' ? spec : fillerText(spec.tokens, spec.seed ?? seed)
+}
 
 /** A tool call the model makes and what the tool returns. */
 export interface ToolCallScript {
