@@ -3,11 +3,13 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readSessionLog } from '../harness/store.ts'
-import type { ProviderId } from '../harness/types.ts'
+import { PROVIDER_IDS, type ProviderId } from '../harness/types.ts'
 import { type MockProviders, startMockProviders } from '../providers/index.ts'
 import { summarize } from '../reports/summary.ts'
 import type { StepRow } from '../reports/types.ts'
 import { findScenario } from './index.ts'
+import { LONG_SESSION_TURNS } from './long-session.ts'
+import { replayLongSession } from './long-session-replay.ts'
 import { runSession } from './run.ts'
 
 let mock: MockProviders
@@ -136,5 +138,80 @@ describe('the scenario library on openai-chat', () => {
         .filter((event) => event.type === 'turn/end')
         .every((event) => event.type === 'turn/end' && event.data.reason === 'completed'),
     ).toBe(true)
+  })
+})
+
+describe('the scenario library on anthropic', () => {
+  it('prompt-change: in-history keeps the cache; unsupported rewrites the head once', async () => {
+    const inHistory = await run('prompt-change', 'in-history', 'anthropic')
+    const unsupported = await run('prompt-change', 'unsupported', 'anthropic')
+    expect(breaks(inHistory.rows)).toHaveLength(0)
+    expect(breaks(unsupported.rows).map((row) => row.breakCause)).toEqual(['system-replace'])
+    expect(warm(inHistory.rows)).toBeGreaterThan(warm(unsupported.rows))
+  })
+
+  it('tool-schema-change: declaring the set breaks at both changes, addition-only at the removal, in-history never', async () => {
+    const unsupported = await run('tool-schema-change', 'unsupported', 'anthropic')
+    const additionOnly = await run('tool-schema-change', 'addition-only', 'anthropic')
+    const inHistory = await run('tool-schema-change', 'in-history', 'anthropic')
+    expect(breaks(unsupported.rows).map((row) => row.breakCause)).toEqual(['tools-changed', 'tools-changed'])
+    const [removal] = breaks(additionOnly.rows)
+    expect(breaks(additionOnly.rows)).toHaveLength(1)
+    expect(removal?.breakCause).toBe('tools-changed')
+    expect(removal?.turn).toBe(breaks(unsupported.rows)[1]?.turn)
+    expect(breaks(inHistory.rows)).toHaveLength(0)
+  })
+
+  it('parallel-tool-results: one automatic breakpoint misses after the fan-out; rolling breakpoints lose least', async () => {
+    const lost = async (variant: string) => {
+      const { rows } = await run('parallel-tool-results', variant, 'anthropic')
+      const missed = breaks(rows)
+      expect(missed.every((row) => row.breakCause === 'lookback-miss')).toBe(true)
+      return rows.reduce((sum, row) => sum + row.lostTokens, 0)
+    }
+    const automatic = await lost('automatic')
+    const systemAndLast = await lost('system-and-last')
+    const rolling = await lost('rolling')
+    // Counting a run of parallel tool results as one position, the fan-out stays within the lookback.
+    const runRule = await lost('automatic-run-rule')
+    expect(automatic).toBeGreaterThan(systemAndLast)
+    expect(systemAndLast).toBeGreaterThan(rolling)
+    expect(runRule).toBe(0)
+  })
+})
+
+describe('resume across a restart', () => {
+  it.each(PROVIDER_IDS)(
+    'an unchanged header, or a changed temperature, keeps the cache on %s',
+    async (provider) => {
+      const unchanged = await run('resume', 'unchanged', provider)
+      const temperature = await run('resume', 'temperature-change', provider)
+      expect(unchanged.rows.some((row) => row.headerReason === 'resume')).toBe(true)
+      expect(breaks(unchanged.rows)).toHaveLength(0)
+      // Sampling settings are not part of any provider's cache key.
+      expect(breaks(temperature.rows)).toHaveLength(0)
+      expect(temperature.rows.map((row) => row.cacheReadTokens)).toEqual(
+        unchanged.rows.map((row) => row.cacheReadTokens),
+      )
+    },
+  )
+
+  it('a drifted prompt rewrites the head where the route replaces it and is appended where it does not', async () => {
+    const replaced = await run('resume', 'prompt-drift', 'anthropic')
+    const appended = await run('resume', 'prompt-drift', 'deepseek')
+    const [drift] = breaks(replaced.rows)
+    expect(breaks(replaced.rows)).toHaveLength(1)
+    expect(drift?.breakCause).toBe('system-replace')
+    expect(drift?.turn).toBe(replaced.rows.find((row) => row.headerReason === 'resume')?.turn)
+    expect(breaks(appended.rows)).toHaveLength(0)
+  })
+})
+
+describe('long-session', () => {
+  it.each(PROVIDER_IDS)('keeps a warm hit ratio above 0.99 over 720 turns on %s', async (provider) => {
+    const rows = await replayLongSession(LONG_SESSION_TURNS, provider)
+    expect(rows).toHaveLength(LONG_SESSION_TURNS * 2)
+    expect(breaks(rows)).toHaveLength(0)
+    expect(warm(rows)).toBeGreaterThan(0.99)
   })
 })

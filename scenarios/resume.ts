@@ -1,5 +1,7 @@
 // The process restarts mid-session and a new loop instance resumes the log. Unchanged, the first request
-// after the restart extends the last one before it; a drifted prompt or a switched model does not.
+// after the restart extends the last one before it, and so it does after a temperature change (sampling
+// settings are not part of the cache key); a prompt that drifted rewrites the head on routes that replace
+// the system prompt, and is appended on routes that take updates in history.
 
 import type { ScriptAction } from '../harness/script.ts'
 import { agentSystemPrompt, CODING_TOOLS, codingTurns } from './fixtures.ts'
