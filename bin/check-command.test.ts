@@ -1,13 +1,13 @@
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { describe, expect, it, vi } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { stepsCsv, summaryCsv } from '../reports/csv.ts'
 import { readSummaryCsv } from '../reports/load.ts'
 import { summarize } from '../reports/summary.ts'
 import { sessionRows } from '../reports/testing.ts'
 import type { StepRow, SummaryRow } from '../reports/types.ts'
-import { main } from './cli.ts'
+import { runCli } from './testing.ts'
 
 const steps = [
   ...sessionRows({ scenario: 'append-only' }, [{ uncached: 1000 }, { read: 900, uncached: 100 }]),
@@ -32,25 +32,7 @@ function raised(scenario: string, points: number): SummaryRow[] {
   )
 }
 
-async function check(...argv: string[]) {
-  let stdout = ''
-  let stderr = ''
-  const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
-    stdout += String(chunk)
-    return true
-  })
-  const err = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
-    stderr += String(chunk)
-    return true
-  })
-  try {
-    const code = await main(['check', ...argv])
-    return { code, stdout, stderr }
-  } finally {
-    out.mockRestore()
-    err.mockRestore()
-  }
-}
+const check = (...argv: string[]) => runCli(['check', ...argv])
 
 describe('cachelab check', () => {
   it('exits 0 with a one-line OK when the run equals its baseline', async () => {

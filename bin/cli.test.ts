@@ -2,39 +2,24 @@ import { spawnSync } from 'node:child_process'
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { describe, expect, it, vi } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { STEP_COLUMNS } from '../reports/types.ts'
-import { main } from './cli.ts'
-
-function quiet() {
-  let stdout = ''
-  let stderr = ''
-  const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
-    stdout += String(chunk)
-    return true
-  })
-  const err = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
-    stderr += String(chunk)
-    return true
-  })
-  return {
-    stdout: () => stdout,
-    stderr: () => stderr,
-    restore: () => {
-      out.mockRestore()
-      err.mockRestore()
-    },
-  }
-}
+import { runCli, withEnv } from './testing.ts'
 
 describe('cachelab run', () => {
   it('runs a scenario, prints a summary and writes the CSVs and session logs', async () => {
     const out = mkdtempSync(join(tmpdir(), 'cachelab-cli-'))
-    const io = quiet()
-    const code = await main(['run', '--scenario', 'append-only', '--provider', 'openai-chat', '--out', out])
-    io.restore()
+    const { code, stdout } = await runCli([
+      'run',
+      '--scenario',
+      'append-only',
+      '--provider',
+      'openai-chat',
+      '--out',
+      out,
+    ])
     expect(code).toBe(0)
-    expect(io.stdout()).toContain('append-only')
+    expect(stdout).toContain('append-only')
     expect(readFileSync(join(out, 'steps.csv'), 'utf8').split('\n')[0]).toBe(STEP_COLUMNS.join(','))
     expect(readFileSync(join(out, 'summary.csv'), 'utf8')).toContain('append-only,default,openai-chat')
     expect(readdirSync(join(out, 'sessions'))).toEqual(['append-only.default.openai-chat.jsonl'])
@@ -42,8 +27,7 @@ describe('cachelab run', () => {
 
   it('prints the summary as JSON with --json', async () => {
     const out = mkdtempSync(join(tmpdir(), 'cachelab-cli-'))
-    const io = quiet()
-    const code = await main([
+    const { code, stdout } = await runCli([
       'run',
       '--scenario',
       'append-only',
@@ -53,9 +37,8 @@ describe('cachelab run', () => {
       out,
       '--json',
     ])
-    io.restore()
     expect(code).toBe(0)
-    const parsed = JSON.parse(io.stdout())
+    const parsed = JSON.parse(stdout)
     expect(parsed.summary[0]).toMatchObject({ scenario: 'append-only', provider: 'openai-chat' })
   })
 
@@ -66,12 +49,10 @@ describe('cachelab run', () => {
     [['run', '--provider', 'openai-chat', '--model', 'gpt-0'], /unknown openai-chat model "gpt-0"/],
     [['frobnicate'], /unknown command "frobnicate"/],
   ])('exits 2 with a one-line reason for %j', async (argv, reason) => {
-    const io = quiet()
-    const code = await main(argv)
-    io.restore()
+    const { code, stderr } = await runCli(argv)
     expect(code).toBe(2)
-    expect(io.stderr()).toMatch(reason)
-    expect(io.stderr().trim().split('\n')).toHaveLength(1)
+    expect(stderr).toMatch(reason)
+    expect(stderr.trim().split('\n')).toHaveLength(1)
   })
 })
 
@@ -87,64 +68,38 @@ describe('cachelab run --live', () => {
   it('runs against the base URLs and keys of the environment (here a loopback server) and predicts each step', async () => {
     const { startLoopback } = await import('../providers/mock/loopback.ts')
     const server = await startLoopback({ upstream: 'sim', port: 0 })
-    const saved = { key: process.env.DEEPSEEK_API_KEY, url: process.env.DEEPSEEK_BASE_URL }
-    process.env.DEEPSEEK_API_KEY = 'cachelab-test-live-key'
-    process.env.DEEPSEEK_BASE_URL = server.baseURLs.deepseek
     const out = mkdtempSync(join(tmpdir(), 'cachelab-live-'))
-    const io = quiet()
-    try {
-      const code = await main([
-        'run',
-        '--live',
-        '--scenario',
-        'append-only',
-        '--provider',
-        'deepseek',
-        '--out',
-        out,
-      ])
-      expect(code).toBe(0)
-    } finally {
-      io.restore()
-      await server.close()
-      if (saved.key === undefined) delete process.env.DEEPSEEK_API_KEY
-      else process.env.DEEPSEEK_API_KEY = saved.key
-      if (saved.url === undefined) delete process.env.DEEPSEEK_BASE_URL
-      else process.env.DEEPSEEK_BASE_URL = saved.url
-    }
+    const env = { DEEPSEEK_API_KEY: 'cachelab-test-live-key', DEEPSEEK_BASE_URL: server.baseURLs.deepseek }
+    const argv = ['run', '--live', '--scenario', 'append-only', '--provider', 'deepseek', '--out', out]
+    const { code, stdout } = await withEnv(env, () => runCli(argv)).finally(() => server.close())
+    expect(code).toBe(0)
     const steps = readFileSync(join(out, 'steps.csv'), 'utf8')
     expect(steps.split('\n')[1]).toMatch(/^live-/)
+    expect(steps).not.toContain('cachelab-test-live-key')
     expect(readFileSync(join(out, 'summary.csv'), 'utf8')).toContain('append-only,default,deepseek')
-    expect(io.stdout()).toContain('append-only')
+    expect(stdout).toContain('append-only')
   })
 
   it('names the missing key variable and exits 2', async () => {
-    const saved = process.env.ANTHROPIC_API_KEY
-    delete process.env.ANTHROPIC_API_KEY
-    const io = quiet()
-    const code = await main([
-      'run',
-      '--live',
-      '--scenario',
-      'append-only',
-      '--provider',
-      'anthropic',
-      '--out',
-      mkdtempSync(join(tmpdir(), 'x-')),
-    ])
-    io.restore()
-    if (saved !== undefined) process.env.ANTHROPIC_API_KEY = saved
+    const out = mkdtempSync(join(tmpdir(), 'x-'))
+    const argv = ['run', '--live', '--scenario', 'append-only', '--provider', 'anthropic', '--out', out]
+    const { code, stderr } = await withEnv({ ANTHROPIC_API_KEY: undefined }, () => runCli(argv))
     expect(code).toBe(2)
-    expect(io.stderr()).toContain('ANTHROPIC_API_KEY')
+    expect(stderr).toContain('ANTHROPIC_API_KEY')
   })
 })
-
 describe('cachelab run output', () => {
   it('writes a self-contained report.html beside the CSVs', async () => {
     const out = mkdtempSync(join(tmpdir(), 'cachelab-html-'))
-    const io = quiet()
-    const code = await main(['run', '--scenario', 'prompt-change', '--provider', 'anthropic', '--out', out])
-    io.restore()
+    const { code } = await runCli([
+      'run',
+      '--scenario',
+      'prompt-change',
+      '--provider',
+      'anthropic',
+      '--out',
+      out,
+    ])
     expect(code).toBe(0)
     const html = readFileSync(join(out, 'report.html'), 'utf8')
     expect(html).toContain('<svg')

@@ -1,11 +1,11 @@
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { describe, expect, it, vi } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { stepsCsv, summaryCsv } from '../reports/csv.ts'
 import { summarize } from '../reports/summary.ts'
 import { sessionRows } from '../reports/testing.ts'
-import { main } from './cli.ts'
+import { runCli } from './testing.ts'
 
 const before = [
   ...sessionRows({ scenario: 'append-only' }, [{ uncached: 1000 }, { read: 900, uncached: 100 }]),
@@ -26,25 +26,7 @@ const summaryB = file('b-summary.csv', summaryCsv(summarize(after)))
 const stepsA = file('a-steps.csv', stepsCsv(before))
 const stepsB = file('b-steps.csv', stepsCsv(after))
 
-async function compare(...argv: string[]) {
-  let stdout = ''
-  let stderr = ''
-  const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
-    stdout += String(chunk)
-    return true
-  })
-  const err = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
-    stderr += String(chunk)
-    return true
-  })
-  try {
-    const code = await main(['compare', ...argv])
-    return { code, stdout, stderr }
-  } finally {
-    out.mockRestore()
-    err.mockRestore()
-  }
-}
+const compare = (...argv: string[]) => runCli(['compare', ...argv])
 
 describe('cachelab compare', () => {
   it('puts two summary.csv files side by side and exits 0', async () => {

@@ -1,10 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import { deriveRequest } from './derive.ts'
-import { AgentLoop, retryDelayMs } from './loop.ts'
-import { DEFAULT_POLICIES } from './policies.ts'
+import { retryDelayMs } from './loop.ts'
 import { seededRandom } from './random.ts'
 import { SessionProjection } from './session.ts'
-import { say, testLoop, withTool } from './testing.ts'
+import { resumeTestLoop, say, testLoop, withTool } from './testing.ts'
 
 describe('the loop', () => {
   it('sends exactly the request the log prefix re-derives, on every request', async () => {
@@ -72,23 +71,7 @@ describe('the loop', () => {
   it('resumes over an existing log with a resume header and continues the turn count', async () => {
     const first = testLoop()
     await first.loop.turn(say('a'), first.world)
-    const resumed = AgentLoop.resume(
-      {
-        sessionId: 'test',
-        clock: first.clock,
-        random: seededRandom(2),
-        llm: first.port,
-        sink: (event) => first.events.push(event),
-      },
-      {
-        policies: DEFAULT_POLICIES,
-        route: 'in-history',
-        toolUpdate: 'unsupported',
-        pace: { turnGapSeconds: 1, toolSeconds: 1 },
-        maxRetries: 2,
-      },
-      [...first.events],
-    )
+    const resumed = resumeTestLoop(first)
     await resumed.turn(say('b'), first.world)
     const headers = first.events
       .filter((event) => event.type === 'request/header')

@@ -1,10 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { AgentLoop, type LlmCall } from './loop.ts'
-import { DEFAULT_POLICIES } from './policies.ts'
+import type { LlmCall } from './loop.ts'
 import { planImageOffload, projectSystemPrompt, projectTools, pruneText } from './projections.ts'
-import { seededRandom } from './random.ts'
-import { DEFAULT_PACE } from './script.ts'
-import { say, TEST_TOOLS, testLoop, withTool } from './testing.ts'
+import { resumeTestLoop, say, TEST_TOOLS, testLoop, withTool } from './testing.ts'
 import type { DerivedMessage, ImageBlock, SessionEvent, ToolSchema } from './types.ts'
 
 const messagesOf = (call: LlmCall | undefined) =>
@@ -133,23 +130,7 @@ describe('sessionPrefix', () => {
     const first = testLoop({ policies: { sessionPrefix: 'frozen' } })
     await first.loop.turn(say('a'), first.world)
     first.world.prefixSource = 'skills: a, b, c'
-    const resumed = AgentLoop.resume(
-      {
-        sessionId: 'test',
-        clock: first.clock,
-        random: seededRandom(2),
-        llm: first.port,
-        sink: (event) => first.events.push(event),
-      },
-      {
-        policies: { ...DEFAULT_POLICIES, sessionPrefix: 'frozen' },
-        route: 'in-history',
-        toolUpdate: 'unsupported',
-        pace: DEFAULT_PACE,
-        maxRetries: 2,
-      },
-      [...first.events],
-    )
+    const resumed = resumeTestLoop(first)
     await resumed.turn(say('b'), first.world)
     const [initial, resume] = headers(first.events)
     expect(resume?.data.reason).toBe('resume')

@@ -7,6 +7,7 @@ import {
   type LlmCall,
   type LlmOutcome,
   type LlmPort,
+  type LoopSetup,
   type RequestRecord,
   type World,
 } from './loop.ts'
@@ -51,6 +52,8 @@ export interface TestLoop {
   records: RequestRecord[]
   events: SessionEvent[]
   clock: VirtualClock
+  /** The setup the loop started with; a resumed loop takes it over. */
+  setup: LoopSetup
 }
 
 export const TEST_TOOLS: ToolSchema[] = [
@@ -74,6 +77,13 @@ export function testLoop(
   const records: RequestRecord[] = []
   const events: SessionEvent[] = []
   const clock = new VirtualClock()
+  const setup: LoopSetup = {
+    policies: { ...DEFAULT_POLICIES, ...options.policies },
+    route: options.route ?? 'in-history',
+    toolUpdate: options.toolUpdate ?? 'unsupported',
+    pace: DEFAULT_PACE,
+    maxRetries: 2,
+  }
   const loop = AgentLoop.start(
     {
       sessionId: 'test',
@@ -83,13 +93,7 @@ export function testLoop(
       sink: (event) => events.push(event),
       onRequest: (record) => records.push(record),
     },
-    {
-      policies: { ...DEFAULT_POLICIES, ...options.policies },
-      route: options.route ?? 'in-history',
-      toolUpdate: options.toolUpdate ?? 'unsupported',
-      pace: DEFAULT_PACE,
-      maxRetries: 2,
-    },
+    setup,
   )
   const world: World = {
     system: 'You are a test agent.',
@@ -98,7 +102,25 @@ export function testLoop(
     prefixSource: 'skills: a, b',
     ...options.world,
   }
-  return { loop, port, world, records, events, clock }
+  return { loop, port, world, records, events, clock, setup }
+}
+
+/**
+ * A new loop instance over the log `first` has written so far, as after a process restart: same port,
+ * clock and setup, a fresh random stream; its events go on to `first.events`.
+ */
+export function resumeTestLoop(first: TestLoop): AgentLoop {
+  return AgentLoop.resume(
+    {
+      sessionId: 'test',
+      clock: first.clock,
+      random: seededRandom(2),
+      llm: first.port,
+      sink: (event) => first.events.push(event),
+    },
+    first.setup,
+    [...first.events],
+  )
 }
 
 /** A one-step turn with text only. */

@@ -1,31 +1,13 @@
 import type Anthropic from '@anthropic-ai/sdk'
 import { describe, expect, it } from 'vitest'
-import type { DerivedMessage, DerivedRequest, Message, Usage } from '../harness/types.ts'
+import type { DerivedMessage, DerivedRequest, Usage } from '../harness/types.ts'
 import { MessageEventAccumulator, mapStopReason, parseAnthropicUsage } from './anthropic.ts'
 import { buildAnthropicRequest, developerText, markedMessages } from './anthropic-request.ts'
+import { assistantText, derivedRequest, surfaceMessage, userText } from './testing.ts'
 import type { BreakpointStrategy, BuildOptions, StopReason } from './types.ts'
 
-const surface = (message: Message, seq: number): DerivedMessage => ({
-  message,
-  sourceSeqs: [seq],
-  origin: 'surface',
-})
-
-function derived(messages: DerivedMessage[], extra: Partial<DerivedRequest> = {}): DerivedRequest {
-  return {
-    sessionId: 's',
-    config: { provider: 'anthropic', model: 'claude-sonnet-4-6' },
-    route: 'in-history',
-    tools: [],
-    headerSeq: 1,
-    messages,
-    ...extra,
-  }
-}
-
-const user = (text: string, seq: number) => surface({ role: 'user', content: [{ type: 'text', text }] }, seq)
-const assistant = (text: string, seq: number) =>
-  surface({ role: 'assistant', content: [{ type: 'text', text }] }, seq)
+const derived = (messages: DerivedMessage[], extra: Partial<DerivedRequest> = {}) =>
+  derivedRequest({ provider: 'anthropic', model: 'claude-sonnet-4-6' }, messages, extra)
 
 type WireMessage = { role: string; content: Array<Record<string, unknown>> }
 const build = (request: DerivedRequest, options: Partial<BuildOptions> = {}) =>
@@ -48,7 +30,9 @@ function markers(body: Record<string, unknown>): string[] {
 const conversation = (count: number) =>
   derived(
     Array.from({ length: count }, (_, index) =>
-      index % 2 === 0 ? user(`question ${index}`, index + 10) : assistant(`answer ${index}`, index + 10),
+      index % 2 === 0
+        ? userText(`question ${index}`, index + 10)
+        : assistantText(`answer ${index}`, index + 10),
     ),
     { system: { text: 'You are terse.', sourceSeq: 1 } },
   )
@@ -58,9 +42,9 @@ describe('buildAnthropicRequest', () => {
     const built = build(
       derived(
         [
-          surface({ role: 'system', text: 'Two.' }, 2),
-          user('hi', 4),
-          surface({ role: 'system', text: 'Three.' }, 5),
+          surfaceMessage({ role: 'system', text: 'Two.' }, 2),
+          userText('hi', 4),
+          surfaceMessage({ role: 'system', text: 'Three.' }, 5),
         ],
         { system: { text: 'One.', sourceSeq: 1 } },
       ),
@@ -80,8 +64,8 @@ describe('buildAnthropicRequest', () => {
   it('merges consecutive tool results into one user turn and unions their sources', () => {
     const built = build(
       derived([
-        user('look', 2),
-        surface(
+        userText('look', 2),
+        surfaceMessage(
           {
             role: 'assistant',
             content: [
@@ -97,9 +81,12 @@ describe('buildAnthropicRequest', () => {
           },
           3,
         ),
-        surface({ role: 'tool', callId: 'toolu_1', name: 'read_file', text: 'A' }, 4),
-        surface({ role: 'tool', callId: 'toolu_2', name: 'read_file', text: 'missing', isError: true }, 5),
-        surface({ role: 'developer', text: 'Tools changed.' }, 6),
+        surfaceMessage({ role: 'tool', callId: 'toolu_1', name: 'read_file', text: 'A' }, 4),
+        surfaceMessage(
+          { role: 'tool', callId: 'toolu_2', name: 'read_file', text: 'missing', isError: true },
+          5,
+        ),
+        surfaceMessage({ role: 'developer', text: 'Tools changed.' }, 6),
       ]),
       { breakpoints: 'none' },
     )
@@ -129,7 +116,7 @@ describe('buildAnthropicRequest', () => {
     const built = build(
       derived(
         [
-          surface(
+          surfaceMessage(
             {
               role: 'user',
               content: [

@@ -1,38 +1,25 @@
 import { describe, expect, it } from 'vitest'
 import type { DerivedRequest, Usage } from '../harness/types.ts'
 import { buildDeepSeekRequest, parseDeepSeekUsage } from './deepseek.ts'
+import { derivedRequest, surfaceMessage, userText } from './testing.ts'
 
-function derived(extra: Partial<DerivedRequest> = {}): DerivedRequest {
-  return {
-    sessionId: 's',
-    config: { provider: 'deepseek', model: 'deepseek-flash' },
-    route: 'in-history',
-    tools: [],
-    headerSeq: 1,
-    messages: [
-      { message: { role: 'developer', text: 'Tool grep added.' }, sourceSeqs: [2], origin: 'surface' },
-      {
-        message: { role: 'user', content: [{ type: 'text', text: 'hi' }] },
-        sourceSeqs: [3],
-        origin: 'surface',
-      },
-      {
-        message: {
+const derived = (extra: Partial<DerivedRequest> = {}) =>
+  derivedRequest(
+    { provider: 'deepseek', model: 'deepseek-flash' },
+    [
+      surfaceMessage({ role: 'developer', text: 'Tool grep added.' }, 2),
+      userText('hi', 3),
+      surfaceMessage(
+        {
           role: 'assistant',
           content: [{ type: 'tool-call', callId: 'call_1', name: 'grep', arguments: '{}' }],
         },
-        sourceSeqs: [4],
-        origin: 'surface',
-      },
-      {
-        message: { role: 'tool', callId: 'call_1', name: 'grep', text: 'none' },
-        sourceSeqs: [5],
-        origin: 'surface',
-      },
+        4,
+      ),
+      surfaceMessage({ role: 'tool', callId: 'call_1', name: 'grep', text: 'none' }, 5),
     ],
-    ...extra,
-  }
-}
+    extra,
+  )
 
 describe('buildDeepSeekRequest', () => {
   it('sends the Chat shape with developer messages as system and the header prompt first', () => {

@@ -1,6 +1,6 @@
 import type OpenAI from 'openai'
 import { describe, expect, it } from 'vitest'
-import type { DerivedMessage, DerivedRequest, Message, Usage } from '../harness/types.ts'
+import type { DerivedMessage, DerivedRequest, Usage } from '../harness/types.ts'
 import { parseOpenAIUsage } from './openai-chat.ts'
 import {
   assistantFromOutput,
@@ -8,27 +8,11 @@ import {
   mapResponseStop,
   type ResponsesReply,
 } from './openai-responses.ts'
+import { derivedRequest, surfaceMessage, userText } from './testing.ts'
 import type { StopReason } from './types.ts'
 
-const surface = (message: Message, seq: number): DerivedMessage => ({
-  message,
-  sourceSeqs: [seq],
-  origin: 'surface',
-})
-
-function derived(messages: DerivedMessage[], extra: Partial<DerivedRequest> = {}): DerivedRequest {
-  return {
-    sessionId: 's',
-    config: { provider: 'openai-responses', model: 'gpt-5.4' },
-    route: 'in-history',
-    tools: [],
-    headerSeq: 1,
-    messages,
-    ...extra,
-  }
-}
-
-const user = (text: string, seq: number) => surface({ role: 'user', content: [{ type: 'text', text }] }, seq)
+const derived = (messages: DerivedMessage[], extra: Partial<DerivedRequest> = {}) =>
+  derivedRequest({ provider: 'openai-responses', model: 'gpt-5.4' }, messages, extra)
 
 describe('buildOpenAIResponsesRequest', () => {
   const cases: Array<{
@@ -41,7 +25,7 @@ describe('buildOpenAIResponsesRequest', () => {
   }> = [
     {
       name: 'the header system prompt becomes instructions',
-      request: derived([user('hi', 3)], { system: { text: 'Be brief.', sourceSeq: 1 } }),
+      request: derived([userText('hi', 3)], { system: { text: 'Be brief.', sourceSeq: 1 } }),
       instructions: 'Be brief.',
       input: [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'hi' }] }],
       system: [1],
@@ -50,10 +34,10 @@ describe('buildOpenAIResponsesRequest', () => {
     {
       name: 'leading system messages join the instructions; a later one stays in the input',
       request: derived([
-        surface({ role: 'system', text: 'One.' }, 2),
-        surface({ role: 'system', text: 'Two.' }, 3),
-        user('hi', 4),
-        surface({ role: 'system', text: 'Three.' }, 5),
+        surfaceMessage({ role: 'system', text: 'One.' }, 2),
+        surfaceMessage({ role: 'system', text: 'Two.' }, 3),
+        userText('hi', 4),
+        surfaceMessage({ role: 'system', text: 'Three.' }, 5),
       ]),
       instructions: 'One.\n\nTwo.',
       input: [
@@ -66,8 +50,8 @@ describe('buildOpenAIResponsesRequest', () => {
     {
       name: 'developer messages keep their role; images become data URLs',
       request: derived([
-        surface({ role: 'developer', text: 'Tools changed.' }, 2),
-        surface(
+        surfaceMessage({ role: 'developer', text: 'Tools changed.' }, 2),
+        surfaceMessage(
           {
             role: 'user',
             content: [
@@ -96,8 +80,8 @@ describe('buildOpenAIResponsesRequest', () => {
     {
       name: 'an assistant turn splits into a message and function calls, each traced to its event',
       request: derived([
-        user('fix it', 2),
-        surface(
+        userText('fix it', 2),
+        surfaceMessage(
           {
             role: 'assistant',
             content: [
@@ -108,8 +92,8 @@ describe('buildOpenAIResponsesRequest', () => {
           },
           3,
         ),
-        surface({ role: 'tool', callId: 'call_1', name: 'grep', text: 'found' }, 4),
-        surface({ role: 'tool', callId: 'call_2', name: 'read', text: 'body', isError: true }, 5),
+        surfaceMessage({ role: 'tool', callId: 'call_1', name: 'grep', text: 'found' }, 4),
+        surfaceMessage({ role: 'tool', callId: 'call_2', name: 'read', text: 'body', isError: true }, 5),
       ]),
       instructions: undefined,
       input: [
@@ -130,7 +114,7 @@ describe('buildOpenAIResponsesRequest', () => {
     {
       name: 'an assistant turn of tool calls only sends no empty message',
       request: derived([
-        surface(
+        surfaceMessage(
           {
             role: 'assistant',
             content: [{ type: 'tool-call', callId: 'c', name: 'ls', arguments: '{}' }],
@@ -157,7 +141,7 @@ describe('buildOpenAIResponsesRequest', () => {
   }
 
   it('sends tools as non-strict functions, the output cap, no storage and the cache options', () => {
-    const request = derived([user('hi', 3)], {
+    const request = derived([userText('hi', 3)], {
       config: { provider: 'openai-responses', model: 'gpt-5.6-sol', maxTokens: 512, temperature: 0 },
       tools: [{ name: 'grep', description: 'Search.', parameters: { type: 'object' } }],
       toolsSeq: 1,
@@ -192,7 +176,7 @@ describe('buildOpenAIResponsesRequest', () => {
   })
 
   it('leaves out every option not asked for', () => {
-    const built = buildOpenAIResponsesRequest(derived([user('hi', 3)]), { stream: false })
+    const built = buildOpenAIResponsesRequest(derived([userText('hi', 3)]), { stream: false })
     expect(Object.keys(built.body).sort()).toEqual(['input', 'model', 'store'])
   })
 })

@@ -175,6 +175,17 @@ class RecordReader {
   }
 }
 
+/** The labels that name a row's session, common to both files. */
+function sessionLabels(reader: RecordReader) {
+  return {
+    runId: reader.text('run_id'),
+    scenario: reader.text('scenario'),
+    variant: reader.text('variant'),
+    provider: reader.oneOf('provider', PROVIDERS),
+    model: reader.text('model'),
+  }
+}
+
 function readers(table: CsvTable, file: string): RecordReader[] {
   const columns = new Map(table.header.map((name, index) => [name, index]))
   return table.records.map((record) => new RecordReader(file, record.line, record.cells, columns))
@@ -183,13 +194,7 @@ function readers(table: CsvTable, file: string): RecordReader[] {
 function stepRows(table: CsvTable, file: string): StepRow[] {
   const sessionsWithSuccess = new Set<string>()
   return readers(table, file).map((reader) => {
-    const labels = {
-      runId: reader.text('run_id'),
-      scenario: reader.text('scenario'),
-      variant: reader.text('variant'),
-      provider: reader.oneOf('provider', PROVIDERS),
-      model: reader.text('model'),
-    }
+    const labels = sessionLabels(reader)
     const input = reader.integer('input_tokens')
     const read = reader.integer('cache_read_tokens')
     const write = reader.integer('cache_write_tokens')
@@ -257,13 +262,7 @@ function savingsUsd(
 function summaryRows(table: CsvTable, file: string): SummaryRow[] {
   const firstLine = new Map<string, number>()
   return readers(table, file).map((reader) => {
-    const labels = {
-      runId: reader.text('run_id'),
-      scenario: reader.text('scenario'),
-      variant: reader.text('variant'),
-      provider: reader.oneOf('provider', PROVIDERS),
-      model: reader.text('model'),
-    }
+    const labels = sessionLabels(reader)
     const session = sessionKeyString(labels)
     const earlier = firstLine.get(session)
     if (earlier !== undefined)

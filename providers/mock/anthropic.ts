@@ -3,7 +3,7 @@
 // counters on message_delta). Errors take Anthropic's shape: {type: "error", error, request_id}.
 
 import type { AssistantMessage } from '../../harness/types.ts'
-import { type SimCounts, type Simulation, SimulatorRejection } from '../sim/types.ts'
+import { type SimCounts, SimulatorRejection } from '../sim/types.ts'
 import type { MockContext } from './context.ts'
 import type { Fault } from './faults.ts'
 import { jsonResponse, readMockRequest, sseResponse } from './request.ts'
@@ -81,8 +81,7 @@ function contentBlocks(output: AssistantMessage): Array<Record<string, unknown>>
 export async function handleMessages(request: Request, context: MockContext): Promise<Response> {
   const parsed = await readMockRequest(request, context)
   if ('problem' in parsed) return errorResponse(context, 400, 'invalid_request_error', parsed.problem)
-  const { body, output, at, fault } = parsed
-  const session = parsed.session !== undefined ? { session: parsed.session } : {}
+  const { body, output, fault } = parsed
   const invalid = (message: string) => errorResponse(context, 400, 'invalid_request_error', message)
   if (typeof body.model !== 'string' || body.model === '') return invalid('model: Field required')
   if (typeof body.max_tokens !== 'number' || !Number.isInteger(body.max_tokens) || body.max_tokens < 0)
@@ -92,19 +91,18 @@ export async function handleMessages(request: Request, context: MockContext): Pr
 
   const early = fault === undefined ? undefined : faultResponse(fault, context)
   if (early !== undefined) {
-    context.record({ api: 'anthropic-messages', at, body, output, status: early.status, ...session })
+    context.recordFailure('anthropic-messages', parsed, early.status)
     return early
   }
-  let simulation: Simulation
-  try {
-    simulation = context.simulators.simulate('anthropic-messages', { body, at, output })
-  } catch (error) {
-    if (!(error instanceof SimulatorRejection)) throw error
-    context.record({ api: 'anthropic-messages', at, body, output, status: error.status, ...session })
+  const simulation = context.simulate('anthropic-messages', parsed)
+  if (simulation instanceof SimulatorRejection) {
     const requestId = context.nextId('req_sim')
-    return jsonResponse(error.status, { ...error.body, request_id: requestId }, { 'request-id': requestId })
+    return jsonResponse(
+      simulation.status,
+      { ...simulation.body, request_id: requestId },
+      { 'request-id': requestId },
+    )
   }
-  context.record({ api: 'anthropic-messages', at, body, output, simulation, status: 200, ...session })
 
   const id = context.nextId('msg_sim')
   const model = body.model

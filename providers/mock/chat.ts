@@ -3,7 +3,7 @@
 // `stream_options.include_usage` is set. DeepSeek adds its own hit and miss fields.
 
 import type { AssistantMessage } from '../../harness/types.ts'
-import { type SimCounts, type Simulation, SimulatorRejection } from '../sim/types.ts'
+import { type SimCounts, SimulatorRejection } from '../sim/types.ts'
 import { EPOCH_SECONDS, type MockContext } from './context.ts'
 import type { Fault } from './faults.ts'
 import { jsonResponse, readMockRequest, sseResponse } from './request.ts'
@@ -107,34 +107,14 @@ export async function handleChat(vendor: Vendor, request: Request, context: Mock
   if (!Array.isArray(body.messages) || body.messages.length === 0) {
     return invalid("Invalid 'messages': empty array. Expected an array with minimum length 1.", 'messages')
   }
+  const api = vendor === 'openai' ? 'openai-chat' : 'deepseek-chat'
   const early = fault === undefined ? undefined : chatFaultResponse(fault)
   if (early !== undefined) {
-    context.record({
-      api: vendor === 'openai' ? 'openai-chat' : 'deepseek-chat',
-      at,
-      body,
-      output,
-      status: early.status,
-    })
+    context.recordFailure(api, parsed, early.status)
     return early
   }
-  const api = vendor === 'openai' ? 'openai-chat' : 'deepseek-chat'
-  let simulation: Simulation
-  try {
-    simulation = context.simulators.simulate(api, { body, at, output })
-  } catch (error) {
-    if (error instanceof SimulatorRejection) return jsonResponse(error.status, error.body)
-    throw error
-  }
-  context.record({
-    api,
-    at,
-    body,
-    output,
-    simulation,
-    status: 200,
-    ...(parsed.session ? { session: parsed.session } : {}),
-  })
+  const simulation = context.simulate(api, parsed)
+  if (simulation instanceof SimulatorRejection) return jsonResponse(simulation.status, simulation.body)
   const usage = chatUsage(
     vendor,
     simulation.counts,

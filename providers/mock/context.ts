@@ -3,9 +3,10 @@
 
 import type { AssistantMessage } from '../../harness/types.ts'
 import { CacheSimulators, type SimulatorOptions } from '../sim/index.ts'
-import type { Simulation } from '../sim/types.ts'
+import { type Simulation, SimulatorRejection } from '../sim/types.ts'
 import type { WireApi } from '../types.ts'
 import { FaultQueue } from './faults.ts'
+import type { MockRequest } from './request.ts'
 
 /** Unix time of virtual time 0 (2026-01-01T00:00:00Z); keeps `created` fields deterministic. */
 export const EPOCH_SECONDS = 1_767_225_600
@@ -61,5 +62,29 @@ export class MockContext {
 
   record(call: MockCall): void {
     this.observer?.(call)
+  }
+
+  /** Report a request answered with `status` before any simulation (a fault). */
+  recordFailure(api: WireApi, request: MockRequest, status: number): void {
+    const { body, output, at, session } = request
+    this.record({ api, at, body, output, status, ...(session !== undefined ? { session } : {}) })
+  }
+
+  /**
+   * Simulate a request against this account's caches and report it. A request the provider refuses is
+   * reported with its status and returned as the rejection, for the handler to answer in its API's form.
+   */
+  simulate(api: WireApi, request: MockRequest): Simulation | SimulatorRejection {
+    const { body, output, at, session } = request
+    const labels = session !== undefined ? { session } : {}
+    try {
+      const simulation = this.simulators.simulate(api, { body, at, output })
+      this.record({ api, at, body, output, simulation, status: 200, ...labels })
+      return simulation
+    } catch (error) {
+      if (!(error instanceof SimulatorRejection)) throw error
+      this.record({ api, at, body, output, status: error.status, ...labels })
+      return error
+    }
   }
 }

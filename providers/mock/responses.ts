@@ -2,7 +2,7 @@
 // a Response object or, streamed, as typed events whose `response.completed` carries the usage.
 
 import type { AssistantMessage } from '../../harness/types.ts'
-import { type SimCounts, type Simulation, SimulatorRejection } from '../sim/types.ts'
+import { type SimCounts, SimulatorRejection } from '../sim/types.ts'
 import { chatFaultResponse } from './chat.ts'
 import { EPOCH_SECONDS, type MockContext } from './context.ts'
 import { jsonResponse, readMockRequest, sseResponse } from './request.ts'
@@ -139,25 +139,11 @@ export async function handleResponses(request: Request, context: MockContext): P
     return invalid("Missing required parameter: 'input'.", 'input')
   const early = fault === undefined ? undefined : chatFaultResponse(fault)
   if (early !== undefined) {
-    context.record({ api: 'openai-responses', at, body, output, status: early.status })
+    context.recordFailure('openai-responses', parsed, early.status)
     return early
   }
-  let simulation: Simulation
-  try {
-    simulation = context.simulators.simulate('openai-responses', { body, at, output })
-  } catch (error) {
-    if (error instanceof SimulatorRejection) return jsonResponse(error.status, error.body)
-    throw error
-  }
-  context.record({
-    api: 'openai-responses',
-    at,
-    body,
-    output,
-    simulation,
-    status: 200,
-    ...(parsed.session ? { session: parsed.session } : {}),
-  })
+  const simulation = context.simulate('openai-responses', parsed)
+  if (simulation instanceof SimulatorRejection) return jsonResponse(simulation.status, simulation.body)
   const model = body.model
   const usage = responsesUsage(simulation.counts, context.simulators.openai.reportsWrites(model))
   const id = context.nextId('resp_sim')

@@ -1,0 +1,53 @@
+// Test helpers for the command line: run `main` in process with its output captured, and set
+// environment variables for the length of a call.
+
+import { vi } from 'vitest'
+import { main } from './cli.ts'
+
+/** What one CLI invocation returned and printed. */
+export interface CliResult {
+  code: number
+  stdout: string
+  stderr: string
+}
+
+/** Run the CLI in process on `argv`, capturing what it writes to stdout and stderr. */
+export async function runCli(argv: readonly string[]): Promise<CliResult> {
+  let stdout = ''
+  let stderr = ''
+  const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+    stdout += String(chunk)
+    return true
+  })
+  const err = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
+    stderr += String(chunk)
+    return true
+  })
+  try {
+    const code = await main([...argv])
+    return { code, stdout, stderr }
+  } finally {
+    out.mockRestore()
+    err.mockRestore()
+  }
+}
+
+/** Run `body` with the environment variables set (a variable given undefined is unset), then restore them. */
+export async function withEnv<T>(
+  vars: Record<string, string | undefined>,
+  body: () => Promise<T>,
+): Promise<T> {
+  const saved = Object.fromEntries(Object.keys(vars).map((name) => [name, process.env[name]]))
+  const assign = (values: Record<string, string | undefined>) => {
+    for (const [name, value] of Object.entries(values)) {
+      if (value === undefined) delete process.env[name]
+      else process.env[name] = value
+    }
+  }
+  assign(vars)
+  try {
+    return await body()
+  } finally {
+    assign(saved)
+  }
+}
