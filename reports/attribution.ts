@@ -81,6 +81,44 @@ function causeOf(event: SessionEvent | undefined): BreakCause {
   }
 }
 
+const isToolsPart = (node: WireNode | undefined) => node?.part === 'tools' || node?.part === 'response_format'
+
+/** Every event seq a request was built from. */
+function allSources(sources: WireSources): Seq[] {
+  return [...sources.system, ...sources.tools, ...sources.messages.flat()]
+}
+
+/** The request/header event a request was built under, wherever its sources name it. */
+function headerSeqOf(sources: WireSources, events: (seq: Seq) => SessionEvent | undefined): Seq | undefined {
+  return allSources(sources).find((seq) => events(seq)?.type === 'request/header')
+}
+
+/** The offload behind the first wire message whose JSON differs between the two requests, if any. */
+function rewrittenByOffload(
+  previous: AttributedRequest,
+  current: AttributedRequest,
+  offloads: (seq: Seq) => SessionEvent | undefined,
+): SessionEvent | undefined {
+  const messages = (body: Record<string, unknown>) =>
+    (Array.isArray(body.messages) ? body.messages : Array.isArray(body.input) ? body.input : []) as unknown[]
+  const before = messages(previous.body)
+  const now = messages(current.body)
+  for (let index = 0; index < Math.min(before.length, now.length); index += 1) {
+    if (JSON.stringify(before[index]) === JSON.stringify(now[index])) continue
+    for (const seq of current.sources.messages[index] ?? []) {
+      const offload = offloads(seq)
+      if (offload !== undefined) return offload
+    }
+  }
+  return undefined
+}
+
+const at = (node: string, eventSeq: Seq | undefined, cause: BreakCause): Attribution => ({
+  node,
+  ...(eventSeq !== undefined ? { eventSeq } : {}),
+  cause,
+})
+
 /**
  * The client-side break between two consecutive requests of a session, or undefined when `current`
  * extends `previous` on the same model.
@@ -91,11 +129,9 @@ export function clientBreak(
   events: (seq: Seq) => SessionEvent | undefined,
   offloads: (seq: Seq) => SessionEvent | undefined,
 ): Attribution | undefined {
+  const isHeader = (seq: Seq) => events(seq)?.type === 'request/header'
   if (previous.body.model !== current.body.model) {
-    const seq =
-      current.sources.tools[0] ??
-      current.sources.messages.flat().find((value) => events(value)?.type === 'request/header')
-    return { node: 'model', ...(seq !== undefined ? { eventSeq: seq } : {}), cause: 'config-changed' }
+    return at('model', headerSeqOf(current.sources, events), 'config-changed')
   }
   const index = firstDivergence(previous.prompt, current.prompt)
   if (index === undefined) return undefined
@@ -105,32 +141,43 @@ export function clientBreak(
   const label = describeNode(node)
   const seqs = sourcesOf(node, current.sources)
   const seq = seqs.length === 0 ? undefined : Math.max(...seqs)
-  if (node.part === 'tools' || node.part === 'response_format') {
-    return { node: label, ...(seq !== undefined ? { eventSeq: seq } : {}), cause: 'tools-changed' }
-  }
   const previousNode = previous.prompt.segments[index]?.node
+  // A tool added, changed or removed (a removed last tool leaves the next part at its index).
+  if (isToolsPart(node) || isToolsPart(previousNode)) {
+    return at(label, isToolsPart(node) ? seq : headerSeqOf(current.sources, events), 'tools-changed')
+  }
   const previousSeqs = previousNode === undefined ? [] : sourcesOf(previousNode, previous.sources)
-  // The previous request ended with request-only messages that history has since overtaken.
-  if (previousSeqs.length > 0 && previousSeqs.every((value) => events(value)?.type === 'request/header')) {
-    const event = seq === undefined ? undefined : events(seq)
-    if (event?.type !== 'request/header') {
-      const headerSeq = previousSeqs[0] as number
-      return { node: label, eventSeq: headerSeq, cause: 'after-slot' }
+  if (previousNode !== undefined && previousSeqs.length > 0 && previousSeqs.every(isHeader)) {
+    // The previous request ended with request-only messages that history has since overtaken.
+    const trailing = previous.sources.messages
+      .slice(previousNode.index)
+      .every((sources) => sources.length > 0 && sources.every(isHeader))
+    if (trailing && !(seq !== undefined && isHeader(seq))) {
+      return at(label, previousSeqs[0], 'after-slot')
+    }
+    // A request-only message at the head (a session prefix) that the current header no longer sends.
+    if (!trailing && !(seq !== undefined && isHeader(seq))) {
+      const headerSeq = headerSeqOf(current.sources, events)
+      return at(label, headerSeq, causeOf(headerSeq === undefined ? undefined : events(headerSeq)))
     }
   }
-  // Same wire node, different prompt: a request-level setting folded into the prefix changed.
+  // Same wire node, different prompt: a request-wide setting folded into the prefix changed (whether
+  // any images are present, a tool choice). Blame an image offload that rewrote a later message, else
+  // the header or, failing that, the newest event the request gained.
   if (
     previousNode !== undefined &&
     wireNodeJson(previous.body, previousNode) === wireNodeJson(current.body, node)
   ) {
-    const offload = seq === undefined ? undefined : offloads(seq)
-    if (offload !== undefined) return { node: label, eventSeq: offload.seq, cause: 'image-offload' }
-    return { node: label, ...(seq !== undefined ? { eventSeq: seq } : {}), cause: 'config-changed' }
+    const offload = rewrittenByOffload(previous, current, offloads)
+    if (offload !== undefined) return at(label, offload.seq, 'image-offload')
+    const before = new Set(allSources(previous.sources))
+    const gained = allSources(current.sources).filter((value) => !before.has(value))
+    const blamed = gained.find(isHeader) ?? (gained.length > 0 ? Math.max(...gained) : seq)
+    return at(label, blamed, 'config-changed')
   }
   const offload = seq === undefined ? undefined : offloads(seq)
   if (offload !== undefined && events(seq as number)?.type === 'user/message') {
-    return { node: label, eventSeq: offload.seq, cause: 'image-offload' }
+    return at(label, offload.seq, 'image-offload')
   }
-  const event = seq === undefined ? undefined : events(seq)
-  return { node: label, ...(seq !== undefined ? { eventSeq: seq } : {}), cause: causeOf(event) }
+  return at(label, seq, causeOf(seq === undefined ? undefined : events(seq)))
 }
