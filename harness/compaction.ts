@@ -30,8 +30,9 @@ export function summaryRange(session: SessionProjection, retainNodes: number): S
   const surface = session.surface
   const first = surface.findIndex((seq) => session.event(seq).type !== 'system/message')
   let end = surface.length - retainNodes
-  while (end < surface.length && session.event(surface[end] as number).type === 'tool/result') end += 1
+  // Retaining the whole surface or more leaves nothing; checked before `end` indexes the surface.
   if (first < 0 || end <= first) return undefined
+  while (end < surface.length && session.event(surface[end] as number).type === 'tool/result') end += 1
   return surface.slice(first, end)
 }
 
@@ -90,11 +91,20 @@ export function summarizerRequest(
   }
 }
 
-/** The tool results a prune cuts: longer than the threshold, outside the last `skipLastNodes` nodes. */
+/**
+ * The tool results a prune cuts: longer than the threshold and than what a cut keeps, outside the last
+ * `skipLastNodes` nodes, and not already cut. A cut result is a `tool/result` that replaces another (only
+ * a prune writes one); it carries the prune marker, so cutting it again would only cut the marker.
+ */
 export function pruneTargets(session: SessionProjection, options: PruneOptions): Seq[] {
   const surface = session.surface
+  const limit = Math.max(options.thresholdChars, options.keepChars)
   return surface.slice(0, Math.max(0, surface.length - options.skipLastNodes)).filter((seq) => {
     const event = session.event(seq)
-    return event.type === 'tool/result' && [...event.data.message.text].length > options.thresholdChars
+    return (
+      event.type === 'tool/result' &&
+      event.surfaceOp === 'append' &&
+      [...event.data.message.text].length > limit
+    )
   })
 }

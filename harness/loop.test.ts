@@ -1,7 +1,5 @@
 import { describe, expect, it } from 'vitest'
 import { deriveRequest } from './derive.ts'
-import { retryDelayMs } from './loop.ts'
-import { seededRandom } from './random.ts'
 import { SessionProjection } from './session.ts'
 import { resumeTestLoop, say, testLoop, withTool } from './testing.ts'
 
@@ -51,6 +49,15 @@ describe('the loop', () => {
     expect(clock.now()).toBeGreaterThan(2)
   })
 
+  it('backs off from 0.5 s before the first retry when the provider asks for no delay (retry-after-ms 0)', async () => {
+    const { loop, world, records, port } = testLoop()
+    port.failNext({ status: 429, type: 'rate_limit_error', message: 'slow down', retryable: true }, 0)
+    await loop.turn(say('a'), world)
+    const waited = (records[1]?.call.at ?? 0) - (records[0]?.call.at ?? 0) - 0.05
+    expect(waited).toBeGreaterThanOrEqual(0.375)
+    expect(waited).toBeLessThanOrEqual(0.5)
+  })
+
   it('ends the turn with an error after the last retry', async () => {
     const { loop, world, events, port } = testLoop()
     for (let index = 0; index < 3; index += 1)
@@ -68,6 +75,37 @@ describe('the loop', () => {
     expect(port.calls).toHaveLength(1)
   })
 
+  it('does not compact when asked to retain more nodes than the surface holds', async () => {
+    const { loop, world, events } = testLoop()
+    await loop.turn(say('a'), world)
+    const written = events.length
+    expect(await loop.compact(100, 20, world)).toBe(false)
+    expect(events).toHaveLength(written)
+  })
+
+  it('does not prune a result twice, so a second prune starts no new series', async () => {
+    const { loop, world, events } = testLoop()
+    await loop.turn(withTool('read', 'x'.repeat(500)), world)
+    // The cut (8 characters and the marker) is itself over the threshold.
+    const options = { thresholdChars: 10, keepChars: 8, keep: 'head' as const, skipLastNodes: 0 }
+    expect(loop.prune(options)).toBe(1)
+    await loop.turn(say('b'), world)
+    const written = events.length
+    expect(loop.prune(options)).toBe(0)
+    expect(events).toHaveLength(written)
+    await loop.turn(say('c'), world)
+    const headers = events.filter((event) => event.type === 'request/header')
+    expect(headers.map((event) => event.data.reason)).toEqual(['initial', 'series'])
+  })
+
+  it('writes no replacement identical to the live result', async () => {
+    const { loop, world, events } = testLoop()
+    await loop.turn(withTool('read', 'x'.repeat(50)), world)
+    const written = events.length
+    expect(loop.prune({ thresholdChars: 10, keepChars: 50, keep: 'head', skipLastNodes: 0 })).toBe(0)
+    expect(events).toHaveLength(written)
+  })
+
   it('resumes over an existing log with a resume header and continues the turn count', async () => {
     const first = testLoop()
     await first.loop.turn(say('a'), first.world)
@@ -81,16 +119,5 @@ describe('the loop', () => {
     expect(
       first.events.filter((event) => event.type === 'turn/start').map((event) => event.data.turn),
     ).toEqual([1, 2])
-  })
-})
-
-describe('retry delays', () => {
-  it('follow retry-after-ms when given, else back off from 0.5 s with jitter', () => {
-    const random = seededRandom(3)
-    expect(retryDelayMs(0, 1234, random)).toBe(1234)
-    const delay = retryDelayMs(0, undefined, random)
-    expect(delay).toBeGreaterThan(375)
-    expect(delay).toBeLessThanOrEqual(500)
-    expect(retryDelayMs(10, undefined, random)).toBeLessThanOrEqual(8000)
   })
 })

@@ -39,19 +39,6 @@ import {
   type UserMessage,
 } from './types.ts'
 
-export type {
-  LlmCall,
-  LlmOutcome,
-  LlmPort,
-  LoopEnvironment,
-  LoopSetup,
-  RequestRecord,
-  WireRecord,
-  World,
-} from './ports.ts'
-export { retryDelayMs } from './retry.ts'
-export { resolveText } from './script.ts'
-
 /** Render the session-prefix message from what it describes. */
 export function composePrefix(source: string): Message[] {
   return [
@@ -440,30 +427,28 @@ export class AgentLoop {
 
   /** Tool-result pruning: long results outside the last `skipLastNodes` nodes are cut in place. */
   prune(options: PruneOptions): number {
-    const targets = pruneTargets(this.session, options)
-    if (targets.length === 0) return 0
-    const compactionId = `compaction-${++this.compactions}`
     const keep = options.keep ?? this.setup.policies.pruneKeep
-    this.append({ type: 'compaction/start', data: { compactionId, kind: 'prune' } })
-    for (const seq of targets) {
+    // A replacement equal to the live node would rewrite nothing yet still start a new series.
+    const cuts = pruneTargets(this.session, options).flatMap((seq) => {
       const event = this.session.event(seq)
-      if (event.type !== 'tool/result') continue
+      if (event.type !== 'tool/result') return []
+      const text = pruneText(event.data.message.text, options.keepChars, keep)
+      return text === event.data.message.text ? [] : [{ seq, data: event.data, text }]
+    })
+    if (cuts.length === 0) return 0
+    const compactionId = `compaction-${++this.compactions}`
+    this.append({ type: 'compaction/start', data: { compactionId, kind: 'prune' } })
+    for (const { seq, data, text } of cuts) {
       this.append({ type: 'compaction/prune', data: { compactionId, targetSeq: seq, keep } })
       this.append({
         type: 'tool/result',
-        data: {
-          ...event.data,
-          message: {
-            ...event.data.message,
-            text: pruneText(event.data.message.text, options.keepChars, keep),
-          },
-        },
+        data: { ...data, message: { ...data.message, text } },
         surfaceOp: { op: 'replace', startSeq: seq, endSeq: seq },
         sourceEventSeqs: [seq],
       })
     }
     this.append({ type: 'compaction/end', data: { compactionId } })
-    return targets.length
+    return cuts.length
   }
 
   /** Commit an event: assign seq and time, validate and fold it, then persist it. */
