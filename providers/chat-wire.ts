@@ -88,11 +88,18 @@ function toChatMessage(message: Message, developerRole: 'developer' | 'system'):
 /** The previous request converted: a session's next request repeats most of it. */
 let lastBuilt: {
   role: 'developer' | 'system'
-  system: string | undefined
+  /** The header prompt it was built with: reused only when both its text and its source match. */
+  system: DerivedRequest['system']
   derived: readonly DerivedRequest['messages'][number][]
   messages: ChatMessage[]
   sources: Seq[][]
 } = { role: 'developer', system: undefined, derived: [], messages: [], sources: [] }
+
+/** Whether two header prompts build the same wire message with the same provenance. */
+function sameHeader(a: DerivedRequest['system'], b: DerivedRequest['system']): boolean {
+  if (a === undefined || b === undefined) return a === b
+  return a.text === b.text && a.sourceSeq === b.sourceSeq
+}
 
 /** Wire messages of a derived request; `developerRole` is the role developer messages travel as. */
 export function chatMessages(
@@ -101,7 +108,7 @@ export function chatMessages(
 ): { messages: ChatMessage[]; sources: Seq[][] } {
   const head = request.system === undefined ? 0 : 1
   const last =
-    lastBuilt.role === developerRole && lastBuilt.system === request.system?.text ? lastBuilt : undefined
+    lastBuilt.role === developerRole && sameHeader(lastBuilt.system, request.system) ? lastBuilt : undefined
   // Derived messages repeated from the previous request (the same frozen objects) keep their wire messages.
   let reused = 0
   if (last !== undefined) {
@@ -124,7 +131,7 @@ export function chatMessages(
   const sources = last === undefined ? addedSources : joinPrefix(last.sources, head + reused, addedSources)
   lastBuilt = {
     role: developerRole,
-    system: request.system?.text,
+    system: request.system === undefined ? undefined : { ...request.system },
     derived: request.messages,
     messages,
     sources,

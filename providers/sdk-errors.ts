@@ -1,7 +1,9 @@
 // Failures from either official SDK, mapped into one ProviderError with the SDKs' own retry rules:
-// `x-should-retry` decides when present, else 408, 409, 429 and 5xx retry; the delay comes from
-// `retry-after-ms`, then `retry-after` (seconds or an HTTP date).
+// `x-should-retry` decides when present, else 408, 409, 429 and 5xx retry, as do connection failures
+// (never a user abort); the delay comes from `retry-after-ms`, then `retry-after` (seconds or an HTTP date).
 
+import Anthropic from '@anthropic-ai/sdk'
+import OpenAI from 'openai'
 import type { JsonValue } from '../harness/types.ts'
 import { ProviderError } from './types.ts'
 
@@ -27,16 +29,34 @@ export function sdkRetryable(status: number | undefined, headers: Headers | unde
   return status === 408 || status === 409 || status === 429 || status >= 500
 }
 
-/** The delay a response asked for, in milliseconds. */
+/** The longest delay one timer can hold; the SDKs use their own backoff for anything longer. */
+const maxTimerMs = 2 ** 31 - 1
+
+/**
+ * The delay a response asked for, in milliseconds, read as the SDKs' `retryRequest` reads it:
+ * `retry-after-ms` (parseFloat), and when that is absent, unreadable or 0, `retry-after` (seconds, else
+ * an HTTP date from `now`). A delay that is not positive or does not fit one timer (0, a past date, an
+ * unreadable date) is `undefined`, so the caller's default backoff applies, as in @anthropic-ai/sdk
+ * (openai 6.x instead sleeps such a delay as is, i.e. retries at once).
+ */
 export function retryAfterMs(headers: Headers | undefined, now: () => number = Date.now): number | undefined {
+  let delay: number | undefined
   const ms = headers?.get('retry-after-ms')
-  if (ms !== null && ms !== undefined && ms !== '' && Number.isFinite(Number(ms))) return Number(ms)
+  if (ms) {
+    const parsed = Number.parseFloat(ms)
+    if (!Number.isNaN(parsed)) delay = parsed
+  }
   const after = headers?.get('retry-after')
-  if (after === null || after === undefined || after === '') return undefined
-  const seconds = Number(after)
-  if (Number.isFinite(seconds)) return seconds * 1000
-  const date = Date.parse(after)
-  return Number.isFinite(date) ? Math.max(0, date - now()) : undefined
+  if (after && !delay) {
+    const seconds = Number.parseFloat(after)
+    delay = Number.isNaN(seconds) ? Date.parse(after) - now() : seconds * 1000
+  }
+  return delay !== undefined && delay > 0 && delay <= maxTimerMs ? delay : undefined
+}
+
+/** Whether the caller aborted the request, which neither SDK retries. */
+function isUserAbort(error: unknown): boolean {
+  return error instanceof OpenAI.APIUserAbortError || error instanceof Anthropic.APIUserAbortError
 }
 
 /** The provider's error type from an error body (`{error: {type}}` for OpenAI and Anthropic alike). */
@@ -56,17 +76,17 @@ function errorType(body: unknown, fallback: string): string {
   return fallback
 }
 
-/** Map anything an SDK call threw into a ProviderError. */
-export function toProviderError(error: unknown): ProviderError {
+/** Map anything an SDK call threw into a ProviderError; `now` dates an HTTP-date `retry-after`. */
+export function toProviderError(error: unknown, now: () => number = Date.now): ProviderError {
   if (error instanceof ProviderError) return error
   if (isSdkApiError(error)) {
     const status = error.status
-    const retryAfter = retryAfterMs(error.headers)
+    const retryAfter = retryAfterMs(error.headers, now)
     return new ProviderError({
       ...(status !== undefined ? { status } : {}),
       errorType: errorType(error.error, status === undefined ? 'network' : `http_${status}`),
       message: error.message,
-      retryable: sdkRetryable(status, error.headers),
+      retryable: !isUserAbort(error) && sdkRetryable(status, error.headers),
       ...(retryAfter !== undefined ? { retryAfterMs: retryAfter } : {}),
       ...(error.error !== undefined ? { body: error.error as JsonValue } : {}),
     })

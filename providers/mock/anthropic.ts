@@ -81,7 +81,7 @@ function contentBlocks(output: AssistantMessage): Array<Record<string, unknown>>
 export async function handleMessages(request: Request, context: MockContext): Promise<Response> {
   const parsed = await readMockRequest(request, context)
   if ('problem' in parsed) return errorResponse(context, 400, 'invalid_request_error', parsed.problem)
-  const { body, output, fault } = parsed
+  const { body, output } = parsed
   const invalid = (message: string) => errorResponse(context, 400, 'invalid_request_error', message)
   if (typeof body.model !== 'string' || body.model === '') return invalid('model: Field required')
   if (typeof body.max_tokens !== 'number' || !Number.isInteger(body.max_tokens) || body.max_tokens < 0)
@@ -89,11 +89,8 @@ export async function handleMessages(request: Request, context: MockContext): Pr
   if (!Array.isArray(body.messages) || body.messages.length === 0)
     return invalid('messages: at least one message is required')
 
-  const early = fault === undefined ? undefined : faultResponse(fault, context)
-  if (early !== undefined) {
-    context.recordFailure('anthropic-messages', parsed, early.status)
-    return early
-  }
+  const early = context.failEarly('anthropic-messages', parsed, (fault) => faultResponse(fault, context))
+  if (early !== undefined) return early
   const simulation = context.simulate('anthropic-messages', parsed)
   if (simulation instanceof SimulatorRejection) {
     const requestId = context.nextId('req_sim')
@@ -103,6 +100,8 @@ export async function handleMessages(request: Request, context: MockContext): Pr
       { 'request-id': requestId },
     )
   }
+  // Taken only now, so that a request refused above leaves it for the next one.
+  const fault = context.faults.take()
 
   const id = context.nextId('msg_sim')
   const model = body.model

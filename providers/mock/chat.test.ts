@@ -86,4 +86,20 @@ describe('mock Chat Completions over the openai SDK', () => {
       status: 400,
     })
   })
+
+  it('leaves a queued fault for the next valid request when it rejects a request with 400', async () => {
+    mock.context.reset()
+    mock.context.faults.push({ kind: 'rate-limit', retryAfterMs: 1500 })
+    await expect(client.chat.completions.create({ model: 'gpt-5.4', messages: [] })).rejects.toMatchObject({
+      status: 400,
+    })
+    expect(mock.context.faults.pending).toBe(1)
+    const limited = client.chat.completions.create({
+      model: 'gpt-5.4',
+      messages: [{ role: 'user', content: 'hi' }],
+    })
+    await expect(limited).rejects.toMatchObject({ status: 429 })
+    expect(mock.context.faults.pending).toBe(0)
+    expect((await ask(system, 10))?.prompt_tokens).toBeGreaterThan(0)
+  })
 })

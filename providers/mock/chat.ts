@@ -101,20 +101,19 @@ function replyParts(output: AssistantMessage) {
 export async function handleChat(vendor: Vendor, request: Request, context: MockContext): Promise<Response> {
   const parsed = await readMockRequest(request, context)
   if ('problem' in parsed) return invalid(parsed.problem)
-  const { body, output, at, fault } = parsed
+  const { body, output, at } = parsed
   if (typeof body.model !== 'string' || body.model === '')
     return invalid('you must provide a model parameter', 'model')
   if (!Array.isArray(body.messages) || body.messages.length === 0) {
     return invalid("Invalid 'messages': empty array. Expected an array with minimum length 1.", 'messages')
   }
   const api = vendor === 'openai' ? 'openai-chat' : 'deepseek-chat'
-  const early = fault === undefined ? undefined : chatFaultResponse(fault)
-  if (early !== undefined) {
-    context.recordFailure(api, parsed, early.status)
-    return early
-  }
+  const early = context.failEarly(api, parsed, chatFaultResponse)
+  if (early !== undefined) return early
   const simulation = context.simulate(api, parsed)
   if (simulation instanceof SimulatorRejection) return jsonResponse(simulation.status, simulation.body)
+  // Taken only now, so that a request refused above leaves it for the next one.
+  const fault = context.faults.take()
   const usage = chatUsage(
     vendor,
     simulation.counts,

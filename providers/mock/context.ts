@@ -5,7 +5,7 @@ import type { AssistantMessage } from '../../harness/types.ts'
 import { CacheSimulators, type SimulatorOptions } from '../sim/index.ts'
 import { type Simulation, SimulatorRejection } from '../sim/types.ts'
 import type { WireApi } from '../types.ts'
-import { FaultQueue } from './faults.ts'
+import { type Fault, FaultQueue } from './faults.ts'
 import type { MockRequest } from './request.ts'
 
 /** Unix time of virtual time 0 (2026-01-01T00:00:00Z); keeps `created` fields deterministic. */
@@ -62,6 +62,26 @@ export class MockContext {
 
   record(call: MockCall): void {
     this.observer?.(call)
+  }
+
+  /**
+   * Answer a request the handler accepted with the next queued fault, if that fault fails a request
+   * before any output (`response` gives the API's form of it, or `undefined` for a fault inside a
+   * stream): the fault is taken, the failure reported, and the request never reaches the simulator,
+   * as the API refuses it before processing it. A fault inside a stream stays queued: the handler takes
+   * it once the simulator has accepted the request, so a rejected request never uses it up.
+   */
+  failEarly(
+    api: WireApi,
+    request: MockRequest,
+    response: (fault: Fault) => Response | undefined,
+  ): Response | undefined {
+    const next = this.faults.peek()
+    const early = next === undefined ? undefined : response(next)
+    if (early === undefined) return undefined
+    this.faults.take()
+    this.recordFailure(api, request, early.status)
+    return early
   }
 
   /** Report a request answered with `status` before any simulation (a fault). */

@@ -18,6 +18,11 @@ export class FaultQueue {
     return this.queue.shift()
   }
 
+  /** The fault the next `take` returns, left queued. */
+  peek(): Fault | undefined {
+    return this.queue[0]
+  }
+
   get pending(): number {
     return this.queue.length
   }

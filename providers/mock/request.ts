@@ -1,9 +1,8 @@
 // The prelude every mock handler shares: parse the JSON body, read the script, time and session
-// headers, and take the next queued fault.
+// headers. Queued faults stay queued: the handler takes one only for a request it accepts.
 
 import type { AssistantMessage } from '../../harness/types.ts'
 import type { MockContext } from './context.ts'
-import type { Fault } from './faults.ts'
 import { DEFAULT_REPLY, decodeScript, SCRIPT_HEADER, SESSION_HEADER, TIME_HEADER } from './script.ts'
 
 /** A parsed mock request. */
@@ -11,7 +10,6 @@ export interface MockRequest {
   body: Record<string, unknown>
   output: AssistantMessage
   at: number
-  fault: Fault | undefined
   session: string | undefined
 }
 
@@ -42,7 +40,7 @@ export async function readMockRequest(
   const session =
     request.headers.get(SESSION_HEADER) ??
     (typeof record.prompt_cache_key === 'string' ? record.prompt_cache_key : undefined)
-  return { body: record, output, at, fault: context.faults.take(), session: session ?? undefined }
+  return { body: record, output, at, session: session ?? undefined }
 }
 
 /** A JSON response with the given status and headers. */

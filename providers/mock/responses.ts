@@ -132,18 +132,17 @@ function itemEvents(item: Item, outputIndex: number): Item[] {
 export async function handleResponses(request: Request, context: MockContext): Promise<Response> {
   const parsed = await readMockRequest(request, context)
   if ('problem' in parsed) return invalid(parsed.problem, null)
-  const { body, output, at, fault } = parsed
+  const { body, output, at } = parsed
   if (typeof body.model !== 'string' || body.model === '')
     return invalid("Missing required parameter: 'model'.", 'model')
   if (typeof body.input !== 'string' && !Array.isArray(body.input))
     return invalid("Missing required parameter: 'input'.", 'input')
-  const early = fault === undefined ? undefined : chatFaultResponse(fault)
-  if (early !== undefined) {
-    context.recordFailure('openai-responses', parsed, early.status)
-    return early
-  }
+  const early = context.failEarly('openai-responses', parsed, chatFaultResponse)
+  if (early !== undefined) return early
   const simulation = context.simulate('openai-responses', parsed)
   if (simulation instanceof SimulatorRejection) return jsonResponse(simulation.status, simulation.body)
+  // Taken only now, so that a request refused above leaves it for the next one.
+  const fault = context.faults.take()
   const model = body.model
   const usage = responsesUsage(simulation.counts, context.simulators.openai.reportsWrites(model))
   const id = context.nextId('resp_sim')

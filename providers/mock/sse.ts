@@ -7,7 +7,12 @@ export interface SseFrame {
   data: string
 }
 
-/** Encode frames; with `cutAfter`, the stream errors after that many frames (a connection dropped mid-way). */
+/**
+ * Encode frames, each `data` line by line (one `data:` line per line of it, as the SSE format requires).
+ * With `cutAfter`, the connection drops (the stream errors) after that many frames, or after the last
+ * frame when there are no more: a cut fault always fails the stream, whole or not, and never becomes a
+ * clean end.
+ */
 export function sseStream(
   frames: readonly SseFrame[],
   options: { cutAfter?: number } = {},
@@ -16,20 +21,29 @@ export function sseStream(
   let index = 0
   return new ReadableStream<Uint8Array>({
     pull(controller) {
-      if (options.cutAfter !== undefined && index >= options.cutAfter) {
+      const frame = frames[index]
+      if (options.cutAfter !== undefined && (index >= options.cutAfter || frame === undefined)) {
         controller.error(new Error('connection reset by the mock provider'))
         return
       }
-      const frame = frames[index]
       if (frame === undefined) {
         controller.close()
         return
       }
       index += 1
-      const head = frame.event === undefined ? '' : `event: ${frame.event}\n`
-      controller.enqueue(encoder.encode(`${head}data: ${frame.data}\n\n`))
+      controller.enqueue(encoder.encode(encodeFrame(frame)))
     },
   })
+}
+
+/** One frame as SSE text: its `event:` line if named, a `data:` line per line of data, a blank line. */
+function encodeFrame(frame: SseFrame): string {
+  const head = frame.event === undefined ? '' : `event: ${frame.event}\n`
+  const data = frame.data
+    .split(/\r\n|\r|\n/)
+    .map((line) => `data: ${line}\n`)
+    .join('')
+  return `${head}${data}\n`
 }
 
 /** Split text into deterministic delta pieces. */

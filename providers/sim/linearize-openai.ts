@@ -5,7 +5,7 @@ import { openaiImageTokens, pngSize, UNKNOWN_IMAGE_TOKENS } from './image.ts'
 import { joinPrefix, PromptBuilder, type SegmentDraft } from './prompt.ts'
 import type { TokenCounter } from './tokens.ts'
 import { sameSegment } from './trie.ts'
-import type { Breakpoint, Prompt, Segment, WirePart } from './types.ts'
+import type { Breakpoint, Prompt, Segment, WireNode, WirePart } from './types.ts'
 
 type Body = Record<string, unknown>
 
@@ -101,7 +101,8 @@ function addContent(
 
 /**
  * Linearized items, per item object: a session's history reaches the simulator as the same objects
- * request after request (the adapters memoize them), so each item is linearized once.
+ * request after request (the adapters memoize them), so each item is linearized once. The context names
+ * the API, since one object can be both a Chat message and a Responses input item.
  */
 const itemMemo = new WeakMap<object, { index: number; context: string; segments: Segment[] }>()
 
@@ -110,6 +111,7 @@ interface ItemCache {
   context: string
   /** The segments before the items (tools, instructions). */
   head: readonly Segment[]
+  /** A copy of the caller's items: an element replaced in the caller's array must not look unchanged. */
   items: readonly unknown[]
   /** Where each item's segments start in `prompt` (one more entry: where the items end). */
   starts: number[]
@@ -128,10 +130,19 @@ const EMPTY_CACHE: ItemCache = {
 let lastChat = EMPTY_CACHE
 let lastResponses = EMPTY_CACHE
 
+/** Whether two segments sit at the same wire node. */
+const sameNode = (left: WireNode | undefined, right: WireNode | undefined): boolean =>
+  left !== undefined &&
+  right !== undefined &&
+  left.part === right.part &&
+  left.index === right.index &&
+  left.block === right.block
+
 /**
  * Linearize a body of a head (tools, instructions) and items (messages, input items), taking over the
  * previous call's segments for the items this call repeats (the same objects, in the same places, under
- * the same head and context) in one slice, and linearizing the rest with `add`.
+ * the same head and context) in one slice, and linearizing the rest with `add`. An element replaced in
+ * the caller's array is seen; an item object mutated in place is not (its segments are memoized).
  */
 function linearizeItems(
   counter: TokenCounter,
@@ -148,11 +159,14 @@ function linearizeItems(
   const sameHead =
     previous.context === context &&
     head.length === previous.head.length &&
-    head.every((segment, index) => sameSegment(segment, previous.head[index]))
+    // Nodes too: the previous head is taken over, and a tool moves when a deferred one before it goes.
+    head.every(
+      (segment, index) =>
+        sameSegment(segment, previous.head[index]) && sameNode(segment.node, previous.head[index]?.node),
+    )
   let reused = 0
   if (sameHead) {
-    // Bounded by what was linearized, in case a caller grew its array since.
-    const bound = Math.min(items.length, previous.items.length, previous.starts.length - 1)
+    const bound = Math.min(items.length, previous.items.length)
     while (reused < bound && items[reused] === previous.items[reused]) reused += 1
   }
   if (reused > 0) builder = PromptBuilder.from(previous.prompt, previous.starts[reused] ?? 0, counter, scale)
@@ -172,7 +186,7 @@ function linearizeItems(
   }
   added.push(builder.mark())
   const starts = reused > 0 ? joinPrefix(previous.starts, reused, added) : added
-  return { context, head, items, starts, prompt: builder.build(PRIMING) }
+  return { context, head, items: items.slice(), starts, prompt: builder.build(PRIMING) }
 }
 
 /** One Chat Completions message as segments: its content parts, then its tool calls. */
@@ -216,7 +230,7 @@ export function linearizeChat(
   scale: number,
   options: { remember?: boolean } = {},
 ): Prompt {
-  const context = `${scale}|${asString(asRecord(body.prompt_cache_options).ttl)}`
+  const context = `chat|${scale}|${asString(asRecord(body.prompt_cache_options).ttl)}`
   const addHead = (builder: PromptBuilder) => {
     addTools(builder, body)
     const format = asRecord(body.response_format)
@@ -292,7 +306,7 @@ export function linearizeResponses(body: Body, counter: TokenCounter, scale: num
     }
   }
   const input = typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : asArray(body.input)
-  const context = `${scale}|${asString(asRecord(body.prompt_cache_options).ttl)}`
+  const context = `responses|${scale}|${asString(asRecord(body.prompt_cache_options).ttl)}`
   lastResponses = linearizeItems(
     counter,
     scale,
