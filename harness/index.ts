@@ -4,6 +4,9 @@ export { VirtualClock } from './clock.ts'
 export { deriveRequest } from './derive.ts'
 export { CachelabError } from './errors.ts'
 export { fillerText } from './filler.ts'
+export { AgentLoop } from './loop.ts'
+export type { Policies } from './policies.ts'
+export { DEFAULT_POLICIES } from './policies.ts'
 export type {
   LlmCall,
   LlmOutcome,
@@ -12,11 +15,9 @@ export type {
   LoopSetup,
   RequestRecord,
   World,
-} from './loop.ts'
-export { AgentLoop } from './loop.ts'
-export type { Policies } from './policies.ts'
-export { DEFAULT_POLICIES } from './policies.ts'
+} from './ports.ts'
 export type { Pace, ScriptAction, StepScript, TurnScript } from './script.ts'
+export { resolveText } from './script.ts'
 export { SessionProjection } from './session.ts'
 export { JsonlSessionWriter, readSessionLog } from './store.ts'
 export type {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { LlmCall } from './loop.ts'
+import type { LlmCall } from './ports.ts'
 import { planImageOffload, projectSystemPrompt, projectTools, pruneText } from './projections.ts'
 import { resumeTestLoop, say, TEST_TOOLS, testLoop, withTool } from './testing.ts'
 import type { DerivedMessage, ImageBlock, SessionEvent, ToolSchema } from './types.ts'

@@ -2,16 +2,9 @@
 // and a loop factory over it. Used by the harness's own tests and the scenario tests.
 
 import { VirtualClock } from './clock.ts'
-import {
-  AgentLoop,
-  type LlmCall,
-  type LlmOutcome,
-  type LlmPort,
-  type LoopSetup,
-  type RequestRecord,
-  type World,
-} from './loop.ts'
+import { AgentLoop } from './loop.ts'
 import { DEFAULT_POLICIES, type Policies, type ToolUpdatePolicy } from './policies.ts'
+import type { LlmCall, LlmOutcome, LlmPort, LoopSetup, RequestRecord, World } from './ports.ts'
 import { seededRandom } from './random.ts'
 import { DEFAULT_PACE } from './script.ts'
 import type { AttemptError, Route, SessionEvent, ToolSchema } from './types.ts'

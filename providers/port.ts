@@ -2,7 +2,7 @@
 // reply or failure into an outcome. Simulated runs tell the mock what the model answers and when (two
 // headers) and take latency from a model of the provider; live runs measure it.
 
-import type { LlmOutcome, LlmPort } from '../harness/loop.ts'
+import type { LlmOutcome, LlmPort } from '../harness/ports.ts'
 import type { Usage } from '../harness/types.ts'
 import { encodeScript, SCRIPT_HEADER, SESSION_HEADER, TIME_HEADER } from './mock/script.ts'
 import { wireUsage } from './mock/usage.ts'

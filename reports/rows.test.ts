@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { LlmCall, RequestRecord } from '../harness/loop.ts'
+import type { LlmCall, RequestRecord } from '../harness/ports.ts'
 import type { Usage } from '../harness/types.ts'
 import { PromptBuilder } from '../providers/sim/prompt.ts'
 import { TokenCounter } from '../providers/sim/tokens.ts'

@@ -2,7 +2,7 @@
 // the request (the mock provider's own simulation, or a predictor's in live runs). Holds only the
 // previous request of the session, so a long session costs memory for one request, not all of them.
 
-import type { RequestRecord } from '../harness/loop.ts'
+import type { RequestRecord } from '../harness/ports.ts'
 import type { ProviderId, Seq, SessionEvent, Usage } from '../harness/types.ts'
 import type { Prices } from '../providers/catalog.ts'
 import type { Prompt, SimCounts, SimTrace } from '../providers/sim/types.ts'

@@ -3,10 +3,11 @@
 // it at several lengths; the library test holds it to its warm hit ratio.
 
 import { VirtualClock } from '../harness/clock.ts'
-import { AgentLoop, resolveText, type World } from '../harness/loop.ts'
+import { AgentLoop } from '../harness/loop.ts'
 import { DEFAULT_POLICIES } from '../harness/policies.ts'
+import type { World } from '../harness/ports.ts'
 import { seededRandom } from '../harness/random.ts'
-import { DEFAULT_PACE } from '../harness/script.ts'
+import { DEFAULT_PACE, resolveText } from '../harness/script.ts'
 import type { ProviderId } from '../harness/types.ts'
 import { createAdapter, resolveModel, simulatedEndpoint } from '../providers/index.ts'
 import { simulatorPort } from '../providers/port.ts'

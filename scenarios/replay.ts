@@ -4,7 +4,7 @@
 // benchmark times.
 
 import { deriveRequest } from '../harness/derive.ts'
-import type { RequestRecord } from '../harness/loop.ts'
+import type { RequestRecord } from '../harness/ports.ts'
 import { SessionProjection } from '../harness/session.ts'
 import type { HeaderReason, ProviderId, SessionEvent } from '../harness/types.ts'
 import { resolveModel } from '../providers/catalog.ts'

@@ -5,17 +5,11 @@
 import { join } from 'node:path'
 import { VirtualClock } from '../harness/clock.ts'
 import { CachelabError } from '../harness/errors.ts'
-import {
-  AgentLoop,
-  type LoopEnvironment,
-  type LoopSetup,
-  type RequestRecord,
-  resolveText,
-  type World,
-} from '../harness/loop.ts'
+import { AgentLoop } from '../harness/loop.ts'
 import { DEFAULT_POLICIES, type Policies } from '../harness/policies.ts'
+import type { LoopEnvironment, LoopSetup, RequestRecord, World } from '../harness/ports.ts'
 import { hashString, seededRandom } from '../harness/random.ts'
-import { DEFAULT_PACE, type ScriptAction } from '../harness/script.ts'
+import { DEFAULT_PACE, resolveText, type ScriptAction } from '../harness/script.ts'
 import { JsonlSessionWriter } from '../harness/store.ts'
 import type { ProviderId, SessionEvent } from '../harness/types.ts'
 import { withCacheRules } from '../providers/catalog.ts'
