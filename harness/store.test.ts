@@ -59,7 +59,7 @@ describe('reading a session log', () => {
   it('rejects a bad shape with the field at fault', () => {
     const bad = { ...turn, data: { turn: 'one' } }
     expect(errorOf(() => parseSessionLog(lines(start, bad), 'l')).message).toBe(
-      'l:2: data.turn must be a number',
+      'l:2: data.turn must be a whole number of zero or more',
     )
   })
 

@@ -100,8 +100,18 @@ describe('checkEventShape', () => {
   }
 
   for (const { description, field, value, problem } of [
-    { description: 'no seq', field: 'seq', value: REMOVE, problem: 'event.seq must be a number' },
-    { description: 'a seq in a string', field: 'seq', value: '1', problem: 'event.seq must be a number' },
+    {
+      description: 'no seq',
+      field: 'seq',
+      value: REMOVE,
+      problem: 'event.seq must be a whole number of zero or more',
+    },
+    {
+      description: 'a seq in a string',
+      field: 'seq',
+      value: '1',
+      problem: 'event.seq must be a whole number of zero or more',
+    },
     {
       description: 'a time of NaN',
       field: 'time',
@@ -142,7 +152,7 @@ describe('checkEventShape', () => {
       type: 'turn/start',
       path: ['data', 'turn'],
       value: 'one',
-      problem: 'data.turn must be a number',
+      problem: 'data.turn must be a whole number of zero or more',
     },
     {
       name: 'a turn end reason outside the vocabulary',
@@ -186,7 +196,7 @@ describe('checkEventShape', () => {
       where: hasImage,
       path: ['data', 'message', 'content', 0, 'width'],
       value: REMOVE,
-      problem: 'data.message.content[0].width must be a number',
+      problem: 'data.message.content[0].width must be a whole number of zero or more',
     },
     {
       name: 'a user message in the role of another',
@@ -230,7 +240,7 @@ describe('checkEventShape', () => {
       where: withUsage,
       path: ['data', 'usage', 'cacheRead'],
       value: '12',
-      problem: 'data.usage.cacheRead must be a number',
+      problem: 'data.usage.cacheRead must be a whole number of zero or more',
     },
     {
       name: 'usage without its input total',
@@ -238,7 +248,7 @@ describe('checkEventShape', () => {
       where: withUsage,
       path: ['data', 'usage', 'input'],
       value: REMOVE,
-      problem: 'data.usage.input must be a number',
+      problem: 'data.usage.input must be a whole number of zero or more',
     },
     {
       name: 'an attempt error whose retryable flag is not a boolean',
@@ -302,7 +312,7 @@ describe('checkEventShape', () => {
       type: 'developer/message',
       path: ['data', 'headerSeq'],
       value: '4',
-      problem: 'data.headerSeq must be a number',
+      problem: 'data.headerSeq must be a whole number of zero or more',
     },
     {
       name: 'a compaction of an unknown kind',
@@ -316,7 +326,7 @@ describe('checkEventShape', () => {
       type: 'compaction/summary',
       path: ['data', 'shadowedSeqs', 0],
       value: '3',
-      problem: 'data.shadowedSeqs[0] must be a number',
+      problem: 'data.shadowedSeqs[0] must be a whole number of zero or more',
     },
     {
       name: 'a prune that keeps an unknown part',
@@ -344,7 +354,7 @@ describe('checkEventShape', () => {
       type: 'tool/result',
       path: ['surfaceOp'],
       value: { op: 'replace', startSeq: 3 },
-      problem: 'surfaceOp.endSeq must be a number',
+      problem: 'surfaceOp.endSeq must be a whole number of zero or more',
     },
     {
       name: 'a surface op of an unknown kind',
@@ -358,7 +368,7 @@ describe('checkEventShape', () => {
       type: 'user/message',
       path: ['sourceEventSeqs'],
       value: ['3'],
-      problem: 'sourceEventSeqs[0] must be a number',
+      problem: 'sourceEventSeqs[0] must be a whole number of zero or more',
     },
   ]
   for (const { name, type, where, path, value, problem } of fieldCases) {
@@ -369,7 +379,48 @@ describe('checkEventShape', () => {
 
   it('rejects a surface event without a surface op, naming the field', async () => {
     const checked = checkEventShape(edited(await logged('user/message'), ['surfaceOp'], REMOVE))
-    expect(checked).toEqual({ problem: expect.stringMatching(/^surfaceOp /) })
+    expect(checked).toEqual({ problem: 'surfaceOp must be "append" or a replace object' })
+  })
+
+  it.each([
+    [
+      'a negative turn',
+      'turn/start',
+      ['data', 'turn'],
+      -1,
+      'data.turn must be a whole number of zero or more',
+    ],
+    ['a fractional seq', 'turn/start', ['seq'], 1.5, 'event.seq must be a whole number of zero or more'],
+    [
+      'an unknown provider',
+      'request/context',
+      ['data', 'provider'],
+      'acme',
+      'data.provider must be one of anthropic, openai-chat, openai-responses, deepseek',
+    ],
+    [
+      'an isError that is not true',
+      'tool/result',
+      ['data', 'message', 'isError'],
+      'yes',
+      'data.message.isError must be true when present',
+    ],
+    [
+      'a replayPrefix that is not a boolean',
+      'compaction/start',
+      ['data', 'replayPrefix'],
+      1,
+      'data.replayPrefix must be a boolean',
+    ],
+    [
+      'a latency that is not a number',
+      'assistant/message',
+      ['data', 'latencyMs'],
+      'fast',
+      'data.latencyMs must be a number',
+    ],
+  ])('rejects %s', async (_name, type, path, value, problem) => {
+    expect(checkEventShape(edited(await logged(type), path, value))).toEqual({ problem })
   })
 
   it('checks the optional fields it knows only when they are present', async () => {

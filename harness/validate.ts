@@ -2,7 +2,7 @@
 // by field, so a hand-edited or foreign log fails with a reason instead of deep inside a projection.
 
 import { KNOWN_EVENT_TYPES, SURFACE_EVENT_TYPES } from './session.ts'
-import type { SessionEvent } from './types.ts'
+import { PROVIDER_IDS, type SessionEvent } from './types.ts'
 
 type Check = (value: unknown, path: string) => string | undefined
 
@@ -11,9 +11,15 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
 
 const num: Check = (value, path) =>
   typeof value === 'number' && Number.isFinite(value) ? undefined : `${path} must be a number`
+/** A whole number of zero or more: seqs, turns, steps, attempts, token counts, pixels. */
+const count: Check = (value, path) =>
+  typeof value === 'number' && Number.isInteger(value) && value >= 0
+    ? undefined
+    : `${path} must be a whole number of zero or more`
 const str: Check = (value, path) => (typeof value === 'string' ? undefined : `${path} must be a string`)
 const bool: Check = (value, path) => (typeof value === 'boolean' ? undefined : `${path} must be a boolean`)
 const any: Check = () => undefined
+const yes: Check = (value, path) => (value === true ? undefined : `${path} must be true when present`)
 const oneOf =
   (...values: string[]): Check =>
   (value, path) =>
@@ -61,8 +67,8 @@ const image = shape({
   id: str,
   mediaType: oneOf('image/png', 'image/jpeg'),
   data: str,
-  width: num,
-  height: num,
+  width: count,
+  height: count,
 })
 const toolCall = shape({ type: oneOf('tool-call'), callId: str, name: str, arguments: str })
 const userMessage = shape({ role: oneOf('user'), content: arrayOf(union('type', { text, image })) })
@@ -72,7 +78,13 @@ const assistantMessage = shape({
 })
 const systemMessage = shape({ role: oneOf('system'), text: str })
 const developerMessage = shape({ role: oneOf('developer'), text: str })
-const toolResultMessage = shape({ role: oneOf('tool'), callId: str, name: str, text: str })
+const toolResultMessage = shape({
+  role: oneOf('tool'),
+  callId: str,
+  name: str,
+  text: str,
+  isError: optional(yes),
+})
 const message = union('role', {
   user: userMessage,
   assistant: assistantMessage,
@@ -81,44 +93,59 @@ const message = union('role', {
   tool: toolResultMessage,
 })
 const usage = shape({
-  input: num,
-  uncached: num,
-  cacheRead: optional(num),
-  cacheWrite: optional(num),
-  output: num,
+  input: count,
+  uncached: count,
+  cacheRead: optional(count),
+  cacheWrite: optional(count),
+  cacheWrite5m: optional(count),
+  cacheWrite1h: optional(count),
+  output: count,
+  reasoning: optional(count),
 })
-const toolSchema = shape({ name: str, description: str, parameters: shape({}) })
+const toolSchema = shape({
+  name: str,
+  description: str,
+  parameters: shape({}),
+  deferLoading: optional(yes),
+})
+const provider = oneOf(...PROVIDER_IDS)
 const header = shape({
-  config: shape({ provider: str, model: str, maxTokens: optional(num), temperature: optional(num) }),
+  config: shape({ provider, model: str, maxTokens: optional(count), temperature: optional(num) }),
   system: optional(str),
   tools: optional(arrayOf(toolSchema)),
   sessionPrefix: optional(arrayOf(message)),
   afterSlot: optional(arrayOf(message)),
   retiredTools: optional(arrayOf(str)),
 })
-const turnStep = { turn: num, step: num }
-const attemptError = shape({ status: optional(num), type: str, message: str, retryable: bool })
+const turnStep = { turn: count, step: count }
+const attemptError = shape({ status: optional(count), type: str, message: str, retryable: bool })
 
 const DATA_CHECKS: Record<string, Check> = {
-  'session/start': shape({ formatVersion: num, sessionId: str }),
-  'turn/start': shape({ turn: num }),
-  'turn/end': shape({ turn: num, reason: oneOf('completed', 'error', 'max-steps') }),
+  'session/start': shape({ formatVersion: count, sessionId: str }),
+  'turn/start': shape({ turn: count }),
+  'turn/end': shape({ turn: count, reason: oneOf('completed', 'error', 'max-steps') }),
   'step/start': shape(turnStep),
   'step/end': shape(turnStep),
   'user/message': shape({
-    turn: num,
+    turn: count,
     message: userMessage,
     source: union('kind', { user: any, plugin: shape({ plugin: str }) }),
   }),
   'system/message': shape({ ...turnStep, message: systemMessage }),
-  'developer/message': shape({ ...turnStep, message: developerMessage, headerSeq: optional(num) }),
+  'developer/message': shape({ ...turnStep, message: developerMessage, headerSeq: optional(count) }),
   'assistant/message': shape({
     ...turnStep,
-    attempt: num,
+    attempt: count,
     message: assistantMessage,
     usage: optional(usage),
+    latencyMs: optional(num),
   }),
-  'assistant/attempt': shape({ ...turnStep, attempt: num, error: attemptError }),
+  'assistant/attempt': shape({
+    ...turnStep,
+    attempt: count,
+    error: attemptError,
+    latencyMs: optional(num),
+  }),
   'tool/call': shape({ ...turnStep, callId: str, name: str, arguments: str }),
   'tool/result': shape({ ...turnStep, message: toolResultMessage }),
   'request/header': shape({
@@ -126,27 +153,32 @@ const DATA_CHECKS: Record<string, Check> = {
     reason: oneOf('initial', 'resume', 'change', 'series'),
     startsSeries: optional(bool),
   }),
-  'request/context': shape({ provider: str, model: str, route: oneOf('in-history', 'unsupported') }),
-  'compaction/start': shape({ compactionId: str, kind: oneOf('summary', 'prune') }),
-  'compaction/summary': shape({ compactionId: str, shadowedSeqs: arrayOf(num) }),
-  'compaction/prune': shape({ compactionId: str, targetSeq: num, keep: oneOf('head', 'middle', 'tail') }),
+  'request/context': shape({ provider, model: str, route: oneOf('in-history', 'unsupported') }),
+  'compaction/start': shape({
+    compactionId: str,
+    kind: oneOf('summary', 'prune'),
+    replayPrefix: optional(bool),
+  }),
+  'compaction/summary': shape({ compactionId: str, shadowedSeqs: arrayOf(count) }),
+  'compaction/prune': shape({ compactionId: str, targetSeq: count, keep: oneOf('head', 'middle', 'tail') }),
   'compaction/end': shape({ compactionId: str }),
   'image/offload': shape({
     mode: oneOf('quantized', 'per-request'),
-    targets: arrayOf(shape({ seq: num, imageIds: arrayOf(str) })),
+    targets: arrayOf(shape({ seq: count, imageIds: arrayOf(str) })),
   }),
-  'session/end-seed': shape({}),
+  'session/end-seed': shape({ inherited: optional(yes) }),
 }
 
 const surfaceOp: Check = (value, path) => {
   if (value === 'append') return undefined
-  return shape({ op: oneOf('replace'), startSeq: num, endSeq: num })(value, path)
+  if (!isObject(value)) return `${path} must be "append" or a replace object`
+  return shape({ op: oneOf('replace'), startSeq: count, endSeq: count })(value, path)
 }
 
 /** Check that a parsed log line is a well-formed event; returns it typed, or a reason it is not. */
 export function checkEventShape(value: unknown): { event: SessionEvent } | { problem: string } {
   if (!isObject(value)) return { problem: 'a log line must be a JSON object' }
-  const envelope = shape({ seq: num, time: num, type: str })(value, 'event')
+  const envelope = shape({ seq: count, time: num, type: str })(value, 'event')
   if (envelope !== undefined) return { problem: envelope }
   const type = value.type as string
   if (!KNOWN_EVENT_TYPES.has(type)) {
@@ -159,7 +191,7 @@ export function checkEventShape(value: unknown): { event: SessionEvent } | { pro
   if (SURFACE_EVENT_TYPES.has(type as SessionEvent['type'])) {
     const opProblem =
       surfaceOp(value.surfaceOp, 'surfaceOp') ??
-      optional(arrayOf(num))(value.sourceEventSeqs, 'sourceEventSeqs')
+      optional(arrayOf(count))(value.sourceEventSeqs, 'sourceEventSeqs')
     if (opProblem !== undefined) return { problem: opProblem }
   }
   return { event: value as unknown as SessionEvent }
