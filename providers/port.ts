@@ -8,7 +8,7 @@ import { encodeScript, SCRIPT_HEADER, SESSION_HEADER, TIME_HEADER } from './mock
 import { wireUsage } from './mock/usage.ts'
 import { toProviderError } from './sdk-errors.ts'
 import type { CacheSimulators } from './sim/index.ts'
-import { type Simulation, SimulatorRejection } from './sim/types.ts'
+import { type PreviousRequest, type Simulation, SimulatorRejection } from './sim/types.ts'
 import type { BuildOptions, ProviderAdapter } from './types.ts'
 
 /**
@@ -88,6 +88,8 @@ export function simulatorPort(options: {
   adapter: ProviderAdapter
   build: BuildOptions
   simulators: CacheSimulators
+  /** The session's previous request, for each simulation's counterfactual (the report rows know it). */
+  previous?: () => PreviousRequest | undefined
 }): LlmPort & {
   /** The simulation of the last request sent (the report rows read it). */
   last: Simulation | undefined
@@ -99,10 +101,12 @@ export function simulatorPort(options: {
       const built = adapter.buildRequest(call.request, build)
       const wire = { body: built.body, sources: built.sources }
       try {
+        const previous = options.previous?.()
         const simulation = simulators.simulate(adapter.api, {
           body: built.body,
           at: call.at,
           output: call.scripted,
+          ...(previous !== undefined ? { previous } : {}),
         })
         port.last = simulation
         const reportsWrites = simulators.openai.reportsWrites(call.request.config.model)

@@ -42,6 +42,9 @@ export function stepRecord(row: StepRow): string[] {
     format(row.costUsd, 8),
     format(row.virtualTimeS, 3),
     format(row.latencyMs),
+    format(row.providerCause),
+    format(row.providerLostTokens),
+    format(row.providerLostUsd, 8),
   ]
 }
 
@@ -65,6 +68,8 @@ export function summaryRecord(row: SummaryRow): string[] {
     format(row.writeRatio, 6),
     format(row.idealCacheReadTokens),
     format(row.lostTokens),
+    format(row.providerLostTokens),
+    format(row.providerLostUsd, 8),
     format(row.costUsd, 8),
     format(row.idealCostUsd, 8),
     format(row.breaks),

@@ -97,7 +97,7 @@ describe('step rows', () => {
     expect(row.breakCause).toBeUndefined()
   })
 
-  it('takes the ideal from what the previous request carried, and reports a TTL expiry with no node', () => {
+  it('takes the ideal and the warm read from the simulator, and names a provider-side loss apart', () => {
     const rows = builder()
     rows.add(record(0, usage(100, 0, 1900), 2), {
       counts: COUNTS,
@@ -107,29 +107,59 @@ describe('step rows', () => {
     const late = rows.add(record(400, usage(100, 0, 2000), 3), {
       counts: COUNTS,
       prompt: prompt('a', 'b', 'c'),
-      trace: trace(2000, 700),
+      trace: trace(2000, 700, { counterfactual: { ideal: 0, warm: 1900, cause: 'ttl-expired' } }),
     })
     expect(late.idealCacheReadTokens).toBe(0)
     expect(late.lostTokens).toBe(0)
+    expect(late.providerLostTokens).toBe(1900)
+    // 1,900 tokens written at 3.75 instead of read at 0.30 per million.
+    expect(late.providerLostUsd).toBeCloseTo((1900 * (3.75 - 0.3)) / 1_000_000, 12)
+    expect(late.providerCause).toBe('ttl-expired')
     expect(late.breakCause).toBe('ttl-expired')
     expect(late.breakNode).toBeUndefined()
   })
 
-  it('counts tokens an extension should have read as lost, with the simulator-given cause', () => {
+  it('names both causes when a client change and an expiry meet in one step', () => {
     const rows = builder()
     rows.add(record(0, usage(100, 0, 1900), 2), {
       counts: COUNTS,
       prompt: prompt('a', 'b'),
       trace: trace(1900, 300),
     })
-    const missed = rows.add(record(10, usage(100, 0, 2000), 3), {
+    const both = rows.add(record(400, usage(100, 0, 2000), 2), {
+      counts: COUNTS,
+      prompt: prompt('a', 'B'),
+      trace: trace(2000, 700, { counterfactual: { ideal: 0, warm: 1900, cause: 'ttl-expired' } }),
+    })
+    expect(both.breakNode).toBe('messages[1]')
+    expect(both.breakCause).not.toBe('ttl-expired')
+    expect(both.providerCause).toBe('ttl-expired')
+    expect(both.providerLostTokens).toBe(1900)
+    expect(both.lostTokens).toBe(0)
+  })
+
+  it('never reports an ideal below the actual read, nor a provider loss without a counterfactual', () => {
+    const rows = builder()
+    rows.add(record(0, usage(100, 0, 1900), 2), {
+      counts: COUNTS,
+      prompt: prompt('a', 'b'),
+      trace: trace(1900, 300),
+    })
+    const row = rows.add(record(10, usage(100, 1900, 100), 3), {
       counts: COUNTS,
       prompt: prompt('a', 'b', 'c'),
-      trace: trace(2000, 310, { shortfall: 'lookback-miss' }),
+      trace: trace(2000, 310, { counterfactual: { ideal: 1000, warm: 1000 } }),
     })
-    expect(missed.idealCacheReadTokens).toBe(1900)
-    expect(missed.lostTokens).toBe(1900)
-    expect(missed.breakCause).toBe('lookback-miss')
+    expect(row.idealCacheReadTokens).toBe(1900)
+    expect(row.lostTokens).toBe(0)
+    expect(row.providerLostTokens).toBe(0)
+    const bare = rows.add(record(20, usage(2100, 0, 0), 4), {
+      counts: COUNTS,
+      prompt: prompt('a', 'b', 'c', 'd'),
+      trace: trace(2000, 310),
+    })
+    expect(bare.idealCacheReadTokens).toBe(0)
+    expect(bare.breakCause).toBeUndefined()
   })
 
   it('names the first divergent node when the request does not extend the previous one', () => {

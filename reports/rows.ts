@@ -5,10 +5,10 @@
 import type { RequestRecord } from '../harness/ports.ts'
 import type { ProviderId, Seq, SessionEvent, Usage } from '../harness/types.ts'
 import type { Prices } from '../providers/catalog.ts'
-import type { Prompt, SimCounts, SimTrace } from '../providers/sim/types.ts'
+import type { PreviousRequest, Prompt, SimCounts, SimTrace } from '../providers/sim/types.ts'
 import { type AttributedRequest, type Attribution, clientBreak } from './attribution.ts'
 import { type Buckets, costUsd, idealCostUsd } from './cost.ts'
-import type { StepRow } from './types.ts'
+import type { BreakCause, StepRow } from './types.ts'
 
 /** The simulator's view of one request. */
 export interface Observation {
@@ -90,6 +90,9 @@ export class SessionRowBuilder {
         breakNode: undefined,
         breakEventSeq: undefined,
         breakCause: undefined,
+        providerCause: undefined,
+        providerLostTokens: 0,
+        providerLostUsd: 0,
         costUsd: 0,
         idealCostUsd: 0,
       }
@@ -100,7 +103,9 @@ export class SessionRowBuilder {
     const previous = this.previous
     const cold = previous === undefined
     let ideal = read
+    let warm = read
     let attribution: Attribution | undefined
+    let providerCause: BreakCause | undefined
     if (previous !== undefined && observation !== undefined) {
       const current: AttributedRequest = {
         prompt: observation.prompt,
@@ -108,10 +113,12 @@ export class SessionRowBuilder {
         sources: outcome.wire.sources,
         trace: observation.trace,
       }
-      const carry = previous.trace.carry
-      const cacheable = observation.prompt.total - observation.prompt.trailing
-      const carried = carry.liveUntil >= call.at ? carry.tokens : 0
-      ideal = Math.max(read, Math.min(carried, cacheable))
+      // The simulator read the counterfactual itself; a simulation without one (no previous request
+      // given) has nothing to compare with.
+      const counterfactual = observation.trace.counterfactual
+      ideal = Math.max(read, counterfactual?.ideal ?? read)
+      warm = Math.max(ideal, counterfactual?.warm ?? ideal)
+      if (warm > ideal) providerCause = counterfactual?.cause
       attribution = clientBreak(
         previous,
         current,
@@ -127,10 +134,10 @@ export class SessionRowBuilder {
           cause: 'compaction-summary',
         }
       }
-      if (attribution === undefined)
-        attribution = providerBreak(previous.trace, observation.trace, read, ideal, carry.tokens, carried)
+      if (attribution === undefined && providerCause !== undefined) attribution = { cause: providerCause }
     }
     const lost = ideal - read
+    const providerLost = warm - ideal
     if (observation !== undefined && call.purpose === 'step') {
       this.previous = {
         prompt: observation.prompt,
@@ -156,9 +163,22 @@ export class SessionRowBuilder {
       breakNode: attribution?.node,
       breakEventSeq: attribution?.eventSeq,
       breakCause: attribution?.cause,
+      providerCause,
+      providerLostTokens: providerLost,
+      providerLostUsd:
+        idealCostUsd(buckets, lost, this.context.prices) -
+        idealCostUsd(buckets, lost + providerLost, this.context.prices),
       costUsd: costUsd(buckets, this.context.prices),
       idealCostUsd: idealCostUsd(buckets, lost, this.context.prices),
     }
+  }
+
+  /** The previous request of the session, for a simulation to compute the next one's counterfactual. */
+  previousRequest(): PreviousRequest | undefined {
+    const previous = this.previous
+    if (previous === undefined) return undefined
+    const machine = previous.trace.machine
+    return { prompt: previous.prompt, ...(machine !== undefined ? { machine } : {}) }
   }
 
   /** The seq of the latest compaction/start before `logLength`. */
@@ -178,29 +198,4 @@ export class SessionRowBuilder {
     }
     return undefined
   }
-}
-
-/** A provider-side cause for a request that extends its predecessor but read less than it carried. */
-function providerBreak(
-  previous: SimTrace,
-  current: SimTrace,
-  read: number,
-  ideal: number,
-  carryTokens: number,
-  carried: number,
-): Attribution | undefined {
-  if (read >= carryTokens) return undefined
-  if (carried === 0 && carryTokens > 0) return { cause: 'ttl-expired' }
-  if (read < ideal) {
-    if (
-      current.machine !== undefined &&
-      previous.machine !== undefined &&
-      current.machine !== previous.machine
-    ) {
-      return { cause: 'routing-miss' }
-    }
-    if (current.shortfall !== undefined) return { cause: current.shortfall }
-  }
-  if (read === 0 && current.shortfall === 'below-minimum') return { cause: 'below-minimum' }
-  return undefined
 }

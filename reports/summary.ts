@@ -52,6 +52,8 @@ function summarizeGroup(rows: StepRow[]): SummaryRow {
     writeRatio: ratio(write, input),
     idealCacheReadTokens: sum(ok, (row) => row.idealCacheReadTokens),
     lostTokens: sum(ok, (row) => row.lostTokens),
+    providerLostTokens: sum(ok, (row) => row.providerLostTokens),
+    providerLostUsd: sum(ok, (row) => row.providerLostUsd),
     costUsd: sum(ok, (row) => row.costUsd),
     idealCostUsd: sum(ok, (row) => row.idealCostUsd),
     breaks: breaks.length,

@@ -24,6 +24,8 @@ export interface StepSketch {
   /** Tokens the request would have read had it extended the previous one, beyond those it read. */
   lost?: number
   breakCause?: BreakCause
+  providerCause?: BreakCause
+  providerLost?: number
   breakNode?: string
   breakEventSeq?: number
   cold?: boolean
@@ -63,6 +65,9 @@ export function stepRow(sketch: StepSketch = {}): StepRow {
     breakNode: sketch.breakNode,
     breakEventSeq: sketch.breakEventSeq,
     breakCause: sketch.breakCause,
+    providerCause: sketch.providerCause,
+    providerLostTokens: failed ? 0 : (sketch.providerLost ?? 0),
+    providerLostUsd: failed ? 0 : ((sketch.providerLost ?? 0) * 2.7) / 1_000_000,
     costUsd: cost,
     idealCostUsd: cost - (lost * 2.7) / 1_000_000,
     virtualTimeS: 0,

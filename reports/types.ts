@@ -30,6 +30,9 @@ export const STEP_COLUMNS = [
   'cost_usd',
   'virtual_time_s',
   'latency_ms',
+  'provider_cause',
+  'provider_lost_tokens',
+  'provider_lost_usd',
 ] as const
 
 /** Why the cache did not carry over to a request. */
@@ -78,6 +81,18 @@ export interface StepRow {
   breakNode: string | undefined
   breakEventSeq: number | undefined
   breakCause: BreakCause | undefined
+  /**
+   * Why the provider side cost this request tokens on top of `lostTokens` (`ttl-expired`, `lookback-miss`,
+   * `routing-miss`); set with `providerLostTokens` > 0, alongside a client-side `breakCause` when both happened.
+   */
+  providerCause: BreakCause | undefined
+  /**
+   * Tokens a warm cache (nothing expired, no lookback window, the previous request's machine) would have
+   * read on top of the ideal: what an idle gap or the provider's reach cost.
+   */
+  providerLostTokens: number
+  /** What `providerLostTokens` cost: the request's cost at its ideal minus its cost at the warm read. */
+  providerLostUsd: number
   costUsd: number
   /** Cost had the request read its ideal. */
   idealCostUsd: number
@@ -107,6 +122,9 @@ export interface SummaryRow {
   writeRatio: number | undefined
   idealCacheReadTokens: number
   lostTokens: number
+  /** Tokens the provider side cost (idle expiry, lookback, routing): the sum of the rows'. */
+  providerLostTokens: number
+  providerLostUsd: number
   costUsd: number
   idealCostUsd: number
   /** Rows with a break cause. */
@@ -133,6 +151,8 @@ export const SUMMARY_COLUMNS = [
   'write_ratio',
   'ideal_cache_read_tokens',
   'lost_tokens',
+  'provider_lost_tokens',
+  'provider_lost_usd',
   'cost_usd',
   'ideal_cost_usd',
   'breaks',

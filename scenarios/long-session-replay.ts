@@ -29,13 +29,14 @@ export async function replayLongSession(
 ): Promise<StepRow[]> {
   const entry = resolveModel(provider)
   const sessionId = `long-session.default.${provider}`
+  const rows: StepRow[] = []
+  let loop: AgentLoop | undefined
   const port = simulatorPort({
     adapter: createAdapter(provider, simulatedEndpoint(provider)),
     build: defaultBuild(provider, sessionId, false),
     simulators: new CacheSimulators({ counter: new TokenCounter() }),
+    previous: () => builder.previousRequest(),
   })
-  const rows: StepRow[] = []
-  let loop: AgentLoop | undefined
   const builder = new SessionRowBuilder({
     runId: 'bench',
     scenario: longSession.name,

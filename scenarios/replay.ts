@@ -58,10 +58,12 @@ export function replaySession(events: readonly SessionEvent[], options: ReplayOp
       const request = deriveRequest(projection)
       const at = event.time - (event.data.latencyMs ?? 0) / 1000
       const built = adapter.buildRequest(request, options.build)
+      const previous = builder.previousRequest()
       const simulation = simulators.simulate(adapter.api, {
         body: built.body,
         at,
         output: event.data.message,
+        ...(previous !== undefined ? { previous } : {}),
       })
       const usage = adapter.parseUsage(
         wireUsage(adapter.api, simulation.counts, simulators.openai.reportsWrites(entry.model)),

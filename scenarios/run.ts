@@ -25,7 +25,7 @@ import {
 } from '../providers/index.ts'
 import type { MockCall } from '../providers/mock/context.ts'
 import { CacheSimulators } from '../providers/sim/index.ts'
-import { type SimCounts, SimulatorRejection } from '../providers/sim/types.ts'
+import { type PreviousRequest, type SimCounts, SimulatorRejection } from '../providers/sim/types.ts'
 import type { BuildOptions } from '../providers/types.ts'
 import { type Observation, SessionRowBuilder } from '../reports/rows.ts'
 import type { StepRow } from '../reports/types.ts'
@@ -120,6 +120,7 @@ export async function runSession(plan: SessionPlan, options: SessionOptions): Pr
     adapter.api,
     variant.rules === undefined ? undefined : [withCacheRules(entry, variant.rules)],
     options.predictor,
+    () => builder.previousRequest(),
   )
   const file = options.sessionsDir === undefined ? undefined : join(options.sessionsDir, `${sessionId}.jsonl`)
   let writer = file === undefined ? undefined : JsonlSessionWriter.create(file)
@@ -127,7 +128,13 @@ export async function runSession(plan: SessionPlan, options: SessionOptions): Pr
     sessionId,
     clock,
     random: seededRandom(hashString(sessionId)),
-    llm: port,
+    llm: {
+      // The simulation of each request is told the session's previous request, for its counterfactual.
+      send: (call) => {
+        if (options.mock !== undefined) options.mock.context.previous = builder.previousRequest()
+        return port.send(call)
+      },
+    },
     sink: (event) => writer?.append(event),
     onRequest: (record) => {
       const observation = observe(record)
@@ -251,6 +258,7 @@ function observerFor(
   api: ReturnType<typeof createAdapter>['api'],
   models: ModelEntry[] | undefined,
   shared: CacheSimulators | undefined,
+  previous: () => PreviousRequest | undefined,
 ) {
   if (mock !== undefined) {
     let last: MockCall | undefined
@@ -268,10 +276,12 @@ function observerFor(
   return (record: RequestRecord): Observation | undefined => {
     if (!record.outcome.ok) return undefined
     try {
+      const before = previous()
       const simulation = predictor.simulate(api, {
         body: record.outcome.wire.body,
         at: record.call.at,
         output: record.outcome.message,
+        ...(before !== undefined ? { previous: before } : {}),
       })
       return { prompt: simulation.prompt, trace: simulation.trace, counts: simulation.counts }
     } catch (error) {

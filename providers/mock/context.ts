@@ -3,7 +3,7 @@
 
 import type { AssistantMessage } from '../../harness/types.ts'
 import { CacheSimulators, type SimulatorOptions } from '../sim/index.ts'
-import { type Simulation, SimulatorRejection } from '../sim/types.ts'
+import { type PreviousRequest, type Simulation, SimulatorRejection } from '../sim/types.ts'
 import type { WireApi } from '../types.ts'
 import { type Fault, FaultQueue } from './faults.ts'
 import type { MockRequest } from './request.ts'
@@ -37,6 +37,11 @@ export class MockContext {
   private serial = 0
   /** Called for every request served; the loopback server logs through it. */
   observer: ((call: MockCall) => void) | undefined
+  /**
+   * The previous request of the session the next request belongs to, set by whoever drives the session
+   * (the scenario runner): the simulation of the next request then computes its counterfactual against it.
+   */
+  previous: PreviousRequest | undefined
 
   constructor(options: MockContextOptions = {}) {
     this.options = options
@@ -48,6 +53,7 @@ export class MockContext {
     this.simulators = new CacheSimulators({ ...this.options.simulator, ...simulator })
     this.faults.clear()
     this.serial = 0
+    this.previous = undefined
   }
 
   now(): number {
@@ -98,7 +104,13 @@ export class MockContext {
     const { body, output, at, session } = request
     const labels = session !== undefined ? { session } : {}
     try {
-      const simulation = this.simulators.simulate(api, { body, at, output })
+      const previous = this.previous
+      const simulation = this.simulators.simulate(api, {
+        body,
+        at,
+        output,
+        ...(previous !== undefined ? { previous } : {}),
+      })
       this.record({ api, at, body, output, simulation, status: 200, ...labels })
       return simulation
     } catch (error) {

@@ -4,13 +4,21 @@
 
 import { CachelabError } from '../../harness/errors.ts'
 import { type AnthropicCacheRules, type ModelEntry, simulationModel } from '../catalog.ts'
+import { counterfactual, UNBOUNDED_READ } from './counterfactual.ts'
 import { type AnthropicLayout, invalidRequest, linearizeAnthropic } from './linearize-anthropic.ts'
-import type { SimulationRequest, SimulatorOptions } from './openai.ts'
 import { outputTokens } from './output.ts'
 import { scaleTokens, tokensThrough } from './prompt.ts'
 import { sharedTokenCounter, type TokenCounter } from './tokens.ts'
 import { PrefixTrie, type TrieNode } from './trie.ts'
-import type { Breakpoint, Prompt, Shortfall, Simulation } from './types.ts'
+import type {
+  PlacedBreakpoint,
+  Prompt,
+  ReadBounds,
+  Shortfall,
+  Simulation,
+  SimulationRequest,
+  SimulatorOptions,
+} from './types.ts'
 
 /** A cache entry: the prefix through its trie node, written at an earlier request's breakpoint. */
 interface CacheEntry {
@@ -22,12 +30,6 @@ interface CacheEntry {
 
 /** A trie node's state: an entry where some request wrote one, nothing on the nodes in between. */
 type Slot = CacheEntry | undefined
-
-/** A breakpoint of one request: the segment it sits on and its marker. */
-interface Placed {
-  index: number
-  breakpoint: Breakpoint
-}
 
 /** Models one workspace's Anthropic prompt cache, one prefix trie per model. */
 export class AnthropicCacheSimulator {
@@ -50,38 +52,31 @@ export class AnthropicCacheSimulator {
     const { body, at } = request
     const { rules, entry } = this.rules(body)
     const layout = linearizeAnthropic(body, this.counter, entry.tokenScale, rules.ttlSeconds)
-    const prompt = layout.prompt
-    const output = scaleTokens(outputTokens(request.output, this.counter), entry.tokenScale)
     const placed = validBreakpoints(layout, automaticBreakpoint(layout), rules)
+    const prompt: Prompt = { ...layout.prompt, placed }
+    const output = scaleTokens(outputTokens(request.output, this.counter), entry.tokenScale)
     const trie = this.trie(entry.model)
-    const path = trie.walk(prompt)
-    const live = (node: TrieNode<Slot> | undefined) => node?.data !== undefined && at < node.data.expiresAt
-
-    // Read: each breakpoint walks back through its window; the deepest hit over all of them is read.
-    const segments = prompt.segments
-    const inWindow: boolean[] = []
-    let readDepth = 0
-    for (const { index } of placed) {
-      let found = false
-      let distance = 0
-      for (let cursor = index; cursor >= 0; cursor -= 1) {
-        // One position more per block, except within a run of tool_use (or tool_result) blocks.
-        const next = segments[cursor + 1]
-        const run = segments[cursor]?.run
-        if (cursor < index && !(rules.collapseToolRuns && run !== undefined && next?.run === run))
-          distance += 1
-        if (distance >= rules.lookback) break
-        inWindow[cursor] = true
-        if (!found && live(path[cursor])) {
-          found = true
-          readDepth = Math.max(readDepth, cursor + 1)
-        }
-      }
-    }
-    // What the cache held before this request changes it: the deepest entry, and why it went unread.
-    const matched = tokensThrough(prompt, deepestEntry(path))
-    const missed = missedEntry(path, readDepth, inWindow, at)
-    const readNode = path[readDepth - 1]
+    const found = readEntries(trie, prompt, at, rules, UNBOUNDED_READ)
+    const readDepth = found.depth
+    const read = tokensThrough(prompt, readDepth)
+    const matched = tokensThrough(prompt, deepestEntry(found.path))
+    const counterfactualRead =
+      request.previous === undefined
+        ? undefined
+        : counterfactual(
+            request.previous.prompt,
+            prompt,
+            { read, ...(found.missed !== undefined ? { shortfall: found.missed } : {}) },
+            (candidate, bounds) => {
+              const probed = readEntries(trie, candidate, at, rules, bounds)
+              return {
+                read: tokensThrough(candidate, probed.depth),
+                ...(probed.missed !== undefined ? { shortfall: probed.missed } : {}),
+              }
+            },
+            'lookback-miss',
+          )
+    const readNode = found.path[readDepth - 1]
     if (readNode?.data !== undefined) {
       readNode.data.expiresAt = Math.max(readNode.data.expiresAt, at + readNode.data.ttlSeconds)
     }
@@ -105,7 +100,6 @@ export class AnthropicCacheSimulator {
     }
 
     // The documented split: read through A, 1h writes A→B, 5m writes B→C, the rest uncached.
-    const read = tokensThrough(prompt, readDepth)
     const write1h = tokensThrough(prompt, longWriteDepth) - read
     const write5m = tokensThrough(prompt, lastWriteDepth) - tokensThrough(prompt, longWriteDepth)
     const cached = Math.max(read, tokensThrough(prompt, lastWriteDepth))
@@ -129,7 +123,8 @@ export class AnthropicCacheSimulator {
           liveUntil: carryEntry?.expiresAt ?? at,
         },
         matched,
-        ...shortfallOf(missed, lastWriteDepth > readDepth, belowMinimum),
+        ...shortfallOf(found.missed, lastWriteDepth > readDepth, belowMinimum),
+        ...(counterfactualRead !== undefined ? { counterfactual: counterfactualRead } : {}),
       },
     }
   }
@@ -157,7 +152,7 @@ export class AnthropicCacheSimulator {
  * The automatic breakpoint: top-level `cache_control` on the last block that may carry one, walking back
  * over thinking and empty text. A same-TTL marker already there makes it a no-op; a different TTL is a 400.
  */
-export function automaticBreakpoint(layout: AnthropicLayout): Placed | undefined {
+export function automaticBreakpoint(layout: AnthropicLayout): PlacedBreakpoint | undefined {
   const marker = layout.automatic
   if (marker === undefined) return undefined
   const segments = layout.prompt.segments
@@ -179,10 +174,10 @@ export function automaticBreakpoint(layout: AnthropicLayout): Placed | undefined
 /** The request's breakpoints in prompt order, after the documented limits: count, then TTL order. */
 function validBreakpoints(
   layout: AnthropicLayout,
-  automatic: Placed | undefined,
+  automatic: PlacedBreakpoint | undefined,
   rules: AnthropicCacheRules,
-): Placed[] {
-  const placed: Placed[] = []
+): PlacedBreakpoint[] {
+  const placed: PlacedBreakpoint[] = []
   for (const index of layout.marked) {
     const breakpoint = layout.prompt.segments[index]?.breakpoint
     if (breakpoint !== undefined) placed.push({ index, breakpoint })
@@ -216,23 +211,66 @@ function deepestEntry(path: readonly TrieNode<Slot>[]): number {
   return 0
 }
 
+/** What a request's breakpoints read from the cache. */
+interface EntryRead {
+  /** Segments read: the deepest live entry any breakpoint's window reached. */
+  depth: number
+  /** The request's stored path. */
+  path: TrieNode<Slot>[]
+  /** Why an entry deeper than the read went unread, judged by the deepest such entry. */
+  missed: Shortfall | undefined
+}
+
 /**
- * Why an entry deeper than the read went unread, judged by the deepest such entry: it had expired, or it
- * was live but outside every lookback window.
+ * Each breakpoint walks back through its window (a run of tool_use or tool_result blocks counts once
+ * under the current rule) for a live entry; the deepest hit over all breakpoints is read. `bounds` caps the
+ * readable depth in tokens and lifts expiry or the window for a counterfactual probe.
  */
-function missedEntry(
-  path: readonly TrieNode<Slot>[],
-  readDepth: number,
-  inWindow: readonly boolean[],
+function readEntries(
+  trie: PrefixTrie<Slot>,
+  prompt: Prompt,
   at: number,
-): Shortfall | undefined {
-  for (let depth = path.length; depth > readDepth; depth -= 1) {
+  rules: AnthropicCacheRules,
+  bounds: ReadBounds,
+): EntryRead {
+  const path = trie.walk(prompt)
+  const segments = prompt.segments
+  const lookback = bounds.unbounded ? Number.POSITIVE_INFINITY : rules.lookback
+  const readable = (depth: number) => {
     const data = path[depth - 1]?.data
-    if (data === undefined) continue
-    if (at >= data.expiresAt) return 'ttl-expired'
-    if (inWindow[depth - 1] !== true) return 'lookback-miss'
+    return (
+      data !== undefined &&
+      (bounds.ignoreExpiry || at < data.expiresAt) &&
+      tokensThrough(prompt, depth) <= bounds.limit
+    )
   }
-  return undefined
+  const inWindow: boolean[] = []
+  let depth = 0
+  for (const { index } of prompt.placed ?? []) {
+    let found = false
+    let distance = 0
+    for (let cursor = index; cursor >= 0; cursor -= 1) {
+      // One position more per block, except within a run of tool_use (or tool_result) blocks.
+      const next = segments[cursor + 1]
+      const run = segments[cursor]?.run
+      if (cursor < index && !(rules.collapseToolRuns && run !== undefined && next?.run === run)) distance += 1
+      if (distance >= lookback) break
+      inWindow[cursor] = true
+      if (!found && readable(cursor + 1)) {
+        found = true
+        depth = Math.max(depth, cursor + 1)
+      }
+    }
+  }
+  // Why an entry deeper than the read (and within the bounds) went unread: expired, or outside every window.
+  let missed: Shortfall | undefined
+  for (let deeper = path.length; deeper > depth && missed === undefined; deeper -= 1) {
+    const data = path[deeper - 1]?.data
+    if (data === undefined || tokensThrough(prompt, deeper) > bounds.limit) continue
+    if (at >= data.expiresAt) missed = 'ttl-expired'
+    else if (inWindow[deeper - 1] !== true) missed = 'lookback-miss'
+  }
+  return { depth, path, missed }
 }
 
 /** The trace's shortfall: a missed entry, else a request that could write nothing below the minimum. */

@@ -65,14 +65,15 @@ describe('DeepSeek cache prefix units (current rules)', () => {
     expect(third.counts.uncached).toBe(third.counts.input - third.counts.read)
   })
 
-  it('evicts a unit unused for longer than the eviction time and says so', () => {
+  it('evicts a unit once it has been unused for the eviction time, and says so', () => {
     const sim = new DeepSeekCacheSimulator()
     const request = body([{ role: 'system', content: system }, user('hello')])
     sim.simulate('chat', { body: request, at: 0, output: answer })
     const eviction = 6 * 3600
-    const kept = sim.simulate('chat', { body: request, at: eviction, output: answer })
+    // Lifetimes are half-open: readable for `eviction` seconds after the last use, gone at that instant.
+    const kept = sim.simulate('chat', { body: request, at: eviction - 1, output: answer })
     expect(kept.counts.read).toBeGreaterThan(1500)
-    const lost = sim.simulate('chat', { body: request, at: 2 * eviction + 1, output: answer })
+    const lost = sim.simulate('chat', { body: request, at: 2 * eviction - 1, output: answer })
     expect(lost.counts.read).toBe(0)
     expect(lost.trace.shortfall).toBe('ttl-expired')
   })

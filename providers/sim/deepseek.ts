@@ -5,13 +5,21 @@
 
 import type { AssistantMessage } from '../../harness/types.ts'
 import { type DeepSeekCacheRules, type ModelEntry, simulationModel } from '../catalog.ts'
+import { counterfactual, UNBOUNDED_READ } from './counterfactual.ts'
 import { linearizeChat } from './linearize-openai.ts'
-import type { SimulationRequest, SimulatorOptions } from './openai.ts'
 import { outputTokens } from './output.ts'
 import { scaleTokens, tokensThrough } from './prompt.ts'
 import { sharedTokenCounter, type TokenCounter } from './tokens.ts'
 import { childrenOf, PrefixTrie, type TrieNode } from './trie.ts'
-import type { Prompt, Segment, Shortfall, Simulation } from './types.ts'
+import type {
+  Prompt,
+  ReadBounds,
+  Segment,
+  Shortfall,
+  Simulation,
+  SimulationRequest,
+  SimulatorOptions,
+} from './types.ts'
 
 /** A unit's lifetime: readable from `availableAt` until idle for the eviction time. */
 interface UnitState {
@@ -32,6 +40,13 @@ interface NodeState {
   /** A unit ends exactly after this node's segment. */
   unit?: UnitState
   partials?: PartialUnit[]
+}
+
+/** What a prompt reads from the units: the deepest live one, and why a deeper one went unread. */
+interface UnitRead {
+  path: Array<TrieNode<NodeState>>
+  hit: { tokens: number; state: UnitState } | undefined
+  shortfall?: Shortfall
 }
 
 /** A unit position in a prompt: `depth` whole segments plus a partial segment. */
@@ -91,37 +106,27 @@ export class DeepSeekCacheSimulator {
     scale: number,
   ): Simulation {
     const { at } = request
-    const live = (state: UnitState | undefined): state is UnitState =>
-      state !== undefined && state.availableAt <= at && at - state.lastUsed <= rules.evictionSeconds
-    const expired = (state: UnitState | undefined): boolean => state !== undefined && !live(state)
-
-    // Read: the deepest live unit the request contains whole.
-    const path = trie.walk(prompt)
-    let hit: { tokens: number; state: UnitState } | undefined
-    let deepestExpired = 0
-    const consider = (tokens: number, state: UnitState) => {
-      if (live(state)) {
-        if (hit === undefined || tokens > hit.tokens) hit = { tokens, state }
-      } else if (expired(state)) {
-        deepestExpired = Math.max(deepestExpired, tokens)
-      }
-    }
-    // From the deepest position back: the first live unit is the deepest one, so the scan stops there.
-    for (let depth = path.length; depth >= 0 && hit === undefined; depth -= 1) {
-      const state = (depth === 0 ? trie.root : path[depth - 1])?.data
-      const segment = prompt.segments[depth]
-      if (segment !== undefined) {
-        for (const partial of state?.partials ?? []) {
-          if (partial.frame !== segment.frame) continue
-          if (this.counter.commonPrefix(partial.text, segment.text) < partial.textTokens) continue
-          consider(tokensThrough(prompt, depth) + partial.tokens, partial)
-        }
-      }
-      if (state?.unit !== undefined && depth > 0) consider(tokensThrough(prompt, depth), state.unit)
-    }
-    const read = hit?.tokens ?? 0
-    if (hit !== undefined) hit.state.lastUsed = at
-    const shortfall: Shortfall | undefined = deepestExpired > read ? 'ttl-expired' : undefined
+    const found = this.readUnits(trie, prompt, at, rules, UNBOUNDED_READ)
+    const { path } = found
+    const read = found.hit?.tokens ?? 0
+    const counterfactualRead =
+      request.previous === undefined
+        ? undefined
+        : counterfactual(
+            request.previous.prompt,
+            prompt,
+            { read, ...(found.shortfall !== undefined ? { shortfall: found.shortfall } : {}) },
+            (candidate, bounds) => {
+              const probed = this.readUnits(trie, candidate, at, rules, bounds)
+              return {
+                read: probed.hit?.tokens ?? 0,
+                ...(probed.shortfall !== undefined ? { shortfall: probed.shortfall } : {}),
+              }
+            },
+            'ttl-expired',
+          )
+    if (found.hit !== undefined) found.hit.state.lastUsed = at
+    const shortfall = found.shortfall
 
     // Persist: common prefix with earlier requests, input end, output end, fixed intervals.
     const availableAt = at + rules.persistDelaySeconds
@@ -167,8 +172,51 @@ export class DeepSeekCacheSimulator {
         carry: { tokens: outputEnd.tokens, liveUntil: at + rules.evictionSeconds },
         matched: common.tokens,
         ...(shortfall !== undefined ? { shortfall } : {}),
+        ...(counterfactualRead !== undefined ? { counterfactual: counterfactualRead } : {}),
       },
     }
+  }
+
+  /**
+   * The deepest live unit the prompt contains whole (a unit is readable once persisted and until evicted).
+   * `bounds` caps the unit's tokens and lifts eviction for a counterfactual probe.
+   */
+  private readUnits(
+    trie: PrefixTrie<NodeState>,
+    prompt: Prompt,
+    at: number,
+    rules: DeepSeekCacheRules,
+    bounds: ReadBounds,
+  ): UnitRead {
+    const persisted = (state: UnitState) => state.availableAt <= at
+    const live = (state: UnitState) =>
+      persisted(state) && (bounds.ignoreExpiry || at - state.lastUsed < rules.evictionSeconds)
+    const path = trie.walk(prompt)
+    let hit: UnitRead['hit']
+    let deepestExpired = 0
+    const consider = (tokens: number, state: UnitState) => {
+      if (tokens > bounds.limit) return
+      if (live(state)) {
+        if (hit === undefined || tokens > hit.tokens) hit = { tokens, state }
+      } else if (persisted(state)) {
+        deepestExpired = Math.max(deepestExpired, tokens)
+      }
+    }
+    // From the deepest position back: the first live unit is the deepest one, so the scan stops there.
+    for (let depth = path.length; depth >= 0 && hit === undefined; depth -= 1) {
+      const state = (depth === 0 ? trie.root : path[depth - 1])?.data
+      const segment = prompt.segments[depth]
+      if (segment !== undefined) {
+        for (const partial of state?.partials ?? []) {
+          if (partial.frame !== segment.frame) continue
+          if (this.counter.commonPrefix(partial.text, segment.text) < partial.textTokens) continue
+          consider(tokensThrough(prompt, depth) + partial.tokens, partial)
+        }
+      }
+      if (state?.unit !== undefined && depth > 0) consider(tokensThrough(prompt, depth), state.unit)
+    }
+    const read = hit?.tokens ?? 0
+    return { path, hit, ...(deepestExpired > read ? { shortfall: 'ttl-expired' as const } : {}) }
   }
 
   /** Where the request stops sharing tokens with every earlier request (units or not). */
@@ -282,17 +330,19 @@ export class DeepSeekCacheSimulator {
     output: number,
   ): Simulation {
     const { at } = request
-    const live = (state: NodeState | undefined) =>
-      state?.unit !== undefined && at - state.unit.lastUsed <= rules.evictionSeconds
-    const path = trie.walk(prompt)
-    let depth = 0
-    while (depth < path.length && live(path[depth]?.data)) depth += 1
-    const common =
-      depth === path.length
-        ? this.commonPosition(trie, prompt, path, this.model(request.body).tokenScale).tokens
-        : tokensThrough(prompt, depth)
-    const unit = rules.legacyUnitTokens
-    const read = Math.floor(common / unit) * unit
+    const scale = this.model(request.body).tokenScale
+    const found = this.readLegacy(trie, prompt, at, rules, scale, UNBOUNDED_READ)
+    const { read, common } = found
+    const counterfactualRead =
+      request.previous === undefined
+        ? undefined
+        : counterfactual(
+            request.previous.prompt,
+            prompt,
+            found,
+            (candidate, bounds) => this.readLegacy(trie, candidate, at, rules, scale, bounds),
+            'ttl-expired',
+          )
     for (const node of trie.insert(prompt, prompt.segments.length, () => ({}))) {
       node.data ??= {}
       node.data.unit = { availableAt: at, lastUsed: at }
@@ -310,11 +360,44 @@ export class DeepSeekCacheSimulator {
         output,
       },
       trace: {
-        carry: { tokens: Math.floor(cacheable / unit) * unit, liveUntil: at + rules.evictionSeconds },
+        carry: {
+          tokens: Math.floor(cacheable / rules.legacyUnitTokens) * rules.legacyUnitTokens,
+          liveUntil: at + rules.evictionSeconds,
+        },
         matched: common,
-        ...(read === 0 && common > 0 ? { shortfall: 'below-minimum' as const } : {}),
+        ...(found.shortfall !== undefined ? { shortfall: found.shortfall } : {}),
+        ...(counterfactualRead !== undefined ? { counterfactual: counterfactualRead } : {}),
       },
     }
+  }
+
+  /**
+   * The legacy read: the longest live common prefix with earlier requests, in whole storage units.
+   * `bounds` caps the prefix and lifts eviction for a counterfactual probe.
+   */
+  private readLegacy(
+    trie: PrefixTrie<NodeState>,
+    prompt: Prompt,
+    at: number,
+    rules: DeepSeekCacheRules,
+    scale: number,
+    bounds: ReadBounds,
+  ): { read: number; common: number; shortfall?: Shortfall } {
+    const live = (state: NodeState | undefined) =>
+      state?.unit !== undefined && (bounds.ignoreExpiry || at - state.unit.lastUsed < rules.evictionSeconds)
+    const path = trie.walk(prompt)
+    let depth = 0
+    while (depth < path.length && live(path[depth]?.data)) depth += 1
+    const stored =
+      depth === path.length
+        ? this.commonPosition(trie, prompt, path, scale).tokens
+        : tokensThrough(prompt, depth)
+    const common = Math.min(stored, bounds.limit)
+    const unit = rules.legacyUnitTokens
+    const read = Math.floor(common / unit) * unit
+    const expired = depth < path.length && Math.floor(tokensThrough(prompt, path.length) / unit) * unit > read
+    if (expired) return { read, common, shortfall: 'ttl-expired' }
+    return { read, common, ...(read === 0 && common > 0 ? { shortfall: 'below-minimum' as const } : {}) }
   }
 }
 

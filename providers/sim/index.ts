@@ -4,8 +4,8 @@
 import type { WireApi } from '../types.ts'
 import { AnthropicCacheSimulator } from './anthropic.ts'
 import { DeepSeekCacheSimulator } from './deepseek.ts'
-import { OpenAICacheSimulator, type SimulationRequest, type SimulatorOptions } from './openai.ts'
-import type { Prompt, Simulation } from './types.ts'
+import { OpenAICacheSimulator } from './openai.ts'
+import type { Prompt, Simulation, SimulationRequest, SimulatorOptions } from './types.ts'
 
 export type { SimulationRequest, SimulatorOptions }
 

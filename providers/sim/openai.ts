@@ -4,39 +4,30 @@
 // markers on content parts), at most four writes per request, writes billed separately.
 
 import { hashString, type Random, seededRandom } from '../../harness/random.ts'
-import type { AssistantMessage } from '../../harness/types.ts'
 import {
   type ModelEntry,
   type OpenAIBreakpointRules,
   type OpenAIPrefixRules,
   simulationModel,
 } from '../catalog.ts'
+import { counterfactual, UNBOUNDED_READ } from './counterfactual.ts'
 import { linearizeChat, linearizeResponses } from './linearize-openai.ts'
 import { outputTokens } from './output.ts'
 import { scaleTokens, tokensThrough } from './prompt.ts'
 import { sharedTokenCounter, type TokenCounter } from './tokens.ts'
 import { childrenOf, PrefixTrie, type TrieNode } from './trie.ts'
-import { type Prompt, type Segment, type Shortfall, type Simulation, SimulatorRejection } from './types.ts'
-
-/** Options shared by every simulator. */
-export interface SimulatorOptions {
-  counter?: TokenCounter
-  /** Seed for the provider's best-effort behaviour; randomness is off when absent. */
-  seed?: number
-  /** OpenAI: route traffic above the per-prefix rate to extra machines (needs `seed`). */
-  overflow?: boolean
-  /** Replace catalog entries (tests and what-if runs change rules this way). */
-  models?: readonly ModelEntry[]
-}
-
-/** One request to simulate. */
-export interface SimulationRequest {
-  body: Record<string, unknown>
-  /** Virtual time of the request start, in seconds. */
-  at: number
-  /** What the model answers (scripted), for output tokens and output-end cache units. */
-  output: AssistantMessage
-}
+import {
+  type Breakpoint,
+  type PlacedBreakpoint,
+  type Prompt,
+  type ReadBounds,
+  type Segment,
+  type Shortfall,
+  type Simulation,
+  type SimulationRequest,
+  type SimulatorOptions,
+  SimulatorRejection,
+} from './types.ts'
 
 /**
  * When a group of cached prefix nodes was last used and how long it stays idle before eviction. The
@@ -51,6 +42,17 @@ interface Touch {
 
 interface PrefixEntry {
   touch: Touch
+}
+
+/** What a prompt read from a machine's prefix store, and the machine's last path it shares. */
+interface PrefixRead {
+  read: number
+  /** Tokens matched before the minimum and increments. */
+  matched: number
+  /** Leading segments shared with the machine's last path. */
+  shared: number
+  last: LastPath | undefined
+  shortfall?: Shortfall
 }
 
 /** The last request a machine served: its prompt's segments, its path, and the touch its nodes share. */
@@ -130,37 +132,42 @@ export class OpenAICacheSimulator {
     const { body, at } = request
     const retention = this.retentionSeconds(rules, body)
     const route = this.route(rules.routingTokens, rules.machines, rules.overflowRpm, body, prompt, at)
-    const trie = machine(this.prefixMachines, String(body.model), route.machine)
+    const model = String(body.model)
+    const trie = machine(this.prefixMachines, model, route.machine)
     const cacheable = prompt.segments.length
-    const path = trie.walk(prompt, cacheable)
-    const alive = (touch: Touch) => at - touch.lastUsed <= touch.retention
-    const live = (data: PrefixEntry | undefined) => data !== undefined && alive(data.touch)
-    // The part of the path the machine's last request shared (the same segments) shares its touch.
-    const last = this.lastPaths.get(trie)
-    const shared =
-      last !== undefined && prompt.base?.segments === last.segments
-        ? Math.min(prompt.base.count, last.path.length, path.length)
-        : 0
-    let liveDepth = shared > 0 && last !== undefined && alive(last.touch) ? shared : 0
-    if (liveDepth === shared) {
-      let checked: Touch | undefined
-      for (; liveDepth < path.length; liveDepth += 1) {
-        const touch = (path[liveDepth] as TrieNode<PrefixEntry>).data?.touch
-        if (touch === undefined) break
-        if (touch !== checked && !alive(touch)) break
-        checked = touch
-      }
-    }
     const scale = this.model(body).tokenScale
-    const partial =
-      liveDepth === path.length ? this.partialMatch(trie, path, prompt, liveDepth, live, scale) : 0
-    const matched = tokensThrough(prompt, liveDepth) + partial
-    const read = floorToIncrement(matched, rules.minTokens, rules.increment)
-
-    let shortfall: Shortfall | undefined
-    const storedDepth = tokensThrough(prompt, path.length)
-    if (floorToIncrement(storedDepth, rules.minTokens, rules.increment) > read) shortfall = 'ttl-expired'
-    else if (read === 0 && matched > 0) shortfall = 'below-minimum'
+    const found = this.readPrefix(trie, prompt, at, rules, scale, UNBOUNDED_READ)
+    const { read, matched, shared, last } = found
+    const alive = (touch: Touch) => at - touch.lastUsed < touch.retention
+    const counterfactualRead =
+      request.previous === undefined
+        ? undefined
+        : counterfactual(
+            request.previous.prompt,
+            prompt,
+            { read, ...(found.shortfall !== undefined ? { shortfall: found.shortfall } : {}) },
+            (candidate, bounds) => {
+              // An unchanged extension is routed like the previous request; a warm cache is its machine's.
+              const home = request.previous?.machine
+              const index =
+                bounds.unbounded && home !== undefined
+                  ? home
+                  : this.candidateMachine(rules.routingTokens, rules.machines, body, candidate, route)
+              const probed = this.readPrefix(
+                machine(this.prefixMachines, model, index),
+                candidate,
+                at,
+                rules,
+                scale,
+                bounds,
+              )
+              return {
+                read: probed.read,
+                ...(probed.shortfall !== undefined ? { shortfall: probed.shortfall } : {}),
+              }
+            },
+            'routing-miss',
+          )
 
     // The whole prompt is cached on the machine after the request (writes are free before GPT-5.6).
     const extendsLast = last?.uniform === true && shared === last.path.length && shared === prompt.base?.count
@@ -195,9 +202,65 @@ export class OpenAICacheSimulator {
         },
         machine: route.machine,
         matched,
-        ...(shortfall !== undefined ? { shortfall } : {}),
+        ...(found.shortfall !== undefined ? { shortfall: found.shortfall } : {}),
+        ...(counterfactualRead !== undefined ? { counterfactual: counterfactualRead } : {}),
       },
     }
+  }
+
+  /**
+   * What a prompt reads from one machine's prefix store: the longest live stored prefix, into the first
+   * segment not stored whole, in whole increments past the minimum. `bounds` caps the matched tokens and
+   * lifts idle eviction for a counterfactual probe.
+   */
+  private readPrefix(
+    trie: PrefixTrie<PrefixEntry>,
+    prompt: Prompt,
+    at: number,
+    rules: OpenAIPrefixRules,
+    scale: number,
+    bounds: ReadBounds,
+  ): PrefixRead {
+    const path = trie.walk(prompt, prompt.segments.length)
+    const alive = (touch: Touch) => bounds.ignoreExpiry || at - touch.lastUsed < touch.retention
+    const live = (data: PrefixEntry | undefined) => data !== undefined && alive(data.touch)
+    // The part of the path the machine's last request shared (the same segments) shares its touch.
+    const last = this.lastPaths.get(trie)
+    const shared =
+      last !== undefined && prompt.base?.segments === last.segments
+        ? Math.min(prompt.base.count, last.path.length, path.length)
+        : 0
+    let liveDepth = shared > 0 && last !== undefined && alive(last.touch) ? shared : 0
+    if (liveDepth === shared) {
+      let checked: Touch | undefined
+      for (; liveDepth < path.length; liveDepth += 1) {
+        const touch = (path[liveDepth] as TrieNode<PrefixEntry>).data?.touch
+        if (touch === undefined) break
+        if (touch !== checked && !alive(touch)) break
+        checked = touch
+      }
+    }
+    const partial =
+      liveDepth === path.length ? this.partialMatch(trie, path, prompt, liveDepth, live, scale) : 0
+    const matched = Math.min(tokensThrough(prompt, liveDepth) + partial, bounds.limit)
+    const read = floorToIncrement(matched, rules.minTokens, rules.increment)
+    const stored = Math.min(tokensThrough(prompt, path.length), bounds.limit)
+    let shortfall: Shortfall | undefined
+    if (floorToIncrement(stored, rules.minTokens, rules.increment) > read) shortfall = 'ttl-expired'
+    else if (read === 0 && matched > 0) shortfall = 'below-minimum'
+    return { read, matched, shared, last, ...(shortfall !== undefined ? { shortfall } : {}) }
+  }
+
+  /** The machine an unchanged extension lands on: this request's when it shares its route, else its own hash. */
+  private candidateMachine(
+    routingTokens: number,
+    machines: number,
+    body: Record<string, unknown>,
+    candidate: Prompt,
+    route: { machine: number; key: string },
+  ): number {
+    const key = this.routeKey(routingTokens, body, candidate)
+    return key === route.key ? route.machine : hashString(key) % machines
   }
 
   private retentionSeconds(rules: OpenAIPrefixRules, body: Record<string, unknown>): number {
@@ -246,15 +309,8 @@ export class OpenAICacheSimulator {
     return Math.min(best, segment.tokens)
   }
 
-  /** The machine a request lands on: a hash of the prompt start and the cache key, unless it overflows. */
-  private route(
-    routingTokens: number,
-    machines: number,
-    overflowRpm: number,
-    body: Record<string, unknown>,
-    prompt: Prompt,
-    at: number,
-  ): { machine: number; key: string } {
+  /** The routing key of a prompt: the model, `prompt_cache_key` and the first `routingTokens` tokens. */
+  private routeKey(routingTokens: number, body: Record<string, unknown>, prompt: Prompt): string {
     const parts: string[] = [String(body.model), String(body.prompt_cache_key ?? '')]
     let budget = routingTokens
     for (const segment of prompt.segments) {
@@ -268,7 +324,19 @@ export class OpenAICacheSimulator {
         budget = 0
       }
     }
-    const key = String(hashString(parts.join('\u0003')))
+    return String(hashString(parts.join('\u0003')))
+  }
+
+  /** The machine a request lands on: a hash of the prompt start and the cache key, unless it overflows. */
+  private route(
+    routingTokens: number,
+    machines: number,
+    overflowRpm: number,
+    body: Record<string, unknown>,
+    prompt: Prompt,
+    at: number,
+  ): { machine: number; key: string } {
+    const key = this.routeKey(routingTokens, body, prompt)
     let machineIndex = hashString(key) % machines
     if (this.overflow && this.random !== undefined) {
       const recent = (this.traffic.get(key) ?? []).filter((time) => at - time < 60)
@@ -324,31 +392,52 @@ export class OpenAICacheSimulator {
     const breakpoints = new Set(explicit)
     if (mode === 'implicit' && prompt.segments.length > 0) breakpoints.add(prompt.segments.length - 1)
 
-    // Read: the deepest live breakpoint entry on the request's path among the conversation's latest writes.
-    const path = trie.walk(prompt)
-    const horizon = serial - rules.readHorizon
-    let readDepth = 0
-    // The deepest entry the request could not read: expired, or live but past the read horizon.
-    let missed: { depth: number; cause: Shortfall } | undefined
-    for (const [index, node] of path.entries()) {
-      const data = node.data
-      if (data?.liveUntil === undefined) continue
-      const inHorizon = data.conversation !== conversation || (data.serial ?? 0) >= horizon
-      const live = data.liveUntil >= at
-      if (live && inHorizon) readDepth = index + 1
-      else missed = { depth: index + 1, cause: live ? 'lookback-miss' : 'ttl-expired' }
-    }
+    const placed: PlacedBreakpoint[] = [...breakpoints]
+      .sort((left, right) => left - right)
+      .map((index) => ({ index, breakpoint: prompt.segments[index]?.breakpoint ?? IMPLICIT }))
+    const marked: Prompt = { ...prompt, placed }
+    const found = readBreakpoints(trie, marked, at, conversation, serial, rules, UNBOUNDED_READ)
+    const readDepth = found.depth
     const read = tokensThrough(prompt, readDepth)
+    const counterfactualRead =
+      request.previous === undefined
+        ? undefined
+        : counterfactual(
+            request.previous.prompt,
+            marked,
+            { read, ...(found.missed !== undefined ? { shortfall: found.missed } : {}) },
+            (candidate, bounds) => {
+              const home = request.previous?.machine
+              const index =
+                bounds.unbounded && home !== undefined
+                  ? home
+                  : this.candidateMachine(rules.routingTokens, rules.machines, body, candidate, route)
+              const key = `${String(body.model)}:${index}:${String(body.prompt_cache_key ?? route.key)}`
+              const probed = readBreakpoints(
+                machine(this.breakpointMachines, String(body.model), index),
+                candidate,
+                at,
+                key,
+                this.conversations.get(key) ?? 0,
+                rules,
+                bounds,
+              )
+              return {
+                read: tokensThrough(candidate, probed.depth),
+                ...(probed.missed !== undefined ? { shortfall: probed.missed } : {}),
+              }
+            },
+            'routing-miss',
+          )
     if (readDepth > 0) {
-      const node = path[readDepth - 1]
+      const node = found.path[readDepth - 1]
       if (node?.data !== undefined) node.data.liveUntil = Math.max(node.data.liveUntil ?? 0, at + ttlSeconds)
     }
 
     // Write: breakpoints past the read, at or above the minimum.
     let writeDepth = readDepth
     let nextSerial = serial
-    const ordered = [...breakpoints].sort((left, right) => left - right)
-    for (const index of ordered) {
+    for (const { index } of placed) {
       const depth = index + 1
       if (depth <= readDepth || tokensThrough(prompt, depth) < rules.minTokens) continue
       const nodes = trie.insert(prompt, depth, () => ({}))
@@ -362,21 +451,61 @@ export class OpenAICacheSimulator {
     }
     this.conversations.set(conversation, nextSerial)
     const write = tokensThrough(prompt, writeDepth) - read
-    let shortfall: Shortfall | undefined
-    if (missed !== undefined && missed.depth > readDepth) shortfall = missed.cause
-    else if (read === 0 && write === 0 && prompt.total < rules.minTokens) shortfall = 'below-minimum'
+    let shortfall: Shortfall | undefined = found.missed
+    if (shortfall === undefined && read === 0 && write === 0 && prompt.total < rules.minTokens)
+      shortfall = 'below-minimum'
     const carryTokens = tokensThrough(prompt, Math.max(readDepth, writeDepth))
     return {
-      prompt,
+      prompt: marked,
       counts: counts(prompt.total, read, write, write, output),
       trace: {
         carry: { tokens: carryTokens, liveUntil: carryTokens > 0 ? at + ttlSeconds : at },
         machine: route.machine,
         matched: read,
         ...(shortfall !== undefined ? { shortfall } : {}),
+        ...(counterfactualRead !== undefined ? { counterfactual: counterfactualRead } : {}),
       },
     }
   }
+}
+
+/** The marker of the implicit breakpoint OpenAI places on the latest message. */
+const IMPLICIT: Breakpoint = { ttl: 'implicit', ttlSeconds: 0, explicit: false }
+
+/** What a prompt reads from a machine's breakpoint entries, and why a deeper entry went unread. */
+interface BreakpointRead {
+  depth: number
+  path: Array<TrieNode<BreakpointEntry>>
+  missed: Shortfall | undefined
+}
+
+/**
+ * The deepest live breakpoint entry on the prompt's path among its conversation's latest writes (the read
+ * horizon). `bounds` caps the depth in tokens and lifts expiry or the horizon for a counterfactual probe.
+ */
+function readBreakpoints(
+  trie: PrefixTrie<BreakpointEntry>,
+  prompt: Prompt,
+  at: number,
+  conversation: string,
+  serial: number,
+  rules: OpenAIBreakpointRules,
+  bounds: ReadBounds,
+): BreakpointRead {
+  const path = trie.walk(prompt)
+  const horizon = bounds.unbounded ? Number.NEGATIVE_INFINITY : serial - rules.readHorizon
+  let depth = 0
+  // The deepest entry the request could not read: expired, or live but past the read horizon.
+  let missed: { depth: number; cause: Shortfall } | undefined
+  for (const [index, node] of path.entries()) {
+    const data = node.data
+    if (data?.liveUntil === undefined || tokensThrough(prompt, index + 1) > bounds.limit) continue
+    const inHorizon = data.conversation !== conversation || (data.serial ?? 0) >= horizon
+    const live = bounds.ignoreExpiry || at < data.liveUntil
+    if (live && inHorizon) depth = index + 1
+    else missed = { depth: index + 1, cause: live ? 'lookback-miss' : 'ttl-expired' }
+  }
+  return { depth, path, missed: missed !== undefined && missed.depth > depth ? missed.cause : undefined }
 }
 
 function machine<T>(machines: Map<string, PrefixTrie<T>>, model: string, index: number): PrefixTrie<T> {

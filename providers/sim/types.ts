@@ -1,6 +1,10 @@
 // The simulators' vocabulary: a wire request linearized into segments (the provider's prompt order),
 // the counts a simulation produces, and the trace the reports read to explain them.
 
+import type { AssistantMessage } from '../../harness/types.ts'
+import type { ModelEntry } from '../catalog.ts'
+import type { TokenCounter } from './tokens.ts'
+
 /** Which top-level part of a wire body a segment renders. */
 export type WirePart = 'tools' | 'system' | 'messages' | 'input' | 'response_format'
 
@@ -43,6 +47,12 @@ export interface Segment {
   run?: number
 }
 
+/** A breakpoint as a simulator applied it: the segment it sits on and its marker. */
+export interface PlacedBreakpoint {
+  index: number
+  breakpoint: Breakpoint
+}
+
 /** A linearized wire request. */
 export interface Prompt {
   segments: Segment[]
@@ -57,6 +67,11 @@ export interface Prompt {
    * array: consumers comparing with that prompt can skip them.
    */
   base?: { segments: readonly Segment[]; count: number }
+  /**
+   * The breakpoints the simulator applied, in prompt order: explicit markers and the ones the provider
+   * places itself (Anthropic's automatic, OpenAI's implicit). Set on a simulated request's prompt.
+   */
+  placed?: readonly PlacedBreakpoint[]
 }
 
 /** Why a request read less than an unchanged extension of the previous one could have. */
@@ -73,10 +88,28 @@ export interface SimCounts {
   output: number
 }
 
+/**
+ * What the request would have read had it extended the previous request of its session unchanged: the
+ * simulator's own read of that counterfactual request, from the same cache state at the same time.
+ */
+export interface Counterfactual {
+  /** The read under every rule (granularity, minimum, lookback, routing, TTL); never below the actual read. */
+  ideal: number
+  /**
+   * The read with the cache as warm as the previous request left it: nothing expired, no lookback or read
+   * horizon, the previous request's machine. `warm − ideal` is what the provider side cost this request.
+   */
+  warm: number
+  /** Why `warm` exceeds `ideal`; undefined when they are equal. */
+  cause?: Shortfall
+}
+
 /** What a simulation of one request says beyond its counts. */
 export interface SimTrace {
   /** Tokens an unchanged extension of this request could read next, and the virtual time it stays readable. */
   carry: { tokens: number; liveUntil: number }
+  /** Set when the simulation was given the previous request of the session. */
+  counterfactual?: Counterfactual
   /** Set when the cache held a matching prefix that this request could not read, and why. */
   shortfall?: Shortfall
   /** Machine the request was routed to (OpenAI). */
@@ -102,4 +135,46 @@ export class SimulatorRejection extends Error {
     this.status = status
     this.body = body
   }
+}
+
+/** The previous request of a session, against which a simulation computes its counterfactual. */
+export interface PreviousRequest {
+  prompt: Prompt
+  /** Machine it was routed to (OpenAI). */
+  machine?: number
+}
+
+/** One request to simulate. */
+export interface SimulationRequest {
+  body: Record<string, unknown>
+  /** Virtual time of the request start, in seconds. */
+  at: number
+  /** What the model answers (scripted), for output tokens and output-end cache units. */
+  output: AssistantMessage
+  /** The previous request of the same session: the simulation then also computes the counterfactual. */
+  previous?: PreviousRequest
+}
+
+/** Options shared by every simulator. */
+export interface SimulatorOptions {
+  counter?: TokenCounter
+  /** Seed for the provider's best-effort behaviour; randomness is off when absent. */
+  seed?: number
+  /** OpenAI: route traffic above the per-prefix rate to extra machines (needs `seed`). */
+  overflow?: boolean
+  /** Replace catalog entries (tests and what-if runs change rules this way). */
+  models?: readonly ModelEntry[]
+}
+
+/**
+ * How a read is bounded when a simulator probes a counterfactual request: a token budget (the request
+ * that is really sent holds no more), and the rules a warm cache would lift.
+ */
+export interface ReadBounds {
+  /** Entries and units deeper than this many tokens are not readable. */
+  limit: number
+  /** Read entries whatever their age (a warm cache). */
+  ignoreExpiry: boolean
+  /** Read without a lookback window or read horizon (a warm cache). */
+  unbounded: boolean
 }

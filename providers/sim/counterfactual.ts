@@ -1,0 +1,126 @@
+// The counterfactual request behind a step's ideal read: the previous request of the session kept
+// unchanged, extended by what the current request added. Simulators read it with their own rules, so
+// the ideal is never a second formula of granularity, minimums, lookback or TTL.
+
+import { sameSegment } from './trie.ts'
+import type { Counterfactual, PlacedBreakpoint, Prompt, ReadBounds, Segment, Shortfall } from './types.ts'
+
+/** Index of the first segment where `current` stops extending `previous`; undefined when it extends it. */
+export function firstDivergence(previous: Prompt, current: Prompt): number | undefined {
+  const limit = previous.segments.length
+  const start = current.base?.segments === previous.segments ? Math.min(current.base.count, limit) : 0
+  for (let index = start; index < limit; index += 1) {
+    const before = previous.segments[index]
+    const now = current.segments[index]
+    if (before !== now && !sameSegment(before, now)) return index
+  }
+  return undefined
+}
+
+/**
+ * Where the segments the current request added begin: after the last segment equal to the previous
+ * request's last one (history was rewritten before it), else after the previous request's length.
+ */
+function tailStart(previous: Prompt, current: Prompt, divergence: number): number {
+  const last = previous.segments.at(-1)
+  for (let index = current.segments.length - 1; index >= divergence; index -= 1) {
+    const segment = current.segments[index]
+    if (segment === last || sameSegment(segment, last)) return index + 1
+  }
+  return Math.min(previous.segments.length, current.segments.length)
+}
+
+/**
+ * The request an unchanged extension of `previous` would have been: its segments, then the segments
+ * `current` added after them, cut to what `current` can hold (a request that shrank cannot read more
+ * than it sends). Breakpoints follow `current` where the two agree (before the divergence) and on the
+ * added segments; with nothing added, the previous request's own; a cut keeps `current`'s last one at
+ * the cut. Returns `current` itself when it extends `previous`.
+ */
+export function counterfactualPrompt(previous: Prompt, current: Prompt): Prompt {
+  const divergence = firstDivergence(previous, current)
+  if (divergence === undefined) return current
+  const start = tailStart(previous, current, divergence)
+  const offset = previous.segments.length - start
+  const shared = (current.placed ?? []).filter((placed) => placed.index < divergence)
+  const added: PlacedBreakpoint[] =
+    start >= current.segments.length
+      ? (previous.placed ?? []).filter((placed) => placed.index >= divergence)
+      : (current.placed ?? [])
+          .filter((placed) => placed.index >= start)
+          .map((placed) => ({ index: placed.index + offset, breakpoint: placed.breakpoint }))
+  const segments: Segment[] = previous.segments.slice()
+  const cumulative = previous.cumulative.slice()
+  let total = previous.cumulative.at(-1) ?? 0
+  for (const segment of current.segments.slice(start)) {
+    total += segment.tokens
+    segments.push(segment)
+    cumulative.push(total)
+  }
+  let placed = shared.concat(added)
+  const limit = cacheableTokens(current)
+  if (total > limit) {
+    let count = cumulative.findIndex((tokens) => tokens > limit)
+    if (count < 0) count = cumulative.length
+    segments.length = count
+    cumulative.length = count
+    total = cumulative.at(-1) ?? 0
+    const last = current.placed?.at(-1)
+    placed = placed.filter((entry) => entry.index < count)
+    if (last !== undefined && count > 0 && placed.at(-1)?.index !== count - 1)
+      placed.push({ index: count - 1, breakpoint: last.breakpoint })
+  }
+  return {
+    segments,
+    cumulative,
+    trailing: current.trailing,
+    total: total + current.trailing,
+    base: { segments: previous.segments, count: Math.min(previous.segments.length, segments.length) },
+    placed,
+  }
+}
+
+/** Tokens of `prompt` a cache may hold at most: everything but the never-cached trailing tokens. */
+export function cacheableTokens(prompt: Prompt): number {
+  return prompt.total - prompt.trailing
+}
+
+/** What a read of one prompt found: its tokens, and why an entry deeper than it went unread. */
+export interface ProbeResult {
+  read: number
+  shortfall?: Shortfall
+}
+
+/** A simulator's read of a prompt under some bounds, from its current cache state, without changing it. */
+export type Probe = (prompt: Prompt, bounds: ReadBounds) => ProbeResult
+
+/** The bounds of a request's own read. */
+export const UNBOUNDED_READ: ReadBounds = {
+  limit: Number.POSITIVE_INFINITY,
+  ignoreExpiry: false,
+  unbounded: false,
+}
+
+/**
+ * The counterfactual of `current` against `previous`: its ideal (the strict read of an unchanged
+ * extension, capped at what `current` holds, never below the actual read) and its warm read (the same
+ * with expiry and lookback lifted). `otherwise` names the cause when the strict read reports none (a
+ * request routed to another machine than the previous one).
+ */
+export function counterfactual(
+  previous: Prompt,
+  current: Prompt,
+  actual: ProbeResult,
+  probe: Probe,
+  otherwise: Shortfall,
+): Counterfactual {
+  const candidate = counterfactualPrompt(previous, current)
+  const limit = cacheableTokens(current)
+  const strict =
+    candidate === current ? actual : probe(candidate, { limit, ignoreExpiry: false, unbounded: false })
+  const ideal = Math.max(actual.read, strict.read)
+  const warm = Math.max(ideal, probe(candidate, { limit, ignoreExpiry: true, unbounded: true }).read)
+  if (warm === ideal) return { ideal, warm }
+  const blocked = strict.shortfall === 'below-minimum' ? undefined : strict.shortfall
+  return { ideal, warm, cause: blocked ?? otherwise }
+}
