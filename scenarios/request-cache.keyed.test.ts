@@ -1,33 +1,39 @@
 // The keyed request-cache e2e: the keyed scenarios against each provider whose key is set (or against
-// `cachelab serve` when the base URLs point there). Fails when the real cache hit ratio regresses, and
-// writes per-step observed vs predicted reads to reports/out/keyed/.
+// `cachelab serve` when the base URLs point there). Every step's cache read and write must match the
+// simulator's prediction within a tolerance, and each scenario's claim must hold; a variant the model
+// cannot run is a skip that says why. Writes per-step observed vs predicted to reports/out/keyed/.
 
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { config as loadDotenv } from 'dotenv'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { VirtualClock } from '../harness/clock.ts'
 import { PROVIDER_IDS, type ProviderId } from '../harness/types.ts'
 import { ENV_NAMES, liveEndpoint, resolveModel, vendorOf } from '../providers/index.ts'
-import { CacheSimulators } from '../providers/sim/index.ts'
-import { type FidelityRow, fidelityCsv, fidelityRows } from '../reports/fidelity.ts'
+import { describeMismatch, fidelityCsv, fidelityVerdict } from '../reports/fidelity.ts'
 import type { StepRow } from '../reports/types.ts'
-import { keyedScenarios } from './keyed.ts'
-import { runSession } from './run.ts'
+import { type KeyedRun, keyedCases, keyedTolerance, runKeyed } from './keyed.ts'
 
 loadDotenv({ quiet: true })
 const requireKeys = process.env.CACHELAB_REQUIRE_KEYS === '1'
 const outDir = process.env.CACHELAB_KEYED_OUT ?? join('reports', 'out', 'keyed')
 const minimumHitRatio = Number(process.env.CACHELAB_KEYED_MIN_HIT_RATIO ?? '0.6')
-const salt = process.env.CACHELAB_KEYED_SALT ?? new Date().toISOString().slice(0, 10)
-/** Set by the loopback runner: against the simulator itself, every prediction must match exactly. */
-const exactPredictions = process.env.CACHELAB_KEYED_EXACT_PREDICTIONS === '1'
+// Unique per run: a second run with the same prompts within the providers' cache lifetime would read
+// the first run's cache on its cold requests, which no prediction expects.
+const salt = process.env.CACHELAB_KEYED_SALT ?? `${new Date().toISOString()}-${process.pid}`
+const tolerance = keyedTolerance(process.env)
 
 /** Token-weighted read / input over successful requests after each session's warm-up request. */
 function warmHitRatio(rows: readonly StepRow[]): number {
   const warm = rows.filter((row) => row.ok && !row.cold)
   const input = warm.reduce((sum, row) => sum + row.inputTokens, 0)
   return input === 0 ? 0 : warm.reduce((sum, row) => sum + row.cacheReadTokens, 0) / input
+}
+
+/** `turn.step` of every step no attempt of which succeeded. */
+function unansweredSteps(rows: readonly StepRow[]): string[] {
+  const steps = new Set(rows.map((row) => `${row.turn}.${row.step}`))
+  for (const row of rows) if (row.ok) steps.delete(`${row.turn}.${row.step}`)
+  return [...steps]
 }
 
 for (const provider of PROVIDER_IDS) {
@@ -56,71 +62,86 @@ function describeProvider(provider: ProviderId): void {
   describe(provider, () => {
     const model = process.env[ENV_NAMES[vendorOf(provider)].model]?.trim() || undefined
     const entry = resolveModel(provider, model)
-    const sessions = new Map<string, StepRow[]>()
-    const fidelity: FidelityRow[] = []
+    const cases = keyedCases(provider, entry, salt)
+    let run: KeyedRun | undefined
 
     beforeAll(async () => {
-      const predictor = new CacheSimulators()
-      const clock = new VirtualClock()
-      for (const scenario of keyedScenarios(entry, salt)) {
-        for (const variant of scenario.variants) {
-          const result = await runSession(
-            { scenario, variant, provider },
-            { runId: `keyed-${salt}`, model: entry.model, stream: false, env: process.env, predictor, clock },
-          )
-          sessions.set(`${scenario.name}.${variant.name}`, result.rows)
-          fidelity.push(...fidelityRows(result.rows, result.predicted))
-        }
-      }
+      run = await runKeyed(provider, { env: process.env, salt, model: entry.model })
       mkdirSync(outDir, { recursive: true })
-      writeFileSync(join(outDir, `${provider}.csv`), fidelityCsv(fidelity))
+      writeFileSync(join(outDir, `${provider}.csv`), fidelityCsv(run.fidelity))
     })
 
-    const rowsOf = (name: string) => {
-      const rows = sessions.get(name)
+    const rowsOf = (name: string): StepRow[] => {
+      const rows = run?.sessions.get(name)
       if (rows === undefined) throw new Error(`no session ${name}`)
       return rows
     }
+    const skipReason = (name: string): string | undefined =>
+      cases.find((keyed) => `${keyed.scenario.name}.${keyed.variant.name}` === name)?.skip
 
-    it.runIf(exactPredictions)(
-      'predicts every observed read and write exactly when the upstream is the simulator',
-      () => {
+    for (const keyed of cases) {
+      const name = `${keyed.scenario.name}.${keyed.variant.name}`
+      if (keyed.skip !== undefined) {
+        console.warn(`[keyed] ${provider} ${name} skipped: ${keyed.skip}`)
+        it.skip(`${name} (skipped: ${keyed.skip})`, () => {})
+        continue
+      }
+      it(`${name}: every step answers, its read and write within ±max(${tolerance.tokens} tokens, ${tolerance.ratio} of input) of the prediction`, () => {
+        const rows = rowsOf(name)
+        expect(unansweredSteps(rows), 'steps without a successful attempt').toEqual([])
+        const fidelity = (run?.fidelity ?? []).filter(
+          ({ row }) => row.scenario === keyed.scenario.name && row.variant === keyed.variant.name,
+        )
         expect(fidelity.length).toBeGreaterThan(0)
-        for (const { row, predicted } of fidelity) {
-          expect({ read: row.cacheReadTokens, write: row.cacheWriteTokens }).toEqual({
-            read: predicted?.read,
-            write: predicted?.write,
-          })
-        }
-      },
-    )
+        expect(fidelityVerdict(fidelity, tolerance).map(describeMismatch)).toEqual([])
+      })
+    }
 
     it('append-only: every request after the warm-up reads cache, and the warm hit ratio holds', () => {
       const rows = rowsOf('append-only.default')
-      expect(rows.every((row) => row.ok)).toBe(true)
-      for (const row of rows.filter((candidate) => !candidate.cold)) {
+      const warm = rows.filter((row) => row.ok && !row.cold)
+      expect(warm.length).toBeGreaterThan(0)
+      for (const row of warm)
         expect(row.cacheReadTokens, `turn ${row.turn} step ${row.step} read no cache`).toBeGreaterThan(0)
-      }
       expect(warmHitRatio(rows)).toBeGreaterThanOrEqual(minimumHitRatio)
     })
 
-    it('prompt-change: the request after the change reads more appended in history than with message 0 rewritten', () => {
-      const afterChange = (rows: StepRow[]) => rows.find((row) => row.turn === 3 && row.step === 1) as StepRow
-      const unsupported = afterChange(rowsOf('prompt-change.unsupported'))
-      expect(unsupported.ok).toBe(true)
-      if (entry.route !== 'in-history') return
-      const inHistory = afterChange(rowsOf('prompt-change.in-history'))
-      expect(inHistory.cacheReadTokens).toBeGreaterThan(unsupported.cacheReadTokens)
-      expect(warmHitRatio(rowsOf('prompt-change.in-history'))).toBeGreaterThanOrEqual(minimumHitRatio)
-    })
+    const inHistorySkip = skipReason('prompt-change.in-history')
+    const promptChangeClaim =
+      'prompt-change: the request after the change reads more appended in history than with message 0 rewritten'
+    if (inHistorySkip !== undefined) {
+      it.skip(`${promptChangeClaim} (skipped: ${inHistorySkip})`, () => {})
+    } else {
+      it(promptChangeClaim, () => {
+        const afterChange = (name: string) => {
+          const row = rowsOf(name).find(
+            (candidate) => candidate.ok && candidate.turn === 3 && candidate.step === 1,
+          )
+          if (row === undefined) throw new Error(`${name} has no successful first step after the change`)
+          return row
+        }
+        const inHistory = afterChange('prompt-change.in-history')
+        const unsupported = afterChange('prompt-change.unsupported')
+        expect(inHistory.cacheReadTokens).toBeGreaterThan(unsupported.cacheReadTokens)
+        expect(warmHitRatio(rowsOf('prompt-change.in-history'))).toBeGreaterThanOrEqual(minimumHitRatio)
+      })
+    }
 
-    it('series-start-unchanged: after the prune, keeping the live prompt node reads at least what consolidating does', () => {
-      const afterPrune = (rows: StepRow[]) => rows.find((row) => row.headerReason === 'series') as StepRow
-      const keepLive = afterPrune(rowsOf('series-start-unchanged.keep-live'))
-      const consolidate = afterPrune(rowsOf('series-start-unchanged.consolidate'))
-      expect(keepLive.cacheReadTokens).toBeGreaterThanOrEqual(consolidate.cacheReadTokens)
+    const seriesClaim =
+      entry.route === 'in-history'
+        ? 'series-start-unchanged: after the prune, keeping the live prompt node reads more than consolidating it'
+        : 'series-start-unchanged: after the prune, keeping the live prompt node reads at least what consolidating does'
+    it(seriesClaim, () => {
+      const afterPrune = (name: string) => {
+        const row = rowsOf(name).find((candidate) => candidate.ok && candidate.headerReason === 'series')
+        if (row === undefined) throw new Error(`${name} has no successful request starting the new series`)
+        return row
+      }
+      const keepLive = afterPrune('series-start-unchanged.keep-live')
+      const consolidate = afterPrune('series-start-unchanged.consolidate')
       if (entry.route === 'in-history')
         expect(keepLive.cacheReadTokens).toBeGreaterThan(consolidate.cacheReadTokens)
+      else expect(keepLive.cacheReadTokens).toBeGreaterThanOrEqual(consolidate.cacheReadTokens)
     })
   })
 }

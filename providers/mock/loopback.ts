@@ -12,6 +12,7 @@ import type { Vendor } from '../catalog.ts'
 import { parseDeepSeekUsage } from '../deepseek.ts'
 import { DEFAULT_BASE_URLS } from '../endpoints.ts'
 import { parseOpenAIUsage } from '../openai-chat.ts'
+import type { SimulatorOptions } from '../sim/index.ts'
 import { MockContext } from './context.ts'
 import { mockHandlers } from './handlers.ts'
 import { SESSION_HEADER } from './script.ts'
@@ -42,6 +43,11 @@ export interface LoopbackOptions {
   /** 0 picks a free port. */
   port?: number
   upstream: 'sim' | 'live'
+  /**
+   * Simulator options of the sim upstream: `models` serves other cache rules than the catalog's (a
+   * server that disagrees with the prediction, to prove a comparison with it can fail).
+   */
+  simulator?: SimulatorOptions
   /** Real API base URLs for `live` (defaults: the providers' own). */
   liveBaseURLs?: Readonly<Record<Vendor, string>>
   /** Called for every request served. */
@@ -63,7 +69,12 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
   const host = options.host ?? '127.0.0.1'
   const started = Date.now()
   const context =
-    options.upstream === 'sim' ? new MockContext({ clock: () => (Date.now() - started) / 1000 }) : undefined
+    options.upstream === 'sim'
+      ? new MockContext({
+          clock: () => (Date.now() - started) / 1000,
+          ...(options.simulator !== undefined ? { simulator: options.simulator } : {}),
+        })
+      : undefined
   const handlers =
     context === undefined
       ? []
