@@ -91,9 +91,12 @@ export class DeepSeekCacheSimulator {
     scale: number,
   ): Simulation {
     const { at } = request
+    const built = (state: UnitState | undefined): state is UnitState =>
+      state !== undefined && state.availableAt <= at
     const live = (state: UnitState | undefined): state is UnitState =>
-      state !== undefined && state.availableAt <= at && at - state.lastUsed <= rules.evictionSeconds
-    const expired = (state: UnitState | undefined): boolean => state !== undefined && !live(state)
+      built(state) && at - state.lastUsed <= rules.evictionSeconds
+    // A unit still under construction is not an expired one: it is simply not there yet.
+    const expired = (state: UnitState | undefined): boolean => built(state) && !live(state)
 
     // Read: the deepest live unit the request contains whole.
     const path = trie.walk(prompt)
