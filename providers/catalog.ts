@@ -79,7 +79,11 @@ export interface DeepSeekCacheRules {
   legacyUnitTokens: number
   /** Unused units are cleared after this long ("a few hours to a few days"). */
   evictionSeconds: number
-  /** Units become readable this long after the request that persists them ("seconds"). */
+  /**
+   * Units become readable this long after the start of the request that persists them ("construction
+   * takes seconds"); 0 by default: recorded sessions show no delay at their gaps
+   * (notes/2026-11-30-deepseek-construction-delay.md).
+   */
   persistDelaySeconds: number
 }
 

@@ -288,34 +288,46 @@ describe('clientBreak', () => {
     expect(found).toEqual({ node: 'messages[0].1', eventSeq: seq, cause: 'image-offload' })
   })
 
-  it('calls a header written on resume that changes the prefix prefix-drift, and a plain change config-changed', () => {
+  it('calls a system prompt changed in the header system-replace, whether written on resume or as a change', () => {
     const session = new Session({ ...SONNET, system: dated('Monday') }, READ_TURN)
     const first = session.request()
     const resumed = session.add(header({ ...SONNET, system: dated('Tuesday') }, 'resume'))
     const second = session.request()
     const drift = session.breakOf(first, second)
-    expect(drift).toEqual({ node: 'system[0]', eventSeq: resumed, cause: 'prefix-drift' })
+    expect(drift).toEqual({ node: 'system[0]', eventSeq: resumed, cause: 'system-replace' })
     const changed = session.add(header({ ...SONNET, system: dated('Wednesday') }))
     const change = session.breakOf(second)
-    expect(change).toEqual({ node: 'system[0]', eventSeq: changed, cause: 'config-changed' })
-  })
-  it.each([
-    { api: 'anthropic-messages' as const, model: 'claude-sonnet-4-6', node: 'system[0]' },
-    { api: 'openai-chat' as const, model: 'gpt-5.4', node: 'messages[0]' },
-  ])('blames a removed last tool on the header that dropped it on $api', ({ api, model, node }) => {
-    const provider = api === 'openai-chat' ? api : 'anthropic'
-    const initial: RequestHeader = { config: { provider, model }, tools: [READ_FILE, GREP] }
-    const session = new Session(initial, [system('You are terse.'), ...READ_TURN], api)
-    const previous = session.request()
-    const seq = session.add(header({ ...initial, tools: [READ_FILE] }))
-    expect(session.breakOf(previous)).toEqual({ node, eventSeq: seq, cause: 'tools-changed' })
+    expect(change).toEqual({ node: 'system[0]', eventSeq: changed, cause: 'system-replace' })
   })
 
-  it('blames a removed last tool on the header when the system prompt is in the header too', () => {
+  it.each([
+    { api: 'anthropic-messages' as const, model: 'claude-sonnet-4-6', node: 'tools[1]' },
+    { api: 'openai-chat' as const, model: 'gpt-5.4', node: 'tools[1]' },
+  ])(
+    'names a removed last tool, not the part after it, and the header that dropped it on $api',
+    ({ api, model, node }) => {
+      const provider = api === 'openai-chat' ? api : 'anthropic'
+      const initial: RequestHeader = { config: { provider, model }, tools: [READ_FILE, GREP] }
+      const session = new Session(initial, [system('You are terse.'), ...READ_TURN], api)
+      const previous = session.request()
+      const seq = session.add(header({ ...initial, tools: [READ_FILE] }))
+      expect(session.breakOf(previous)).toEqual({ node, eventSeq: seq, cause: 'tools-changed' })
+    },
+  )
+
+  it('names a removed last tool when the system prompt is in the header too', () => {
     const session = new Session({ ...SONNET, tools: [READ_FILE, GREP] }, READ_TURN)
     const previous = session.request()
     const seq = session.add(header({ ...SONNET, tools: [READ_FILE] }))
-    expect(session.breakOf(previous)).toEqual({ node: 'system[0]', eventSeq: seq, cause: 'tools-changed' })
+    expect(session.breakOf(previous)).toEqual({ node: 'tools[1]', eventSeq: seq, cause: 'tools-changed' })
+  })
+
+  it('names the only tool removed, the whole tools part gone', () => {
+    const session = new Session(SONNET, READ_TURN)
+    const previous = session.request()
+    const { tools: _tools, ...withoutTools } = SONNET
+    const seq = session.add(header(withoutTools))
+    expect(session.breakOf(previous)).toEqual({ node: 'tools[0]', eventSeq: seq, cause: 'tools-changed' })
   })
 
   it('calls a session prefix that shrank on resume prefix-drift, on the resume header', () => {
@@ -356,5 +368,97 @@ describe('clientBreak', () => {
       header({ ...initial, config: { provider: 'anthropic', model: 'claude-opus-4-8' } }),
     )
     expect(session.breakOf(previous)).toEqual({ node: 'model', eventSeq: seq, cause: 'config-changed' })
+  })
+})
+
+describe('clientBreak under a frozen session prefix (the header holds it)', () => {
+  const skill = (text: string): UserMessage => ({ role: 'user', content: [{ type: 'text', text }] })
+  const FROZEN: RequestHeader = { ...SONNET, sessionPrefix: [skill('skill: a'), skill('skill: b')] }
+  const CHAT: RequestHeader = {
+    config: { provider: 'openai-chat', model: 'gpt-5.4' },
+    system: 'You are a terse coding agent.',
+    tools: [READ_FILE],
+    sessionPrefix: FROZEN.sessionPrefix ?? [],
+  }
+
+  it.each([
+    { api: 'anthropic-messages' as const, initial: FROZEN, node: 'system[0]' },
+    { api: 'openai-chat' as const, initial: CHAT, node: 'messages[0]' },
+  ])('calls a changed system prompt system-replace, not prefix-drift, on $api', ({ api, initial, node }) => {
+    const session = new Session(initial, READ_TURN, api)
+    const previous = session.request()
+    const seq = session.add(header({ ...initial, system: 'You are a verbose coding agent.' }))
+    expect(session.breakOf(previous)).toEqual({ node, eventSeq: seq, cause: 'system-replace' })
+  })
+
+  it('calls a system prompt that drifted across a restart system-replace when the prefix recomposed the same', () => {
+    const session = new Session(FROZEN, READ_TURN)
+    const previous = session.request()
+    const seq = session.add(header({ ...FROZEN, system: dated('Tuesday') }, 'resume'))
+    expect(session.breakOf(previous)).toEqual({ node: 'system[0]', eventSeq: seq, cause: 'system-replace' })
+  })
+
+  it.each([
+    { api: 'anthropic-messages' as const, initial: FROZEN, node: 'messages[1].0' },
+    { api: 'openai-chat' as const, initial: CHAT, node: 'messages[2]' },
+  ])(
+    'calls a prefix that recomposed differently on resume prefix-drift, at the message that changed, on $api',
+    ({ api, initial, node }) => {
+      const session = new Session(initial, READ_TURN, api)
+      const previous = session.request()
+      const drifted = [skill('skill: a'), skill('skill: b, c')]
+      const seq = session.add(header({ ...initial, sessionPrefix: drifted }, 'resume'))
+      expect(session.breakOf(previous)).toEqual({ node, eventSeq: seq, cause: 'prefix-drift' })
+    },
+  )
+
+  it('names the system prompt when both the system prompt and the prefix changed, as it comes first on the wire', () => {
+    const session = new Session(FROZEN, READ_TURN)
+    const previous = session.request()
+    const changed = { ...FROZEN, system: dated('Tuesday'), sessionPrefix: [skill('skill: z')] }
+    const seq = session.add(header(changed, 'resume'))
+    expect(session.breakOf(previous)).toEqual({ node: 'system[0]', eventSeq: seq, cause: 'system-replace' })
+  })
+
+  it('calls a prefix added where the previous request sent nothing from its header prefix-drift', () => {
+    const bare: RequestHeader = { config: SONNET.config }
+    const session = new Session(bare, [system('You are terse.'), ...READ_TURN])
+    const previous = session.request()
+    expect(previous.sources.tools).toEqual([])
+    const seq = session.add(header({ ...bare, sessionPrefix: [skill('skill: a')] }))
+    expect(session.breakOf(previous)).toEqual({ node: 'messages[0].0', eventSeq: seq, cause: 'prefix-drift' })
+  })
+
+  it('finds no break for a temperature change or an unchanged resume header (sampling is not in the cache key)', () => {
+    const session = new Session(FROZEN, READ_TURN)
+    const first = session.request()
+    session.add(header({ ...FROZEN, config: { ...FROZEN.config, temperature: 0.2 } }))
+    const second = session.request()
+    expect(session.breakOf(first, second)).toBeUndefined()
+    session.add(header({ ...FROZEN, config: { ...FROZEN.config, temperature: 0.2 } }, 'resume'))
+    expect(session.breakOf(second)).toBeUndefined()
+  })
+
+  it('calls a model change config-changed at the model', () => {
+    const session = new Session(FROZEN, READ_TURN)
+    const previous = session.request()
+    const seq = session.add(header({ ...FROZEN, config: { ...FROZEN.config, model: 'claude-opus-4-8' } }))
+    expect(session.breakOf(previous)).toEqual({ node: 'model', eventSeq: seq, cause: 'config-changed' })
+  })
+
+  it('names a removed last tool tools-changed, not the prefix or system after it', () => {
+    const initial = { ...FROZEN, tools: [READ_FILE, GREP] }
+    const session = new Session(initial, READ_TURN)
+    const previous = session.request()
+    const seq = session.add(header({ ...initial, tools: [READ_FILE] }, 'resume'))
+    expect(session.breakOf(previous)).toEqual({ node: 'tools[1]', eventSeq: seq, cause: 'tools-changed' })
+  })
+
+  it('calls a prefix dropped on resume prefix-drift at the history message that took its place', () => {
+    const session = new Session(FROZEN, READ_TURN)
+    const previous = session.request()
+    const { sessionPrefix: _prefix, ...withoutPrefix } = FROZEN
+    const seq = session.add(header(withoutPrefix, 'resume'))
+    expect(session.breakOf(previous)).toEqual({ node: 'messages[0].0', eventSeq: seq, cause: 'prefix-drift' })
   })
 })

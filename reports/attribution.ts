@@ -2,7 +2,7 @@
 // node where they diverge, the session event that produced it (through the wire provenance), and a
 // cause; for a request that extends it but read less than it could, the provider-side cause.
 
-import type { Seq, SessionEvent, WireSources } from '../harness/types.ts'
+import type { RequestHeader, Seq, SessionEvent, WireSources } from '../harness/types.ts'
 import { describeNode } from '../providers/sim/prompt.ts'
 import { sameSegment } from '../providers/sim/trie.ts'
 import type { Prompt, SimTrace, WireNode } from '../providers/sim/types.ts'
@@ -55,8 +55,37 @@ function wireNodeJson(body: Record<string, unknown>, node: WireNode): string | u
   return JSON.stringify(part[node.index])
 }
 
-/** Why the node produced by `event` differs, from the event's own nature. */
-function causeOf(event: SessionEvent | undefined): BreakCause {
+const nonEmpty = <T>(values: readonly T[] | undefined) => (values?.length === 0 ? undefined : values)
+
+/**
+ * The header parts a request sends after its tools, in wire order, each with the cause a change of it
+ * names; empty parts compare as absent, as in the loop's header equality. Tools were compared node by
+ * node before a header is asked, so a tools difference here is one the wire does not show. Config is
+ * last: sampling settings are in no provider's cache key, so it is named only when nothing sent changed.
+ */
+const HEADER_PARTS: ReadonlyArray<{ cause: BreakCause; part: (header: RequestHeader) => unknown }> = [
+  { cause: 'system-replace', part: (header) => (header.system === '' ? undefined : header.system) },
+  { cause: 'prefix-drift', part: (header) => nonEmpty(header.sessionPrefix) },
+  { cause: 'after-slot', part: (header) => nonEmpty(header.afterSlot) },
+  { cause: 'tools-changed', part: (header) => nonEmpty(header.tools) },
+  { cause: 'config-changed', part: (header) => header.config },
+]
+
+/**
+ * What a header changed against the header the previous request was built under: the first differing
+ * part on the wire. A resume or series header that rewrote nothing a request sends falls back to
+ * `config-changed` (request-level state), never to `prefix-drift`.
+ */
+function headerCause(previous: RequestHeader | undefined, current: RequestHeader): BreakCause {
+  for (const { cause, part } of HEADER_PARTS) {
+    const before = previous === undefined ? undefined : part(previous)
+    if (JSON.stringify(before) !== JSON.stringify(part(current))) return cause
+  }
+  return 'config-changed'
+}
+
+/** Why the node produced by `event` differs, from the event's own nature (a header: from what it changed). */
+function causeOf(event: SessionEvent | undefined, previousHeader: RequestHeader | undefined): BreakCause {
   if (event === undefined) return 'history-rewrite'
   const replaced = event.surfaceOp !== undefined && event.surfaceOp !== 'append'
   switch (event.type) {
@@ -68,12 +97,8 @@ function causeOf(event: SessionEvent | undefined): BreakCause {
       if (event.data.source.kind === 'plugin' && event.data.source.plugin === 'compaction')
         return 'compaction-summary'
       return 'history-rewrite'
-    case 'request/header': {
-      const reason = event.data.reason
-      return reason === 'resume' || event.data.header.sessionPrefix !== undefined
-        ? 'prefix-drift'
-        : 'config-changed'
-    }
+    case 'request/header':
+      return headerCause(previousHeader, event.data.header)
     case 'image/offload':
       return 'image-offload'
     default:
@@ -130,6 +155,14 @@ export function clientBreak(
   offloads: (seq: Seq) => SessionEvent | undefined,
 ): Attribution | undefined {
   const isHeader = (seq: Seq) => events(seq)?.type === 'request/header'
+  // The header the previous request was built under, as its wire names it. A request that sent nothing
+  // from its header had every header part empty, which is what an absent header compares as.
+  const previousHeaderSeq = headerSeqOf(previous.sources, events)
+  const previousHeaderEvent = previousHeaderSeq === undefined ? undefined : events(previousHeaderSeq)
+  const previousHeader =
+    previousHeaderEvent?.type === 'request/header' ? previousHeaderEvent.data.header : undefined
+  const causeAt = (seq: Seq | undefined) =>
+    causeOf(seq === undefined ? undefined : events(seq), previousHeader)
   if (previous.body.model !== current.body.model) {
     return at('model', headerSeqOf(current.sources, events), 'config-changed')
   }
@@ -142,9 +175,11 @@ export function clientBreak(
   const seqs = sourcesOf(node, current.sources)
   const seq = seqs.length === 0 ? undefined : Math.max(...seqs)
   const previousNode = previous.prompt.segments[index]?.node
-  // A tool added, changed or removed (a removed last tool leaves the next part at its index).
-  if (isToolsPart(node) || isToolsPart(previousNode)) {
-    return at(label, isToolsPart(node) ? seq : headerSeqOf(current.sources, events), 'tools-changed')
+  // A tool added, changed or removed. A removed last tool leaves the next part at its index: the node is
+  // the tool that is gone, and the event the header that dropped it.
+  if (isToolsPart(node)) return at(label, seq, 'tools-changed')
+  if (previousNode !== undefined && isToolsPart(previousNode)) {
+    return at(describeNode(previousNode), headerSeqOf(current.sources, events), 'tools-changed')
   }
   const previousSeqs = previousNode === undefined ? [] : sourcesOf(previousNode, previous.sources)
   if (previousNode !== undefined && previousSeqs.length > 0 && previousSeqs.every(isHeader)) {
@@ -158,7 +193,7 @@ export function clientBreak(
     // A request-only message at the head (a session prefix) that the current header no longer sends.
     if (!trailing && !(seq !== undefined && isHeader(seq))) {
       const headerSeq = headerSeqOf(current.sources, events)
-      return at(label, headerSeq, causeOf(headerSeq === undefined ? undefined : events(headerSeq)))
+      return at(label, headerSeq, causeAt(headerSeq))
     }
   }
   // Same wire node, different prompt: a request-wide setting folded into the prefix changed (whether
@@ -179,5 +214,5 @@ export function clientBreak(
   if (offload !== undefined && events(seq as number)?.type === 'user/message') {
     return at(label, offload.seq, 'image-offload')
   }
-  return at(label, seq, causeOf(seq === undefined ? undefined : events(seq)))
+  return at(label, seq, causeAt(seq))
 }

@@ -7,10 +7,12 @@ import { PROVIDER_IDS, type ProviderId } from '../harness/types.ts'
 import { type MockProviders, startMockProviders } from '../providers/index.ts'
 import { summarize } from '../reports/summary.ts'
 import type { StepRow } from '../reports/types.ts'
+import { codingTurns } from './fixtures.ts'
 import { findScenario } from './index.ts'
 import { LONG_SESSION_TURNS } from './long-session.ts'
 import { replayLongSession } from './long-session-replay.ts'
 import { runSession } from './run.ts'
+import type { Scenario } from './types.ts'
 
 let mock: MockProviders
 
@@ -207,6 +209,58 @@ describe('resume across a restart', () => {
     expect(drift?.turn).toBe(replaced.rows.find((row) => row.headerReason === 'resume')?.turn)
     expect(breaks(appended.rows)).toHaveLength(0)
   })
+})
+
+describe('break causes under a frozen session prefix', () => {
+  /** A second catalog model per provider, for a model change. */
+  const OTHER_MODEL: Record<ProviderId, string> = {
+    anthropic: 'claude-opus-4-8',
+    'openai-chat': 'gpt-5.4-mini',
+    'openai-responses': 'gpt-5.4-mini',
+    deepseek: 'deepseek-v4-pro',
+  }
+
+  it.each(PROVIDER_IDS)(
+    'names what changed in the header on %s: the prompt, a removed tool, the recomposed prefix, the model; a temperature breaks nothing',
+    async (provider) => {
+      const base = findScenario('session-prefix') as Scenario
+      const turns = (from: number) => codingTurns(1, { seed: 'frozen-causes', resultTokens: 300, from })
+      const script = [
+        ...turns(0),
+        ...turns(1),
+        { kind: 'set-system' as const, text: `${base.system}\n\nAnswer in French.` },
+        ...turns(2),
+        { kind: 'set-config' as const, config: { temperature: 0.2 } },
+        ...turns(3),
+        { kind: 'set-tools' as const, tools: base.tools.slice(0, -1) },
+        ...turns(4),
+        { kind: 'set-prefix-source' as const, text: 'Skills available in this workspace: none.' },
+        { kind: 'restart' as const },
+        ...turns(5),
+        { kind: 'set-config' as const, config: { model: OTHER_MODEL[provider] } },
+        ...turns(6),
+      ]
+      const variant = {
+        name: 'frozen',
+        policies: { sessionPrefix: 'frozen', systemPrompt: 'header' },
+      } as const
+      const { rows } = await runSession(
+        { scenario: { ...base, script }, variant, provider },
+        { runId: 'test', stream: false, mock },
+      )
+      const firstStep = (turn: number) => rows.find((row) => row.turn === turn && row.step === 1) as StepRow
+      const systemNode =
+        provider === 'anthropic' || provider === 'openai-responses' ? 'system[0]' : 'messages[0]'
+      expect(breaks(rows).map((row) => [row.turn, row.headerReason, row.breakNode, row.breakCause])).toEqual([
+        [3, 'change', systemNode, 'system-replace'],
+        [5, 'change', `tools[${base.tools.length - 1}]`, 'tools-changed'],
+        [6, 'resume', expect.any(String), 'prefix-drift'],
+        [7, 'change', 'model', 'config-changed'],
+      ])
+      expect(firstStep(4).headerReason).toBe('change')
+      expect(firstStep(4).breakCause).toBeUndefined()
+    },
+  )
 })
 
 describe('long-session', () => {

@@ -78,6 +78,27 @@ describe('DeepSeek cache prefix units (current rules)', () => {
     expect(lost.trace.shortfall).toBe('ttl-expired')
   })
 
+  it('makes a unit readable persistDelaySeconds after the start of the request that persisted it', () => {
+    const sim = simulatorWith({ persistDelaySeconds: 5 })
+    const first = body([{ role: 'system', content: system }, user('What does the log say?')])
+    sim.simulate('chat', { body: first, at: 0, output: answer })
+    const next = body([
+      { role: 'system', content: system },
+      user('What does the log say?'),
+      assistant('Here is the summary you asked for.'),
+      user('And the errors?'),
+    ])
+    // Inside the delay: request 1's units are still being built, which is no expiry.
+    const early = sim.simulate('chat', { body: next, at: 2, output: answer })
+    expect(early.counts.read).toBe(0)
+    expect(early.trace.shortfall).toBeUndefined()
+    // After it: request 1's output-end unit (built at 5), not yet request 2's input-end unit (built at 7).
+    const after = sim.simulate('chat', { body: next, at: 6, output: answer })
+    expect(after.counts.read).toBe(tokensThrough(after.prompt, 3))
+    const later = sim.simulate('chat', { body: next, at: 8, output: answer })
+    expect(later.counts.read).toBe(tokensThrough(later.prompt, 4))
+  })
+
   it('with fixed-interval units, A+C hits the last interval unit inside A', () => {
     const sim = simulatorWith({ intervalTokens: 512 })
     sim.simulate('chat', { body: body([user(withTail(' Summarize it.'))]), at: 0, output: answer })
