@@ -49,7 +49,7 @@ export class AnthropicCacheSimulator {
   simulate(request: SimulationRequest): Simulation {
     const { body, at } = request
     const { rules, entry } = this.rules(body)
-    const layout = linearizeAnthropic(body, this.counter, entry.tokenScale, rules.ttlSeconds)
+    const layout = linearizeAnthropic(body, this.counter, entry.tokenScale, rules.ttlSeconds, entry.route)
     const prompt = layout.prompt
     const output = scaleTokens(outputTokens(request.output, this.counter), entry.tokenScale)
     const placed = validBreakpoints(layout, automaticBreakpoint(layout), rules)
