@@ -42,7 +42,63 @@ describe('cachelab run', () => {
     expect(parsed.summary[0]).toMatchObject({ scenario: 'append-only', provider: 'openai-chat' })
   })
 
+  it('lists the variants an explicit model cannot serve, in the terminal and in --json, with no rows for them', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'cachelab-na-'))
+    const argv = [
+      'run',
+      '--scenario',
+      'prompt-change',
+      '--provider',
+      'anthropic',
+      '--model',
+      'claude-sonnet-4-6',
+    ]
+    const terminal = await runCli([...argv, '--out', out])
+    expect(terminal.code).toBe(0)
+    expect(terminal.stdout).toMatch(
+      /not applicable[^\n]*\n {2}prompt-change\/in-history on anthropic \(claude-sonnet-4-6\): needs the in-history system-prompt route/,
+    )
+    expect(readFileSync(join(out, 'summary.csv'), 'utf8')).not.toContain('prompt-change,in-history')
+    const json = await runCli([...argv, '--out', out, '--json'])
+    expect(JSON.parse(json.stdout).notApplicable).toEqual([
+      {
+        scenario: 'prompt-change',
+        variant: 'in-history',
+        provider: 'anthropic',
+        model: 'claude-sonnet-4-6',
+        reason: expect.stringContaining('reads the system prompt only at the head'),
+      },
+    ])
+  })
+
+  it('runs prompt-change on Anthropic on a model that reads system messages in history when none is named', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'cachelab-route-'))
+    const argv = ['run', '--scenario', 'prompt-change', '--provider', 'anthropic', '--out', out, '--json']
+    const { code, stdout } = await runCli(argv)
+    expect(code).toBe(0)
+    const parsed = JSON.parse(stdout)
+    expect(parsed.notApplicable).toEqual([])
+    expect(parsed.summary).toEqual([
+      expect.objectContaining({ variant: 'in-history', model: 'claude-opus-4-8', failedAttempts: 0 }),
+      expect.objectContaining({ variant: 'unsupported', model: 'claude-opus-4-8', failedAttempts: 0 }),
+    ])
+  })
+
   it.each([
+    [
+      [
+        'run',
+        '--scenario',
+        'prompt-change',
+        '--variant',
+        'in-history',
+        '--provider',
+        'anthropic',
+        '--model',
+        'claude-sonnet-4-6',
+      ],
+      /nothing to run: prompt-change\/in-history on anthropic \(claude-sonnet-4-6\): needs the in-history/,
+    ],
     [['run', '--provider', 'nope'], /unknown provider "nope"/],
     [['run', '--scenario', 'nope'], /unknown scenario "nope"/],
     [['run', '--bogus'], /Unknown option '--bogus'/],
@@ -78,6 +134,28 @@ describe('cachelab run --live', () => {
     expect(steps).not.toContain('cachelab-test-live-key')
     expect(readFileSync(join(out, 'summary.csv'), 'utf8')).toContain('append-only,default,deepseek')
     expect(stdout).toContain('append-only')
+  })
+
+  it('exits 1 naming the provider whose every attempt failed (an unreachable base URL), and still writes the outputs', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'cachelab-unreachable-'))
+    const key = 'sk-ant-cachelab-test-unreachable-key'
+    // Port 9 (discard) is closed on loopback: every connection is refused at once.
+    const env = { ANTHROPIC_API_KEY: key, ANTHROPIC_BASE_URL: 'http://127.0.0.1:9' }
+    const argv = ['run', '--live', '--scenario', 'append-only', '--provider', 'anthropic', '--out', out]
+    const { code, stdout, stderr } = await withEnv(env, () => runCli(argv))
+    expect(code).toBe(1)
+    expect(stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/^anthropic: (\d+) of \1 attempts failed \(network: .+\)$/),
+    ])
+    expect(stdout).toMatch(/0 requests, \d+ failed attempts/)
+    const summary = readFileSync(join(out, 'summary.csv'), 'utf8')
+    expect(summary).toContain('append-only,default,anthropic')
+    const logs = readdirSync(join(out, 'sessions')).map((name) =>
+      readFileSync(join(out, 'sessions', name), 'utf8'),
+    )
+    for (const text of [stdout, stderr, summary, readFileSync(join(out, 'steps.csv'), 'utf8'), ...logs]) {
+      expect(text).not.toContain(key)
+    }
   })
 
   it('names the missing key variable and exits 2', async () => {

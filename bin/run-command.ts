@@ -10,11 +10,13 @@ import { hashString } from '../harness/random.ts'
 import { startMockProviders } from '../providers/index.ts'
 import { CacheSimulators } from '../providers/sim/index.ts'
 import { stepsCsv, summaryCsv } from '../reports/csv.ts'
+import { providerOutcomes, runFailures, type SessionOutcome } from '../reports/failures.ts'
 import { renderReport } from '../reports/html.ts'
 import { summarize } from '../reports/summary.ts'
 import { summaryTable } from '../reports/table.ts'
 import type { StepRow } from '../reports/types.ts'
 import { SCENARIOS } from '../scenarios/index.ts'
+import type { NotApplicable } from '../scenarios/requirements.ts'
 import { planMatrix, runSession, sessionIdOf } from '../scenarios/run.ts'
 import { listOption, parse, providersOption } from './args.ts'
 
@@ -40,9 +42,19 @@ export async function runCommand(argv: string[]): Promise<number> {
     ...new Set(scenarios.flatMap((scenario) => scenario.variants.map((variant) => variant.name))),
   ]
   const variants = listOption(values.variant, variantNames, 'variant')
-  const plans = planMatrix(scenarios, providers, variants)
-  if (plans.length === 0)
-    throw new CachelabError('usage', 'nothing to run: no scenario has those variants on those providers')
+  const { plans, notApplicable } = planMatrix(scenarios, providers, {
+    ...(variants !== undefined ? { variants } : {}),
+    ...(values.model !== undefined ? { model: values.model } : {}),
+  })
+  if (plans.length === 0) {
+    const [first] = notApplicable
+    throw new CachelabError(
+      'usage',
+      first === undefined
+        ? 'nothing to run: no scenario has those variants on those providers'
+        : `nothing to run: ${notApplicableLine(first)}${notApplicable.length > 1 ? ` (and ${notApplicable.length - 1} more)` : ''}`,
+    )
+  }
   const live = values.live === true
   const stream = values.stream ?? false
   const env: Record<string, string | undefined> = { ...process.env }
@@ -63,6 +75,7 @@ export async function runCommand(argv: string[]): Promise<number> {
   const predictor = new CacheSimulators()
   const liveClock = new VirtualClock()
   const rows: StepRow[] = []
+  const outcomes: SessionOutcome[] = []
   try {
     for (const [index, plan] of plans.entries()) {
       const result = await runSession(plan, {
@@ -70,10 +83,10 @@ export async function runCommand(argv: string[]): Promise<number> {
         stream,
         sessionsDir,
         env,
-        ...(values.model !== undefined ? { model: values.model } : {}),
         ...(mock !== undefined ? { mock } : { predictor, clock: liveClock }),
       })
       rows.push(...result.rows)
+      outcomes.push({ provider: plan.provider, rows: result.rows, events: result.events })
       if (showProgress) {
         const [summary] = summarize(result.rows)
         const hit = summary?.hitRatioWarm === undefined ? '-' : `${(summary.hitRatioWarm * 100).toFixed(1)}%`
@@ -88,14 +101,33 @@ export async function runCommand(argv: string[]): Promise<number> {
   writeFileSync(join(outDir, 'summary.csv'), summaryCsv(summaries))
   writeFileSync(join(outDir, 'report.html'), renderReport({ rows, summaries, runId }))
   if (values.out === undefined) linkLatest(outDir)
+  const failures = runFailures(providerOutcomes(outcomes), live ? 'live' : 'simulated')
   if (values.json === true) {
-    process.stdout.write(`${JSON.stringify({ runId, outDir, summary: summaries }, null, 2)}\n`)
+    const report = { runId, outDir, summary: summaries, notApplicable, failures }
+    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`)
   } else {
-    process.stdout.write(
-      `${summaryTable(summaries)}\n\nrun ${runId}: ${rows.length} requests; wrote ${relative(process.cwd(), outDir) || '.'}/{steps.csv,summary.csv,report.html,sessions/}\n`,
+    const succeeded = rows.filter((row) => row.ok).length
+    const lines = [summaryTable(summaries), '']
+    if (notApplicable.length > 0) {
+      lines.push(
+        `not applicable (no rows, no numbers):`,
+        ...notApplicable.map((entry) => `  ${notApplicableLine(entry)}`),
+        '',
+      )
+    }
+    lines.push(
+      `run ${runId}: ${succeeded} requests, ${rows.length - succeeded} failed attempts; wrote ${relative(process.cwd(), outDir) || '.'}/{steps.csv,summary.csv,report.html,sessions/}`,
     )
+    process.stdout.write(`${lines.join('\n')}\n`)
   }
-  return 0
+  // The outputs are written either way; a provider that did not answer fails the run.
+  for (const line of failures) process.stderr.write(`${line}\n`)
+  return failures.length > 0 ? 1 : 0
+}
+
+/** A variant left out of the run, as one line: which session, on which model, and why. */
+function notApplicableLine(entry: NotApplicable): string {
+  return `${entry.scenario}/${entry.variant} on ${entry.provider} (${entry.model}): ${entry.reason}`
 }
 
 /** Make the output directory; a previous run's session logs there are replaced. */

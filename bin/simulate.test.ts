@@ -71,4 +71,34 @@ describe('cachelab simulate reproduces the providers’ documented examples', ()
     const [line] = simulateLines(body, 'in', 'anthropic')
     expect(JSON.parse(line as string).error).toMatchObject({ status: 400 })
   })
+
+  it('answers an error line for a system message inside messages on claude-sonnet-4-6, usage on claude-opus-4-8', () => {
+    const body = (model: string) =>
+      JSON.stringify({
+        model,
+        max_tokens: 8,
+        system: 'You are a coding agent.',
+        messages: [
+          { role: 'user', content: 'hi' },
+          { role: 'assistant', content: 'hello' },
+          { role: 'system', content: 'Build mode is on.' },
+          { role: 'user', content: 'go on' },
+        ],
+      })
+    const [refused, accepted] = simulateLines(
+      `${body('claude-sonnet-4-6')}\n${body('claude-opus-4-8')}\n`,
+      'in',
+      'anthropic',
+    ).map((line) => JSON.parse(line))
+    expect(refused).toEqual({
+      error: {
+        status: 400,
+        body: {
+          type: 'error',
+          error: { type: 'invalid_request_error', message: "role 'system' is not supported on this model" },
+        },
+      },
+    })
+    expect(accepted.usage.input).toBeGreaterThan(0)
+  })
 })

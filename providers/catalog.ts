@@ -104,8 +104,16 @@ export interface Prices {
 export interface ModelEntry {
   vendor: Vendor
   model: string
-  /** How the model applies a mid-conversation system prompt change. */
+  /**
+   * Which system-prompt routes the model accepts. `in-history`: a `system` message later in the
+   * conversation is accepted and read, so a changed prompt can be appended after the cached history (and
+   * the head can still be rewritten). `unsupported`: only the head (Anthropic's top-level `system`, the
+   * first message elsewhere) carries the prompt; Anthropic answers a `role: "system"` message inside
+   * `messages` with a 400, and OpenAI-style APIs accept it but the model does not act on it as its prompt.
+   * A variant that needs `in-history` runs only on a model listing it (see `scenarios/requirements.ts`).
+   */
   route: Route
+  /** The tool-update mode the loop uses by default on this model (DSH D); a variant may override it. */
   toolUpdate: ToolUpdateMode
   cache: CacheRules
   prices: Prices
@@ -251,6 +259,11 @@ export function vendorOf(provider: ProviderId): Vendor {
   }
 }
 
+/** Whether a model accepts and reads `system` messages inside the conversation history. */
+export function acceptsSystemInHistory(entry: ModelEntry): boolean {
+  return entry.route === 'in-history'
+}
+
 /** The catalog entry of a model, or undefined when the catalog does not list it. */
 export function findModel(vendor: Vendor, model: string): ModelEntry | undefined {
   return CATALOG.find((entry) => entry.vendor === vendor && entry.model === model)
@@ -275,7 +288,8 @@ export function resolveModel(provider: ProviderId, model?: string): ModelEntry {
 
 /**
  * The entry a simulator uses for a request's model: the catalog's, or the vendor default's rules under
- * the requested name when the catalog does not list it (the loopback server accepts any model).
+ * the requested name when the catalog does not list it (the loopback server accepts any model). An
+ * unlisted model so takes the default's route too: on Anthropic it refuses system messages in history.
  */
 export function simulationModel(vendor: Vendor, model: string): ModelEntry {
   const entry = findModel(vendor, model)

@@ -6,29 +6,38 @@ const percent = (value: number | undefined) => (value === undefined ? '-' : `${(
 const dollars = (value: number) => `$${value.toFixed(4)}`
 const count = (value: number) => value.toLocaleString('en-US')
 
-/** Render rows as aligned columns. */
-export function renderTable(header: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
+/** Render rows as aligned columns: the first `textColumns` left-aligned, the numbers after them right-aligned. */
+export function renderTable(
+  header: readonly string[],
+  rows: ReadonlyArray<readonly string[]>,
+  textColumns: number,
+): string {
   const widths = header.map((title, column) =>
     Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)),
   )
   const line = (cells: readonly string[]) =>
     cells
       .map((cell, column) =>
-        column < 3 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0),
+        column < textColumns ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0),
       )
       .join('  ')
       .trimEnd()
   return [line(header), line(widths.map((width) => '-'.repeat(width))), ...rows.map(line)].join('\n')
 }
 
-/** The summary table printed after a run. Hit ratios are token-weighted; "warm" excludes each session's first request. */
+/**
+ * The summary table printed after a run, counting as summary.csv does: successful requests and failed
+ * attempts apart. Hit ratios are token-weighted; "warm" excludes each session's first request.
+ */
 export function summaryTable(rows: readonly SummaryRow[]): string {
   return renderTable(
     [
       'scenario',
       'variant',
       'provider',
+      'model',
       'requests',
+      'failed attempts',
       'hit (warm)',
       'hit (all)',
       'lost tokens',
@@ -41,7 +50,9 @@ export function summaryTable(rows: readonly SummaryRow[]): string {
       row.scenario,
       row.variant,
       row.provider,
-      String(row.requests + row.failedAttempts),
+      row.model,
+      String(row.requests),
+      String(row.failedAttempts),
       percent(row.hitRatioWarm),
       percent(row.hitRatioAll),
       count(row.lostTokens),
@@ -52,5 +63,6 @@ export function summaryTable(rows: readonly SummaryRow[]): string {
         ? '-'
         : `${count(row.largestBreak.lostTokens)} @${row.largestBreak.turn}.${row.largestBreak.step} ${row.largestBreak.cause ?? ''}`.trim(),
     ]),
+    4,
   )
 }

@@ -16,7 +16,15 @@ import { toolSchemaChange } from './tool-schema-change.ts'
 import type { Scenario } from './types.ts'
 
 export { replaySession } from './replay.ts'
-export { planMatrix, runSession, type SessionOptions, type SessionPlan, type SessionResult } from './run.ts'
+export { chooseModel, type NotApplicable, type Requirement, variantRequirements } from './requirements.ts'
+export {
+  type MatrixPlan,
+  planMatrix,
+  runSession,
+  type SessionOptions,
+  type SessionPlan,
+  type SessionResult,
+} from './run.ts'
 export type { Scenario, Variant } from './types.ts'
 
 export const SCENARIOS: readonly Scenario[] = [

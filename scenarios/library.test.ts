@@ -11,6 +11,7 @@ import { codingTurns } from './fixtures.ts'
 import { findScenario } from './index.ts'
 import { LONG_SESSION_TURNS } from './long-session.ts'
 import { replayLongSession } from './long-session-replay.ts'
+import { chooseModel } from './requirements.ts'
 import { runSession } from './run.ts'
 import type { Scenario } from './types.ts'
 
@@ -25,8 +26,10 @@ async function run(scenarioName: string, variantName: string, provider: Provider
   const scenario = findScenario(scenarioName)
   const variant = scenario?.variants.find((candidate) => candidate.name === variantName)
   if (scenario === undefined || variant === undefined) throw new Error(`no ${scenarioName}/${variantName}`)
+  // The model `cachelab run` picks for the scenario on this provider.
+  const model = chooseModel(scenario, provider).entry.model
   return runSession(
-    { scenario, variant, provider },
+    { scenario, variant, provider, model },
     { runId: 'test', stream: false, mock, ...(sessionsDir ? { sessionsDir } : {}) },
   )
 }
@@ -164,7 +167,7 @@ describe('the scenario library on anthropic', () => {
     expect(breaks(inHistory.rows)).toHaveLength(0)
   })
 
-  it('parallel-tool-results: one automatic breakpoint misses after the fan-out; rolling breakpoints lose least', async () => {
+  it('parallel-tool-results: under the current rule every strategy reads across the fan-out; under the per-block rule one automatic breakpoint misses and rolling breakpoints lose least', async () => {
     const lost = async (variant: string) => {
       const { rows } = await run('parallel-tool-results', variant, 'anthropic')
       const missed = breaks(rows)
@@ -173,14 +176,13 @@ describe('the scenario library on anthropic', () => {
       expect(rows.every((row) => row.lostTokens === 0)).toBe(true)
       return rows.reduce((sum, row) => sum + row.providerLostTokens, 0)
     }
-    const automatic = await lost('automatic')
-    const systemAndLast = await lost('system-and-last')
-    const rolling = await lost('rolling')
-    // Counting a run of parallel tool results as one position, the fan-out stays within the lookback.
-    const runRule = await lost('automatic-run-rule')
-    expect(automatic).toBeGreaterThan(systemAndLast)
-    expect(systemAndLast).toBeGreaterThan(rolling)
-    expect(runRule).toBe(0)
+    // A run of parallel tool calls (and one of their results) is one lookback position each.
+    for (const variant of ['automatic', 'last-message', 'system-and-last', 'rolling'])
+      expect(await lost(variant)).toBe(0)
+    const automaticBlockRule = await lost('automatic-block-rule')
+    const rollingBlockRule = await lost('rolling-block-rule')
+    expect(rollingBlockRule).toBeGreaterThan(0)
+    expect(automaticBlockRule).toBeGreaterThan(10 * rollingBlockRule)
   })
 })
 

@@ -1,6 +1,7 @@
 // One step fans out into 24 parallel tool calls, so the next request adds about 50 content blocks at
-// once. Anthropic checks at most 20 positions back from each breakpoint: where the breakpoints sit decides
-// whether the previous request's cache entry is found.
+// once. Anthropic checks at most 20 positions back from each breakpoint; under the current rule a run of
+// consecutive tool_use (or tool_result) blocks is one position, so the fan-out costs three. The
+// superseded per-block rule, where it cost about 50, is kept as named variants to show what it broke.
 
 import type { ToolCallScript } from '../harness/script.ts'
 import { agentSystemPrompt, CODING_TOOLS, codingTurns } from './fixtures.ts'
@@ -12,20 +13,21 @@ const fanOut: ToolCallScript[] = Array.from({ length: 24 }, (_, index) => ({
   result: { tokens: 150, seed: `fan-out:${index}` },
 }))
 
-/** Lookback as documented until 2026: every block is one position, parallel tool results included. */
+/** The superseded lookback rule (documented until 2026): every block is one position, parallel tool results included. */
 const blockLookback = { collapseToolRuns: false }
 
 export const parallelToolResults: Scenario = {
   name: 'parallel-tool-results',
   demonstrates:
-    'A step that appends more than 20 blocks misses the cache behind one automatic breakpoint; more breakpoints find it.',
+    'A 24-call fan-out stays within the 20-position lookback of one automatic breakpoint, as a run of parallel tool blocks counts once; under the superseded per-block rule that breakpoint missed it and rolling breakpoints still read nearly all of it.',
   providers: ['anthropic'],
   variants: [
-    { name: 'automatic', build: { breakpoints: 'automatic' }, rules: blockLookback },
-    { name: 'last-message', build: { breakpoints: 'last-message' }, rules: blockLookback },
-    { name: 'system-and-last', build: { breakpoints: 'system-and-last' }, rules: blockLookback },
-    { name: 'rolling', build: { breakpoints: 'rolling' }, rules: blockLookback },
-    { name: 'automatic-run-rule', build: { breakpoints: 'automatic' } },
+    { name: 'automatic', build: { breakpoints: 'automatic' } },
+    { name: 'last-message', build: { breakpoints: 'last-message' } },
+    { name: 'system-and-last', build: { breakpoints: 'system-and-last' } },
+    { name: 'rolling', build: { breakpoints: 'rolling' } },
+    { name: 'automatic-block-rule', build: { breakpoints: 'automatic' }, rules: blockLookback },
+    { name: 'rolling-block-rule', build: { breakpoints: 'rolling' }, rules: blockLookback },
   ],
   system: agentSystemPrompt(3000, 'fan-out'),
   tools: CODING_TOOLS,

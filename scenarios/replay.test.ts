@@ -22,15 +22,20 @@ const REPLAYABLE = SCENARIOS.filter(
 describe('replaying a session log', () => {
   // The replay hands the simulator the same objects request after request (the memoized fast paths),
   // while a run through the SDK and MSW hands it freshly parsed JSON: equal rows prove the fast paths.
-  it.each(planMatrix(REPLAYABLE, PROVIDER_IDS).map((plan) => [sessionIdOf(plan), plan] as const))(
+  it.each(planMatrix(REPLAYABLE, PROVIDER_IDS).plans.map((plan) => [sessionIdOf(plan), plan] as const))(
     'reproduces every step row of %s from the log alone',
     async (_name, plan) => {
       const run = await runSession(plan, { runId: 'r', stream: false, mock })
       const replayed = replaySession(run.events, {
         provider: plan.provider,
+        ...(plan.model !== undefined ? { model: plan.model } : {}),
         build: { ...defaultBuild(plan.provider, sessionIdOf(plan), false), ...plan.variant.build },
         ...(plan.variant.rules !== undefined
-          ? { simulator: { models: [withCacheRules(resolveModel(plan.provider), plan.variant.rules)] } }
+          ? {
+              simulator: {
+                models: [withCacheRules(resolveModel(plan.provider, plan.model), plan.variant.rules)],
+              },
+            }
           : {}),
         labels: { runId: 'r', scenario: plan.scenario.name, variant: plan.variant.name },
       })

@@ -8,6 +8,7 @@ import { type MockProviders, startMockProviders } from '../providers/index.ts'
 import { stepsCsv } from '../reports/csv.ts'
 import { STEP_COLUMNS } from '../reports/types.ts'
 import { appendOnly } from './append-only.ts'
+import { promptChange } from './prompt-change.ts'
 import { runSession } from './run.ts'
 
 let mock: MockProviders
@@ -83,5 +84,19 @@ describe('append-only, simulated end to end', () => {
     expect(stepsCsv(a.rows)).toBe(stepsCsv(b.rows))
     const file = 'append-only.default.openai-chat.jsonl'
     expect(readFileSync(join(one, file), 'utf8')).toBe(readFileSync(join(two, file), 'utf8'))
+  })
+})
+
+describe('a variant its model cannot serve', () => {
+  it('is refused before any request, naming the model and what the variant needs', async () => {
+    const plan = {
+      scenario: promptChange,
+      variant: { name: 'in-history', policies: { route: 'in-history' as const } },
+      provider: 'anthropic' as const,
+      model: 'claude-sonnet-4-6',
+    }
+    await expect(runSession(plan, { runId: 'test', stream: false, mock })).rejects.toThrow(
+      /prompt-change\.in-history\.anthropic is not applicable on claude-sonnet-4-6: it needs the in-history system-prompt route/,
+    )
   })
 })

@@ -29,6 +29,7 @@ import { type PreviousRequest, type SimCounts, SimulatorRejection } from '../pro
 import type { BuildOptions } from '../providers/types.ts'
 import { type Observation, SessionRowBuilder } from '../reports/rows.ts'
 import type { StepRow } from '../reports/types.ts'
+import { chooseModel, type NotApplicable, variantUnmet } from './requirements.ts'
 import type { Scenario, Variant } from './types.ts'
 
 /** One session of a run. */
@@ -36,11 +37,13 @@ export interface SessionPlan {
   scenario: Scenario
   variant: Variant
   provider: ProviderId
+  /** The model to run on (planMatrix sets the scenario's choice); `SessionOptions.model` otherwise. */
+  model?: string
 }
 
 export interface SessionOptions {
   runId: string
-  /** Model override; the catalog default of each provider otherwise. */
+  /** Model when the plan names none; the catalog default of each provider otherwise. */
   model?: string
   stream: boolean
   /** Simulated: the mock providers to run against. Live: undefined. */
@@ -86,7 +89,10 @@ export interface SessionResult {
 export async function runSession(plan: SessionPlan, options: SessionOptions): Promise<SessionResult> {
   const { scenario, variant, provider } = plan
   const sessionId = sessionIdOf(plan)
-  const entry = resolveModel(provider, options.model)
+  const entry = resolveModel(provider, plan.model ?? options.model)
+  const unmet = variantUnmet(variant, entry)
+  if (unmet !== undefined)
+    throw new CachelabError('usage', `${sessionId} is not applicable on ${entry.model}: it ${unmet}`)
   const policies: Policies = { ...DEFAULT_POLICIES, ...variant.policies }
   const setup: LoopSetup = {
     policies,
@@ -292,24 +298,48 @@ function observerFor(
   }
 }
 
-/** Every session of a matrix, in order: scenarios × variants (filtered) × providers. */
+/** The sessions of a matrix and the variants that cannot run on their scenario's model. */
+export interface MatrixPlan {
+  /** Every session to run, in order: scenarios × variants (filtered) × providers. */
+  plans: SessionPlan[]
+  /** Variants left out because the model their scenario runs on cannot serve them, in the same order. */
+  notApplicable: NotApplicable[]
+}
+
+/**
+ * Plan a matrix: per (scenario, provider) one model for all of the scenario's variants (see
+ * `chooseModel`); the chosen variants it can serve become sessions, the others not-applicable entries.
+ */
 export function planMatrix(
   scenarios: readonly Scenario[],
   providers: readonly ProviderId[],
-  variants?: readonly string[],
-): SessionPlan[] {
+  options: { variants?: readonly string[]; model?: string } = {},
+): MatrixPlan {
   const plans: SessionPlan[] = []
+  const notApplicable: NotApplicable[] = []
   for (const scenario of scenarios) {
+    const choices = providers
+      .filter((provider) => scenario.providers === undefined || scenario.providers.includes(provider))
+      .map((provider) => ({ provider, choice: chooseModel(scenario, provider, options.model) }))
     const chosen =
-      variants === undefined
+      options.variants === undefined
         ? scenario.variants
-        : scenario.variants.filter((variant) => variants.includes(variant.name))
+        : scenario.variants.filter((variant) => options.variants?.includes(variant.name))
     for (const variant of chosen) {
-      for (const provider of providers) {
-        if (scenario.providers !== undefined && !scenario.providers.includes(provider)) continue
-        plans.push({ scenario, variant, provider })
+      for (const { provider, choice } of choices) {
+        const model = choice.entry.model
+        const skipped = choice.notApplicable.find((entry) => entry.variant === variant)
+        if (skipped === undefined) plans.push({ scenario, variant, provider, model })
+        else
+          notApplicable.push({
+            scenario: scenario.name,
+            variant: variant.name,
+            provider,
+            model,
+            reason: skipped.reason,
+          })
       }
     }
   }
-  return plans
+  return { plans, notApplicable }
 }

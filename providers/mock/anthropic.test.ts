@@ -161,6 +161,33 @@ describe('mock Messages over the @anthropic-ai/sdk', () => {
     expect(plain).toMatchObject({ status: 500, errorType: 'api_error' })
   })
 
+  it('refuses a system message inside messages on a model whose route reads only the head, and takes it on one that reads history', async () => {
+    mock.context.reset()
+    const post = (model: string) =>
+      fetch('https://api.anthropic.com/v1/messages', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers(0) },
+        body: JSON.stringify({
+          model,
+          max_tokens: 16,
+          system: 'You are a coding agent.',
+          messages: [
+            { role: 'user', content: 'hi' },
+            { role: 'assistant', content: 'hello' },
+            { role: 'system', content: 'Build mode is on.' },
+            { role: 'user', content: 'go on' },
+          ],
+        }),
+      })
+    const refused = await post('claude-sonnet-4-6')
+    expect(refused.status).toBe(400)
+    expect(await refused.json()).toMatchObject({
+      type: 'error',
+      error: { type: 'invalid_request_error', message: "role 'system' is not supported on this model" },
+    })
+    expect((await post('claude-opus-4-8')).status).toBe(200)
+  })
+
   it('answers a request without max_tokens with an invalid_request_error', async () => {
     const response = await fetch('https://api.anthropic.com/v1/messages', {
       method: 'POST',

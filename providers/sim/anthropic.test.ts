@@ -392,3 +392,65 @@ describe('requests that repeat earlier message objects', () => {
     }
   })
 })
+
+describe('system messages inside messages', () => {
+  const withSystemInHistory = (model: string): Body => ({
+    model,
+    max_tokens: 16,
+    system: [{ type: 'text', text: fillerText(1200, 'head') }],
+    messages: [
+      { role: 'user', content: [{ type: 'text', text: 'Read the parser.' }] },
+      { role: 'assistant', content: [{ type: 'text', text: 'Done.' }] },
+      { role: 'system', content: [{ type: 'text', text: 'Build mode is on.' }] },
+      { role: 'user', content: [{ type: 'text', text: 'Now run the release script.' }] },
+    ],
+  })
+  const rejection = (model: string) => {
+    try {
+      run(new AnthropicCacheSimulator(), withSystemInHistory(model), 0)
+    } catch (error) {
+      return error
+    }
+    return undefined
+  }
+
+  it("are the API's 400 on a model whose route reads the system prompt only at the head", () => {
+    const error = rejection('claude-sonnet-4-6')
+    expect(error).toBeInstanceOf(SimulatorRejection)
+    expect(error).toMatchObject({
+      status: 400,
+      body: {
+        type: 'error',
+        error: { type: 'invalid_request_error', message: "role 'system' is not supported on this model" },
+      },
+    })
+  })
+
+  it("are refused on a model the catalog does not list, which takes the default model's route", () => {
+    expect(rejection('claude-unlisted-9')).toBeInstanceOf(SimulatorRejection)
+  })
+
+  it('are accepted, and cached like any message, on a model with the in-history route', () => {
+    const simulator = new AnthropicCacheSimulator()
+    const first = run(
+      simulator,
+      { ...withSystemInHistory('claude-opus-4-8'), cache_control: { type: 'ephemeral' } },
+      0,
+    )
+    const second = run(
+      simulator,
+      { ...withSystemInHistory('claude-opus-4-8'), cache_control: { type: 'ephemeral' } },
+      1,
+    )
+    expect(first.counts.write).toBeGreaterThan(1200)
+    expect(second.counts.read).toBe(first.counts.write)
+  })
+
+  it('are not checked by a what-if linearization, which names no route', () => {
+    const body = withSystemInHistory('claude-sonnet-4-6')
+    expect(() => linearizeAnthropic(body, new TokenCounter(), 1)).not.toThrow()
+    expect(() => linearizeAnthropic(body, new TokenCounter(), 1, undefined, 'unsupported')).toThrow(
+      SimulatorRejection,
+    )
+  })
+})

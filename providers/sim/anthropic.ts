@@ -51,7 +51,7 @@ export class AnthropicCacheSimulator {
   simulate(request: SimulationRequest): Simulation {
     const { body, at } = request
     const { rules, entry } = this.rules(body)
-    const layout = linearizeAnthropic(body, this.counter, entry.tokenScale, rules.ttlSeconds)
+    const layout = linearizeAnthropic(body, this.counter, entry.tokenScale, rules.ttlSeconds, entry.route)
     const placed = validBreakpoints(layout, automaticBreakpoint(layout), rules)
     const prompt: Prompt = { ...layout.prompt, placed }
     const output = scaleTokens(outputTokens(request.output, this.counter), entry.tokenScale)

@@ -2,6 +2,7 @@
 // system blocks, then every message content block. Request settings that invalidate a level are folded
 // into the frame of that level's first segment, so changing them breaks the prefix exactly there.
 
+import type { Route } from '../../harness/types.ts'
 import { anthropicImageTokens, pngSize, UNKNOWN_IMAGE_TOKENS } from './image.ts'
 import { PromptBuilder, type RunState, type SegmentDraft } from './prompt.ts'
 import type { TokenCounter } from './tokens.ts'
@@ -47,6 +48,22 @@ export function invalidRequest(message: string): SimulatorRejection {
     type: 'error',
     error: { type: 'invalid_request_error', message },
   })
+}
+
+/**
+ * Refuse a `role: "system"` message inside `messages` on a model whose route reads the system prompt only
+ * at the head: the API's 400, in the wording it answered with in 2026 (anthropics/claude-code#61412).
+ * Models with the `in-history` route accept such messages and read them.
+ */
+export function checkSystemRoles(messages: readonly unknown[], route: Route): void {
+  switch (route) {
+    case 'in-history':
+      return
+    case 'unsupported':
+      if (messages.some((message) => asRecord(message).role === 'system'))
+        throw invalidRequest("role 'system' is not supported on this model")
+      return
+  }
 }
 
 /** A copy of a JSON value without any `cache_control` field: markers never change cached content. */
@@ -310,14 +327,20 @@ let lastLayout: LastLayout = {
   citations: [false],
 }
 
-/** Linearize a Messages body: `tools` → `system` → `messages`, one segment per entry or block. */
+/**
+ * Linearize a Messages body: `tools` → `system` → `messages`, one segment per entry or block. With the
+ * model's `route`, a body the API refuses for it throws its 400 first (a simulation passes it; a what-if
+ * linearization of any body does not).
+ */
 export function linearizeAnthropic(
   body: Body,
   counter: TokenCounter,
   scale: number,
   ttls: TtlTable = DEFAULT_TTLS,
+  route?: Route,
 ): AnthropicLayout {
   const messages = asArray(body.messages)
+  if (route !== undefined) checkSystemRoles(messages, route)
   const key = `${scale}|${ttls['5m']}|${ttls['1h']}`
   const last = lastLayout.key === key ? lastLayout : undefined
   let shared = 0
