@@ -35,13 +35,13 @@ function raised(scenario: string, points: number): SummaryRow[] {
 const check = (...argv: string[]) => runCli(['check', ...argv])
 
 describe('cachelab check', () => {
-  it('exits 0 with a one-line OK when the run equals its baseline', async () => {
+  it('exits 0 with an OK line when the run equals its baseline', async () => {
     const result = await check('--baseline', runDir(steps), '--out', runDir(steps))
-    expect(result).toEqual({
-      code: 0,
-      stdout: 'OK: 2 of 2 baseline sessions hold (warm hit ratio within 0.5 pp of the baseline)\n',
-      stderr: '',
-    })
+    expect(result.code).toBe(0)
+    expect(result.stderr).toBe('')
+    expect(result.stdout).toMatch(
+      /^OK: 2 of 2 baseline sessions hold \(tolerances: hit ratio 0\.5 pp, cost 1%, breaks 1,024 tokens\), no claim fails\n/,
+    )
   })
 
   it('exits 1 naming the session whose baseline hit ratio is 5 points higher', async () => {
@@ -52,11 +52,11 @@ describe('cachelab check', () => {
       runDir(steps),
     )
     expect(result.code).toBe(1)
-    expect(result.stdout).toMatch(
-      /system-change\s+default\s+anthropic\s+87\.50%\s+82\.50%\s+-5\.00\s+fell more/,
+    expect(result.stdout).toContain(
+      'FAIL  system-change · default · anthropic: warm hit ratio 87.50% → 82.50% (-5.00 pp)',
     )
-    expect(result.stdout).not.toMatch(/^append-only/m)
-    expect(result.stdout).toContain('check failed: 1 of 2 baseline sessions regressed (tolerance 0.5 pp).')
+    expect(result.stdout).not.toMatch(/FAIL {2}append-only/)
+    expect(result.stdout).toMatch(/check failed: 1 failures over 2 baseline sessions/)
   })
 
   it('respects --tolerance in percentage points', async () => {
@@ -69,7 +69,7 @@ describe('cachelab check', () => {
     const run = runDir(steps.filter((row) => row.scenario === 'append-only'))
     const result = await check('--baseline', runDir(steps), '--out', run)
     expect(result.code).toBe(1)
-    expect(result.stdout).toMatch(/system-change\s+default\s+anthropic\s+82\.50%\s+-\s+-\s+missing from run/)
+    expect(result.stdout).toContain('FAIL  system-change · default · anthropic: missing from the run')
   })
 
   it('names the fallen steps when both directories hold a steps.csv', async () => {
@@ -86,7 +86,9 @@ describe('cachelab check', () => {
     )
     const result = await check('--baseline', runDir(steps), '--out', runDir(worse))
     expect(result.code).toBe(1)
-    expect(result.stdout).toMatch(/system-change .* 1\.3 -85\.00pp tools-changed/)
+    expect(result.stdout).toMatch(
+      /system-change · default · anthropic: warm hit ratio .* steps that fell: 1\.3 -85\.00pp tools-changed/,
+    )
   })
 
   it('exits 2 with the file and line of a malformed baseline', async () => {
@@ -110,6 +112,10 @@ describe('cachelab check', () => {
   it.each([
     [['--tolerance', 'half'], /--tolerance takes percentage points/],
     [['--tolerance', '-1'], /--tolerance/],
+    [['--cost-tolerance', 'x'], /--cost-tolerance takes percent/],
+    [['--break-threshold', 'many'], /--break-threshold takes tokens/],
+    [['--provider', 'gemini'], /unknown provider "gemini"/],
+    [['--update', '--scenario', 'append-only'], /--update refreshes the whole baseline/],
     [[], /check needs --baseline DIR/],
   ])('exits 2 on bad options %j', async (argv, reason) => {
     const withBaseline =
@@ -124,7 +130,61 @@ describe('cachelab check', () => {
     writeFileSync(join(empty, 'summary.csv'), summaryCsv([]))
     const result = await check('--baseline', empty, '--out', runDir(steps))
     expect(result.code).toBe(2)
-    expect(result.stderr).toMatch(/has no rows: nothing to check/)
+    expect(result.stderr).toMatch(/has no rows in scope: nothing to check/)
+  })
+
+  it('gates only the sessions in scope: a regression elsewhere does not fail it', async () => {
+    const baseline = runDir(undefined, raised('system-change', 5))
+    const run = runDir(steps)
+    expect((await check('--baseline', baseline, '--out', run, '--scenario', 'append-only')).code).toBe(0)
+    expect((await check('--baseline', baseline, '--out', run, '--scenario', 'system-change')).code).toBe(1)
+    expect((await check('--baseline', baseline, '--out', run, '--provider', 'deepseek')).code).toBe(2)
+  })
+
+  it('lists a run better than its baseline as a change, and fails it only with --strict', async () => {
+    const baseline = runDir(undefined, raised('system-change', -5))
+    const lenient = await check('--baseline', baseline, '--out', runDir(steps))
+    expect(lenient.code).toBe(0)
+    expect(lenient.stdout).toContain('refresh the baseline')
+    expect((await check('--baseline', baseline, '--out', runDir(steps), '--strict')).code).toBe(1)
+  })
+
+  it('fails on a new break that costs more than the threshold, naming turn.step, cause, node, event and tokens', async () => {
+    const broken = steps.map((row) =>
+      row.scenario === 'system-change' && row.step === 3
+        ? {
+            ...row,
+            lostTokens: 850,
+            idealCacheReadTokens: 850,
+            breakCause: 'system-replace' as const,
+            breakNode: 'system[0]',
+            breakEventSeq: 7,
+          }
+        : row,
+    )
+    const result = await check(
+      '--baseline',
+      runDir(steps),
+      '--out',
+      runDir(broken),
+      '--break-threshold',
+      '500',
+    )
+    expect(result.code).toBe(1)
+    expect(result.stdout).toMatch(
+      /FAIL {2}new break: system-change · default · anthropic 1\.3: system-replace at system\[0\] \(event 7\), 850 tokens lost \(\$0\.\d{4}\)/,
+    )
+    expect((await check('--baseline', runDir(steps), '--out', runDir(broken))).code).toBe(0)
+  })
+
+  it('writes the run into the baseline with --update, so the next check compares against it', async () => {
+    const baseline = runDir(undefined, raised('system-change', 5))
+    const run = runDir(steps)
+    const result = await check('--baseline', baseline, '--out', run, '--update')
+    expect(result.code).toBe(0)
+    expect(result.stdout).toContain(`updated ${baseline}/{summary.csv,breaks.csv,claims.csv} from ${run}`)
+    expect(readSummaryCsv(join(baseline, 'summary.csv'))).toEqual(readSummaryCsv(join(run, 'summary.csv')))
+    expect((await check('--baseline', baseline, '--out', run)).code).toBe(0)
   })
 })
 

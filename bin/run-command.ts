@@ -9,12 +9,14 @@ import { CachelabError } from '../harness/errors.ts'
 import { hashString } from '../harness/random.ts'
 import { startMockProviders } from '../providers/index.ts'
 import { CacheSimulators } from '../providers/sim/index.ts'
-import { stepsCsv, summaryCsv } from '../reports/csv.ts'
+import { breaksOf } from '../reports/breaks.ts'
+import { breaksCsv, claimsCsv, stepsCsv, summaryCsv } from '../reports/csv.ts'
 import { providerOutcomes, runFailures, type SessionOutcome } from '../reports/failures.ts'
 import { renderReport } from '../reports/html.ts'
-import { summarize } from '../reports/summary.ts'
+import { summarize, withClaims } from '../reports/summary.ts'
 import { summaryTable } from '../reports/table.ts'
-import type { StepRow } from '../reports/types.ts'
+import type { ClaimResult, StepRow } from '../reports/types.ts'
+import { evaluateClaims } from '../scenarios/claims.ts'
 import { SCENARIOS } from '../scenarios/index.ts'
 import type { NotApplicable } from '../scenarios/requirements.ts'
 import { planMatrix, runSession, sessionIdOf } from '../scenarios/run.ts'
@@ -96,14 +98,17 @@ export async function runCommand(argv: string[]): Promise<number> {
   } finally {
     mock?.close()
   }
-  const summaries = summarize(rows)
+  const claims = evaluateClaims(scenarios, rows)
+  const summaries = withClaims(summarize(rows), claims)
   writeFileSync(join(outDir, 'steps.csv'), stepsCsv(rows))
   writeFileSync(join(outDir, 'summary.csv'), summaryCsv(summaries))
-  writeFileSync(join(outDir, 'report.html'), renderReport({ rows, summaries, runId }))
+  writeFileSync(join(outDir, 'breaks.csv'), breaksCsv(breaksOf(rows)))
+  writeFileSync(join(outDir, 'claims.csv'), claimsCsv(claims))
+  writeFileSync(join(outDir, 'report.html'), renderReport({ rows, summaries, runId, claims, notApplicable }))
   if (values.out === undefined) linkLatest(outDir)
   const failures = runFailures(providerOutcomes(outcomes), live ? 'live' : 'simulated')
   if (values.json === true) {
-    const report = { runId, outDir, summary: summaries, notApplicable, failures }
+    const report = { runId, outDir, summary: summaries, claims, notApplicable, failures }
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`)
   } else {
     const succeeded = rows.filter((row) => row.ok).length
@@ -115,14 +120,29 @@ export async function runCommand(argv: string[]): Promise<number> {
         '',
       )
     }
+    lines.push(claimsSummary(claims), '')
     lines.push(
-      `run ${runId}: ${succeeded} requests, ${rows.length - succeeded} failed attempts; wrote ${relative(process.cwd(), outDir) || '.'}/{steps.csv,summary.csv,report.html,sessions/}`,
+      `run ${runId}: ${succeeded} requests, ${rows.length - succeeded} failed attempts; wrote ${relative(process.cwd(), outDir) || '.'}/{steps.csv,summary.csv,breaks.csv,claims.csv,report.html,sessions/}`,
     )
     process.stdout.write(`${lines.join('\n')}\n`)
   }
   // The outputs are written either way; a provider that did not answer fails the run.
   for (const line of failures) process.stderr.write(`${line}\n`)
   return failures.length > 0 ? 1 : 0
+}
+
+/** The claims in a few lines: how many hold, each failure with what it observed. */
+function claimsSummary(claims: readonly ClaimResult[]): string {
+  const count = (status: ClaimResult['status']) => claims.filter((claim) => claim.status === status).length
+  const failed = claims.filter((claim) => claim.status === 'fails')
+  const notRun = count('not-run')
+  const head = `claims: ${count('holds')} of ${claims.length - notRun} hold${notRun > 0 ? ` (${notRun} not run: a variant they read was not in this run)` : ''}`
+  return [
+    head,
+    ...failed.map(
+      (claim) => `  FAILS ${claim.scenario} on ${claim.provider}: ${claim.text} Observed: ${claim.observed}`,
+    ),
+  ].join('\n')
 }
 
 /** A variant left out of the run, as one line: which session, on which model, and why. */

@@ -3,7 +3,16 @@
 
 import { parse } from 'csv-parse/sync'
 import { stringify } from 'csv-stringify/sync'
-import { STEP_COLUMNS, type StepRow, SUMMARY_COLUMNS, type SummaryRow } from './types.ts'
+import {
+  BREAK_COLUMNS,
+  type BreakRow,
+  CLAIM_COLUMNS,
+  type ClaimResult,
+  STEP_COLUMNS,
+  type StepRow,
+  SUMMARY_COLUMNS,
+  type SummaryRow,
+} from './types.ts'
 
 type Cell = string | number | boolean | undefined
 
@@ -77,7 +86,51 @@ export function summaryRecord(row: SummaryRow): string[] {
     format(row.largestBreak?.turn),
     format(row.largestBreak?.step),
     format(row.largestBreak?.cause),
+    format(row.claimsHeld),
+    format(row.claimsFailed),
   ]
+}
+
+/** One breaks.csv record in column order. */
+export function breakRecord(row: BreakRow): string[] {
+  return [
+    row.scenario,
+    row.variant,
+    row.provider,
+    row.model,
+    format(row.turn),
+    format(row.step),
+    format(row.attempt),
+    format(row.cause),
+    format(row.node),
+    format(row.eventSeq),
+    format(row.lostTokens),
+    format(row.lostUsd, 8),
+    format(row.providerCause),
+    format(row.providerLostTokens),
+    format(row.providerLostUsd, 8),
+    format(row.inputTokens),
+    format(row.cacheReadTokens),
+  ]
+}
+
+export function breaksCsv(rows: readonly BreakRow[]): string {
+  return stringify([[...BREAK_COLUMNS], ...rows.map(breakRecord)])
+}
+
+export function claimsCsv(rows: readonly ClaimResult[]): string {
+  return stringify([
+    [...CLAIM_COLUMNS],
+    ...rows.map((row) => [
+      row.scenario,
+      row.provider,
+      row.claim,
+      row.status,
+      row.variants.join(' '),
+      row.text,
+      row.observed,
+    ]),
+  ])
 }
 
 export function stepsCsv(rows: readonly StepRow[]): string {

@@ -1,8 +1,16 @@
 import { describe, expect, it } from 'vitest'
-import { checkBaseline, gateReport } from './gate.ts'
+import { breaksOf } from './breaks.ts'
+import { checkBaseline, type GateOptions, type GateSide, gateReport } from './gate.ts'
 import { summarize } from './summary.ts'
 import { sessionRows } from './testing.ts'
-import type { SummaryRow } from './types.ts'
+import type { ClaimResult, StepRow } from './types.ts'
+
+const options: GateOptions = {
+  tolerancePoints: 0.5,
+  costTolerancePercent: 1,
+  breakThresholdTokens: 1024,
+  strict: false,
+}
 
 const steps = [
   ...sessionRows({ scenario: 'append-only' }, [
@@ -10,96 +18,180 @@ const steps = [
     { read: 900, uncached: 100, turn: 1, step: 2 },
     { read: 950, uncached: 50, turn: 2, step: 1 },
   ]),
-  ...sessionRows({ scenario: 'system-change' }, [{ uncached: 1000 }, { read: 800, uncached: 200 }]),
+  ...sessionRows({ scenario: 'system-change' }, [
+    { uncached: 20_000 },
+    { read: 19_000, uncached: 1000, turn: 2, step: 1 },
+    {
+      uncached: 5_000,
+      write: 16_000,
+      lost: 2000,
+      breakCause: 'system-replace',
+      breakNode: 'system[0]',
+      turn: 3,
+    },
+  ]),
 ]
-const baseline = summarize(steps)
 
-function raised(rows: readonly SummaryRow[], scenario: string, points: number): SummaryRow[] {
+const side = (rows: readonly StepRow[]): GateSide => ({
+  summary: summarize(rows),
+  breaks: breaksOf(rows),
+  steps: rows,
+})
+
+function gate(baseline: readonly StepRow[], run: readonly StepRow[], more: Partial<GateOptions> = {}) {
+  return checkBaseline({
+    baseline: side(baseline),
+    run: side(run),
+    claims: [],
+    rowProblems: [],
+    options: { ...options, ...more },
+  })
+}
+
+/** The rows with one step of one session replaced. */
+function withStep(
+  rows: readonly StepRow[],
+  scenario: string,
+  turn: number,
+  step: number,
+  change: Partial<StepRow>,
+): StepRow[] {
   return rows.map((row) =>
-    row.scenario === scenario ? { ...row, hitRatioWarm: (row.hitRatioWarm ?? 0) + points / 100 } : row,
+    row.scenario === scenario && row.turn === turn && row.step === step ? { ...row, ...change } : row,
   )
 }
 
 describe('checkBaseline', () => {
   it('passes a run equal to its baseline', () => {
-    const result = checkBaseline({ baseline, run: baseline, tolerancePoints: 0.5 })
-    expect(result).toEqual({ checked: 2, tolerancePoints: 0.5, regressions: [] })
-    expect(gateReport(result)).toBe(
-      'OK: 2 of 2 baseline sessions hold (warm hit ratio within 0.5 pp of the baseline)',
+    const result = gate(steps, steps)
+    expect(result.failures).toEqual([])
+    expect(result.changes).toEqual([])
+    expect(result.passed).toBe(true)
+    expect(gateReport(result)).toMatch(/^OK: 2 of 2 baseline sessions hold/)
+  })
+
+  it('fails on one new break that loses far more than the threshold, though the session ratio barely moves', () => {
+    // 1,000 steps of 90k tokens read at 99.9%; one of them reads nothing.
+    const long = sessionRows(
+      { scenario: 'long-session' },
+      Array.from({ length: 1000 }, (_, index) => ({ read: 89_900, uncached: 100, turn: index + 1, step: 1 })),
+    )
+    const broken = withStep(long, 'long-session', 150, 1, {
+      cacheReadTokens: 0,
+      cacheWriteTokens: 89_900,
+      hitRatio: 0,
+      idealCacheReadTokens: 89_900,
+      lostTokens: 89_900,
+      breakCause: 'system-replace',
+      breakNode: 'system[0]',
+      breakEventSeq: 4242,
+      idealCostUsd: 0.0003,
+      costUsd: 0.3373,
+    })
+    const result = gate(long, broken)
+    expect(result.passed).toBe(false)
+    const kinds = result.failures.map((finding) => finding.kind)
+    expect(kinds).toContain('new-break')
+    expect(kinds).not.toContain('hit-ratio')
+    const report = gateReport(result)
+    expect(report).toContain(
+      'FAIL  new break: long-session · default · anthropic 150.1: system-replace at system[0] (event 4242), 89,900 tokens lost ($0.3370)',
     )
   })
 
-  it('fails, naming the session, when the baseline’s hit ratio is 5 points higher', () => {
-    const result = checkBaseline({
-      baseline: raised(baseline, 'system-change', 5),
-      run: baseline,
-      tolerancePoints: 0.5,
+  it('lists a new break below the threshold as a change, failing only when strict', () => {
+    const small = withStep(steps, 'append-only', 2, 1, { lostTokens: 300, breakCause: 'after-slot' })
+    const lenient = gate(steps, small)
+    expect(lenient.passed).toBe(true)
+    expect(lenient.changes.map((finding) => finding.kind)).toEqual(['new-break'])
+    expect(gate(steps, small, { strict: true }).passed).toBe(false)
+  })
+
+  it('fails when a break grew by more than the threshold, and calls a shrunk one a change', () => {
+    const grown = withStep(steps, 'system-change', 3, 3, { lostTokens: 4000 })
+    expect(gate(steps, grown).failures.map((finding) => finding.kind)).toEqual(['break-changed'])
+    const shrunk = withStep(steps, 'system-change', 3, 3, { lostTokens: 200 })
+    const result = gate(steps, shrunk)
+    expect(result.passed).toBe(true)
+    expect(result.changes.map((finding) => finding.kind)).toEqual(['break-changed'])
+  })
+
+  it('calls a break that went away a change, and the baseline stale under --strict', () => {
+    const fixed = withStep(steps, 'system-change', 3, 3, {
+      lostTokens: 0,
+      breakCause: undefined,
+      breakNode: undefined,
     })
-    expect(result.regressions).toEqual([
-      {
-        kind: 'fell',
-        key: { scenario: 'system-change', variant: 'default', provider: 'anthropic' },
-        baselineHitRatio: expect.closeTo(0.85, 9),
-        runHitRatio: 0.8,
-        deltaPoints: expect.closeTo(-5, 9),
-        fallenSteps: undefined,
-      },
-    ])
-    expect(gateReport(result)).toMatch(/system-change\s+default\s+anthropic\s+85\.00%\s+80\.00%\s+-5\.00/)
+    const result = gate(steps, fixed)
+    expect(result.passed).toBe(true)
+    expect(result.changes.map((finding) => finding.kind)).toContain('break-gone')
+    expect(gateReport(result)).toContain('refresh the baseline')
+    expect(gate(steps, fixed, { strict: true }).passed).toBe(false)
   })
 
-  it('holds a drop within the tolerance, including one exactly at it', () => {
-    const input = { baseline: raised(baseline, 'system-change', 5), run: baseline }
-    expect(checkBaseline({ ...input, tolerancePoints: 5 }).regressions).toEqual([])
-    expect(checkBaseline({ ...input, tolerancePoints: 4.99 }).regressions).toHaveLength(1)
+  it('counts the provider side of a break: an idle gap that newly expires the cache fails', () => {
+    const expired = withStep(steps, 'append-only', 2, 1, {
+      providerCause: 'ttl-expired',
+      providerLostTokens: 1500,
+      providerLostUsd: 0.004,
+      breakCause: 'ttl-expired',
+    })
+    const result = gate(steps, expired)
+    expect(result.passed).toBe(false)
+    expect(gateReport(result)).toContain('2.1: ttl-expired on the provider side, 1,500 tokens ($0.0040)')
   })
 
-  it('never fails a run for doing better than its baseline', () => {
-    expect(
-      checkBaseline({ baseline, run: raised(baseline, 'append-only', 9), tolerancePoints: 0 }).regressions,
-    ).toEqual([])
-  })
-
-  it('fails a baseline session missing from the run', () => {
-    const result = checkBaseline({ baseline, run: baseline.slice(0, 1), tolerancePoints: 0.5 })
-    expect(result.regressions).toMatchObject([{ kind: 'missing', key: { scenario: 'system-change' } }])
-    expect(gateReport(result)).toMatch(/system-change.*missing from run/)
-  })
-
-  it('ignores sessions the run has and the baseline does not', () => {
-    expect(
-      checkBaseline({ baseline: baseline.slice(0, 1), run: baseline, tolerancePoints: 0.5 }).checked,
-    ).toBe(1)
-  })
-
-  it('names the steps that fell against the same turn, step and attempt', () => {
-    const worse = steps.map((row) =>
-      row.scenario === 'append-only' && row.turn === 2
-        ? {
-            ...row,
-            cacheReadTokens: 0,
-            uncachedTokens: 1000,
-            hitRatio: 0,
-            breakCause: 'ttl-expired' as const,
-          }
-        : row,
+  it('fails when the warm hit ratio falls beyond the tolerance, naming the steps that fell', () => {
+    const worse = withStep(steps, 'system-change', 2, 1, {
+      cacheReadTokens: 0,
+      uncachedTokens: 20_000,
+      hitRatio: 0,
+    })
+    const result = gate(steps, worse, { breakThresholdTokens: 1e9, costTolerancePercent: 1e9 })
+    expect(result.failures.map((finding) => finding.kind)).toEqual(['hit-ratio'])
+    expect(gateReport(result)).toMatch(
+      /system-change · default · anthropic: warm hit ratio .* steps that fell: 2\.1 -95\.00pp/,
     )
+  })
+
+  it('fails when a session costs more than the cost tolerance', () => {
+    const pricier = steps.map((row) =>
+      row.scenario === 'append-only' ? { ...row, costUsd: row.costUsd * 1.02 } : row,
+    )
+    expect(gate(steps, pricier).failures.map((finding) => finding.kind)).toEqual(['cost'])
+    expect(gate(steps, pricier, { costTolerancePercent: 2.5 }).passed).toBe(true)
+  })
+
+  it('fails on a missing session and lists a session the baseline does not have as a change', () => {
+    const fewer = steps.filter((row) => row.scenario === 'append-only')
+    expect(gate(steps, fewer).failures.map((finding) => finding.kind)).toEqual(['missing-session'])
+    const more = gate(fewer, steps)
+    expect(more.passed).toBe(true)
+    expect(more.changes.map((finding) => finding.kind)).toEqual(['new-session'])
+  })
+
+  it('fails on a failed claim and on an impossible row, whatever the baseline says', () => {
+    const claim: ClaimResult = {
+      scenario: 'idle-ttl',
+      provider: 'anthropic',
+      claim: 'five-minutes-expire',
+      text: 'The pause expires the cache.',
+      variants: ['ttl-5m'],
+      status: 'fails',
+      observed: 'no ttl-expired break after the gap',
+    }
     const result = checkBaseline({
-      baseline,
-      run: summarize(worse),
-      baselineSteps: steps,
-      runSteps: worse,
-      tolerancePoints: 0.5,
+      baseline: side(steps),
+      run: side(steps),
+      claims: [claim, { ...claim, status: 'holds' }],
+      rowProblems: ['append-only · default · anthropic 1.2: lost_tokens -5 is outside 0..input (1000)'],
+      options,
     })
-    expect(result.regressions).toMatchObject([
-      {
-        kind: 'fell',
-        key: { scenario: 'append-only' },
-        fallenSteps: [
-          { turn: 2, step: 1, attempt: 0, baselineHitRatio: 0.95, runHitRatio: 0, breakCause: 'ttl-expired' },
-        ],
-      },
-    ])
-    expect(gateReport(result)).toContain('2.1 -95.00pp ttl-expired')
+    expect(result.failures.map((finding) => finding.kind)).toEqual(['claim', 'row'])
+    const report = gateReport(result)
+    expect(report).toContain(
+      'claim failed: idle-ttl on anthropic: The pause expires the cache. Observed: no ttl-expired',
+    )
+    expect(report).toContain('impossible row: append-only')
   })
 })

@@ -1,30 +1,59 @@
-// The baseline gate: every (scenario, variant, provider) of a baseline must be in the run with a warm hit
-// ratio no more than a tolerance below the baseline's. With both runs' steps, it names the steps that fell.
+// The baseline gate. Every session of the baseline must be in the run, and the run must not be worse:
+// no warm hit ratio more than a tolerance lower, no cost more than a tolerance higher, no new break and no
+// break grown beyond a token threshold, no failed scenario claim, no impossible row. Changes for the
+// better are listed for a baseline refresh and fail only when strict.
 
-import { unreachable } from '../harness/errors.ts'
+import { breakLine, breakTokens } from './breaks.ts'
 import { stepLabel } from './labels.ts'
-import { type SessionKey, sessionKeyString } from './session-key.ts'
-import { alignedTable, type Column, percentText, pointsText } from './text-table.ts'
-import type { BreakCause, StepRow, SummaryRow } from './types.ts'
+import { type SessionKey, sessionKeyString, sessionLabel } from './session-key.ts'
+import { countText, dollarText, percentText, pointsText } from './text-table.ts'
+import type { BreakCause, BreakRow, ClaimResult, StepRow, SummaryRow } from './types.ts'
 
-/** The tolerance when none is given, in percentage points of hit ratio. */
+/** The hit-ratio tolerance when none is given, in percentage points. */
 export const DEFAULT_TOLERANCE_POINTS = 0.5
+/** The cost tolerance when none is given, in percent of the baseline's cost. */
+export const DEFAULT_COST_TOLERANCE_PERCENT = 1
+/**
+ * Tokens a new break must cost, or a break must grow by, to fail the gate: the smallest prefix most models
+ * cache (OpenAI's minimum, Anthropic's for Sonnet and Opus), so a break that costs less than one cacheable
+ * prefix is listed as a change, not a regression.
+ */
+export const DEFAULT_BREAK_THRESHOLD_TOKENS = 1024
 
-// Ratios come from CSV cells with six decimals; a drop equal to the tolerance must not fail on rounding.
-const EPSILON_POINTS = 1e-9
+// Ratios and dollars come from CSV cells with six and eight decimals; a change equal to a tolerance must not
+// fail on rounding.
+const EPSILON = 1e-9
+
+/** One side of the comparison: a run directory's files. */
+export interface GateSide {
+  summary: readonly SummaryRow[]
+  /** Every break of every session; undefined when the directory has no breaks.csv. */
+  breaks: readonly BreakRow[] | undefined
+  /** The step rows, when the directory has a steps.csv (the run's always has one). */
+  steps?: readonly StepRow[] | undefined
+}
+
+/** How strict the gate is. */
+export interface GateOptions {
+  /** How far below the baseline a warm hit ratio may fall, in percentage points. */
+  tolerancePoints: number
+  /** How far above the baseline a session's cost may rise, in percent. */
+  costTolerancePercent: number
+  /** Tokens (lost plus provider-side) at which a new or grown break fails. */
+  breakThresholdTokens: number
+  /** Fail on changes for the better too (the baseline is stale). */
+  strict: boolean
+}
 
 /** What the gate compares. */
 export interface GateInput {
-  /** The baseline's summary rows: the sessions that must hold. */
-  baseline: readonly SummaryRow[]
-  /** The checked run's summary rows. */
-  run: readonly SummaryRow[]
-  /** The baseline's step rows, when it has a steps.csv. */
-  baselineSteps?: readonly StepRow[] | undefined
-  /** The run's step rows, when it has a steps.csv. */
-  runSteps?: readonly StepRow[] | undefined
-  /** How far below the baseline a warm hit ratio may fall, in percentage points (0.5 = half a point). */
-  tolerancePoints: number
+  baseline: GateSide
+  run: GateSide
+  /** The run's scenario claims (only failed ones matter). */
+  claims: readonly ClaimResult[]
+  /** Impossible rows of the run (see sanity.ts). */
+  rowProblems: readonly string[]
+  options: GateOptions
 }
 
 /** A step whose hit ratio fell by more than the tolerance against the same (turn, step, attempt). */
@@ -32,82 +61,180 @@ export interface FallenStep {
   turn: number
   step: number
   attempt: number
-  /** The baseline step's hit ratio (0–1). */
   baselineHitRatio: number
-  /** The run step's hit ratio (0–1). */
   runHitRatio: number
-  /** Run minus baseline, in percentage points (negative). */
   deltaPoints: number
-  /** The run step's break cause, if it broke. */
   breakCause: BreakCause | undefined
 }
 
-/** A baseline session that does not hold. */
-export type Regression =
+/** One thing the gate found. */
+export type Finding =
+  | { kind: 'missing-session'; key: SessionKey }
+  | { kind: 'new-session'; key: SessionKey }
   | {
-      kind: 'missing'
-      /** The session the run lacks. */
+      kind: 'hit-ratio'
       key: SessionKey
-      /** The baseline's warm hit ratio (0–1). */
-      baselineHitRatio: number | undefined
-    }
-  | {
-      kind: 'fell'
-      /** The session that fell. */
-      key: SessionKey
-      /** The baseline's warm hit ratio (0–1). */
-      baselineHitRatio: number
-      /** The run's warm hit ratio (0–1); undefined when the run has no warm request in the session. */
-      runHitRatio: number | undefined
-      /** Run minus baseline in percentage points; undefined with the run's ratio. */
+      baseline: number
+      /** Undefined when the run has no warm request in the session. */
+      run: number | undefined
       deltaPoints: number | undefined
-      /** Steps that fell; undefined unless both baseline and run have step rows. */
       fallenSteps: FallenStep[] | undefined
     }
+  | { kind: 'cost'; key: SessionKey; baseline: number; run: number; deltaPercent: number }
+  | { kind: 'new-break'; entry: BreakRow }
+  | { kind: 'break-gone'; entry: BreakRow }
+  | { kind: 'break-changed'; baseline: BreakRow; run: BreakRow }
+  | { kind: 'claim'; claim: ClaimResult }
+  | { kind: 'row'; problem: string }
 
 /** The verdict. */
 export interface GateResult {
   /** Baseline sessions checked. */
   checked: number
-  /** The tolerance applied, in percentage points. */
-  tolerancePoints: number
-  /** The sessions that do not hold, in baseline order; empty when the gate passes. */
-  regressions: Regression[]
+  options: GateOptions
+  /** What fails the gate. */
+  failures: Finding[]
+  /** Changes that only mean the baseline is stale (they fail under `strict`). */
+  changes: Finding[]
+  passed: boolean
 }
 
 /** Check a run against a baseline. */
 export function checkBaseline(input: GateInput): GateResult {
-  const run = new Map(input.run.map((row) => [sessionKeyString(row), row]))
-  const regressions: Regression[] = []
-  for (const baseline of input.baseline) {
-    const key = { scenario: baseline.scenario, variant: baseline.variant, provider: baseline.provider }
+  const { options } = input
+  const failures: Finding[] = []
+  const changes: Finding[] = []
+  const run = new Map(input.run.summary.map((row) => [sessionKeyString(row), row]))
+  const baselineKeys = new Set(input.baseline.summary.map((row) => sessionKeyString(row)))
+  for (const baseline of input.baseline.summary) {
+    const key = keyOf(baseline)
     const current = run.get(sessionKeyString(key))
     if (current === undefined) {
-      regressions.push({ kind: 'missing', key, baselineHitRatio: baseline.hitRatioWarm })
+      failures.push({ kind: 'missing-session', key })
       continue
     }
-    // A baseline session without warm requests has no ratio to hold; being present is enough.
-    if (baseline.hitRatioWarm === undefined) continue
-    const deltaPoints =
-      current.hitRatioWarm === undefined ? undefined : (current.hitRatioWarm - baseline.hitRatioWarm) * 100
-    if (deltaPoints !== undefined && !fellBeyond(deltaPoints, input.tolerancePoints)) continue
-    regressions.push({
-      kind: 'fell',
-      key,
-      baselineHitRatio: baseline.hitRatioWarm,
-      runHitRatio: current.hitRatioWarm,
-      deltaPoints,
-      fallenSteps:
-        input.baselineSteps === undefined || input.runSteps === undefined
-          ? undefined
-          : fallenSteps(key, input.baselineSteps, input.runSteps, input.tolerancePoints),
-    })
+    compareRatio(baseline, current, input, failures, changes)
+    compareCost(baseline, current, options, failures, changes)
   }
-  return { checked: input.baseline.length, tolerancePoints: input.tolerancePoints, regressions }
+  for (const row of input.run.summary) {
+    if (!baselineKeys.has(sessionKeyString(row))) changes.push({ kind: 'new-session', key: keyOf(row) })
+  }
+  if (input.baseline.breaks !== undefined && input.run.breaks !== undefined) {
+    compareBreaks(input.baseline.breaks, input.run.breaks, baselineKeys, options, failures, changes)
+  }
+  for (const claim of input.claims) if (claim.status === 'fails') failures.push({ kind: 'claim', claim })
+  for (const problem of input.rowProblems) failures.push({ kind: 'row', problem })
+  const passed = failures.length === 0 && !(options.strict && changes.length > 0)
+  return { checked: input.baseline.summary.length, options, failures, changes, passed }
 }
 
-function fellBeyond(deltaPoints: number, tolerancePoints: number): boolean {
-  return -deltaPoints > tolerancePoints + EPSILON_POINTS
+const keyOf = (row: SessionKey): SessionKey => ({
+  scenario: row.scenario,
+  variant: row.variant,
+  provider: row.provider,
+})
+
+function compareRatio(
+  baseline: SummaryRow,
+  current: SummaryRow,
+  input: GateInput,
+  failures: Finding[],
+  changes: Finding[],
+): void {
+  // A baseline session without warm requests has no ratio to hold; being present is enough.
+  if (baseline.hitRatioWarm === undefined) return
+  const tolerance = input.options.tolerancePoints
+  const deltaPoints =
+    current.hitRatioWarm === undefined ? undefined : (current.hitRatioWarm - baseline.hitRatioWarm) * 100
+  const finding = {
+    kind: 'hit-ratio' as const,
+    key: keyOf(baseline),
+    baseline: baseline.hitRatioWarm,
+    run: current.hitRatioWarm,
+    deltaPoints,
+  }
+  if (deltaPoints === undefined || -deltaPoints > tolerance + EPSILON) {
+    const { steps: baselineSteps } = input.baseline
+    const { steps: runSteps } = input.run
+    failures.push({
+      ...finding,
+      fallenSteps:
+        baselineSteps === undefined || runSteps === undefined
+          ? undefined
+          : fallenSteps(finding.key, baselineSteps, runSteps, tolerance),
+    })
+  } else if (deltaPoints > tolerance + EPSILON) {
+    changes.push({ ...finding, fallenSteps: undefined })
+  }
+}
+
+function compareCost(
+  baseline: SummaryRow,
+  current: SummaryRow,
+  options: GateOptions,
+  failures: Finding[],
+  changes: Finding[],
+): void {
+  if (baseline.costUsd <= 0) return
+  const deltaPercent = ((current.costUsd - baseline.costUsd) / baseline.costUsd) * 100
+  const finding = {
+    kind: 'cost' as const,
+    key: keyOf(baseline),
+    baseline: baseline.costUsd,
+    run: current.costUsd,
+    deltaPercent,
+  }
+  if (deltaPercent > options.costTolerancePercent + EPSILON) failures.push(finding)
+  else if (-deltaPercent > options.costTolerancePercent + EPSILON) changes.push(finding)
+}
+
+/** Breaks keyed by session and (turn, step, attempt), repeats told apart by occurrence. */
+function indexBreaks(entries: readonly BreakRow[]): Map<string, BreakRow> {
+  const seen = new Map<string, number>()
+  const indexed = new Map<string, BreakRow>()
+  for (const entry of entries) {
+    const position = `${sessionKeyString(entry)}\u0000${entry.turn}.${entry.step}.${entry.attempt}`
+    const occurrence = seen.get(position) ?? 0
+    seen.set(position, occurrence + 1)
+    indexed.set(`${position}#${occurrence}`, entry)
+  }
+  return indexed
+}
+
+function compareBreaks(
+  baselineBreaks: readonly BreakRow[],
+  runBreaks: readonly BreakRow[],
+  baselineSessions: ReadonlySet<string>,
+  options: GateOptions,
+  failures: Finding[],
+  changes: Finding[],
+): void {
+  const threshold = options.breakThresholdTokens
+  const baseline = indexBreaks(baselineBreaks)
+  const run = indexBreaks(runBreaks)
+  for (const [position, entry] of run) {
+    // A session the baseline does not hold is a new session, listed once as such.
+    if (!baselineSessions.has(sessionKeyString(entry))) continue
+    const before = baseline.get(position)
+    if (before === undefined) {
+      if (breakTokens(entry) >= threshold) failures.push({ kind: 'new-break', entry })
+      else changes.push({ kind: 'new-break', entry })
+      continue
+    }
+    const grown = breakTokens(entry) - breakTokens(before)
+    if (grown > threshold) failures.push({ kind: 'break-changed', baseline: before, run: entry })
+    else if (
+      -grown > threshold ||
+      before.cause !== entry.cause ||
+      before.providerCause !== entry.providerCause ||
+      before.node !== entry.node
+    )
+      changes.push({ kind: 'break-changed', baseline: before, run: entry })
+  }
+  for (const [position, entry] of baseline) {
+    if (!run.has(position) && baselineSessions.has(sessionKeyString(entry)))
+      changes.push({ kind: 'break-gone', entry })
+  }
 }
 
 /** The session's steps that fell, matched by (turn, step, attempt) and, for repeats, by occurrence. */
@@ -136,7 +263,7 @@ function fallenSteps(
     const before = baseline.get(position)
     if (before?.hitRatio === undefined || row.hitRatio === undefined) continue
     const deltaPoints = (row.hitRatio - before.hitRatio) * 100
-    if (!fellBeyond(deltaPoints, tolerancePoints)) continue
+    if (-deltaPoints <= tolerancePoints + EPSILON) continue
     fallen.push({
       turn: row.turn,
       step: row.step,
@@ -150,68 +277,75 @@ function fallenSteps(
   return fallen
 }
 
-const COLUMNS: readonly Column[] = [
-  { title: 'scenario', align: 'left' },
-  { title: 'variant', align: 'left' },
-  { title: 'provider', align: 'left' },
-  { title: 'baseline hit warm', align: 'right' },
-  { title: 'run hit warm', align: 'right' },
-  { title: 'delta (pp)', align: 'right' },
-  { title: 'regression', align: 'left' },
-  { title: 'fallen steps (turn.step)', align: 'left' },
-]
-
 const LISTED_STEPS = 5
 
-/** The verdict for a person: one line when the gate passes, the regressions as a table otherwise. */
-export function gateReport(result: GateResult): string {
-  const tolerance = `${result.tolerancePoints} pp`
-  if (result.regressions.length === 0)
-    return `OK: ${result.checked} of ${result.checked} baseline sessions hold (warm hit ratio within ${tolerance} of the baseline)`
-  const rows = result.regressions.map((regression) => {
-    const { key } = regression
-    switch (regression.kind) {
-      case 'missing':
-        return [
-          key.scenario,
-          key.variant,
-          key.provider,
-          percentText(regression.baselineHitRatio),
-          '-',
-          '-',
-          'missing from run',
-          '-',
-        ]
-      case 'fell':
-        return [
-          key.scenario,
-          key.variant,
-          key.provider,
-          percentText(regression.baselineHitRatio),
-          percentText(regression.runHitRatio),
-          pointsText(regression.deltaPoints),
-          regression.runHitRatio === undefined ? 'no warm requests in run' : `fell more than ${tolerance}`,
-          stepsText(regression.fallenSteps),
-        ]
-      default:
-        return unreachable(regression)
+/** One finding as a line a person acts on. */
+export function findingLine(finding: Finding): string {
+  switch (finding.kind) {
+    case 'missing-session':
+      return `${sessionLabel(finding.key)}: missing from the run`
+    case 'new-session':
+      return `${sessionLabel(finding.key)}: not in the baseline`
+    case 'hit-ratio': {
+      const change =
+        finding.run === undefined
+          ? 'no warm requests in the run'
+          : `${percentText(finding.baseline)} → ${percentText(finding.run)} (${pointsText(finding.deltaPoints)} pp)`
+      return `${sessionLabel(finding.key)}: warm hit ratio ${change}${stepsText(finding.fallenSteps)}`
     }
-  })
-  return [
-    alignedTable(COLUMNS, rows),
-    '',
-    `check failed: ${result.regressions.length} of ${result.checked} baseline sessions regressed (tolerance ${tolerance}).`,
-    "hit warm: token-weighted, cache-read tokens / input tokens of the successful requests after each session's first.",
-  ].join('\n')
+    case 'cost':
+      return `${sessionLabel(finding.key)}: cost ${dollarText(finding.baseline)} → ${dollarText(finding.run)} (${finding.deltaPercent >= 0 ? '+' : ''}${finding.deltaPercent.toFixed(2)}%)`
+    case 'new-break':
+      return `new break: ${breakLine(finding.entry)}`
+    case 'break-gone':
+      return `break gone: ${breakLine(finding.entry)}`
+    case 'break-changed': {
+      const delta = breakTokens(finding.run) - breakTokens(finding.baseline)
+      return `break changed (${delta >= 0 ? '+' : '-'}${countText(Math.abs(delta))} tokens): ${breakLine(finding.run)}; baseline: ${breakLine(finding.baseline).split(': ').slice(1).join(': ')}`
+    }
+    case 'claim':
+      return `claim failed: ${finding.claim.scenario} on ${finding.claim.provider}: ${finding.claim.text} Observed: ${finding.claim.observed}`
+    case 'row':
+      return `impossible row: ${finding.problem}`
+  }
 }
 
 function stepsText(steps: readonly FallenStep[] | undefined): string {
-  if (steps === undefined) return '- (needs steps.csv in both directories)'
-  if (steps.length === 0) return 'none beyond the tolerance'
+  if (steps === undefined || steps.length === 0) return ''
   const listed = steps.slice(0, LISTED_STEPS).map((step) => {
     const cause = step.breakCause === undefined ? '' : ` ${step.breakCause}`
     return `${stepLabel(step)} ${pointsText(step.deltaPoints)}pp${cause}`
   })
   const more = steps.length - listed.length
-  return more > 0 ? `${listed.join(', ')} (+${more} more)` : listed.join(', ')
+  return `; steps that fell: ${listed.join(', ')}${more > 0 ? ` (+${more} more)` : ''}`
+}
+
+/** The verdict for a person: what fails, what changed, and one closing line. */
+export function gateReport(result: GateResult): string {
+  const { options } = result
+  const tolerances = `hit ratio ${options.tolerancePoints} pp, cost ${options.costTolerancePercent}%, breaks ${countText(options.breakThresholdTokens)} tokens`
+  const lines: string[] = []
+  for (const finding of result.failures) lines.push(`FAIL  ${findingLine(finding)}`)
+  if (result.changes.length > 0) {
+    if (lines.length > 0) lines.push('')
+    lines.push(
+      `changed${options.strict ? ' (fails with --strict)' : ''} — refresh the baseline if intended (npm run baseline):`,
+    )
+    for (const finding of result.changes) lines.push(`  ${findingLine(finding)}`)
+  }
+  if (lines.length > 0) lines.push('')
+  if (result.passed) {
+    lines.push(
+      `OK: ${result.checked} of ${result.checked} baseline sessions hold (tolerances: ${tolerances}), no claim fails`,
+    )
+  } else {
+    const changed = options.strict && result.changes.length > 0 ? ` and ${result.changes.length} changes` : ''
+    lines.push(
+      `check failed: ${result.failures.length} failures${changed} over ${result.checked} baseline sessions (tolerances: ${tolerances}).`,
+    )
+  }
+  lines.push(
+    "hit ratios are token-weighted: cache-read tokens / input tokens of the successful requests after each session's first; break tokens are lost plus provider-side.",
+  )
+  return lines.join('\n')
 }

@@ -2,11 +2,20 @@
 // summary table, then per session a chart and a collapsible step table. Same rows in, same bytes out.
 
 import { chartLegend, sessionChart } from './chart.ts'
-import { stepLabel } from './labels.ts'
+import { providerAdvice, stepLabel } from './labels.ts'
 import { escapeHtml } from './markup.ts'
 import { groupBySession, type SessionKey, sessionKeyString, sessionLabel } from './session-key.ts'
 import { countText } from './text-table.ts'
-import type { StepRow, SummaryRow } from './types.ts'
+import type { ClaimResult, StepRow, SummaryRow } from './types.ts'
+
+/** A session the run left out because its model cannot serve the variant. */
+export interface LeftOut {
+  scenario: string
+  variant: string
+  provider: string
+  model: string
+  reason: string
+}
 
 /** What a report shows. */
 export interface ReportInput {
@@ -16,6 +25,10 @@ export interface ReportInput {
   summaries: readonly SummaryRow[]
   /** The run id, shown in the title. */
   runId: string
+  /** The scenario claims evaluated on the run. */
+  claims?: readonly ClaimResult[]
+  /** Variants not applicable on the model they would run on (no rows, no numbers). */
+  notApplicable?: readonly LeftOut[]
 }
 
 interface Session {
@@ -49,6 +62,7 @@ thead th.num, thead th.label { white-space: normal; }
 tbody tr:hover { background: var(--panel); }
 tr.break td { background: var(--break); }
 tr.failed td { color: var(--muted); font-style: italic; }
+.fail { color: #b3261e; }
 .tag { display: inline-block; font-size: 0.72rem; font-style: normal; padding: 0 6px; border-radius: 8px; border: 1px solid currentColor; }
 .session { margin-top: 36px; padding-top: 20px; border-top: 1px solid var(--rule); }
 figure { margin: 12px 0 8px; }
@@ -83,6 +97,8 @@ export function renderReport(input: ReportInput): string {
     `<p class="meta">${sessions.length} ${plural(sessions.length, 'session')}, ${countText(requests)} ${plural(requests, 'request')}</p>`,
     '</header>',
     summarySection(sessions),
+    claimsSection(input.claims ?? []),
+    notApplicableSection(input.notApplicable ?? []),
     '<section>',
     '<h2>Sessions</h2>',
     ...sessions.map(sessionSection),
@@ -91,7 +107,8 @@ export function renderReport(input: ReportInput): string {
     '<p class="note">Input tokens are split into disjoint buckets: input = cache-read + cache-write + uncached. ',
     'Hit ratios are token-weighted (sums of cache-read tokens over sums of input tokens, never averages of per-request ratios) over successful requests; ',
     '“warm” leaves out each session’s first request, which starts cold. ',
-    'Ideal read is what the provider would have read had the request extended the previous one unchanged; lost = ideal read − read. ',
+    'Ideal read is what the provider’s own rules would have read had the request extended the previous one unchanged, from the same cache at the same time; lost = ideal read − read, what the client’s change cost. ',
+    'Provider lost is what a warm cache would have read on top of that (nothing expired, no lookback window, the same machine): what an idle gap or the provider’s reach cost. ',
     'Ideal cost prices the lost tokens as cache reads.</p>',
     '</footer>',
     '</main>',
@@ -137,10 +154,12 @@ const SUMMARY_HEAD: readonly HeadCell[] = [
   { title: 'hit ratio, all', numeric: true, note: 'of input tokens' },
   { title: 'write ratio', numeric: true, note: 'of input tokens' },
   { title: 'lost tokens', numeric: true },
+  { title: 'provider lost', numeric: true, note: 'idle gaps, reach' },
   { title: 'cost', numeric: true },
   { title: 'ideal cost', numeric: true },
   { title: 'breaks', numeric: true },
-  { title: 'largest break', numeric: false, note: 'lost tokens at turn.step' },
+  { title: 'largest break', numeric: false, note: 'tokens at turn.step' },
+  { title: 'claims', numeric: false, note: 'hold / read this session' },
 ]
 
 function headRow(cells: readonly HeadCell[]): string {
@@ -165,12 +184,14 @@ function summarySection(sessions: readonly Session[]): string {
       ratioCell(summary.hitRatioAll, summary.inputTokens),
       ratioCell(summary.writeRatio, summary.inputTokens),
       countText(summary.lostTokens),
+      countText(summary.providerLostTokens),
       dollars(summary.costUsd, 4),
       dollars(summary.idealCostUsd, 4),
       countText(summary.breaks),
       largest === undefined
         ? '<span class="meta">none</span>'
         : `${countText(largest.lostTokens)} at ${largest.turn}.${largest.step}<span class="sub">${escapeHtml(largest.cause ?? 'cause unknown')}</span>`,
+      claimsCell(summary),
     ]
     const numeric = SUMMARY_HEAD.slice(3).map((head) => head.numeric)
     return `<tr>${labelCells(session, summary.model)}${cells.map((cell, index) => `<td class="${numeric[index] === true ? 'num' : 'label'}">${cell}</td>`).join('')}</tr>`
@@ -185,6 +206,57 @@ function summarySection(sessions: readonly Session[]): string {
     '</table></div>',
     '</section>',
   ].join('\n')
+}
+
+function claimsCell(summary: SummaryRow): string {
+  const total = summary.claimsHeld + summary.claimsFailed
+  if (total === 0) return '<span class="meta">–</span>'
+  if (summary.claimsFailed === 0) return `${summary.claimsHeld} of ${total}`
+  return `<strong class="fail">${summary.claimsFailed} of ${total} fail</strong>`
+}
+
+/** Every claim evaluated on the run, failures first. */
+function claimsSection(claims: readonly ClaimResult[]): string {
+  if (claims.length === 0) return ''
+  const order = { fails: 0, holds: 1, 'not-run': 2 } as const
+  const sorted = [...claims].sort((left, right) => order[left.status] - order[right.status])
+  const held = claims.filter((claim) => claim.status === 'holds').length
+  const failed = claims.filter((claim) => claim.status === 'fails').length
+  const body = sorted.map((claim) => {
+    const status =
+      claim.status === 'fails'
+        ? '<strong class="fail">fails</strong>'
+        : claim.status === 'holds'
+          ? 'holds'
+          : '<span class="meta">not run</span>'
+    return `<tr${claim.status === 'fails' ? ' class="break"' : ''}><td class="label">${status}</td><td class="label">${escapeHtml(claim.scenario)}<span class="sub">${escapeHtml(claim.variants.join(', '))}</span></td><td class="label">${escapeHtml(claim.provider)}</td><td class="label">${escapeHtml(claim.text)}</td><td class="label">${escapeHtml(claim.observed)}</td></tr>`
+  })
+  return [
+    '<section>',
+    '<h2>Claims</h2>',
+    `<p class="meta">${held} of ${claims.length} hold${failed > 0 ? `, <strong class="fail">${failed} fail</strong>` : ''}. Each scenario’s “demonstrates” sentence, checked on this run’s rows.</p>`,
+    '<div class="table-scroll"><table>',
+    headRow([
+      { title: 'status', numeric: false },
+      { title: 'scenario', numeric: false, note: 'variants read' },
+      { title: 'provider', numeric: false },
+      { title: 'claim', numeric: false },
+      { title: 'observed', numeric: false },
+    ]),
+    `<tbody>${body.join('\n')}</tbody>`,
+    '</table></div>',
+    '</section>',
+  ].join('\n')
+}
+
+/** Variants the run left out, with why: never a number for a request the model would refuse. */
+function notApplicableSection(entries: readonly LeftOut[]): string {
+  if (entries.length === 0) return ''
+  const items = entries.map(
+    (entry) =>
+      `<li><strong>${escapeHtml(`${entry.scenario} · ${entry.variant} · ${entry.provider}`)}</strong> on ${escapeHtml(entry.model)}: ${escapeHtml(entry.reason)}</li>`,
+  )
+  return ['<section>', '<h2>Not applicable</h2>', `<ul>${items.join('')}</ul>`, '</section>'].join('\n')
 }
 
 function labelCells(session: Session, model: string | undefined): string {
@@ -217,6 +289,7 @@ function sessionSection(session: Session): string {
     facts.push(
       `warm hit ratio ${percent(summary.hitRatioWarm)}${warm === undefined ? '' : ` (${countText(warm.read)} of ${countText(warm.input)} warm input tokens read from cache)`}`,
       `${countText(summary.lostTokens)} tokens lost`,
+      `${countText(summary.providerLostTokens)} on the provider side`,
       `${countText(summary.breaks)} ${plural(summary.breaks, 'break')}`,
     )
   }
@@ -257,6 +330,7 @@ const STEP_HEAD: readonly HeadCell[] = [
   { title: 'hit ratio', numeric: true },
   { title: 'ideal read', numeric: true },
   { title: 'lost', numeric: true },
+  { title: 'provider lost', numeric: true },
   { title: 'break', numeric: false, note: 'cause, node, event' },
   { title: 'cost', numeric: true },
   { title: 'time (s)', numeric: true },
@@ -265,9 +339,8 @@ const STEP_HEAD: readonly HeadCell[] = [
 
 function stepTable(rows: readonly StepRow[]): string {
   const body = rows.map((row, index) => {
-    const classes = [row.ok ? '' : 'failed', row.breakCause === undefined ? '' : 'break'].filter(
-      (name) => name !== '',
-    )
+    const broke = row.breakCause !== undefined || row.providerCause !== undefined
+    const classes = [row.ok ? '' : 'failed', broke ? 'break' : ''].filter((name) => name !== '')
     const cells = [
       String(index + 1),
       `${escapeHtml(stepLabel(row))}${statusTag(row)}`,
@@ -281,6 +354,7 @@ function stepTable(rows: readonly StepRow[]): string {
       percent(row.hitRatio),
       countText(row.idealCacheReadTokens),
       countText(row.lostTokens),
+      countText(row.providerLostTokens),
       breakCell(row),
       dollars(row.costUsd, 6),
       row.virtualTimeS.toFixed(3),
@@ -305,12 +379,23 @@ function statusTag(row: StepRow): string {
 }
 
 function breakCell(row: StepRow): string {
-  if (row.breakCause === undefined) return ''
-  const where = [
-    row.breakNode,
-    row.breakEventSeq === undefined ? undefined : `event ${row.breakEventSeq}`,
-  ].filter((part) => part !== undefined)
-  return `<strong>${escapeHtml(row.breakCause)}</strong>${where.length === 0 ? '' : `<span class="sub">${escapeHtml(where.join(' · '))}</span>`}`
+  const parts: string[] = []
+  if (row.breakCause !== undefined && row.breakCause !== row.providerCause) {
+    const where = [
+      row.breakNode,
+      row.breakEventSeq === undefined ? undefined : `event ${row.breakEventSeq}`,
+    ].filter((part) => part !== undefined)
+    parts.push(
+      `<strong>${escapeHtml(row.breakCause)}</strong>${where.length === 0 ? '' : `<span class="sub">${escapeHtml(where.join(' · '))}</span>`}`,
+    )
+  }
+  if (row.providerCause !== undefined) {
+    const advice = providerAdvice(row)
+    parts.push(
+      `<strong>${escapeHtml(row.providerCause)}</strong><span class="sub">${escapeHtml(`${countText(row.providerLostTokens)} tokens, ${dollars(row.providerLostUsd, 4)}${advice === undefined ? '' : `; ${advice}`}`)}</span>`,
+    )
+  }
+  return parts.join('<br>')
 }
 
 /** A ratio over its denominator in tokens, written under it. */

@@ -1,22 +1,30 @@
 // The public surface of reports/: the row vocabulary, CSV writing and reading, the summary, comparison
 // and gate, the HTML report, and the Vitest matchers. Everything else in the folder is internal.
 
+export { breaksOf } from './breaks.ts'
 export type { ComparisonEntry } from './compare.ts'
 export { compareSummaries, comparisonTable } from './compare.ts'
-export { stepsCsv, summaryCsv } from './csv.ts'
-export type { FallenStep, GateInput, GateResult, Regression } from './gate.ts'
-export { checkBaseline, DEFAULT_TOLERANCE_POINTS, gateReport } from './gate.ts'
+export { breaksCsv, claimsCsv, stepsCsv, summaryCsv } from './csv.ts'
+export type { FallenStep, Finding, GateInput, GateOptions, GateResult, GateSide } from './gate.ts'
+export {
+  checkBaseline,
+  DEFAULT_BREAK_THRESHOLD_TOKENS,
+  DEFAULT_COST_TOLERANCE_PERCENT,
+  DEFAULT_TOLERANCE_POINTS,
+  gateReport,
+} from './gate.ts'
 export type { ReportInput } from './html.ts'
 export { renderReport } from './html.ts'
-export { readReportCsv, readStepsCsv, readSummaryCsv } from './load.ts'
+export { readBreaksCsv, readReportCsv, readStepsCsv, readSummaryCsv } from './load.ts'
 export type { BaselineMatchOptions, CachelabMatchers } from './matchers.ts'
 export { cachelabMatchers } from './matchers.ts'
 export type { ReportCsv } from './parse.ts'
 export { parseReportCsv, parseStepsCsv, parseSummaryCsv } from './parse.ts'
 export type { Observation, SessionRowContext } from './rows.ts'
 export { SessionRowBuilder } from './rows.ts'
+export { rowProblems } from './sanity.ts'
 export type { SessionKey } from './session-key.ts'
 export { summarize } from './summary.ts'
 export { summaryTable } from './table.ts'
-export type { BreakCause, StepRow, SummaryRow } from './types.ts'
-export { STEP_COLUMNS, SUMMARY_COLUMNS } from './types.ts'
+export type { BreakCause, BreakRow, ClaimResult, StepRow, SummaryRow } from './types.ts'
+export { BREAK_COLUMNS, CLAIM_COLUMNS, STEP_COLUMNS, SUMMARY_COLUMNS } from './types.ts'

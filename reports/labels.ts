@@ -1,6 +1,7 @@
 // How a request and its break read in reports, tooltips and test failure messages.
 
-import { countText } from './text-table.ts'
+import { findModel, vendorOf } from '../providers/catalog.ts'
+import { countText, dollarText } from './text-table.ts'
 import type { StepRow } from './types.ts'
 
 /** A request's place in its session: `turn.step`, with `#attempt` for a retry. */
@@ -15,4 +16,21 @@ export function breakDescription(
   const node = row.breakNode === undefined ? '' : ` at ${row.breakNode}`
   const event = row.breakEventSeq === undefined ? '' : ` (event ${row.breakEventSeq})`
   return `${row.breakCause ?? 'unknown cause'}${node}${event}, ${countText(row.lostTokens)} tokens lost`
+}
+
+/**
+ * What a longer cache lifetime would have cost instead of an expiry: holding the lost prefix written at
+ * the 1-hour price rather than the 5-minute one (Anthropic), or nothing (OpenAI's 24h retention is billed
+ * like in-memory). Undefined for other causes and providers without a lifetime option.
+ */
+export function providerAdvice(
+  row: Pick<StepRow, 'provider' | 'model' | 'providerCause' | 'providerLostTokens'>,
+): string | undefined {
+  if (row.providerCause !== 'ttl-expired') return undefined
+  const vendor = vendorOf(row.provider)
+  const prices = findModel(vendor, row.model)?.prices
+  if (vendor === 'openai') return '24h retention would have kept it at no extra cost'
+  if (prices?.cacheWrite1h === undefined || prices.cacheWrite5m === undefined) return undefined
+  const premium = (row.providerLostTokens * (prices.cacheWrite1h - prices.cacheWrite5m)) / 1_000_000
+  return `a 1h TTL would have cost ${dollarText(premium)} more in writes`
 }

@@ -3,8 +3,8 @@
 
 import { readFileSync } from 'node:fs'
 import { CachelabError } from '../harness/errors.ts'
-import { parseReportCsv, parseStepsCsv, parseSummaryCsv, type ReportCsv } from './parse.ts'
-import type { StepRow, SummaryRow } from './types.ts'
+import { parseBreaksCsv, parseReportCsv, parseStepsCsv, parseSummaryCsv, type ReportCsv } from './parse.ts'
+import type { BreakRow, StepRow, SummaryRow } from './types.ts'
 
 /** The text of a file; a missing or unreadable file is an input error naming it. */
 export function readText(path: string): string {
@@ -41,4 +41,9 @@ export function readStepsCsv(path: string): StepRow[] {
 /** Read a summary.csv (a committed baseline's, for example). */
 export function readSummaryCsv(path: string): SummaryRow[] {
   return parseSummaryCsv(readText(path), path)
+}
+
+/** Read a breaks.csv. */
+export function readBreaksCsv(path: string): BreakRow[] {
+  return parseBreaksCsv(readText(path), path)
 }

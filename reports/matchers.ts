@@ -2,7 +2,13 @@
 // that must extend its predecessor. Register with `expect.extend(cachelabMatchers)`.
 
 import type { MatcherState } from 'vitest'
-import { checkBaseline, DEFAULT_TOLERANCE_POINTS, gateReport } from './gate.ts'
+import {
+  checkBaseline,
+  DEFAULT_BREAK_THRESHOLD_TOKENS,
+  DEFAULT_COST_TOLERANCE_PERCENT,
+  DEFAULT_TOLERANCE_POINTS,
+  gateReport,
+} from './gate.ts'
 import { breakDescription, stepLabel } from './labels.ts'
 import { summarize } from './summary.ts'
 import { countText, percentText } from './text-table.ts'
@@ -12,6 +18,8 @@ import type { StepRow, SummaryRow } from './types.ts'
 export interface BaselineMatchOptions {
   /** How far below the baseline a warm hit ratio may fall, in percentage points; 0.5 when not given. */
   tolerancePP?: number
+  /** How far above the baseline a session's cost may rise, in percent; 1 when not given. */
+  costTolerancePercent?: number
 }
 
 /** The matchers' signatures, for the `vitest` module augmentation below. */
@@ -76,9 +84,20 @@ export const cachelabMatchers = {
     if (!Array.isArray(baseline) || baseline.length === 0)
       throw new TypeError('toMatchBaseline needs the baseline summary rows (readSummaryCsv), got none')
     const run = isSummaryRows(received) ? received : summarize(stepRowsOf(received, 'toMatchBaseline'))
-    const result = checkBaseline({ baseline, run, tolerancePoints })
+    const result = checkBaseline({
+      baseline: { summary: baseline, breaks: undefined },
+      run: { summary: run, breaks: undefined },
+      claims: [],
+      rowProblems: [],
+      options: {
+        tolerancePoints,
+        costTolerancePercent: options.costTolerancePercent ?? DEFAULT_COST_TOLERANCE_PERCENT,
+        breakThresholdTokens: DEFAULT_BREAK_THRESHOLD_TOKENS,
+        strict: false,
+      },
+    })
     return {
-      pass: result.regressions.length === 0,
+      pass: result.passed,
       message: () =>
         this.isNot
           ? `expected the rows not to hold the baseline, but all ${result.checked} baseline sessions hold within ${tolerancePoints} pp`

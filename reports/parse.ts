@@ -7,7 +7,15 @@ import { type HeaderReason, PROVIDER_IDS, type ProviderId, type Route } from '..
 import { findModel, vendorOf } from '../providers/catalog.ts'
 import { costUsd, idealCostUsd } from './cost.ts'
 import { sessionKeyString, sessionLabel } from './session-key.ts'
-import { type BreakCause, STEP_COLUMNS, type StepRow, SUMMARY_COLUMNS, type SummaryRow } from './types.ts'
+import {
+  BREAK_COLUMNS,
+  type BreakCause,
+  type BreakRow,
+  STEP_COLUMNS,
+  type StepRow,
+  SUMMARY_COLUMNS,
+  type SummaryRow,
+} from './types.ts'
 
 /** A parsed report file: which of the two it was, and its rows. */
 export type ReportCsv = { kind: 'steps'; rows: StepRow[] } | { kind: 'summary'; rows: SummaryRow[] }
@@ -67,6 +75,32 @@ export function parseSummaryCsv(text: string, file: string): SummaryRow[] {
   if (parsed.kind !== 'summary')
     throw new CachelabError('input', `${file}: expected a summary.csv, got a steps.csv`)
   return parsed.rows
+}
+
+/** Parse a breaks.csv (a run's or a baseline's); any other file is an input error. */
+export function parseBreaksCsv(text: string, file: string): BreakRow[] {
+  const table = readTable(text, file)
+  const absent = BREAK_COLUMNS.filter((column) => !table.header.includes(column))
+  if (absent.length > 0)
+    throw new CachelabError('input', `${file}:1: not a cachelab breaks.csv (lacks ${absent.join(', ')})`)
+  return readers(table, file).map((reader) => {
+    return {
+      ...sessionLabelsWithoutRun(reader),
+      turn: reader.integer('turn'),
+      step: reader.integer('step'),
+      attempt: reader.integer('attempt'),
+      cause: reader.optionalOneOf('break_cause', BREAK_CAUSES),
+      node: reader.optionalText('break_node'),
+      eventSeq: reader.optionalInteger('break_event_seq'),
+      lostTokens: reader.integer('lost_tokens'),
+      lostUsd: reader.number('lost_usd'),
+      providerCause: reader.optionalOneOf('provider_cause', BREAK_CAUSES),
+      providerLostTokens: reader.integer('provider_lost_tokens'),
+      providerLostUsd: reader.number('provider_lost_usd'),
+      inputTokens: reader.integer('input_tokens'),
+      cacheReadTokens: reader.integer('cache_read_tokens'),
+    }
+  })
 }
 
 function readTable(text: string, file: string): CsvTable {
@@ -175,15 +209,19 @@ class RecordReader {
   }
 }
 
-/** The labels that name a row's session, common to both files. */
-function sessionLabels(reader: RecordReader) {
+/** The labels that name a row's session. */
+function sessionLabelsWithoutRun(reader: RecordReader) {
   return {
-    runId: reader.text('run_id'),
     scenario: reader.text('scenario'),
     variant: reader.text('variant'),
     provider: reader.oneOf('provider', PROVIDERS),
     model: reader.text('model'),
   }
+}
+
+/** The labels that name a row's session and run, common to steps.csv and summary.csv. */
+function sessionLabels(reader: RecordReader) {
+  return { runId: reader.text('run_id'), ...sessionLabelsWithoutRun(reader) }
 }
 
 function readers(table: CsvTable, file: string): RecordReader[] {
@@ -294,6 +332,8 @@ function summaryRows(table: CsvTable, file: string): SummaryRow[] {
       costUsd: reader.number('cost_usd'),
       idealCostUsd: reader.number('ideal_cost_usd'),
       breaks: reader.integer('breaks'),
+      claimsHeld: reader.integer('claims_held'),
+      claimsFailed: reader.integer('claims_failed'),
       largestBreak:
         largestLost === undefined
           ? undefined

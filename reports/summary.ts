@@ -1,7 +1,8 @@
 // The summary of a run: per scenario, variant and provider, sums over rows (never averages of ratios),
 // with each session's cold first request outside the warm hit ratio.
 
-import type { StepRow, SummaryRow } from './types.ts'
+import { breakTokens } from './breaks.ts'
+import type { ClaimResult, StepRow, SummaryRow } from './types.ts'
 
 const ratio = (part: number, whole: number): number | undefined => (whole === 0 ? undefined : part / whole)
 
@@ -26,9 +27,10 @@ function summarizeGroup(rows: StepRow[]): SummaryRow {
   const input = sum(ok, (row) => row.inputTokens)
   const read = sum(ok, (row) => row.cacheReadTokens)
   const write = sum(ok, (row) => row.cacheWriteTokens)
-  const breaks = ok.filter((row) => row.breakCause !== undefined)
+  const breaks = ok.filter((row) => row.breakCause !== undefined || row.providerCause !== undefined)
+  // The break that cost most, counting the client's change and the provider side together.
   const largest = breaks.reduce<StepRow | undefined>(
-    (best, row) => (best === undefined || row.lostTokens > best.lostTokens ? row : best),
+    (best, row) => (best === undefined || breakTokens(row) > breakTokens(best) ? row : best),
     undefined,
   )
   return {
@@ -57,14 +59,33 @@ function summarizeGroup(rows: StepRow[]): SummaryRow {
     costUsd: sum(ok, (row) => row.costUsd),
     idealCostUsd: sum(ok, (row) => row.idealCostUsd),
     breaks: breaks.length,
+    claimsHeld: 0,
+    claimsFailed: 0,
     largestBreak:
       largest === undefined
         ? undefined
         : {
-            lostTokens: largest.lostTokens,
+            lostTokens: breakTokens(largest),
             turn: largest.turn,
             step: largest.step,
-            cause: largest.breakCause,
+            cause: largest.breakCause ?? largest.providerCause,
           },
   }
+}
+
+/** The summaries with the claims that read each session counted in, by outcome. */
+export function withClaims(rows: readonly SummaryRow[], claims: readonly ClaimResult[]): SummaryRow[] {
+  return rows.map((row) => {
+    const reading = claims.filter(
+      (claim) =>
+        claim.scenario === row.scenario &&
+        claim.provider === row.provider &&
+        claim.variants.includes(row.variant),
+    )
+    return {
+      ...row,
+      claimsHeld: reading.filter((claim) => claim.status === 'holds').length,
+      claimsFailed: reading.filter((claim) => claim.status === 'fails').length,
+    }
+  })
 }

@@ -41,10 +41,12 @@ export function summaryTable(rows: readonly SummaryRow[]): string {
       'hit (warm)',
       'hit (all)',
       'lost tokens',
+      'provider lost',
       'cost',
       'ideal cost',
       'breaks',
       'largest break',
+      'claims',
     ],
     rows.map((row) => [
       row.scenario,
@@ -56,13 +58,22 @@ export function summaryTable(rows: readonly SummaryRow[]): string {
       percent(row.hitRatioWarm),
       percent(row.hitRatioAll),
       count(row.lostTokens),
+      count(row.providerLostTokens),
       dollars(row.costUsd),
       dollars(row.idealCostUsd),
       String(row.breaks),
       row.largestBreak === undefined
         ? '-'
         : `${count(row.largestBreak.lostTokens)} @${row.largestBreak.turn}.${row.largestBreak.step} ${row.largestBreak.cause ?? ''}`.trim(),
+      claimsText(row),
     ]),
     4,
   )
+}
+
+/** The claims that read a session: how many hold, and the failures called out. */
+function claimsText(row: SummaryRow): string {
+  const total = row.claimsHeld + row.claimsFailed
+  if (total === 0) return '-'
+  return row.claimsFailed === 0 ? `${row.claimsHeld}/${total}` : `${row.claimsHeld}/${total} FAIL`
 }

@@ -129,6 +129,10 @@ export interface SummaryRow {
   idealCostUsd: number
   /** Rows with a break cause. */
   breaks: number
+  /** Scenario claims that read this session and hold on its provider. */
+  claimsHeld: number
+  /** Scenario claims that read this session and fail on its provider. */
+  claimsFailed: number
   largestBreak: { lostTokens: number; turn: number; step: number; cause: BreakCause | undefined } | undefined
 }
 
@@ -160,4 +164,76 @@ export const SUMMARY_COLUMNS = [
   'largest_break_turn',
   'largest_break_step',
   'largest_break_cause',
+  'claims_held',
+  'claims_failed',
+] as const
+
+/** A scenario claim's outcome on one provider. */
+export interface ClaimResult {
+  scenario: string
+  provider: ProviderId
+  /** The claim's id within its scenario. */
+  claim: string
+  text: string
+  /** The variants it reads. */
+  variants: string[]
+  /** `not-run` when a variant it reads has no rows on the provider (filtered out or not applicable). */
+  status: 'holds' | 'fails' | 'not-run'
+  /** What it observed (empty when not run). */
+  observed: string
+}
+
+/** The `claims.csv` columns, in order. */
+export const CLAIM_COLUMNS = [
+  'scenario',
+  'provider',
+  'claim',
+  'status',
+  'variants',
+  'text',
+  'observed',
+] as const
+
+/** One break of a session (a step row with a cause): what `breaks.csv` and the gate compare. */
+export interface BreakRow {
+  scenario: string
+  variant: string
+  provider: ProviderId
+  model: string
+  turn: number
+  step: number
+  attempt: number
+  /** The client-side or, alone, provider-side cause (the step row's `break_cause`). */
+  cause: BreakCause | undefined
+  node: string | undefined
+  eventSeq: number | undefined
+  lostTokens: number
+  /** Cost of the lost tokens: the row's cost minus its ideal cost. */
+  lostUsd: number
+  providerCause: BreakCause | undefined
+  providerLostTokens: number
+  providerLostUsd: number
+  inputTokens: number
+  cacheReadTokens: number
+}
+
+/** The `breaks.csv` columns, in order. */
+export const BREAK_COLUMNS = [
+  'scenario',
+  'variant',
+  'provider',
+  'model',
+  'turn',
+  'step',
+  'attempt',
+  'break_cause',
+  'break_node',
+  'break_event_seq',
+  'lost_tokens',
+  'lost_usd',
+  'provider_cause',
+  'provider_lost_tokens',
+  'provider_lost_usd',
+  'input_tokens',
+  'cache_read_tokens',
 ] as const

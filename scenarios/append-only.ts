@@ -1,6 +1,7 @@
 // The baseline: a multi-turn coding session whose every request extends the previous one. A correct
 // loop reads almost its whole prompt from cache from the second request on.
 
+import { breaks, breaksText, warmRatio, warmText } from './claims.ts'
 import { agentSystemPrompt, CODING_TOOLS, result } from './fixtures.ts'
 import type { Scenario } from './types.ts'
 
@@ -80,6 +81,21 @@ export const appendOnly: Scenario = {
       kind: 'turn',
       user: 'Write a short changelog entry for these fixes.',
       steps: [{ text: { tokens: 120 } }],
+    },
+  ],
+  claims: [
+    {
+      id: 'reads-after-first',
+      text: 'Every request after the first reads cache, with no break, and the warm hit ratio is at least 90%.',
+      variants: ['default'],
+      check(rows) {
+        const session = rows('default')
+        const unread = session.filter((row) => row.ok && !row.cold && row.cacheReadTokens === 0)
+        return {
+          holds: unread.length === 0 && breaks(session).length === 0 && warmRatio(session) >= 0.9,
+          observed: `${warmText(session)}, ${unread.length} warm requests without a read, ${breaksText(session)}`,
+        }
+      },
     },
   ],
 }

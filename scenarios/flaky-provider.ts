@@ -20,4 +20,25 @@ export const flakyProvider: Scenario = {
     { kind: 'fault', fault: { kind: 'stream-cut', afterFrames: 2 } },
     ...codingTurns(2, { seed: 'flaky', resultTokens: 300, from: 3 }),
   ],
+  claims: [
+    {
+      id: 'retries-read-cache',
+      text: 'The three failed attempts are rows of their own with no tokens, and every successful retry reads cache.',
+      variants: ['default'],
+      check(rows) {
+        const session = rows('default')
+        const failed = session.filter((row) => !row.ok)
+        const retries = session.filter((row) => row.ok && row.attempt > 0)
+        const unread = retries.filter((row) => row.cacheReadTokens === 0)
+        return {
+          holds:
+            failed.length === 3 &&
+            failed.every((row) => row.inputTokens === 0) &&
+            retries.length > 0 &&
+            unread.length === 0,
+          observed: `${failed.length} failed attempts, ${retries.length} retries, ${unread.length} retries without a read`,
+        }
+      },
+    },
+  ],
 }

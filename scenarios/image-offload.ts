@@ -3,6 +3,7 @@
 
 import { syntheticImage } from '../harness/png.ts'
 import type { TurnScript } from '../harness/script.ts'
+import { breaksWith, lostTokens, tokensText } from './claims.ts'
 import { agentSystemPrompt, CODING_TOOLS } from './fixtures.ts'
 import type { Scenario } from './types.ts'
 
@@ -27,4 +28,19 @@ export const imageOffload: Scenario = {
   tools: CODING_TOOLS,
   maxTokens: 1024,
   script: turns,
+  claims: [
+    {
+      id: 'quanta-break-less',
+      text: 'Offloading images in quanta breaks less often and loses fewer tokens than offloading one per request.',
+      variants: ['quantized', 'per-request'],
+      check(rows) {
+        const quantized = breaksWith(rows('quantized'), 'image-offload').length
+        const single = breaksWith(rows('per-request'), 'image-offload').length
+        return {
+          holds: quantized < single && lostTokens(rows('quantized')) < lostTokens(rows('per-request')),
+          observed: `image-offload breaks: quantized ${quantized} (${tokensText(lostTokens(rows('quantized')))}), per-request ${single} (${tokensText(lostTokens(rows('per-request')))})`,
+        }
+      },
+    },
+  ],
 }

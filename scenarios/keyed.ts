@@ -123,6 +123,8 @@ function keyedScenario(
     maxTokens: 32,
     pace: { turnGapSeconds: 0, toolSeconds: 0 },
     variants: [variant],
+    // The keyed suite asserts its claims itself, against the real provider.
+    claims: [],
   }
   const turns = (count: number, from = 0) => codingTurns(count, { seed, resultTokens: 120, from })
   // With the first tool's description, two sessions share no more than the wire framing before it

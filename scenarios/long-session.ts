@@ -1,6 +1,7 @@
 // A 720-turn append-only session: the scale case for the simulators and the loop (a cache break at this
 // length costs hundreds of thousands of tokens).
 
+import { breaks, breaksText, warmRatio, warmText } from './claims.ts'
 import { agentSystemPrompt, CODING_TOOLS } from './fixtures.ts'
 import type { Scenario } from './types.ts'
 
@@ -36,4 +37,18 @@ export const longSession: Scenario = {
   maxTokens: 1024,
   pace: { turnGapSeconds: 5, toolSeconds: 0.5 },
   script: longSessionScript(LONG_SESSION_TURNS),
+  claims: [
+    {
+      id: 'warm-above-99',
+      text: 'Over 720 append-only turns the warm hit ratio stays above 99%, with no break.',
+      variants: ['default'],
+      check(rows) {
+        const session = rows('default')
+        return {
+          holds: warmRatio(session) > 0.99 && breaks(session).length === 0,
+          observed: `${warmText(session)}, ${breaksText(session)}`,
+        }
+      },
+    },
+  ],
 }

@@ -4,6 +4,7 @@
 // superseded per-block rule, where it cost about 50, is kept as named variants to show what it broke.
 
 import type { ToolCallScript } from '../harness/script.ts'
+import { breaksText, breaksWith, lostTokens, providerLostTokens, tokensText } from './claims.ts'
 import { agentSystemPrompt, CODING_TOOLS, codingTurns } from './fixtures.ts'
 import type { Scenario } from './types.ts'
 
@@ -43,5 +44,31 @@ export const parallelToolResults: Scenario = {
       ],
     },
     ...codingTurns(2, { seed: 'fan-out', resultTokens: 300, from: 3 }),
+  ],
+  claims: [
+    {
+      id: 'run-rule-reaches',
+      text: 'Under the current rule a run of parallel tool blocks counts as one lookback position: every strategy reads the previous entry after the fan-out.',
+      variants: ['automatic', 'last-message', 'system-and-last', 'rolling'],
+      check(rows) {
+        const missed = ['automatic', 'last-message', 'system-and-last', 'rolling'].flatMap((variant) =>
+          breaksWith(rows(variant), 'lookback-miss'),
+        )
+        return { holds: missed.length === 0, observed: `${missed.length} lookback misses` }
+      },
+    },
+    {
+      id: 'block-rule-misses',
+      text: 'Under the superseded per-block rule one automatic breakpoint misses after the fan-out, and what it missed is counted on the provider side.',
+      variants: ['automatic-block-rule'],
+      check(rows) {
+        const missed = breaksWith(rows('automatic-block-rule'), 'lookback-miss')
+        const cost = providerLostTokens(rows('automatic-block-rule'))
+        return {
+          holds: missed.length > 0 && cost > 0 && lostTokens(rows('automatic-block-rule')) === 0,
+          observed: `${breaksText(rows('automatic-block-rule'))}, ${tokensText(cost)} out of reach`,
+        }
+      },
+    },
   ],
 }

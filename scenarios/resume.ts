@@ -4,6 +4,7 @@
 // the system prompt, and is appended on routes that take updates in history.
 
 import type { ScriptAction } from '../harness/script.ts'
+import { breaks, breaksText, breaksWith } from './claims.ts'
 import { agentSystemPrompt, CODING_TOOLS, codingTurns } from './fixtures.ts'
 import type { Scenario } from './types.ts'
 
@@ -33,4 +34,25 @@ export const resume: Scenario = {
   tools: CODING_TOOLS,
   maxTokens: 1024,
   script: across(),
+  claims: [
+    {
+      id: 'unchanged-keeps',
+      text: 'A resume with an unchanged header, or with only a changed temperature, reads the cache on with no break.',
+      variants: ['unchanged', 'temperature-change'],
+      check(rows) {
+        const found = [...breaks(rows('unchanged')), ...breaks(rows('temperature-change'))]
+        return { holds: found.length === 0, observed: `${found.length} breaks across both` }
+      },
+    },
+    {
+      id: 'drift-rewrites-head',
+      text: 'A prompt that drifted across the restart breaks at the system prompt where the route rewrites the head.',
+      variants: ['prompt-drift'],
+      providers: ['anthropic'],
+      check(rows) {
+        const replaced = breaksWith(rows('prompt-drift'), 'system-replace')
+        return { holds: replaced.length === 1, observed: breaksText(rows('prompt-drift')) }
+      },
+    },
+  ],
 }

@@ -2,6 +2,7 @@
 // the tools prefix (the very start of the prompt); announcing changes in history keeps it.
 
 import type { ToolSchema } from '../harness/types.ts'
+import { breaksText, breaksWith, lostTokens, tokensText } from './claims.ts'
 import { agentSystemPrompt, CODING_TOOLS, codingTurns } from './fixtures.ts'
 import type { Scenario } from './types.ts'
 
@@ -29,5 +30,20 @@ export const toolSchemaChange: Scenario = {
     ...codingTurns(3, { seed: 'tools', resultTokens: 400, from: 3 }),
     { kind: 'set-tools', tools: CODING_TOOLS.filter((tool) => tool.name !== 'grep').concat(webSearch) },
     ...codingTurns(3, { seed: 'tools', resultTokens: 400, from: 6 }),
+  ],
+  claims: [
+    {
+      id: 'rewrite-unless-in-history',
+      text: 'Without tool updates in history the tool change breaks at the tools; announced in history, the tools prefix holds.',
+      variants: ['unsupported', 'in-history'],
+      check(rows) {
+        const rewritten = breaksWith(rows('unsupported'), 'tools-changed')
+        const announced = lostTokens(rows('in-history'))
+        return {
+          holds: rewritten.length > 0 && announced < lostTokens(rows('unsupported')),
+          observed: `unsupported ${breaksText(rows('unsupported'))}; in-history ${tokensText(announced)} lost`,
+        }
+      },
+    },
   ],
 }

@@ -6,6 +6,7 @@ import type { Pace, ScriptAction, TextSpec } from '../harness/script.ts'
 import type { ProviderId, ToolSchema } from '../harness/types.ts'
 import type { CacheRules } from '../providers/catalog.ts'
 import type { BuildOptions } from '../providers/types.ts'
+import type { StepRow } from '../reports/types.ts'
 
 /** One design variant: policy and request-building choices applied to the same script. */
 export interface Variant {
@@ -36,4 +37,30 @@ export interface Scenario {
   /** Providers the scenario runs on when the run names none (default: all). */
   providers?: ProviderId[]
   script: ScriptAction[]
+  /** What `demonstrates` says, as checks evaluated on every run. */
+  claims: Claim[]
+}
+
+/** What a claim found on one provider: whether it holds, and the numbers it saw. */
+export interface ClaimVerdict {
+  holds: boolean
+  /** The observed numbers, in a few words (`ttl-5m: ttl-expired at 4.1, 8,421 tokens`). */
+  observed: string
+}
+
+/**
+ * One checkable statement behind a scenario's `demonstrates` sentence: evaluated per provider on the rows
+ * of the variants it names, when all of them ran.
+ */
+export interface Claim {
+  /** Unique within its scenario (`expires-after-gap`). */
+  id: string
+  /** The statement as a sentence. */
+  text: string
+  /** The variants whose rows it reads. */
+  variants: string[]
+  /** Providers it applies to (default: every provider the scenario runs on). */
+  providers?: ProviderId[]
+  /** The verdict from the step rows of each named variant on one provider. */
+  check(rows: (variant: string) => readonly StepRow[]): ClaimVerdict
 }

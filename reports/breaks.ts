@@ -1,0 +1,56 @@
+// Breaks: the step rows that name a cause, as the compact, reviewable list a baseline keeps for every
+// session (long ones included) and the gate compares step by step.
+
+import { providerAdvice, stepLabel } from './labels.ts'
+import { sessionLabel } from './session-key.ts'
+import { countText, dollarText } from './text-table.ts'
+import type { BreakRow, StepRow } from './types.ts'
+
+/** The breaks among step rows, in row order: successful requests with a client-side or provider-side cause. */
+export function breaksOf(rows: readonly StepRow[]): BreakRow[] {
+  return rows
+    .filter((row) => row.ok && (row.breakCause !== undefined || row.providerCause !== undefined))
+    .map((row) => ({
+      scenario: row.scenario,
+      variant: row.variant,
+      provider: row.provider,
+      model: row.model,
+      turn: row.turn,
+      step: row.step,
+      attempt: row.attempt,
+      cause: row.breakCause,
+      node: row.breakNode,
+      eventSeq: row.breakEventSeq,
+      lostTokens: row.lostTokens,
+      lostUsd: row.costUsd - row.idealCostUsd,
+      providerCause: row.providerCause,
+      providerLostTokens: row.providerLostTokens,
+      providerLostUsd: row.providerLostUsd,
+      inputTokens: row.inputTokens,
+      cacheReadTokens: row.cacheReadTokens,
+    }))
+}
+
+/** Every token a break cost: the client's change and the provider side together. */
+export function breakTokens(entry: Pick<BreakRow, 'lostTokens' | 'providerLostTokens'>): number {
+  return entry.lostTokens + entry.providerLostTokens
+}
+
+/** A break as one line: session, turn.step, cause, node, event, tokens and dollars on each side. */
+export function breakLine(entry: BreakRow): string {
+  const parts: string[] = []
+  if (entry.cause !== undefined && entry.cause !== entry.providerCause) {
+    const node = entry.node === undefined ? '' : ` at ${entry.node}`
+    const event = entry.eventSeq === undefined ? '' : ` (event ${entry.eventSeq})`
+    parts.push(
+      `${entry.cause}${node}${event}, ${countText(entry.lostTokens)} tokens lost (${dollarText(entry.lostUsd)})`,
+    )
+  }
+  if (entry.providerCause !== undefined) {
+    const advice = providerAdvice(entry)
+    parts.push(
+      `${entry.providerCause} on the provider side, ${countText(entry.providerLostTokens)} tokens (${dollarText(entry.providerLostUsd)})${advice === undefined ? '' : `; ${advice}`}`,
+    )
+  }
+  return `${sessionLabel(entry)} ${stepLabel(entry)}: ${parts.join('; ')}`
+}
