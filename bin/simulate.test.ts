@@ -48,6 +48,46 @@ describe('cachelab simulate reproduces the providers’ documented examples', ()
     )
   })
 
+  it('OpenAI GPT-5.6: a loop marking every user turn answers usage; its fourth request (three earlier markers, one new) reads the third', () => {
+    const lines = simulateLines(
+      testdata('openai-breakpoints.jsonl'),
+      'openai-breakpoints.jsonl',
+      'openai-chat',
+    )
+    const answers = lines.map((line) => JSON.parse(line))
+    expect(answers).toHaveLength(4)
+    for (const answer of answers) expect(answer).not.toHaveProperty('error')
+    const usage = answers.map((answer) => answer.usage)
+    for (let index = 1; index < usage.length; index += 1) {
+      expect(usage[index].cacheRead).toBe(usage[index - 1].cacheRead + usage[index - 1].cacheWrite)
+    }
+    expect(answers[3].raw.prompt_tokens_details).toMatchObject({
+      cached_tokens: usage[2].cacheRead + usage[2].cacheWrite,
+      cache_write_tokens: usage[3].cacheWrite,
+    })
+  })
+
+  it("OpenAI GPT-5.6: answers an error line for a marker on assistant output, in OpenAI's error shape", () => {
+    const body = JSON.stringify({
+      model: 'gpt-5.6-sol',
+      input: [
+        { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'hi' }] },
+        {
+          type: 'message',
+          role: 'assistant',
+          content: [{ type: 'output_text', text: 'hello', prompt_cache_breakpoint: { mode: 'explicit' } }],
+        },
+      ],
+    })
+    const [line] = simulateLines(body, 'in', 'openai-responses')
+    expect(JSON.parse(line as string).error).toMatchObject({
+      status: 400,
+      body: {
+        error: { type: 'invalid_request_error', param: 'input[1].content[0].prompt_cache_breakpoint' },
+      },
+    })
+  })
+
   it('takes bare bodies, fills a missing model from --model, and names the line of bad input', () => {
     const body = JSON.stringify({ messages: [{ role: 'user', content: 'hi' }] })
     expect(simulateLines(`${body}\n`, 'in', 'openai-chat', 'gpt-5.4')).toHaveLength(1)

@@ -279,6 +279,11 @@ function addResponsesItem(
       })
       break
     case 'function_call_output':
+      // An output given as content parts is linearized as parts, so a breakpoint on one of them counts.
+      if (Array.isArray(item.output)) {
+        addContent(builder, body, `tool||${asString(item.call_id)}`, item.output, MESSAGE_FRAMING, node)
+        break
+      }
       builder.add({
         frame: `tool||${asString(item.call_id)}`,
         text: typeof item.output === 'string' ? item.output : JSON.stringify(item.output),

@@ -1,7 +1,8 @@
 // OpenAI's prompt cache. Before GPT-5.6: automatic prefix caching from 1024 tokens in 128-token steps,
 // per machine, with requests routed by a hash of the prompt start and `prompt_cache_key`, and idle
-// eviction. GPT-5.6 and later: reads and writes at breakpoints (implicit on the latest message, explicit
-// markers on content parts), at most four writes per request, writes billed separately.
+// eviction. GPT-5.6 and later: reads at the conversation's breakpoint entries; writes at the implicit
+// breakpoint on the latest message and the request's latest explicit markers (four at most, earlier
+// markers read-only), billed separately.
 
 import { hashString, type Random, seededRandom } from '../../harness/random.ts'
 import {
@@ -12,21 +13,21 @@ import {
 } from '../catalog.ts'
 import { counterfactual, UNBOUNDED_READ } from './counterfactual.ts'
 import { linearizeChat, linearizeResponses } from './linearize-openai.ts'
+import { type CacheOptions, cacheOptions, invalidRequest } from './openai-cache-fields.ts'
 import { outputTokens } from './output.ts'
 import { scaleTokens, tokensThrough } from './prompt.ts'
 import { sharedTokenCounter, type TokenCounter } from './tokens.ts'
 import { childrenOf, PrefixTrie, type TrieNode } from './trie.ts'
-import {
-  type Breakpoint,
-  type PlacedBreakpoint,
-  type Prompt,
-  type ReadBounds,
-  type Segment,
-  type Shortfall,
-  type Simulation,
-  type SimulationRequest,
-  type SimulatorOptions,
-  SimulatorRejection,
+import type {
+  Breakpoint,
+  PlacedBreakpoint,
+  Prompt,
+  ReadBounds,
+  Segment,
+  Shortfall,
+  Simulation,
+  SimulationRequest,
+  SimulatorOptions,
 } from './types.ts'
 
 /**
@@ -107,12 +108,14 @@ export class OpenAICacheSimulator {
     return this.model({ model }).cache.kind === 'openai-breakpoint'
   }
 
+  /** Simulate one request; throws the API's 400 (`SimulatorRejection`) for a body it refuses. */
   simulate(api: Api, request: SimulationRequest): Simulation {
     const entry = this.model(request.body)
+    const options = cacheOptions(api, request.body, entry.cache.kind === 'openai-breakpoint')
     const prompt = this.linearize(api, request.body)
     const output = scaleTokens(outputTokens(request.output, this.counter), entry.tokenScale)
     return entry.cache.kind === 'openai-breakpoint'
-      ? this.simulateBreakpoints(entry.cache, request, prompt, output)
+      ? this.simulateBreakpoints(entry.cache, options, request, prompt, output)
       : this.simulatePrefix(entry.cache as OpenAIPrefixRules, request, prompt, output)
   }
 
@@ -355,19 +358,12 @@ export class OpenAICacheSimulator {
 
   private simulateBreakpoints(
     rules: OpenAIBreakpointRules,
+    options: CacheOptions,
     request: SimulationRequest,
     prompt: Prompt,
     output: number,
   ): Simulation {
     const { body, at } = request
-    const options = (body.prompt_cache_options ?? {}) as Record<string, unknown>
-    const mode = options.mode ?? 'implicit'
-    if (mode !== 'implicit' && mode !== 'explicit') {
-      throw invalidRequest(
-        `Invalid value for 'prompt_cache_options.mode': ${JSON.stringify(mode)}`,
-        'prompt_cache_options.mode',
-      )
-    }
     const ttlSeconds = options.ttl === '30m' ? rules.ttlSeconds : rules.idleEvictionSeconds
     const route = this.route(rules.routingTokens, rules.machines, Number.POSITIVE_INFINITY, body, prompt, at)
     const trie = machine(this.breakpointMachines, String(body.model), route.machine)
@@ -377,26 +373,19 @@ export class OpenAICacheSimulator {
     const explicit = prompt.segments.flatMap((segment, index) =>
       segment.breakpoint?.explicit === true ? [index] : [],
     )
-    if (mode === 'implicit' && explicit.length > rules.maxWritesPerRequest - 1) {
-      throw invalidRequest(
-        `At most ${rules.maxWritesPerRequest - 1} prompt_cache_breakpoint markers are allowed with the implicit breakpoint`,
-        'messages',
-      )
-    }
-    if (explicit.length > rules.maxWritesPerRequest) {
-      throw invalidRequest(
-        `At most ${rules.maxWritesPerRequest} prompt_cache_breakpoint markers are allowed`,
-        'messages',
-      )
-    }
+    const implicit = options.mode === 'implicit' && prompt.segments.length > 0
+    // "If there are no explicit breakpoints, the request does not use prompt caching" (explicit mode).
+    const caching = implicit || explicit.length > 0
     const breakpoints = new Set(explicit)
-    if (mode === 'implicit' && prompt.segments.length > 0) breakpoints.add(prompt.segments.length - 1)
-
+    if (implicit) breakpoints.add(prompt.segments.length - 1)
     const placed: PlacedBreakpoint[] = [...breakpoints]
       .sort((left, right) => left - right)
       .map((index) => ({ index, breakpoint: prompt.segments[index]?.breakpoint ?? IMPLICIT }))
     const marked: Prompt = { ...prompt, placed }
-    const found = readBreakpoints(trie, marked, at, conversation, serial, rules, UNBOUNDED_READ)
+
+    const found = caching
+      ? readBreakpoints(trie, marked, at, conversation, serial, rules, UNBOUNDED_READ)
+      : NO_READ
     const readDepth = found.depth
     const read = tokensThrough(prompt, readDepth)
     const counterfactualRead =
@@ -407,6 +396,8 @@ export class OpenAICacheSimulator {
             marked,
             { read, ...(found.missed !== undefined ? { shortfall: found.missed } : {}) },
             (candidate, bounds) => {
+              // The counterfactual request has this request's options: without caching it reads nothing.
+              if (!caching) return { read: 0 }
               const home = request.previous?.machine
               const index =
                 bounds.unbounded && home !== undefined
@@ -429,17 +420,27 @@ export class OpenAICacheSimulator {
             },
             'routing-miss',
           )
-    if (readDepth > 0) {
-      const node = found.path[readDepth - 1]
-      if (node?.data !== undefined) node.data.liveUntil = Math.max(node.data.liveUntil ?? 0, at + ttlSeconds)
+    const refresh = (entry: BreakpointEntry) => {
+      entry.liveUntil = Math.max(entry.liveUntil ?? 0, at + ttlSeconds)
     }
+    const readEntry = found.path[readDepth - 1]?.data
+    if (readDepth > 0 && readEntry !== undefined) refresh(readEntry)
 
-    // Write: breakpoints past the read, at or above the minimum.
+    // Write: the write window past the read, at or above the minimum. A window breakpoint at or before
+    // the read is a read point: its entry, when readable, is refreshed, not written again (and no older
+    // marker takes its place); markers before the window are read-only.
+    const horizon = serial - rules.readHorizon
     let writeDepth = readDepth
     let nextSerial = serial
-    for (const { index } of placed) {
+    for (const index of writeWindow(explicit, implicit ? prompt.segments.length - 1 : undefined, rules)) {
       const depth = index + 1
-      if (depth <= readDepth || tokensThrough(prompt, depth) < rules.minTokens) continue
+      if (depth <= readDepth) {
+        const entry = found.path[index]?.data
+        if (entry !== undefined && reach(entry, at, conversation, horizon, false) === 'readable')
+          refresh(entry)
+        continue
+      }
+      if (tokensThrough(prompt, depth) < rules.minTokens) continue
       const nodes = trie.insert(prompt, depth, () => ({}))
       const node = nodes[depth - 1]
       if (node?.data === undefined) continue
@@ -452,7 +453,7 @@ export class OpenAICacheSimulator {
     this.conversations.set(conversation, nextSerial)
     const write = tokensThrough(prompt, writeDepth) - read
     let shortfall: Shortfall | undefined = found.missed
-    if (shortfall === undefined && read === 0 && write === 0 && prompt.total < rules.minTokens)
+    if (shortfall === undefined && read === 0 && write === 0 && caching && prompt.total < rules.minTokens)
       shortfall = 'below-minimum'
     const carryTokens = tokensThrough(prompt, Math.max(readDepth, writeDepth))
     return {
@@ -472,6 +473,24 @@ export class OpenAICacheSimulator {
 /** The marker of the implicit breakpoint OpenAI places on the latest message. */
 const IMPLICIT: Breakpoint = { ttl: 'implicit', ttlSeconds: 0, explicit: false }
 
+/**
+ * The segments a request may write, in prompt order: the implicit breakpoint (implicit mode) and the
+ * latest explicit markers, four writes in all ("With `implicit`, OpenAI creates one implicit breakpoint
+ * and writes up to the latest three explicit breakpoints … With `explicit`, … up to the latest four").
+ * A marker on the implicit breakpoint's segment is one of the latest three and one entry. Earlier markers
+ * are read points only: however many there are, they neither count nor fail the request.
+ */
+export function writeWindow(
+  explicit: readonly number[],
+  implicit: number | undefined,
+  rules: Pick<OpenAIBreakpointRules, 'maxWritesPerRequest'>,
+): number[] {
+  const latest = Math.max(0, rules.maxWritesPerRequest - (implicit === undefined ? 0 : 1))
+  const window = new Set(explicit.slice(Math.max(0, explicit.length - latest)))
+  if (implicit !== undefined) window.add(implicit)
+  return [...window].sort((left, right) => left - right)
+}
+
 /** What a prompt reads from a machine's breakpoint entries, and why a deeper entry went unread. */
 interface BreakpointRead {
   depth: number
@@ -479,9 +498,32 @@ interface BreakpointRead {
   missed: Shortfall | undefined
 }
 
+/** The read of a request that does not use prompt caching. */
+const NO_READ: BreakpointRead = { depth: 0, path: [], missed: undefined }
+
+/**
+ * Whether a request can read a breakpoint entry: `readable`, or why not (expired; live but older than its
+ * conversation's latest `readHorizon` writes). Undefined where no breakpoint wrote the node.
+ */
+function reach(
+  entry: BreakpointEntry | undefined,
+  at: number,
+  conversation: string,
+  horizon: number,
+  ignoreExpiry: boolean,
+): 'readable' | 'ttl-expired' | 'lookback-miss' | undefined {
+  if (entry?.liveUntil === undefined) return undefined
+  if (!ignoreExpiry && at >= entry.liveUntil) return 'ttl-expired'
+  // Another conversation's entry (another key) is not counted against this conversation's horizon.
+  if (entry.conversation === conversation && (entry.serial ?? 0) < horizon) return 'lookback-miss'
+  return 'readable'
+}
+
 /**
  * The deepest live breakpoint entry on the prompt's path among its conversation's latest writes (the read
- * horizon). `bounds` caps the depth in tokens and lifts expiry or the horizon for a counterfactual probe.
+ * horizon: "OpenAI considers up to the latest 50 breakpoints", `readHorizon`), however many content
+ * blocks lie between it and the request's end. `bounds` caps the depth in tokens and lifts expiry or the
+ * horizon for a counterfactual probe.
  */
 function readBreakpoints(
   trie: PrefixTrie<BreakpointEntry>,
@@ -498,12 +540,10 @@ function readBreakpoints(
   // The deepest entry the request could not read: expired, or live but past the read horizon.
   let missed: { depth: number; cause: Shortfall } | undefined
   for (const [index, node] of path.entries()) {
-    const data = node.data
-    if (data?.liveUntil === undefined || tokensThrough(prompt, index + 1) > bounds.limit) continue
-    const inHorizon = data.conversation !== conversation || (data.serial ?? 0) >= horizon
-    const live = bounds.ignoreExpiry || at < data.liveUntil
-    if (live && inHorizon) depth = index + 1
-    else missed = { depth: index + 1, cause: live ? 'lookback-miss' : 'ttl-expired' }
+    const state = reach(node.data, at, conversation, horizon, bounds.ignoreExpiry)
+    if (state === undefined || tokensThrough(prompt, index + 1) > bounds.limit) continue
+    if (state === 'readable') depth = index + 1
+    else missed = { depth: index + 1, cause: state }
   }
   return { depth, path, missed: missed !== undefined && missed.depth > depth ? missed.cause : undefined }
 }
@@ -526,10 +566,4 @@ export function floorToIncrement(matched: number, minimum: number, increment: nu
 
 function counts(input: number, read: number, write: number, write5m: number, output: number) {
   return { input, read, write, write5m, write1h: 0, uncached: input - read - write, output }
-}
-
-function invalidRequest(message: string, param: string): SimulatorRejection {
-  return new SimulatorRejection(400, message, {
-    error: { message, type: 'invalid_request_error', param, code: 'invalid_value' },
-  })
 }
