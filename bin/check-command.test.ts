@@ -1,9 +1,9 @@
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { stepsCsv, summaryCsv } from '../reports/csv.ts'
-import { readSummaryCsv } from '../reports/load.ts'
+import { readBreaksCsv, readSummaryCsv } from '../reports/load.ts'
 import { summarize } from '../reports/summary.ts'
 import { sessionRows } from '../reports/testing.ts'
 import type { StepRow, SummaryRow } from '../reports/types.ts'
@@ -191,8 +191,27 @@ describe('cachelab check', () => {
 describe('the committed baselines', () => {
   const committed = join(import.meta.dirname, '..', 'reports', 'baselines')
 
+  /** A run directory holding the committed summary and breaks, and a steps.csv with no rows. */
+  function committedRun(summary = readSummaryCsv(join(committed, 'summary.csv'))): string {
+    const dir = mkdtempSync(join(tmpdir(), 'cachelab-committed-'))
+    writeFileSync(join(dir, 'summary.csv'), summaryCsv(summary))
+    writeFileSync(join(dir, 'breaks.csv'), readFileSync(join(committed, 'breaks.csv'), 'utf8'))
+    writeFileSync(join(dir, 'steps.csv'), stepsCsv([]))
+    return dir
+  }
+
+  it('keep every break and every claim, all holding', () => {
+    const summary = readSummaryCsv(join(committed, 'summary.csv'))
+    const breaks = readBreaksCsv(join(committed, 'breaks.csv'))
+    expect(breaks.some((entry) => entry.scenario === 'long-session')).toBe(false)
+    expect(breaks.length).toBe(summary.reduce((sum, row) => sum + row.breaks, 0))
+    expect(summary.every((row) => row.claimsFailed === 0)).toBe(true)
+    const claims = readFileSync(join(committed, 'claims.csv'), 'utf8')
+    expect(claims).not.toMatch(/,fails,/)
+  })
+
   it('hold against a run that matches them', async () => {
-    const result = await check('--baseline', committed, '--out', committed)
+    const result = await check('--baseline', committed, '--out', committedRun())
     expect(result.code).toBe(0)
   })
 
@@ -207,9 +226,8 @@ describe('the committed baselines', () => {
         rows.map((row) => (row === target ? { ...row, hitRatioWarm: (row.hitRatioWarm ?? 0) + 0.05 } : row)),
       ),
     )
-    const result = await check('--baseline', baseline, '--out', committed)
+    const result = await check('--baseline', baseline, '--out', committedRun())
     expect(result.code).toBe(1)
-    expect(result.stdout).toContain('prompt-change')
-    expect(result.stdout).toContain(target.variant)
+    expect(result.stdout).toContain(`FAIL  prompt-change · ${target.variant} · anthropic: warm hit ratio`)
   })
 })

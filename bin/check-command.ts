@@ -18,6 +18,7 @@ import {
 } from '../reports/gate.ts'
 import { readBreaksCsv, readStepsCsv, readSummaryCsv } from '../reports/load.ts'
 import { rowProblems } from '../reports/sanity.ts'
+import type { ClaimResult } from '../reports/types.ts'
 import { evaluateClaims } from '../scenarios/claims.ts'
 import { SCENARIOS } from '../scenarios/index.ts'
 import { parse } from './args.ts'
@@ -89,6 +90,11 @@ export function checkCommand(argv: string[]): number {
 
   const baselineDir = values.baseline
   const runDir = values.out ?? LATEST_RUN
+  if (values.update === true && !existsSync(join(baselineDir, 'summary.csv'))) {
+    // A first baseline: nothing to compare with, but nothing that fails may become the baseline either.
+    const run = readSide(runDir, 'run', scope)
+    return updateBaseline(baselineDir, runDir, run, evaluateClaims(SCENARIOS, run.steps ?? []))
+  }
   const baseline = readSide(baselineDir, 'baseline', scope)
   if (baseline.summary.length === 0)
     throw new CachelabError(
@@ -109,8 +115,24 @@ export function checkCommand(argv: string[]): number {
     notes.push(`note: ${baselineDir} has no breaks.csv or steps.csv, so breaks were not compared`)
   process.stdout.write(`${[...notes, gateReport(result)].join('\n')}\n`)
   if (values.update !== true) return result.passed ? 0 : 1
-  if (result.failures.some((finding) => finding.kind === 'claim' || finding.kind === 'row')) {
-    process.stdout.write('baseline not updated: a claim fails or a row is impossible; fix the run first\n')
+  return updateBaseline(baselineDir, runDir, run, claims)
+}
+
+/** Write the run's summary, breaks and claims as the baseline, unless a claim fails or a row is impossible. */
+function updateBaseline(
+  baselineDir: string,
+  runDir: string,
+  run: GateSide,
+  claims: readonly ClaimResult[],
+): number {
+  const failed = claims.filter((claim) => claim.status === 'fails').length
+  const impossible = rowProblems(run.steps ?? []).length
+  if (run.steps === undefined || failed > 0 || impossible > 0) {
+    const reason =
+      run.steps === undefined
+        ? `${runDir} has no steps.csv to check claims and rows on`
+        : `${failed} claims fail and ${impossible} rows are impossible`
+    process.stdout.write(`baseline not updated: ${reason}; fix the run first\n`)
     return 1
   }
   mkdirSync(baselineDir, { recursive: true })

@@ -15,11 +15,12 @@ import { providerOutcomes, runFailures, type SessionOutcome } from '../reports/f
 import { renderReport } from '../reports/html.ts'
 import { summarize, withClaims } from '../reports/summary.ts'
 import { summaryTable } from '../reports/table.ts'
-import type { ClaimResult, StepRow } from '../reports/types.ts'
+import type { ClaimResult, StepRow, SummaryRow } from '../reports/types.ts'
 import { evaluateClaims } from '../scenarios/claims.ts'
 import { SCENARIOS } from '../scenarios/index.ts'
 import type { NotApplicable } from '../scenarios/requirements.ts'
 import { planMatrix, runSession, sessionIdOf } from '../scenarios/run.ts'
+import type { Scenario } from '../scenarios/types.ts'
 import { listOption, parse, providersOption } from './args.ts'
 
 const OUT_ROOT = join('reports', 'out')
@@ -98,13 +99,7 @@ export async function runCommand(argv: string[]): Promise<number> {
   } finally {
     mock?.close()
   }
-  const claims = evaluateClaims(scenarios, rows)
-  const summaries = withClaims(summarize(rows), claims)
-  writeFileSync(join(outDir, 'steps.csv'), stepsCsv(rows))
-  writeFileSync(join(outDir, 'summary.csv'), summaryCsv(summaries))
-  writeFileSync(join(outDir, 'breaks.csv'), breaksCsv(breaksOf(rows)))
-  writeFileSync(join(outDir, 'claims.csv'), claimsCsv(claims))
-  writeFileSync(join(outDir, 'report.html'), renderReport({ rows, summaries, runId, claims, notApplicable }))
+  const { summaries, claims } = writeRunFiles(outDir, { runId, rows, scenarios, notApplicable })
   if (values.out === undefined) linkLatest(outDir)
   const failures = runFailures(providerOutcomes(outcomes), live ? 'live' : 'simulated')
   if (values.json === true) {
@@ -129,6 +124,38 @@ export async function runCommand(argv: string[]): Promise<number> {
   // The outputs are written either way; a provider that did not answer fails the run.
   for (const line of failures) process.stderr.write(`${line}\n`)
   return failures.length > 0 ? 1 : 0
+}
+
+/** What a run wrote: its summaries (claims counted in) and its claims. */
+export interface RunFiles {
+  summaries: SummaryRow[]
+  claims: ClaimResult[]
+}
+
+/**
+ * Write a run's files into `outDir`: steps.csv, summary.csv, breaks.csv, claims.csv and report.html, the
+ * claims evaluated on the rows.
+ */
+export function writeRunFiles(
+  outDir: string,
+  run: {
+    runId: string
+    rows: readonly StepRow[]
+    scenarios: readonly Scenario[]
+    notApplicable?: readonly NotApplicable[]
+  },
+): RunFiles {
+  const { runId, rows } = run
+  const notApplicable = run.notApplicable ?? []
+  const claims = evaluateClaims(run.scenarios, rows)
+  const summaries = withClaims(summarize(rows), claims)
+  mkdirSync(outDir, { recursive: true })
+  writeFileSync(join(outDir, 'steps.csv'), stepsCsv(rows))
+  writeFileSync(join(outDir, 'summary.csv'), summaryCsv(summaries))
+  writeFileSync(join(outDir, 'breaks.csv'), breaksCsv(breaksOf(rows)))
+  writeFileSync(join(outDir, 'claims.csv'), claimsCsv(claims))
+  writeFileSync(join(outDir, 'report.html'), renderReport({ rows, summaries, runId, claims, notApplicable }))
+  return { summaries, claims }
 }
 
 /** The claims in a few lines: how many hold, each failure with what it observed. */

@@ -77,7 +77,9 @@ describe('toMatchBaseline', () => {
   it('fails with the regression table when the baseline is 5 points higher', () => {
     const message = failure(() => expect(rows).toMatchBaseline(raised(5)))
     expect(message).toMatch(/^expected the rows to hold the baseline:\n/)
-    expect(message).toContain('FAIL  append-only · default · anthropic: warm hit ratio 90.00% → 85.00% (-5.00 pp)')
+    expect(message).toContain(
+      'FAIL  append-only · default · anthropic: warm hit ratio 90.00% → 85.00% (-5.00 pp)',
+    )
   })
 
   it('respects the tolerance in percentage points', () => {
@@ -87,7 +89,9 @@ describe('toMatchBaseline', () => {
 
   it('fails when a baseline session is missing', () => {
     const other = baseline.map((row) => ({ ...row, scenario: 'tool-churn' }))
-    expect(failure(() => expect(rows).toMatchBaseline(other))).toMatch(/tool-churn · default · anthropic: missing from the run/)
+    expect(failure(() => expect(rows).toMatchBaseline(other))).toMatch(
+      /tool-churn · default · anthropic: missing from the run/,
+    )
   })
 })
 

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readSessionLog } from '../harness/store.ts'
 import { PROVIDER_IDS, type ProviderId } from '../harness/types.ts'
 import { type MockProviders, startMockProviders } from '../providers/index.ts'
+import { rowProblems } from '../reports/sanity.ts'
 import { summarize } from '../reports/summary.ts'
 import type { StepRow } from '../reports/types.ts'
 import { codingTurns } from './fixtures.ts'
@@ -28,10 +29,13 @@ async function run(scenarioName: string, variantName: string, provider: Provider
   if (scenario === undefined || variant === undefined) throw new Error(`no ${scenarioName}/${variantName}`)
   // The model `cachelab run` picks for the scenario on this provider.
   const model = chooseModel(scenario, provider).entry.model
-  return runSession(
+  const result = await runSession(
     { scenario, variant, provider, model },
     { runId: 'test', stream: false, mock, ...(sessionsDir ? { sessionsDir } : {}) },
   )
+  // No row the provider's rules forbid (an ideal off the grid or below the minimum, a loss beyond the input).
+  expect(rowProblems(result.rows)).toEqual([])
+  return result
 }
 
 const warm = (rows: StepRow[]) => summarize(rows)[0]?.hitRatioWarm ?? 0
