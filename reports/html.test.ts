@@ -92,3 +92,62 @@ describe('renderReport', () => {
     expect(lone).not.toContain('<svg class="chart')
   })
 })
+
+describe('renderReport: claims, variants left out and the provider side', () => {
+  const expired = sessionRows(
+    { scenario: 'idle-ttl', variant: 'ttl-5m', provider: 'anthropic', model: 'claude-sonnet-4-6' },
+    [
+      { write: 6000, uncached: 3 },
+      {
+        write: 6200,
+        uncached: 3,
+        turn: 4,
+        breakCause: 'ttl-expired',
+        providerCause: 'ttl-expired',
+        providerLost: 6000,
+      },
+    ],
+  )
+  const page = renderReport({
+    rows: expired,
+    summaries: summarize(expired),
+    runId: 'sim-0002',
+    claims: [
+      {
+        scenario: 'idle-ttl',
+        provider: 'anthropic',
+        claim: 'one-hour-keeps',
+        text: 'With a 1-hour lifetime no pause expires the cache.',
+        variants: ['ttl-1h'],
+        status: 'fails',
+        observed: 'ttl-expired@4.1',
+      },
+    ],
+    notApplicable: [
+      {
+        scenario: 'prompt-change',
+        variant: 'in-history',
+        provider: 'anthropic',
+        model: 'claude-sonnet-4-6',
+        reason: 'needs the in-history system-prompt route',
+      },
+    ],
+  })
+
+  it('lists each claim with its status and what it observed, failures first', () => {
+    expect(page).toContain('<h2>Claims</h2>')
+    expect(page).toContain('<strong class="fail">fails</strong>')
+    expect(page).toContain('With a 1-hour lifetime no pause expires the cache.')
+    expect(page).toContain('ttl-expired@4.1')
+  })
+
+  it('names the variants left out with their reason, and no numbers for them', () => {
+    expect(page).toContain('<h2>Not applicable</h2>')
+    expect(page).toContain('prompt-change · in-history · anthropic')
+    expect(page).toContain('needs the in-history system-prompt route')
+  })
+
+  it('shows what an idle gap cost and what a 1-hour lifetime would have cost instead', () => {
+    expect(page).toMatch(/6,000 tokens, \$0\.\d{4}; a 1h TTL would have cost \$0\.0135 more in writes/)
+  })
+})

@@ -63,6 +63,7 @@ tbody tr:hover { background: var(--panel); }
 tr.break td { background: var(--break); }
 tr.failed td { color: var(--muted); font-style: italic; }
 .fail { color: #b3261e; }
+td.wrap { white-space: normal; min-width: 28ch; }
 .tag { display: inline-block; font-size: 0.72rem; font-style: normal; padding: 0 6px; border-radius: 8px; border: 1px solid currentColor; }
 .session { margin-top: 36px; padding-top: 20px; border-top: 1px solid var(--rule); }
 figure { margin: 12px 0 8px; }
@@ -229,7 +230,7 @@ function claimsSection(claims: readonly ClaimResult[]): string {
         : claim.status === 'holds'
           ? 'holds'
           : '<span class="meta">not run</span>'
-    return `<tr${claim.status === 'fails' ? ' class="break"' : ''}><td class="label">${status}</td><td class="label">${escapeHtml(claim.scenario)}<span class="sub">${escapeHtml(claim.variants.join(', '))}</span></td><td class="label">${escapeHtml(claim.provider)}</td><td class="label">${escapeHtml(claim.text)}</td><td class="label">${escapeHtml(claim.observed)}</td></tr>`
+    return `<tr${claim.status === 'fails' ? ' class="break"' : ''}><td class="label">${status}</td><td class="label">${escapeHtml(claim.scenario)}<span class="sub">${escapeHtml(claim.variants.join(', '))}</span></td><td class="label">${escapeHtml(claim.provider)}</td><td class="label wrap">${escapeHtml(claim.text)}</td><td class="label wrap">${escapeHtml(claim.observed)}</td></tr>`
   })
   return [
     '<section>',
