@@ -60,10 +60,8 @@ export interface OpenAIBreakpointRules {
   maxWritesPerRequest: number
   /** Latest breakpoints of a conversation considered for reads (guide: 50, SDK docstring: 80). */
   readHorizon: number
-  /** Minimum lifetime with `prompt_cache_options.ttl: '30m'`. */
+  /** Lifetime of a written breakpoint: `prompt_cache_options.ttl` defaults to '30m', its only value (SDK docstring). */
   ttlSeconds: number
-  /** Idle eviction without a ttl option. */
-  idleEvictionSeconds: number
   routingTokens: number
   machines: number
 }
@@ -151,7 +149,6 @@ const OPENAI_BREAKPOINT: OpenAIBreakpointRules = {
   maxWritesPerRequest: 4,
   readHorizon: 50,
   ttlSeconds: 1800,
-  idleEvictionSeconds: 300,
   routingTokens: 256,
   machines: 16,
 }

@@ -188,10 +188,10 @@ describe('OpenAI GPT-5.6+ breakpoints: the write window (latest markers write, e
     const sim = new OpenAICacheSimulator()
     const marked = body([partsItem([1, 2, 3, 4, 5, 6])])
     sim.simulate('responses', { body: marked, at: 0, output: reply })
-    const cold = sim.simulate('responses', { body: marked, at: 1000, output: reply })
+    const cold = sim.simulate('responses', { body: marked, at: 2000, output: reply })
     expect(cold.counts).toMatchObject({ read: 0, write: through(sim, 7) })
-    expect(branchRead(sim, 3, 1010)).toBe(0)
-    expect(branchRead(sim, 4, 1020)).toBe(through(sim, 4))
+    expect(branchRead(sim, 3, 2010)).toBe(0)
+    expect(branchRead(sim, 4, 2020)).toBe(through(sim, 4))
   })
 
   it('selects the window by position: the implicit breakpoint and the latest markers, four entries at most', () => {
@@ -352,38 +352,32 @@ describe('OpenAI GPT-5.6+ breakpoints: the 400s the API answers', () => {
 })
 
 describe('OpenAI GPT-5.6+ breakpoints: lifetime and read horizon', () => {
-  it("keeps an entry 30 minutes with ttl '30m', where the default idle eviction loses it", () => {
+  it("keeps an entry 30 minutes, ttl '30m' named or not (it is the default and only value), and no longer", () => {
     const request = (extra: Record<string, unknown>) => body([userItem(text('Question one.'))], extra)
-    const withTtl = new OpenAICacheSimulator()
-    withTtl.simulate('responses', {
-      body: request({ prompt_cache_options: { ttl: '30m' } }),
-      at: 0,
-      output: reply,
-    })
-    const kept = withTtl.simulate('responses', {
-      body: request({ prompt_cache_options: { ttl: '30m' } }),
-      at: 1700,
-      output: reply,
-    })
-    expect(kept.counts.read).toBeGreaterThan(2000)
-
-    const idle = new OpenAICacheSimulator()
-    idle.simulate('responses', { body: request({}), at: 0, output: reply })
-    const lost = idle.simulate('responses', { body: request({}), at: 1700, output: reply })
-    expect(lost.counts.read).toBe(0)
-    expect(lost.trace.shortfall).toBe('ttl-expired')
+    for (const extra of [{ prompt_cache_options: { ttl: '30m' } }, {}]) {
+      const sim = new OpenAICacheSimulator()
+      sim.simulate('responses', { body: request(extra), at: 0, output: reply })
+      expect(
+        sim.simulate('responses', { body: request(extra), at: 1799, output: reply }).counts.read,
+      ).toBeGreaterThan(2000)
+      const other = new OpenAICacheSimulator()
+      other.simulate('responses', { body: request(extra), at: 0, output: reply })
+      const lost = other.simulate('responses', { body: request(extra), at: 1800, output: reply })
+      expect(lost.counts.read).toBe(0)
+      expect(lost.trace.shortfall).toBe('ttl-expired')
+    }
   })
 
   it('refreshes an idle entry on every read', () => {
     const sim = new OpenAICacheSimulator()
     const request = body([userItem(text('Question one.'))])
     sim.simulate('responses', { body: request, at: 0, output: reply })
-    for (const at of [290, 580, 870]) {
+    for (const at of [1700, 3400, 5100]) {
       expect(sim.simulate('responses', { body: request, at, output: reply }).counts.read).toBeGreaterThan(
         2000,
       )
     }
-    expect(sim.simulate('responses', { body: request, at: 870 + 301, output: reply }).counts.read).toBe(0)
+    expect(sim.simulate('responses', { body: request, at: 5100 + 1800, output: reply }).counts.read).toBe(0)
   })
 
   it('reads an entry among the latest 50 breakpoints of its conversation (the guide), not past them; 80 is the SDK reading', () => {

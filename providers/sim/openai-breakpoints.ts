@@ -46,7 +46,8 @@ export class OpenAIBreakpointCache {
     output: number,
   ): Simulation {
     const { body, at } = request
-    const ttlSeconds = options.ttl === '30m' ? rules.ttlSeconds : rules.idleEvictionSeconds
+    // `ttl` defaults to '30m', the only value the API accepts (an invalid one is refused before this).
+    const ttlSeconds = rules.ttlSeconds
     const route = this.router.route(
       rules.routingTokens,
       rules.machines,

@@ -178,15 +178,15 @@ export class OpenAIPrefixCache {
       last !== undefined && prompt.base?.segments === last.segments
         ? Math.min(prompt.base.count, last.path.length, path.length)
         : 0
+    // While the shared touch lives, every shared node does (a node that kept a longer lifetime of its own
+    // outlives it); once it has expired, nodes that kept their own may still live, so each is checked.
     let liveDepth = shared > 0 && last !== undefined && alive(last.touch) ? shared : 0
-    if (liveDepth === shared) {
-      let checked: Touch | undefined
-      for (; liveDepth < path.length; liveDepth += 1) {
-        const touch = (path[liveDepth] as TrieNode<PrefixEntry>).data?.touch
-        if (touch === undefined) break
-        if (touch !== checked && !alive(touch)) break
-        checked = touch
-      }
+    let checked: Touch | undefined
+    for (; liveDepth < path.length; liveDepth += 1) {
+      const touch = (path[liveDepth] as TrieNode<PrefixEntry>).data?.touch
+      if (touch === undefined) break
+      if (touch !== checked && !alive(touch)) break
+      checked = touch
     }
     const partial =
       liveDepth === path.length ? this.partialMatch(trie, path, prompt, liveDepth, live, scale) : 0

@@ -86,6 +86,18 @@ describe('OpenAI automatic prefix cache (before GPT-5.6)', () => {
     expect(late.counts.read).toBeGreaterThan(2900)
   })
 
+  it('still reads a prefix another request keeps for 24h after a 5-minute request over it has gone idle', () => {
+    const sim = new OpenAICacheSimulator()
+    const system = textOf(3000)
+    sim.simulate('chat', { body: body(system, 'a', { prompt_cache_retention: '24h' }), at: 0, output: reply })
+    // The same message objects, as a session's next request carries them (the linearizer reuses their segments).
+    const second = body(system, 'b')
+    const extended = { ...second, messages: [...second.messages, { role: 'user', content: 'more' }] }
+    sim.simulate('chat', { body: second, at: 10, output: reply })
+    const late = sim.simulate('chat', { body: extended, at: 410, output: reply })
+    expect(late.counts.read).toBeGreaterThanOrEqual(2944)
+  })
+
   it('routes by prompt_cache_key: another key lands on another machine and misses', () => {
     const sim = new OpenAICacheSimulator()
     const system = textOf(3000)
