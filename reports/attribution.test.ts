@@ -19,10 +19,11 @@ import type {
 } from '../harness/types.ts'
 import { buildAnthropicRequest } from '../providers/anthropic-request.ts'
 import { buildOpenAIChatRequest } from '../providers/openai-chat.ts'
+import { firstDivergence } from '../providers/sim/counterfactual.ts'
 import { CacheSimulators } from '../providers/sim/index.ts'
 import type { Prompt } from '../providers/sim/types.ts'
 import type { WireApi } from '../providers/types.ts'
-import { type AttributedRequest, type Attribution, clientBreak, firstDivergence } from './attribution.ts'
+import { type AttributedRequest, type Attribution, clientBreak } from './attribution.ts'
 
 const READ_FILE: ToolSchema = {
   name: 'read_file',

@@ -3,8 +3,8 @@
 // cause; for a request that extends it but read less than it could, the provider-side cause.
 
 import type { RequestHeader, Seq, SessionEvent, WireSources } from '../harness/types.ts'
+import { firstDivergence } from '../providers/sim/counterfactual.ts'
 import { describeNode } from '../providers/sim/prompt.ts'
-import { sameSegment } from '../providers/sim/trie.ts'
 import type { Prompt, SimTrace, WireNode } from '../providers/sim/types.ts'
 import type { BreakCause } from './types.ts'
 
@@ -21,18 +21,6 @@ export interface Attribution {
   node?: string
   eventSeq?: Seq
   cause: BreakCause
-}
-
-/** Index of the first segment where `current` stops extending `previous`; undefined when it extends it. */
-export function firstDivergence(previous: Prompt, current: Prompt): number | undefined {
-  const limit = previous.segments.length
-  const start = current.base?.segments === previous.segments ? Math.min(current.base.count, limit) : 0
-  for (let index = start; index < limit; index += 1) {
-    const before = previous.segments[index]
-    const now = current.segments[index]
-    if (before !== now && !sameSegment(before, now)) return index
-  }
-  return undefined
 }
 
 function sourcesOf(node: WireNode, sources: WireSources): Seq[] {

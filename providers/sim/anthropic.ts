@@ -66,12 +66,12 @@ export class AnthropicCacheSimulator {
         : counterfactual(
             request.previous.prompt,
             prompt,
-            { read, ...(found.missed !== undefined ? { shortfall: found.missed } : {}) },
+            { read, shortfall: found.missed },
             (candidate, bounds) => {
               const probed = readEntries(trie, candidate, at, rules, bounds)
               return {
                 read: tokensThrough(candidate, probed.depth),
-                ...(probed.missed !== undefined ? { shortfall: probed.missed } : {}),
+                shortfall: probed.missed,
               }
             },
             'lookback-miss',

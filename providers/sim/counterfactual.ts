@@ -88,7 +88,7 @@ export function cacheableTokens(prompt: Prompt): number {
 /** What a read of one prompt found: its tokens, and why an entry deeper than it went unread. */
 export interface ProbeResult {
   read: number
-  shortfall?: Shortfall
+  shortfall: Shortfall | undefined
 }
 
 /** A simulator's read of a prompt under some bounds, from its current cache state, without changing it. */

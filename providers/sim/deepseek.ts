@@ -8,7 +8,7 @@ import { type DeepSeekCacheRules, type ModelEntry, simulationModel } from '../ca
 import { counterfactual, UNBOUNDED_READ } from './counterfactual.ts'
 import { linearizeChat } from './linearize-openai.ts'
 import { outputTokens } from './output.ts'
-import { scaleTokens, tokensThrough } from './prompt.ts'
+import { scaleTokens, tokensThrough, unwrittenCounts } from './prompt.ts'
 import { sharedTokenCounter, type TokenCounter } from './tokens.ts'
 import { childrenOf, PrefixTrie, type TrieNode } from './trie.ts'
 import type {
@@ -115,12 +115,12 @@ export class DeepSeekCacheSimulator {
         : counterfactual(
             request.previous.prompt,
             prompt,
-            { read, ...(found.shortfall !== undefined ? { shortfall: found.shortfall } : {}) },
+            { read, shortfall: found.shortfall },
             (candidate, bounds) => {
               const probed = this.readUnits(trie, candidate, at, rules, bounds)
               return {
                 read: probed.hit?.tokens ?? 0,
-                ...(probed.shortfall !== undefined ? { shortfall: probed.shortfall } : {}),
+                shortfall: probed.shortfall,
               }
             },
             'ttl-expired',
@@ -159,15 +159,7 @@ export class DeepSeekCacheSimulator {
     }
     return {
       prompt,
-      counts: {
-        input: prompt.total,
-        read,
-        write: 0,
-        write5m: 0,
-        write1h: 0,
-        uncached: prompt.total - read,
-        output,
-      },
+      counts: unwrittenCounts(prompt, read, output),
       trace: {
         carry: { tokens: outputEnd.tokens, liveUntil: at + rules.evictionSeconds },
         matched: common.tokens,
@@ -350,15 +342,7 @@ export class DeepSeekCacheSimulator {
     const cacheable = tokensThrough(prompt, prompt.segments.length)
     return {
       prompt,
-      counts: {
-        input: prompt.total,
-        read,
-        write: 0,
-        write5m: 0,
-        write1h: 0,
-        uncached: prompt.total - read,
-        output,
-      },
+      counts: unwrittenCounts(prompt, read, output),
       trace: {
         carry: {
           tokens: Math.floor(cacheable / rules.legacyUnitTokens) * rules.legacyUnitTokens,
@@ -382,7 +366,7 @@ export class DeepSeekCacheSimulator {
     rules: DeepSeekCacheRules,
     scale: number,
     bounds: ReadBounds,
-  ): { read: number; common: number; shortfall?: Shortfall } {
+  ): { read: number; common: number; shortfall: Shortfall | undefined } {
     const live = (state: NodeState | undefined) =>
       state?.unit !== undefined && (bounds.ignoreExpiry || at - state.unit.lastUsed < rules.evictionSeconds)
     const path = trie.walk(prompt)
@@ -397,7 +381,7 @@ export class DeepSeekCacheSimulator {
     const read = Math.floor(common / unit) * unit
     const expired = depth < path.length && Math.floor(tokensThrough(prompt, path.length) / unit) * unit > read
     if (expired) return { read, common, shortfall: 'ttl-expired' }
-    return { read, common, ...(read === 0 && common > 0 ? { shortfall: 'below-minimum' as const } : {}) }
+    return { read, common, shortfall: read === 0 && common > 0 ? 'below-minimum' : undefined }
   }
 }
 

@@ -84,10 +84,10 @@ export class OpenAIBreakpointCache {
         : counterfactual(
             request.previous.prompt,
             marked,
-            { read, ...(found.missed !== undefined ? { shortfall: found.missed } : {}) },
+            { read, shortfall: found.missed },
             (candidate, bounds) => {
               // The counterfactual request has this request's options: without caching it reads nothing.
-              if (!caching) return { read: 0 }
+              if (!caching) return { read: 0, shortfall: undefined }
               const home = request.previous?.machine
               const index =
                 bounds.unbounded && home !== undefined
@@ -105,7 +105,7 @@ export class OpenAIBreakpointCache {
               )
               return {
                 read: tokensThrough(candidate, probed.depth),
-                ...(probed.missed !== undefined ? { shortfall: probed.missed } : {}),
+                shortfall: probed.missed,
               }
             },
             'routing-miss',

@@ -6,7 +6,7 @@ import type { OpenAIPrefixRules } from '../catalog.ts'
 import { counterfactual, UNBOUNDED_READ } from './counterfactual.ts'
 import { invalidRequest } from './openai-cache-fields.ts'
 import { machine, type OpenAIRouter } from './openai-routing.ts'
-import { scaleTokens, tokensThrough } from './prompt.ts'
+import { scaleTokens, tokensThrough, unwrittenCounts } from './prompt.ts'
 import type { TokenCounter } from './tokens.ts'
 import { childrenOf, type PrefixTrie, type TrieNode } from './trie.ts'
 import type { Prompt, ReadBounds, Segment, Shortfall, Simulation, SimulationRequest } from './types.ts'
@@ -85,7 +85,7 @@ export class OpenAIPrefixCache {
         : counterfactual(
             request.previous.prompt,
             prompt,
-            { read, ...(found.shortfall !== undefined ? { shortfall: found.shortfall } : {}) },
+            { read, shortfall: found.shortfall },
             (candidate, bounds) => {
               // An unchanged extension is routed like the previous request; a warm cache is its machine's.
               const home = request.previous?.machine
@@ -103,7 +103,7 @@ export class OpenAIPrefixCache {
               )
               return {
                 read: probed.read,
-                ...(probed.shortfall !== undefined ? { shortfall: probed.shortfall } : {}),
+                shortfall: probed.shortfall,
               }
             },
             'routing-miss',
@@ -134,15 +134,7 @@ export class OpenAIPrefixCache {
     const cacheableTokens = tokensThrough(prompt, cacheable)
     return {
       prompt,
-      counts: {
-        input: prompt.total,
-        read,
-        write: 0,
-        write5m: 0,
-        write1h: 0,
-        uncached: prompt.total - read,
-        output,
-      },
+      counts: unwrittenCounts(prompt, read, output),
       trace: {
         carry: {
           tokens: floorToIncrement(cacheableTokens, rules.minTokens, rules.increment),

@@ -2,7 +2,7 @@
 // scaled by the provider's factor; cumulative sums are kept for prefix arithmetic.
 
 import type { TokenCounter } from './tokens.ts'
-import type { Breakpoint, Prompt, Segment, WireNode } from './types.ts'
+import type { Breakpoint, Prompt, Segment, SimCounts, WireNode } from './types.ts'
 
 /** What a linearizer supplies for one segment. */
 export interface SegmentDraft {
@@ -151,4 +151,17 @@ export function tokensThrough(prompt: Prompt, count: number): number {
 export function describeNode(node: WireNode): string {
   const base = `${node.part}[${node.index}]`
   return node.block === undefined ? base : `${base}.${node.block}`
+}
+
+/** The counts of a request to a cache that bills no writes: what it read, the rest uncached. */
+export function unwrittenCounts(prompt: Prompt, read: number, output: number): SimCounts {
+  return {
+    input: prompt.total,
+    read,
+    write: 0,
+    write5m: 0,
+    write1h: 0,
+    uncached: prompt.total - read,
+    output,
+  }
 }
