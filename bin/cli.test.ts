@@ -138,7 +138,7 @@ describe('cachelab run --live', () => {
 
   it('exits 1 naming the provider whose every attempt failed (an unreachable base URL), and still writes the outputs', async () => {
     const out = mkdtempSync(join(tmpdir(), 'cachelab-unreachable-'))
-    const key = 'sk-ant-cachelab-test-unreachable-key'
+    const key = 'cachelab-fake-key-for-an-unreachable-host'
     // Port 9 (discard) is closed on loopback: every connection is refused at once.
     const env = { ANTHROPIC_API_KEY: key, ANTHROPIC_BASE_URL: 'http://127.0.0.1:9' }
     const argv = ['run', '--live', '--scenario', 'append-only', '--provider', 'anthropic', '--out', out]
