@@ -4,7 +4,7 @@
 
 import { CachelabError } from '../../harness/errors.ts'
 import { type AnthropicCacheRules, type ModelEntry, simulationModel } from '../catalog.ts'
-import { counterfactual, UNBOUNDED_READ } from './counterfactual.ts'
+import { counterfactualTrace, UNBOUNDED_READ } from './counterfactual.ts'
 import { type AnthropicLayout, invalidRequest, linearizeAnthropic } from './linearize-anthropic.ts'
 import { outputTokens } from './output.ts'
 import { scaleTokens, tokensThrough } from './prompt.ts'
@@ -60,22 +60,19 @@ export class AnthropicCacheSimulator {
     const readDepth = found.depth
     const read = tokensThrough(prompt, readDepth)
     const matched = tokensThrough(prompt, deepestEntry(found.path))
-    const counterfactualRead =
-      request.previous === undefined
-        ? undefined
-        : counterfactual(
-            request.previous.prompt,
-            prompt,
-            { read, shortfall: found.missed },
-            (candidate, bounds) => {
-              const probed = readEntries(trie, candidate, at, rules, bounds)
-              return {
-                read: tokensThrough(candidate, probed.depth),
-                shortfall: probed.missed,
-              }
-            },
-            'lookback-miss',
-          )
+    const measured = counterfactualTrace(
+      request.previous,
+      prompt,
+      { read, shortfall: found.missed },
+      (candidate, bounds) => {
+        const probed = readEntries(trie, candidate, at, rules, bounds)
+        return {
+          read: tokensThrough(candidate, probed.depth),
+          shortfall: probed.missed,
+        }
+      },
+      'lookback-miss',
+    )
     const readNode = found.path[readDepth - 1]
     if (readNode?.data !== undefined) {
       readNode.data.expiresAt = Math.max(readNode.data.expiresAt, at + readNode.data.ttlSeconds)
@@ -124,7 +121,7 @@ export class AnthropicCacheSimulator {
         },
         matched,
         ...shortfallOf(found.missed, lastWriteDepth > readDepth, belowMinimum),
-        ...(counterfactualRead !== undefined ? { counterfactual: counterfactualRead } : {}),
+        ...measured,
       },
     }
   }

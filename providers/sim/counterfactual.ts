@@ -3,7 +3,15 @@
 // the ideal is never a second formula of granularity, minimums, lookback or TTL.
 
 import { sameSegment } from './trie.ts'
-import type { Counterfactual, PlacedBreakpoint, Prompt, ReadBounds, Segment, Shortfall } from './types.ts'
+import type {
+  Counterfactual,
+  PlacedBreakpoint,
+  PreviousRequest,
+  Prompt,
+  ReadBounds,
+  Segment,
+  Shortfall,
+} from './types.ts'
 
 /** Index of the first segment where `current` stops extending `previous`; undefined when it extends it. */
 export function firstDivergence(previous: Prompt, current: Prompt): number | undefined {
@@ -102,12 +110,27 @@ export const UNBOUNDED_READ: ReadBounds = {
 }
 
 /**
+ * The trace field of a simulation given the previous request of its session (none without one): the
+ * counterfactual of `current` against it. Called between a simulator's read and write phases.
+ */
+export function counterfactualTrace(
+  previous: PreviousRequest | undefined,
+  current: Prompt,
+  actual: ProbeResult,
+  probe: Probe,
+  otherwise: Shortfall,
+): { counterfactual?: Counterfactual } {
+  if (previous === undefined) return {}
+  return { counterfactual: counterfactual(previous.prompt, current, actual, probe, otherwise) }
+}
+
+/**
  * The counterfactual of `current` against `previous`: its ideal (the strict read of an unchanged
  * extension, capped at what `current` holds, never below the actual read) and its warm read (the same
  * with expiry and lookback lifted). `otherwise` names the cause when the strict read reports none (a
  * request routed to another machine than the previous one).
  */
-export function counterfactual(
+function counterfactual(
   previous: Prompt,
   current: Prompt,
   actual: ProbeResult,

@@ -5,7 +5,7 @@
 
 import type { AssistantMessage } from '../../harness/types.ts'
 import { type DeepSeekCacheRules, type ModelEntry, simulationModel } from '../catalog.ts'
-import { counterfactual, UNBOUNDED_READ } from './counterfactual.ts'
+import { counterfactualTrace, UNBOUNDED_READ } from './counterfactual.ts'
 import { linearizeChat } from './linearize-openai.ts'
 import { outputTokens } from './output.ts'
 import { scaleTokens, tokensThrough, unwrittenCounts } from './prompt.ts'
@@ -109,22 +109,19 @@ export class DeepSeekCacheSimulator {
     const found = this.readUnits(trie, prompt, at, rules, UNBOUNDED_READ)
     const { path } = found
     const read = found.hit?.tokens ?? 0
-    const counterfactualRead =
-      request.previous === undefined
-        ? undefined
-        : counterfactual(
-            request.previous.prompt,
-            prompt,
-            { read, shortfall: found.shortfall },
-            (candidate, bounds) => {
-              const probed = this.readUnits(trie, candidate, at, rules, bounds)
-              return {
-                read: probed.hit?.tokens ?? 0,
-                shortfall: probed.shortfall,
-              }
-            },
-            'ttl-expired',
-          )
+    const measured = counterfactualTrace(
+      request.previous,
+      prompt,
+      { read, shortfall: found.shortfall },
+      (candidate, bounds) => {
+        const probed = this.readUnits(trie, candidate, at, rules, bounds)
+        return {
+          read: probed.hit?.tokens ?? 0,
+          shortfall: probed.shortfall,
+        }
+      },
+      'ttl-expired',
+    )
     if (found.hit !== undefined) found.hit.state.lastUsed = at
     const shortfall = found.shortfall
 
@@ -164,7 +161,7 @@ export class DeepSeekCacheSimulator {
         carry: { tokens: outputEnd.tokens, liveUntil: at + rules.evictionSeconds },
         matched: common.tokens,
         ...(shortfall !== undefined ? { shortfall } : {}),
-        ...(counterfactualRead !== undefined ? { counterfactual: counterfactualRead } : {}),
+        ...measured,
       },
     }
   }
@@ -325,16 +322,13 @@ export class DeepSeekCacheSimulator {
     const scale = this.model(request.body).tokenScale
     const found = this.readLegacy(trie, prompt, at, rules, scale, UNBOUNDED_READ)
     const { read, common } = found
-    const counterfactualRead =
-      request.previous === undefined
-        ? undefined
-        : counterfactual(
-            request.previous.prompt,
-            prompt,
-            found,
-            (candidate, bounds) => this.readLegacy(trie, candidate, at, rules, scale, bounds),
-            'ttl-expired',
-          )
+    const measured = counterfactualTrace(
+      request.previous,
+      prompt,
+      found,
+      (candidate, bounds) => this.readLegacy(trie, candidate, at, rules, scale, bounds),
+      'ttl-expired',
+    )
     for (const node of trie.insert(prompt, prompt.segments.length, () => ({}))) {
       node.data ??= {}
       node.data.unit = { availableAt: at, lastUsed: at }
@@ -350,7 +344,7 @@ export class DeepSeekCacheSimulator {
         },
         matched: common,
         ...(found.shortfall !== undefined ? { shortfall: found.shortfall } : {}),
-        ...(counterfactualRead !== undefined ? { counterfactual: counterfactualRead } : {}),
+        ...measured,
       },
     }
   }

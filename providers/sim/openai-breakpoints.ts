@@ -2,7 +2,7 @@
 // breakpoint on the latest message and the latest explicit markers (four at most), billed separately.
 
 import type { OpenAIBreakpointRules } from '../catalog.ts'
-import { counterfactual, UNBOUNDED_READ } from './counterfactual.ts'
+import { counterfactualTrace, UNBOUNDED_READ } from './counterfactual.ts'
 import type { CacheOptions } from './openai-cache-fields.ts'
 import { machine, type OpenAIRouter } from './openai-routing.ts'
 import { tokensThrough } from './prompt.ts'
@@ -78,38 +78,35 @@ export class OpenAIBreakpointCache {
       : NO_READ
     const readDepth = found.depth
     const read = tokensThrough(prompt, readDepth)
-    const counterfactualRead =
-      request.previous === undefined
-        ? undefined
-        : counterfactual(
-            request.previous.prompt,
-            marked,
-            { read, shortfall: found.missed },
-            (candidate, bounds) => {
-              // The counterfactual request has this request's options: without caching it reads nothing.
-              if (!caching) return { read: 0, shortfall: undefined }
-              const home = request.previous?.machine
-              const index =
-                bounds.unbounded && home !== undefined
-                  ? home
-                  : this.router.candidateMachine(rules.routingTokens, rules.machines, body, candidate, route)
-              const key = `${String(body.model)}:${index}:${String(body.prompt_cache_key ?? route.key)}`
-              const probed = readBreakpoints(
-                machine(this.machines, String(body.model), index),
-                candidate,
-                at,
-                key,
-                this.conversations.get(key) ?? 0,
-                rules,
-                bounds,
-              )
-              return {
-                read: tokensThrough(candidate, probed.depth),
-                shortfall: probed.missed,
-              }
-            },
-            'routing-miss',
-          )
+    const measured = counterfactualTrace(
+      request.previous,
+      marked,
+      { read, shortfall: found.missed },
+      (candidate, bounds) => {
+        // The counterfactual request has this request's options: without caching it reads nothing.
+        if (!caching) return { read: 0, shortfall: undefined }
+        const home = request.previous?.machine
+        const index =
+          bounds.unbounded && home !== undefined
+            ? home
+            : this.router.candidateMachine(rules.routingTokens, rules.machines, body, candidate, route)
+        const key = `${String(body.model)}:${index}:${String(body.prompt_cache_key ?? route.key)}`
+        const probed = readBreakpoints(
+          machine(this.machines, String(body.model), index),
+          candidate,
+          at,
+          key,
+          this.conversations.get(key) ?? 0,
+          rules,
+          bounds,
+        )
+        return {
+          read: tokensThrough(candidate, probed.depth),
+          shortfall: probed.missed,
+        }
+      },
+      'routing-miss',
+    )
     const refresh = (entry: BreakpointEntry) => {
       entry.liveUntil = Math.max(entry.liveUntil ?? 0, at + ttlSeconds)
     }
@@ -162,7 +159,7 @@ export class OpenAIBreakpointCache {
         machine: route.machine,
         matched: read,
         ...(shortfall !== undefined ? { shortfall } : {}),
-        ...(counterfactualRead !== undefined ? { counterfactual: counterfactualRead } : {}),
+        ...measured,
       },
     }
   }

@@ -3,7 +3,7 @@
 
 import type { Random } from '../../harness/random.ts'
 import type { OpenAIPrefixRules } from '../catalog.ts'
-import { counterfactual, UNBOUNDED_READ } from './counterfactual.ts'
+import { counterfactualTrace, UNBOUNDED_READ } from './counterfactual.ts'
 import { invalidRequest } from './openai-cache-fields.ts'
 import { machine, type OpenAIRouter } from './openai-routing.ts'
 import { scaleTokens, tokensThrough, unwrittenCounts } from './prompt.ts'
@@ -79,35 +79,32 @@ export class OpenAIPrefixCache {
     const found = this.readPrefix(trie, prompt, at, rules, scale, UNBOUNDED_READ)
     const { read, matched, shared, last } = found
     const alive = (touch: Touch) => at - touch.lastUsed < touch.retention
-    const counterfactualRead =
-      request.previous === undefined
-        ? undefined
-        : counterfactual(
-            request.previous.prompt,
-            prompt,
-            { read, shortfall: found.shortfall },
-            (candidate, bounds) => {
-              // An unchanged extension is routed like the previous request; a warm cache is its machine's.
-              const home = request.previous?.machine
-              const index =
-                bounds.unbounded && home !== undefined
-                  ? home
-                  : this.router.candidateMachine(rules.routingTokens, rules.machines, body, candidate, route)
-              const probed = this.readPrefix(
-                machine(this.machines, model, index),
-                candidate,
-                at,
-                rules,
-                scale,
-                bounds,
-              )
-              return {
-                read: probed.read,
-                shortfall: probed.shortfall,
-              }
-            },
-            'routing-miss',
-          )
+    const measured = counterfactualTrace(
+      request.previous,
+      prompt,
+      { read, shortfall: found.shortfall },
+      (candidate, bounds) => {
+        // An unchanged extension is routed like the previous request; a warm cache is its machine's.
+        const home = request.previous?.machine
+        const index =
+          bounds.unbounded && home !== undefined
+            ? home
+            : this.router.candidateMachine(rules.routingTokens, rules.machines, body, candidate, route)
+        const probed = this.readPrefix(
+          machine(this.machines, model, index),
+          candidate,
+          at,
+          rules,
+          scale,
+          bounds,
+        )
+        return {
+          read: probed.read,
+          shortfall: probed.shortfall,
+        }
+      },
+      'routing-miss',
+    )
 
     // The whole prompt is cached on the machine after the request (writes are free before GPT-5.6).
     const extendsLast = last?.uniform === true && shared === last.path.length && shared === prompt.base?.count
@@ -143,7 +140,7 @@ export class OpenAIPrefixCache {
         machine: route.machine,
         matched,
         ...(found.shortfall !== undefined ? { shortfall: found.shortfall } : {}),
-        ...(counterfactualRead !== undefined ? { counterfactual: counterfactualRead } : {}),
+        ...measured,
       },
     }
   }
