@@ -5,6 +5,7 @@ import { CachelabError } from '../harness/errors.ts'
 import { checkCommand } from './check-command.ts'
 import { compareCommand } from './compare-command.ts'
 import { listCommand } from './list-command.ts'
+import { reportCommand } from './report-command.ts'
 import { runCommand } from './run-command.ts'
 import { serveCommand } from './serve-command.ts'
 import { simulateCommand } from './simulate-command.ts'
@@ -21,7 +22,11 @@ const USAGE = `usage: cachelab <command> [options]
   compare   A.csv B.csv
             two runs side by side (summary.csv or steps.csv files)
   serve     [--port N] [--host 127.0.0.1] [--upstream sim|live] [--log FILE.jsonl]
-            the mock providers (or a recording proxy to the real APIs) over HTTP
+            [--record DIR [--record-bodies]]
+            the mock providers (or a recording proxy to the real APIs) over HTTP;
+            --record captures every request of any client, per session
+  report    CAPTURE_DIR [--out DIR] [--scenario NAME]
+            a capture as steps.csv, summary.csv, breaks.csv and report.html (default: in CAPTURE_DIR)
   list      scenarios, their variants, providers and models
 
 Exit codes: 0 ok, 1 a check failed, 2 usage or input error.`
@@ -43,6 +48,8 @@ export async function main(argv: string[]): Promise<number> {
         return compareCommand(rest)
       case 'list':
         return listCommand(rest)
+      case 'report':
+        return reportCommand(rest)
       case undefined:
       case 'help':
       case '--help':

@@ -37,6 +37,9 @@ const BREAK_CAUSES: Record<BreakCause, true> = {
   'after-slot': true,
   'image-offload': true,
   'history-rewrite': true,
+  'message-edited': true,
+  'history-truncated': true,
+  'history-summarized': true,
 }
 const PROVIDERS: Record<ProviderId, true> = Object.fromEntries(
   PROVIDER_IDS.map((id) => [id, true]),

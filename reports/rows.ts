@@ -5,10 +5,10 @@
 import type { RequestRecord } from '../harness/ports.ts'
 import type { ProviderId, Seq, SessionEvent, Usage } from '../harness/types.ts'
 import type { Prices } from '../providers/catalog.ts'
-import type { PreviousRequest, Prompt, SimCounts, SimTrace } from '../providers/sim/types.ts'
+import type { Counterfactual, PreviousRequest, Prompt, SimCounts, SimTrace } from '../providers/sim/types.ts'
 import { type AttributedRequest, type Attribution, clientBreak } from './attribution.ts'
 import { type Buckets, costUsd, idealCostUsd } from './cost.ts'
-import type { BreakCause, StepRow } from './types.ts'
+import type { StepRow } from './types.ts'
 
 /** The simulator's view of one request. */
 export interface Observation {
@@ -48,6 +48,103 @@ export function bucketsOf(usage: Usage): Buckets {
   }
 }
 
+/** What a row says about a request besides its measurements. */
+export type RowLabels = Pick<
+  StepRow,
+  | 'runId'
+  | 'scenario'
+  | 'variant'
+  | 'provider'
+  | 'model'
+  | 'route'
+  | 'turn'
+  | 'step'
+  | 'attempt'
+  | 'headerReason'
+  | 'startsSeries'
+  | 'virtualTimeS'
+  | 'latencyMs'
+>
+
+/** What a successful request measured, and what its port knows about why. */
+export interface Measured {
+  /** The usage the provider reported (normalized). */
+  usage: Usage
+  /** First successful request of its session. */
+  cold: boolean
+  /** The simulator's read of the request had it extended the previous one unchanged; none for a cold one. */
+  counterfactual: Counterfactual | undefined
+  /** The client-side break the port found (wire node, event, cause), if any. */
+  attribution: Attribution | undefined
+  prices: Prices
+}
+
+/** The row of a failed attempt: labels only, every token column 0. */
+export function failedRow(labels: RowLabels): StepRow {
+  return {
+    ...labels,
+    ok: false,
+    cold: false,
+    inputTokens: 0,
+    cacheReadTokens: 0,
+    cacheWriteTokens: 0,
+    uncachedTokens: 0,
+    outputTokens: 0,
+    hitRatio: undefined,
+    idealCacheReadTokens: 0,
+    lostTokens: 0,
+    breakNode: undefined,
+    breakEventSeq: undefined,
+    breakCause: undefined,
+    providerCause: undefined,
+    providerLostTokens: 0,
+    providerLostUsd: 0,
+    costUsd: 0,
+    idealCostUsd: 0,
+  }
+}
+
+/**
+ * The row of a successful request: the one definition of every metric, whichever port the request came
+ * through. The ideal is the counterfactual's read (never below the actual read), the warm read never
+ * below the ideal; a provider-side cause stands alone as the break when the port found no client break.
+ */
+export function measuredRow(labels: RowLabels, measured: Measured): StepRow {
+  const buckets = bucketsOf(measured.usage)
+  const input = measured.usage.input
+  const read = buckets.read
+  const counterfactual = measured.counterfactual
+  const ideal = Math.max(read, counterfactual?.ideal ?? read)
+  const warm = Math.max(ideal, counterfactual?.warm ?? ideal)
+  const providerCause = warm > ideal ? counterfactual?.cause : undefined
+  const attribution =
+    measured.attribution ?? (providerCause !== undefined ? { cause: providerCause } : undefined)
+  const lost = ideal - read
+  const providerLost = warm - ideal
+  const prices = measured.prices
+  return {
+    ...labels,
+    ok: true,
+    cold: measured.cold,
+    inputTokens: input,
+    cacheReadTokens: read,
+    cacheWriteTokens: buckets.write5m + buckets.write1h,
+    uncachedTokens: buckets.uncached,
+    outputTokens: buckets.output,
+    hitRatio: input === 0 ? undefined : read / input,
+    idealCacheReadTokens: ideal,
+    lostTokens: lost,
+    breakNode: attribution?.node,
+    breakEventSeq: attribution?.eventSeq,
+    breakCause: attribution?.cause,
+    providerCause,
+    providerLostTokens: providerLost,
+    providerLostUsd: idealCostUsd(buckets, lost, prices) - idealCostUsd(buckets, lost + providerLost, prices),
+    costUsd: costUsd(buckets, prices),
+    idealCostUsd: idealCostUsd(buckets, lost, prices),
+  }
+}
+
 export class SessionRowBuilder {
   private readonly context: SessionRowContext
   private previous: Previous | undefined
@@ -59,7 +156,7 @@ export class SessionRowBuilder {
   /** The row of one request. */
   add(record: RequestRecord, observation: Observation | undefined): StepRow {
     const { call, outcome } = record
-    const labels = {
+    const labels: RowLabels = {
       runId: this.context.runId,
       scenario: this.context.scenario,
       variant: this.context.variant,
@@ -74,38 +171,9 @@ export class SessionRowBuilder {
       virtualTimeS: call.at,
       latencyMs: outcome.latencyMs,
     }
-    if (!outcome.ok) {
-      return {
-        ...labels,
-        ok: false,
-        cold: false,
-        inputTokens: 0,
-        cacheReadTokens: 0,
-        cacheWriteTokens: 0,
-        uncachedTokens: 0,
-        outputTokens: 0,
-        hitRatio: undefined,
-        idealCacheReadTokens: 0,
-        lostTokens: 0,
-        breakNode: undefined,
-        breakEventSeq: undefined,
-        breakCause: undefined,
-        providerCause: undefined,
-        providerLostTokens: 0,
-        providerLostUsd: 0,
-        costUsd: 0,
-        idealCostUsd: 0,
-      }
-    }
-    const buckets = bucketsOf(outcome.usage)
-    const input = outcome.usage.input
-    const read = buckets.read
+    if (!outcome.ok) return failedRow(labels)
     const previous = this.previous
-    const cold = previous === undefined
-    let ideal = read
-    let warm = read
     let attribution: Attribution | undefined
-    let providerCause: BreakCause | undefined
     if (previous !== undefined && observation !== undefined) {
       const current: AttributedRequest = {
         prompt: observation.prompt,
@@ -113,12 +181,6 @@ export class SessionRowBuilder {
         sources: outcome.wire.sources,
         trace: observation.trace,
       }
-      // The simulator read the counterfactual itself; a simulation without one (no previous request
-      // given) has nothing to compare with.
-      const counterfactual = observation.trace.counterfactual
-      ideal = Math.max(read, counterfactual?.ideal ?? read)
-      warm = Math.max(ideal, counterfactual?.warm ?? ideal)
-      if (warm > ideal) providerCause = counterfactual?.cause
       attribution = clientBreak(
         previous,
         current,
@@ -134,10 +196,7 @@ export class SessionRowBuilder {
           cause: 'compaction-summary',
         }
       }
-      if (attribution === undefined && providerCause !== undefined) attribution = { cause: providerCause }
     }
-    const lost = ideal - read
-    const providerLost = warm - ideal
     if (observation !== undefined && call.purpose === 'step') {
       this.previous = {
         prompt: observation.prompt,
@@ -148,29 +207,15 @@ export class SessionRowBuilder {
         logLength: record.logLength,
       }
     }
-    return {
-      ...labels,
-      ok: true,
-      cold,
-      inputTokens: input,
-      cacheReadTokens: read,
-      cacheWriteTokens: buckets.write5m + buckets.write1h,
-      uncachedTokens: buckets.uncached,
-      outputTokens: buckets.output,
-      hitRatio: input === 0 ? undefined : read / input,
-      idealCacheReadTokens: ideal,
-      lostTokens: lost,
-      breakNode: attribution?.node,
-      breakEventSeq: attribution?.eventSeq,
-      breakCause: attribution?.cause,
-      providerCause,
-      providerLostTokens: providerLost,
-      providerLostUsd:
-        idealCostUsd(buckets, lost, this.context.prices) -
-        idealCostUsd(buckets, lost + providerLost, this.context.prices),
-      costUsd: costUsd(buckets, this.context.prices),
-      idealCostUsd: idealCostUsd(buckets, lost, this.context.prices),
-    }
+    return measuredRow(labels, {
+      usage: outcome.usage,
+      cold: previous === undefined,
+      // The simulator read the counterfactual itself; a simulation without one (no previous request
+      // given) has nothing to compare with.
+      counterfactual: previous === undefined ? undefined : observation?.trace.counterfactual,
+      attribution,
+      prices: this.context.prices,
+    })
   }
 
   /** The previous request of the session, for a simulation to compute the next one's counterfactual. */

@@ -50,6 +50,12 @@ export type BreakCause =
   | 'after-slot'
   | 'image-offload'
   | 'history-rewrite'
+  /** Captured traffic: a message of the history changed in place. */
+  | 'message-edited'
+  /** Captured traffic: messages of the history were dropped. */
+  | 'history-truncated'
+  /** Captured traffic: messages of the history were replaced by fewer (a summary). */
+  | 'history-summarized'
 
 /** One provider request (a retried attempt is its own row). */
 export interface StepRow {

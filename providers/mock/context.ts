@@ -21,7 +21,10 @@ export interface MockCall {
   /** Absent when the request failed before simulation (a fault or a rejection). */
   simulation?: Simulation
   status: number
+  /** The session the request declared (`x-cachelab-session`). */
   session?: string
+  /** The loopback server's id of the HTTP exchange. */
+  exchange?: string
 }
 
 export interface MockContextOptions {
@@ -42,6 +45,11 @@ export class MockContext {
    * (the scenario runner): the simulation of the next request then computes its counterfactual against it.
    */
   previous: PreviousRequest | undefined
+  /**
+   * For a request `previous` does not cover (a capture, where the server tells sessions apart itself):
+   * the previous request of the session the request belongs to.
+   */
+  previousFor: ((api: WireApi, request: MockRequest) => PreviousRequest | undefined) | undefined
 
   constructor(options: MockContextOptions = {}) {
     this.options = options
@@ -92,8 +100,8 @@ export class MockContext {
 
   /** Report a request answered with `status` before any simulation (a fault). */
   recordFailure(api: WireApi, request: MockRequest, status: number): void {
-    const { body, output, at, session } = request
-    this.record({ api, at, body, output, status, ...(session !== undefined ? { session } : {}) })
+    const { body, output, at } = request
+    this.record({ api, at, body, output, status, ...labelsOf(request) })
   }
 
   /**
@@ -101,10 +109,10 @@ export class MockContext {
    * reported with its status and returned as the rejection, for the handler to answer in its API's form.
    */
   simulate(api: WireApi, request: MockRequest): Simulation | SimulatorRejection {
-    const { body, output, at, session } = request
-    const labels = session !== undefined ? { session } : {}
+    const { body, output, at } = request
+    const labels = labelsOf(request)
     try {
-      const previous = this.previous
+      const previous = this.previous ?? this.previousFor?.(api, request)
       const simulation = this.simulators.simulate(api, {
         body,
         at,
@@ -118,5 +126,13 @@ export class MockContext {
       this.record({ api, at, body, output, status: error.status, ...labels })
       return error
     }
+  }
+}
+
+/** The labels a report of a request carries: its declared session and exchange id. */
+function labelsOf(request: MockRequest): Pick<MockCall, 'session' | 'exchange'> {
+  return {
+    ...(request.session !== undefined ? { session: request.session } : {}),
+    ...(request.exchange !== undefined ? { exchange: request.exchange } : {}),
   }
 }

@@ -8,14 +8,17 @@ import { getResponse } from 'msw'
 import { hashString } from '../../harness/random.ts'
 import type { Usage } from '../../harness/types.ts'
 import { parseAnthropicUsage } from '../anthropic.ts'
+import type { CaptureTracker } from '../capture/tracker.ts'
 import type { Vendor } from '../catalog.ts'
 import { parseDeepSeekUsage } from '../deepseek.ts'
 import { DEFAULT_BASE_URLS } from '../endpoints.ts'
 import { parseOpenAIUsage } from '../openai-chat.ts'
-import type { SimulatorOptions } from '../sim/index.ts'
-import { MockContext } from './context.ts'
+import { CacheSimulators, type SimulatorOptions } from '../sim/index.ts'
+import { type PreviousRequest, type Simulation, SimulatorRejection } from '../sim/types.ts'
+import type { WireApi } from '../types.ts'
+import { type MockCall, MockContext } from './context.ts'
 import { mockHandlers } from './handlers.ts'
-import { SESSION_HEADER } from './script.ts'
+import { DEFAULT_REPLY, EXCHANGE_HEADER, SESSION_HEADER } from './script.ts'
 
 /** Path prefix of each vendor on the loopback server; SDK base URLs are `http://host:port` + these. */
 export const LOOPBACK_PREFIXES: Readonly<Record<Vendor, string>> = {
@@ -52,6 +55,12 @@ export interface LoopbackOptions {
   liveBaseURLs?: Readonly<Record<Vendor, string>>
   /** Called for every request served. */
   log?: (record: ServeLogRecord) => void
+  /**
+   * Capture every provider request into exchanges (serve --record): sessions told apart without a
+   * header, each simulated with its session's previous request (live: a prediction beside the
+   * provider's usage).
+   */
+  capture?: CaptureTracker
 }
 
 export interface LoopbackServer {
@@ -84,6 +93,20 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
           deepseek: `*${LOOPBACK_PREFIXES.deepseek}`,
         })
   const liveBaseURLs = options.liveBaseURLs ?? DEFAULT_BASE_URLS
+  const capture = options.capture
+  // What each exchange's handler reported (sim), by the exchange id the server gave its request.
+  const served = new Map<string, MockCall>()
+  let exchanges = 0
+  if (context !== undefined && capture !== undefined) {
+    context.previousFor = (_api, request) =>
+      request.session === undefined ? undefined : capture.previous(request.session)
+    context.observer = (call) => {
+      if (call.exchange !== undefined) served.set(call.exchange, call)
+    }
+  }
+  // Live captures: the simulator's prediction of each request, one account's caches like the provider's.
+  const predictor =
+    options.upstream === 'live' && capture !== undefined ? new CacheSimulators(options.simulator) : undefined
 
   const server = createServer((incoming, outgoing) => {
     serve(incoming, outgoing).catch((error: unknown) => {
@@ -109,6 +132,19 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
       if (value === undefined || HOP_BY_HOP.has(name)) continue
       headers.set(name, Array.isArray(value) ? value.join(', ') : value)
     }
+    const parsed = parseJson(body)
+    const api = apiOfPath(vendor, path)
+    const resolution =
+      capture !== undefined && api !== undefined && parsed !== undefined
+        ? capture.resolve(api, headers.get(SESSION_HEADER) ?? undefined, parsed)
+        : undefined
+    exchanges += 1
+    const exchange = String(exchanges)
+    if (resolution !== undefined && context !== undefined) {
+      headers.set(SESSION_HEADER, resolution.session)
+      headers.set(EXCHANGE_HEADER, exchange)
+    }
+    const at = context?.now() ?? (Date.now() - started) / 1000
     let response: Response
     if (context !== undefined) {
       const request = new Request(`http://${host}${path}`, { method: 'POST', headers, body })
@@ -119,7 +155,6 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
       const upstream = `${liveBaseURLs[vendor].replace(/\/$/, '')}${path.slice(LOOPBACK_PREFIXES[vendor].length)}`
       response = await fetch(upstream, { method: 'POST', headers, body })
     }
-    const parsed = parseJson(body)
     const chunks: Uint8Array[] = []
     outgoing.writeHead(
       response.status,
@@ -141,12 +176,36 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
     }
     outgoing.end()
     const text = Buffer.concat(chunks).toString('utf8')
-    const raw = usageFromResponse(text, response.headers.get('content-type') ?? '')
+    const contentType = response.headers.get('content-type') ?? ''
+    const raw = usageFromResponse(text, contentType)
+    if (capture !== undefined && resolution !== undefined && api !== undefined && parsed !== undefined) {
+      const call = served.get(exchange)
+      served.delete(exchange)
+      const simulation =
+        call?.simulation ??
+        (predictor === undefined
+          ? undefined
+          : predict(predictor, api, parsed, at, capture.previous(resolution.session)))
+      capture.add({
+        resolution,
+        api,
+        body: parsed,
+        at: call?.at ?? at,
+        status: response.status,
+        latencyMs: Math.round(performance.now() - begin),
+        stream: contentType.includes('text/event-stream'),
+        ...(raw !== undefined ? { usage: normalize(vendor, raw) } : {}),
+        ...(simulation !== undefined ? { simulation } : {}),
+        predicted: predictor !== undefined,
+        ...(response.status >= 400 ? { error: errorOf(response.status, text) } : {}),
+        response: text,
+      })
+    }
     options.log?.({
       time: new Date().toISOString(),
       vendor,
       path,
-      session: sessionOf(headers, parsed),
+      session: resolution?.session ?? sessionOf(headers, parsed),
       model: typeof parsed?.model === 'string' ? parsed.model : undefined,
       status: response.status,
       latencyMs: Math.round(performance.now() - begin),
@@ -174,6 +233,49 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
         server.close(() => resolve())
       }),
   }
+}
+
+/** The wire API a path names under its vendor's prefix, if it names one. */
+export function apiOfPath(vendor: Vendor, path: string): WireApi | undefined {
+  const route = path.split('?')[0] ?? ''
+  if (route.endsWith('/messages')) return vendor === 'anthropic' ? 'anthropic-messages' : undefined
+  if (route.endsWith('/chat/completions'))
+    return vendor === 'deepseek' ? 'deepseek-chat' : vendor === 'openai' ? 'openai-chat' : undefined
+  if (route.endsWith('/responses')) return vendor === 'openai' ? 'openai-responses' : undefined
+  return undefined
+}
+
+/**
+ * The simulator's prediction of a request the real provider answered: the same body on a predictor of
+ * one account's caches, with the session's previous request. None when the simulator would refuse it.
+ */
+function predict(
+  predictor: CacheSimulators,
+  api: WireApi,
+  body: Record<string, unknown>,
+  at: number,
+  previous: PreviousRequest | undefined,
+): Simulation | undefined {
+  try {
+    return predictor.simulate(api, {
+      body,
+      at,
+      output: DEFAULT_REPLY,
+      ...(previous !== undefined ? { previous } : {}),
+    })
+  } catch (error) {
+    if (error instanceof SimulatorRejection) return undefined
+    throw error
+  }
+}
+
+/** A failed response in a few words: its status and the provider's error type, never its message text. */
+function errorOf(status: number, text: string): string {
+  const body = parseJson(Buffer.from(text))
+  const error = body?.error as { type?: unknown } | undefined
+  const type =
+    typeof error?.type === 'string' ? error.type : typeof body?.type === 'string' ? body.type : undefined
+  return type === undefined ? `HTTP ${status}` : `HTTP ${status} ${type}`
 }
 
 const HOP_BY_HOP = new Set([

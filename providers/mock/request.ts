@@ -3,14 +3,24 @@
 
 import type { AssistantMessage } from '../../harness/types.ts'
 import type { MockContext } from './context.ts'
-import { DEFAULT_REPLY, decodeScript, SCRIPT_HEADER, SESSION_HEADER, TIME_HEADER } from './script.ts'
+import {
+  DEFAULT_REPLY,
+  decodeScript,
+  EXCHANGE_HEADER,
+  SCRIPT_HEADER,
+  SESSION_HEADER,
+  TIME_HEADER,
+} from './script.ts'
 
 /** A parsed mock request. */
 export interface MockRequest {
   body: Record<string, unknown>
   output: AssistantMessage
   at: number
+  /** The `x-cachelab-session` header: the session the caller declares. */
   session: string | undefined
+  /** The `x-cachelab-exchange` header: the loopback server's id of the HTTP exchange. */
+  exchange: string | undefined
 }
 
 /** Parse a request, or return the reason it is malformed (answered with the API's 400). */
@@ -36,11 +46,13 @@ export async function readMockRequest(
   const timeHeader = request.headers.get(TIME_HEADER)
   const at = timeHeader === null ? context.now() : Number(timeHeader)
   if (!Number.isFinite(at)) return { problem: `Invalid ${TIME_HEADER} header: ${timeHeader}` }
-  const record = body as Record<string, unknown>
-  const session =
-    request.headers.get(SESSION_HEADER) ??
-    (typeof record.prompt_cache_key === 'string' ? record.prompt_cache_key : undefined)
-  return { body: record, output, at, session: session ?? undefined }
+  return {
+    body: body as Record<string, unknown>,
+    output,
+    at,
+    session: request.headers.get(SESSION_HEADER) ?? undefined,
+    exchange: request.headers.get(EXCHANGE_HEADER) ?? undefined,
+  }
 }
 
 /** A JSON response with the given status and headers. */

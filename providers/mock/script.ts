@@ -7,6 +7,8 @@ import type { AssistantMessage } from '../../harness/types.ts'
 export const SCRIPT_HEADER = 'x-cachelab-script'
 export const TIME_HEADER = 'x-cachelab-at'
 export const SESSION_HEADER = 'x-cachelab-session'
+/** Set by the loopback server on the request it hands a mock handler, to match the handler's report to it. */
+export const EXCHANGE_HEADER = 'x-cachelab-exchange'
 
 /** What the mock answers when no script is given. */
 export const DEFAULT_REPLY: AssistantMessage = { role: 'assistant', content: [{ type: 'text', text: 'OK.' }] }

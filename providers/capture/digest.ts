@@ -1,0 +1,145 @@
+// What a capture keeps of a wire request by default: per prompt segment its node, a content hash and
+// its tokens; per top-level item (message, input item, system block, tool) its role and a hash with the
+// cache markers removed; and the request's settings. Enough to find the first divergent node, tell an
+// edit from a truncation, and key a conversation, without keeping a word of the text.
+
+import { createHash } from 'node:crypto'
+import { describeNode } from '../sim/prompt.ts'
+import type { Prompt } from '../sim/types.ts'
+
+/** One prompt segment: its wire node (`messages[3].1`), a hash of its frame and text, its tokens. */
+export type SegmentDigest = readonly [node: string, hash: string, tokens: number]
+
+/** One top-level item of a request's message list, markers removed. */
+export interface ItemDigest {
+  /** `user`, `assistant`, `system`, `developer`, `tool`, or a Responses item type (`function_call_output`). */
+  role: string
+  hash: string
+  /** Whether the item opens a user turn: a user message that is not only tool results. */
+  userTurn: boolean
+  /** Characters of its JSON, markers removed: how distinctive a match on it is. */
+  size: number
+}
+
+/** A request as a capture keeps it. */
+export interface RequestDigest {
+  /** The simulator's prompt, segment by segment, in the provider's prompt order. */
+  segments: readonly SegmentDigest[]
+  /** Input tokens after the last segment (assistant priming): never cached. */
+  trailing: number
+  /** Every input token of the request. */
+  total: number
+  /** The message list (`messages`, or Responses `input`), system and developer messages included. */
+  items: readonly ItemDigest[]
+  /** Settings beside the content: model, sampling, reasoning effort, tool choice, retention. */
+  config: Readonly<Record<string, unknown>>
+}
+
+/** Fields that are content (digested above), cache markers or transport, not settings. */
+const NOT_CONFIG = new Set([
+  'messages',
+  'input',
+  'cache_control',
+  'system',
+  'instructions',
+  'tools',
+  'stream',
+  'stream_options',
+  'metadata',
+  'prompt_cache_key',
+  'user',
+  'safety_identifier',
+])
+
+/** Settings larger than this (a JSON schema) are kept as a hash. */
+const LARGE_SETTING = 200
+
+/** A short, stable content hash (64 bits of SHA-256, hex). */
+export function contentHash(text: string): string {
+  return createHash('sha256').update(text).digest('hex').slice(0, 16)
+}
+
+/** A JSON value with every cache marker removed and object keys sorted: markers never change content. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(withoutMarkers(value))
+}
+
+function withoutMarkers(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutMarkers)
+  if (typeof value !== 'object' || value === null) return value
+  const copy: Record<string, unknown> = {}
+  for (const key of Object.keys(value).sort()) {
+    if (key === 'cache_control' || key === 'prompt_cache_breakpoint') continue
+    copy[key] = withoutMarkers((value as Record<string, unknown>)[key])
+  }
+  return copy
+}
+
+/** The message list of a body: `messages`, or Responses `input` (a string is one user message). */
+export function itemsOf(body: Record<string, unknown>): unknown[] {
+  if (Array.isArray(body.messages)) return body.messages
+  if (Array.isArray(body.input)) return body.input
+  if (typeof body.input === 'string') return [{ role: 'user', content: body.input }]
+  return []
+}
+
+function isToolResultBlock(block: unknown): boolean {
+  const type = (block as { type?: unknown } | null)?.type
+  return type === 'tool_result' || type === 'function_call_output'
+}
+
+/** The digest of one item. */
+export function itemDigest(item: unknown): ItemDigest {
+  const record = (typeof item === 'object' && item !== null ? item : {}) as Record<string, unknown>
+  const role = typeof record.role === 'string' ? record.role : String(record.type ?? 'item')
+  const json = canonicalJson(item)
+  const content = record.content
+  const onlyToolResults = Array.isArray(content) && content.length > 0 && content.every(isToolResultBlock)
+  return { role, hash: contentHash(json), userTurn: role === 'user' && !onlyToolResults, size: json.length }
+}
+
+/** The settings of a body: every top-level field that is not content, a large one as its hash. */
+export function configOf(body: Record<string, unknown>): Record<string, unknown> {
+  const config: Record<string, unknown> = {}
+  for (const key of Object.keys(body).sort()) {
+    if (NOT_CONFIG.has(key)) continue
+    const json = canonicalJson(body[key])
+    config[key] = json.length > LARGE_SETTING ? `#${contentHash(json)}` : JSON.parse(json)
+  }
+  return config
+}
+
+/** The digest of a request from its body and the simulator's linearization of it. */
+export function digestRequest(body: Record<string, unknown>, prompt: Prompt): RequestDigest {
+  return {
+    segments: prompt.segments.map(
+      (segment) =>
+        [
+          describeNode(segment.node),
+          contentHash(`${segment.frame}\u0000${segment.text}`),
+          segment.tokens,
+        ] as const,
+    ),
+    trailing: prompt.trailing,
+    total: prompt.total,
+    items: itemsOf(body).map(itemDigest),
+    config: configOf(body),
+  }
+}
+
+/** Items of the conversation proper: system and developer messages left out (they are the prompt). */
+export function conversationItems(items: readonly ItemDigest[]): ItemDigest[] {
+  return items.filter((item) => item.role !== 'system' && item.role !== 'developer')
+}
+
+/** Index of the first segment where `current` stops extending `previous`; undefined when it extends it. */
+export function firstDivergentSegment(
+  previous: readonly SegmentDigest[],
+  current: readonly SegmentDigest[],
+): number | undefined {
+  for (let index = 0; index < previous.length; index += 1) {
+    if (current[index]?.[1] !== previous[index]?.[1] || current[index]?.[0] !== previous[index]?.[0])
+      return index
+  }
+  return undefined
+}

@@ -1,0 +1,238 @@
+// Captured traffic as exchanges: each request a client sent, told into its session, placed in the
+// session (turn, step, attempt), with the usage the client received, the simulator's view of it (the
+// counts it served, or live its prediction), and the request's digest. The tracker also hands a
+// simulation the previous request of the session, so every captured step has its counterfactual.
+
+import type { ProviderId, Usage } from '../../harness/types.ts'
+import type {
+  Counterfactual,
+  PreviousRequest,
+  Prompt,
+  Shortfall,
+  SimCounts,
+  Simulation,
+} from '../sim/types.ts'
+import type { WireApi } from '../types.ts'
+import {
+  contentHash,
+  digestRequest,
+  type ItemDigest,
+  itemDigest,
+  itemsOf,
+  type RequestDigest,
+} from './digest.ts'
+import { type IdentitySource, type Resolution, SessionResolver } from './identity.ts'
+
+/** The simulator's view of one captured request. */
+export interface SimulatedView {
+  counts: SimCounts
+  /** The read had it extended the previous request unchanged (absent on a session's first request). */
+  counterfactual?: Counterfactual
+  shortfall?: Shortfall
+  /** True when the usage came from the real provider and these counts are the simulator's prediction. */
+  predicted: boolean
+}
+
+/** One request of a capture, as `cachelab report` and the recorder read it. */
+export interface CapturedExchange {
+  /** Order of the request in the capture, from 1. */
+  seq: number
+  session: string
+  /** How the session was told: the header, the body's conversation key, or continuation of a conversation. */
+  identity: IdentitySource
+  /** Wall-clock time of the request, ISO 8601. */
+  time: string
+  /** Seconds since the capture began (or the request's virtual time). */
+  at: number
+  api: WireApi
+  provider: ProviderId
+  model: string
+  stream: boolean
+  status: number
+  latencyMs: number
+  turn: number
+  step: number
+  /** 0 for a first attempt; a request identical to a failed one before it is its next attempt. */
+  attempt: number
+  /** The usage the client received, normalized (`raw`: the provider's object as sent); absent for a failed attempt. */
+  usage?: Usage
+  simulation?: SimulatedView
+  digest: RequestDigest
+  /** Why a failed attempt failed (status and the provider's error type, never a key). */
+  error?: string
+  /** The request body (`--record-bodies` only). */
+  request?: Record<string, unknown>
+  /** The response text as sent (`--record-bodies` only). */
+  response?: string
+}
+
+/** What the server knows about one request once it has answered. */
+export interface ExchangeInput {
+  resolution: Resolution
+  api: WireApi
+  body: Record<string, unknown>
+  at: number
+  time?: string
+  status: number
+  latencyMs: number
+  stream: boolean
+  usage?: Usage
+  /** The simulation that served the request, or live the prediction. */
+  simulation?: Simulation
+  predicted: boolean
+  error?: string
+  /** The response text, kept only when bodies are. */
+  response?: string
+}
+
+interface SessionState {
+  /** The latest successful request's prompt and machine: the next simulation's previous request. */
+  previous?: PreviousRequest
+  /** The latest request: a retry repeats it after it failed. */
+  last?: { fingerprint: string; ok: boolean }
+  /** The latest user turn's item: a request with another one opens a new turn. */
+  turnKey?: string
+  turn: number
+  step: number
+  attempt: number
+}
+
+export interface TrackerOptions {
+  /** The simulator's linearization of a body (for a request that failed before simulation). */
+  linearize: (api: WireApi, body: Record<string, unknown>) => Prompt
+  /** Keep request bodies and response texts in the exchanges. */
+  keepBodies?: boolean
+  /** Called with every exchange, in order. */
+  sink?: (exchange: CapturedExchange) => void
+}
+
+const PROVIDER_OF_API: Readonly<Record<WireApi, ProviderId>> = {
+  'anthropic-messages': 'anthropic',
+  'openai-chat': 'openai-chat',
+  'openai-responses': 'openai-responses',
+  'deepseek-chat': 'deepseek',
+}
+
+/** The provider id of a wire API. */
+export function providerOfApi(api: WireApi): ProviderId {
+  return PROVIDER_OF_API[api]
+}
+
+const EMPTY_PROMPT: Prompt = { segments: [], cumulative: [], trailing: 0, total: 0 }
+
+/** The key of a request's turn: its user turns counted and the latest one's hash. */
+function turnKeyOf(items: readonly ItemDigest[]): string {
+  const turns = items.filter((item) => item.userTurn)
+  return `${turns.length}:${turns.at(-1)?.hash ?? ''}`
+}
+
+export class CaptureTracker {
+  readonly resolver = new SessionResolver()
+  private readonly sessions = new Map<string, SessionState>()
+  private readonly options: TrackerOptions
+  /** Resolutions by body object, so a request resolved before its simulation keeps its session. */
+  private readonly resolutions = new WeakMap<object, Resolution>()
+  private serial = 0
+
+  constructor(options: TrackerOptions) {
+    this.options = options
+  }
+
+  /** The session of a request; the same body object always resolves to the same session. */
+  resolve(api: WireApi, declared: string | undefined, body: Record<string, unknown>): Resolution {
+    const known = this.resolutions.get(body)
+    if (known !== undefined) return known
+    const resolution = this.resolver.resolve(api, declared, body, itemsOf(body).map(itemDigest))
+    this.resolutions.set(body, resolution)
+    return resolution
+  }
+
+  /** The previous successful request of a session, for its next simulation's counterfactual. */
+  previous(session: string): PreviousRequest | undefined {
+    return this.sessions.get(session)?.previous
+  }
+
+  /** Record one answered request. */
+  add(input: ExchangeInput): CapturedExchange {
+    const { resolution, api, body } = input
+    const prompt = input.simulation?.prompt ?? this.linearized(api, body)
+    const digest = digestRequest(body, prompt)
+    const ok = input.status >= 200 && input.status < 300 && input.usage !== undefined
+    const state = this.sessions.get(resolution.session) ?? { turn: 0, step: 0, attempt: 0 }
+    const fingerprint = contentHash(
+      JSON.stringify([
+        digest.segments.map((segment) => segment[1]),
+        digest.items.map((item) => item.hash),
+        digest.config,
+      ]),
+    )
+    const turnKey = turnKeyOf(digest.items)
+    if (state.last !== undefined && !state.last.ok && state.last.fingerprint === fingerprint) {
+      state.attempt += 1
+    } else if (turnKey !== state.turnKey || state.turn === 0) {
+      state.turn += 1
+      state.step = 1
+      state.attempt = 0
+    } else {
+      state.step += 1
+      state.attempt = 0
+    }
+    state.turnKey = turnKey
+    state.last = { fingerprint, ok }
+    if (ok && input.simulation !== undefined) {
+      const machine = input.simulation.trace.machine
+      state.previous = { prompt: input.simulation.prompt, ...(machine !== undefined ? { machine } : {}) }
+    }
+    this.sessions.set(resolution.session, state)
+    this.resolver.update(resolution, api, digest.items)
+    this.serial += 1
+    const simulation = input.simulation
+    const model = typeof body.model === 'string' ? body.model : ''
+    const exchange: CapturedExchange = {
+      seq: this.serial,
+      session: resolution.session,
+      identity: resolution.source,
+      time: input.time ?? new Date().toISOString(),
+      at: input.at,
+      api,
+      provider: providerOfApi(api),
+      model,
+      stream: input.stream,
+      status: input.status,
+      latencyMs: input.latencyMs,
+      turn: state.turn,
+      step: state.step,
+      attempt: state.attempt,
+      ...(input.usage !== undefined ? { usage: input.usage } : {}),
+      ...(simulation !== undefined
+        ? {
+            simulation: {
+              counts: simulation.counts,
+              ...(simulation.trace.counterfactual !== undefined
+                ? { counterfactual: simulation.trace.counterfactual }
+                : {}),
+              ...(simulation.trace.shortfall !== undefined ? { shortfall: simulation.trace.shortfall } : {}),
+              predicted: input.predicted,
+            },
+          }
+        : {}),
+      digest,
+      ...(input.error !== undefined ? { error: input.error } : {}),
+      ...(this.options.keepBodies === true ? { request: body } : {}),
+      ...(this.options.keepBodies === true && input.response !== undefined
+        ? { response: input.response }
+        : {}),
+    }
+    this.options.sink?.(exchange)
+    return exchange
+  }
+
+  /** A body the simulator never saw, linearized without touching any cache; empty when it cannot be. */
+  private linearized(api: WireApi, body: Record<string, unknown>): Prompt {
+    try {
+      return this.options.linearize(api, body)
+    } catch {
+      return EMPTY_PROMPT
+    }
+  }
+}

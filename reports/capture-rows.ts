@@ -1,0 +1,74 @@
+// The captured-traffic port: exchanges of a capture (serve --record, or the in-process recorder) become
+// the same step rows as a run's, through the one row core. Attribution is wire-level (no session log
+// names an event); the ideal is the simulator's counterfactual read, as in a run.
+
+import type { CapturedExchange } from '../providers/capture/tracker.ts'
+import { simulationModel, vendorOf } from '../providers/catalog.ts'
+import { failedRow, measuredRow, type RowLabels } from './rows.ts'
+import type { StepRow } from './types.ts'
+import { wireBreak } from './wire-attribution.ts'
+
+/** The labels every row of a capture shares: the run id and the scenario a capture is reported as. */
+export interface CaptureLabels {
+  runId: string
+  /** The scenario column of a capture's rows (sessions are its variants); `capture` by default. */
+  scenario: string
+}
+
+/** The default scenario name of captured traffic. */
+export const CAPTURE_SCENARIO = 'capture'
+
+/** Rows of one captured session, request by request; holds only the previous successful request. */
+export class CaptureRowBuilder {
+  private readonly labels: CaptureLabels
+  private previous: CapturedExchange | undefined
+
+  constructor(labels: CaptureLabels) {
+    this.labels = labels
+  }
+
+  add(exchange: CapturedExchange): StepRow {
+    const entry = simulationModel(vendorOf(exchange.provider), exchange.model)
+    const labels: RowLabels = {
+      runId: this.labels.runId,
+      scenario: this.labels.scenario,
+      variant: exchange.session,
+      provider: exchange.provider,
+      model: exchange.model,
+      route: entry.route,
+      turn: exchange.turn,
+      step: exchange.step,
+      attempt: exchange.attempt,
+      headerReason: undefined,
+      startsSeries: false,
+      virtualTimeS: exchange.at,
+      latencyMs: exchange.latencyMs,
+    }
+    const usage = exchange.usage
+    if (usage === undefined || exchange.status < 200 || exchange.status >= 300) return failedRow(labels)
+    const previous = this.previous
+    this.previous = exchange
+    return measuredRow(labels, {
+      usage,
+      cold: previous === undefined,
+      counterfactual: previous === undefined ? undefined : exchange.simulation?.counterfactual,
+      attribution: previous === undefined ? undefined : wireBreak(previous.digest, exchange.digest),
+      prices: entry.prices,
+    })
+  }
+}
+
+/** Rows of a capture's exchanges, in capture order; each session gets its own builder. */
+export function captureRows(exchanges: Iterable<CapturedExchange>, labels: CaptureLabels): StepRow[] {
+  const builders = new Map<string, CaptureRowBuilder>()
+  const rows: StepRow[] = []
+  for (const exchange of exchanges) {
+    let builder = builders.get(exchange.session)
+    if (builder === undefined) {
+      builder = new CaptureRowBuilder(labels)
+      builders.set(exchange.session, builder)
+    }
+    rows.push(builder.add(exchange))
+  }
+  return rows
+}

@@ -1,0 +1,73 @@
+// Attribution of traffic cachelab did not generate: with no session log to name an event, a break is
+// the first wire node where a request stops extending the previous request of its session, and a
+// cause read off the wire — the model or another setting, the tools, the system prompt, or the
+// conversation: a message edited, the history truncated (messages dropped) or summarized (replaced by
+// fewer).
+
+import { firstDivergentSegment, type ItemDigest, type RequestDigest } from '../providers/capture/digest.ts'
+import type { Attribution } from './attribution.ts'
+import type { BreakCause } from './types.ts'
+
+/** `messages[3].1` → { part: 'messages', index: 3 }. */
+function parseNode(node: string): { part: string; index: number } | undefined {
+  const match = /^([a-z_]+)\[(\d+)\]/.exec(node)
+  return match === null ? undefined : { part: match[1] as string, index: Number(match[2]) }
+}
+
+const isPrompt = (item: ItemDigest | undefined) => item?.role === 'system' || item?.role === 'developer'
+
+/** Why the message list diverges at item `index`. */
+function conversationCause(
+  previous: readonly ItemDigest[],
+  current: readonly ItemDigest[],
+  index: number,
+): BreakCause {
+  const now = current[index]
+  if (isPrompt(now) || isPrompt(previous[index])) return 'system-replace'
+  if (now === undefined) return 'history-truncated'
+  for (let later = index + 1; later < previous.length; later += 1) {
+    if (previous[later]?.hash === now.hash) return 'history-truncated'
+  }
+  if (current.length < previous.length) return 'history-summarized'
+  return 'message-edited'
+}
+
+/** The settings that changed between two requests, by name. */
+export function changedSettings(previous: RequestDigest, current: RequestDigest): string[] {
+  const names = new Set([...Object.keys(previous.config), ...Object.keys(current.config)])
+  return [...names]
+    .filter((name) => JSON.stringify(previous.config[name]) !== JSON.stringify(current.config[name]))
+    .sort()
+}
+
+/**
+ * The client-side break between two consecutive successful requests of a captured session, or
+ * undefined when `current` extends `previous` on the same model.
+ */
+export function wireBreak(previous: RequestDigest, current: RequestDigest): Attribution | undefined {
+  if (previous.config.model !== current.config.model) return { node: 'model', cause: 'config-changed' }
+  const index = firstDivergentSegment(previous.segments, current.segments)
+  if (index === undefined) return undefined
+  const segment = current.segments[index] ?? previous.segments[index]
+  if (segment === undefined) return undefined
+  const node = segment[0]
+  const parsed = parseNode(node)
+  switch (parsed?.part) {
+    case 'tools':
+    case 'response_format':
+      return { node, cause: 'tools-changed' }
+    case 'system':
+      return { node, cause: 'system-replace' }
+    case 'messages':
+    case 'input': {
+      const before = previous.items[parsed.index]
+      const now = current.items[parsed.index]
+      // The same item, a different prompt: a request-wide setting folded into the prompt changed.
+      if (before !== undefined && before.hash === now?.hash && changedSettings(previous, current).length > 0)
+        return { node, cause: 'config-changed' }
+      return { node, cause: conversationCause(previous.items, current.items, parsed.index) }
+    }
+    default:
+      return { node, cause: 'config-changed' }
+  }
+}
