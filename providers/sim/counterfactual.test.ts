@@ -34,13 +34,13 @@ describe('the counterfactual request', () => {
     expect(counterfactualPrompt(previous, current)).toBe(current)
   })
 
-  it('keeps the previous request whole and appends what the current one added after its last segment', () => {
+  it('keeps the previous request whole, its own breakpoints too, and appends what the current one added after its last segment', () => {
     const previous = prompt(['a', 'b', 'c'], [2])
     const current = prompt(['A', 'b', 'c', 'd', 'e'], [4])
     expect(firstDivergence(previous, current)).toBe(0)
     const candidate = counterfactualPrompt(previous, current)
     expect(candidate.segments.map((segment) => segment.text)).toEqual(['a', 'b', 'c', 'd', 'e'])
-    expect(candidate.placed?.map((placed) => placed.index)).toEqual([4])
+    expect(candidate.placed?.map((placed) => placed.index)).toEqual([2, 4])
     expect(candidate.cumulative.at(-1)).toBe(candidate.total - candidate.trailing)
   })
 
@@ -91,6 +91,25 @@ describe('Anthropic: the ideal is the simulator reading an unchanged extension',
     expect(rewritten.counts.read).toBe(0)
     expect(rewritten.trace.counterfactual?.ideal).toBe(first.counts.write)
     expect(rewritten.trace.counterfactual?.warm).toBe(first.counts.write)
+  })
+
+  it('counts a rewritten system prompt that carried the only breakpoint: the system an extension would have read', () => {
+    const simulator = new AnthropicCacheSimulator()
+    const marked = (text: string): Body => ({
+      ...body(text, turn(3)),
+      cache_control: undefined,
+      system: [{ type: 'text', text, cache_control: { type: 'ephemeral' } }],
+    })
+    const first = simulator.simulate({ body: marked(system), at: 0, output: reply })
+    expect(first.counts.write).toBeGreaterThanOrEqual(1024)
+    const rewritten = simulator.simulate({
+      body: marked(`REWRITTEN. ${system}`),
+      at: 10,
+      output: reply,
+      previous: previousOf(first),
+    })
+    expect(rewritten.counts.read).toBe(0)
+    expect(rewritten.trace.counterfactual?.ideal).toBe(first.counts.write)
   })
 
   it('gives a request below the model minimum an ideal of 0, never its own size', () => {

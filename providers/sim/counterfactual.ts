@@ -42,8 +42,8 @@ function tailStart(previous: Prompt, current: Prompt, divergence: number): numbe
  * The request an unchanged extension of `previous` would have been: its segments, then the segments
  * `current` added after them, cut to what `current` can hold (a request that shrank cannot read more
  * than it sends). Breakpoints follow `current` where the two agree (before the divergence) and on the
- * added segments; with nothing added, the previous request's own; a cut keeps `current`'s last one at
- * the cut. Returns `current` itself when it extends `previous`.
+ * added segments, and the previous request's own on the part it kept; a cut keeps `current`'s last one
+ * at the cut. Returns `current` itself when it extends `previous`.
  */
 export function counterfactualPrompt(previous: Prompt, current: Prompt): Prompt {
   const divergence = firstDivergence(previous, current)
@@ -51,12 +51,18 @@ export function counterfactualPrompt(previous: Prompt, current: Prompt): Prompt 
   const start = tailStart(previous, current, divergence)
   const offset = previous.segments.length - start
   const shared = (current.placed ?? []).filter((placed) => placed.index < divergence)
+  // The previous request's own breakpoints over the part it keeps: the rewritten part carried them (a
+  // marker on a system prompt that was then rewritten), and an unchanged request would have too.
+  const kept = (previous.placed ?? []).filter((placed) => placed.index >= divergence)
   const added: PlacedBreakpoint[] =
     start >= current.segments.length
-      ? (previous.placed ?? []).filter((placed) => placed.index >= divergence)
-      : (current.placed ?? [])
-          .filter((placed) => placed.index >= start)
-          .map((placed) => ({ index: placed.index + offset, breakpoint: placed.breakpoint }))
+      ? kept
+      : [
+          ...kept,
+          ...(current.placed ?? [])
+            .filter((placed) => placed.index >= start)
+            .map((placed) => ({ index: placed.index + offset, breakpoint: placed.breakpoint })),
+        ]
   const segments: Segment[] = previous.segments.slice()
   const cumulative = previous.cumulative.slice()
   let total = previous.cumulative.at(-1) ?? 0
