@@ -1,0 +1,156 @@
+// A user's own agent under test: its traffic captured by `serve --record` with no cachelab header,
+// reported like a run, and gated by `check`. The client is the official Anthropic SDK, used the way an
+// agent would: the history grows, the system prompt carries the cache marker.
+
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import Anthropic from '@anthropic-ai/sdk'
+import { describe, expect, it } from 'vitest'
+import { fillerText } from '../harness/filler.ts'
+import { CaptureWriter, openCapture } from '../providers/capture/store.ts'
+import { CaptureTracker } from '../providers/capture/tracker.ts'
+import { startLoopback } from '../providers/mock/loopback.ts'
+import { CacheSimulators } from '../providers/sim/index.ts'
+import { parseStepsCsv } from '../reports/parse.ts'
+import { reportCapture } from './report-command.ts'
+import { runCli } from './testing.ts'
+
+const SYSTEM = fillerText(2000, 'capture-system')
+
+/** Record an 8-turn conversation into a new capture directory; with `rewriteAt`, the system prompt changes at that turn. */
+async function capture(options: { rewriteAt?: number; stream?: boolean } = {}) {
+  const dir = mkdtempSync(join(tmpdir(), 'cachelab-capture-'))
+  const errors: string[] = []
+  const writer = CaptureWriter.open(
+    dir,
+    { id: 'capture-test', started: '2026-11-30T00:00:00.000Z', upstream: 'sim', bodies: false },
+    (error) => errors.push(error.message),
+  )
+  const linearizer = new CacheSimulators()
+  const tracker = new CaptureTracker({
+    linearize: (api, body) => linearizer.linearize(api, body),
+    sink: (exchange) => writer.write(exchange),
+  })
+  const server = await startLoopback({ upstream: 'sim', port: 0, capture: tracker })
+  const client = new Anthropic({
+    baseURL: server.baseURLs.anthropic,
+    apiKey: 'sk-ant-test-key-never-recorded',
+  })
+  const reads: number[] = []
+  const messages: Anthropic.MessageParam[] = []
+  try {
+    for (let turn = 1; turn <= 8; turn += 1) {
+      const system =
+        options.rewriteAt !== undefined && turn >= options.rewriteAt ? `Mode: review. ${SYSTEM}` : SYSTEM
+      messages.push({ role: 'user', content: `Question ${turn}: ${fillerText(30, `question-${turn}`)}` })
+      const request = {
+        model: 'claude-sonnet-4-6',
+        max_tokens: 256,
+        system: [{ type: 'text' as const, text: system, cache_control: { type: 'ephemeral' as const } }],
+        messages: [...messages],
+      }
+      const reply =
+        options.stream === true
+          ? await client.messages.stream(request).finalMessage()
+          : await client.messages.create(request)
+      reads.push(reply.usage.cache_read_input_tokens ?? 0)
+      messages.push({ role: 'assistant', content: reply.content })
+    }
+  } finally {
+    await server.close()
+  }
+  return { dir, reads, errors }
+}
+
+describe('capture → report → check for a client cachelab did not write', () => {
+  it('reports one session with a row per request, the rewrite at system[0], and the reads the client saw', async () => {
+    const { dir, reads } = await capture({ rewriteAt: 6, stream: true })
+    const { rows, identities } = reportCapture(dir)
+    expect(identities).toEqual({ header: 0, 'conversation-key': 0, continuation: 0, new: 1 })
+    expect(new Set(rows.map((row) => row.variant)).size).toBe(1)
+    expect(rows.map((row) => `${row.turn}.${row.step}`)).toEqual([
+      '1.1',
+      '2.1',
+      '3.1',
+      '4.1',
+      '5.1',
+      '6.1',
+      '7.1',
+      '8.1',
+    ])
+    expect(rows.map((row) => row.cacheReadTokens)).toEqual(reads)
+    const broken = rows.filter((row) => row.breakCause !== undefined)
+    expect(broken).toHaveLength(1)
+    expect(broken[0]).toMatchObject({ turn: 6, breakNode: 'system[0]', breakCause: 'system-replace' })
+    expect(broken[0]?.lostTokens).toBeGreaterThan(2000)
+    // Buckets are disjoint and sum to the input on every row.
+    for (const row of rows)
+      expect(row.cacheReadTokens + row.cacheWriteTokens + row.uncachedTokens).toBe(row.inputTokens)
+  })
+
+  it('writes the run files into the capture, keeps no text and no key, and check gates it like a run', async () => {
+    const baseline = await capture()
+    const same = await capture()
+    const rewritten = await capture({ rewriteAt: 6 })
+    for (const { dir } of [baseline, same, rewritten]) expect((await runCli(['report', dir])).code).toBe(0)
+    const session = readFileSync(
+      join(rewritten.dir, 'sessions', `${openCapture(rewritten.dir).sessions[0]}.jsonl`),
+      'utf8',
+    )
+    expect(session).not.toContain('Question 1')
+    expect(session).not.toContain('sk-ant-test')
+    expect(parseStepsCsv(readFileSync(join(rewritten.dir, 'steps.csv'), 'utf8'), 'steps.csv')).toHaveLength(8)
+
+    const held = await runCli(['check', '--baseline', baseline.dir, '--out', same.dir])
+    expect(held.code).toBe(0)
+    const failed = await runCli(['check', '--baseline', baseline.dir, '--out', rewritten.dir])
+    expect(failed.code).toBe(1)
+    expect(failed.stdout).toMatch(
+      /new break: capture · c-[0-9a-f]{8} · anthropic 6\.1: system-replace at system\[0\], [\d,]+ tokens lost/,
+    )
+  })
+
+  it('refuses a --record directory it cannot write or that already holds a capture, before serving', async () => {
+    const base = mkdtempSync(join(tmpdir(), 'cachelab-record-'))
+    writeFileSync(join(base, 'file'), '')
+    const unwritable = await runCli(['serve', '--port', '0', '--record', join(base, 'file', 'capture')])
+    expect(unwritable.code).toBe(2)
+    expect(unwritable.stderr).toMatch(/--record .* is not writable/)
+    mkdirSync(join(base, 'old'))
+    writeFileSync(join(base, 'old', 'capture.json'), '{}')
+    const taken = await runCli(['serve', '--port', '0', '--record', join(base, 'old')])
+    expect(taken.code).toBe(2)
+    expect(taken.stderr).toMatch(/already holds a capture/)
+  })
+})
+
+describe('a capture on disk', () => {
+  it('reads back exactly what was recorded, and reports a torn last line instead of reading it', async () => {
+    const { dir } = await capture()
+    const before = reportCapture(dir).rows
+    const [session] = openCapture(dir).sessions
+    appendFileSync(join(dir, 'sessions', `${session}.jsonl`), '{"seq": 9, "sess')
+    const after = reportCapture(dir)
+    expect(after.rows).toEqual(before)
+    expect(after.torn).toEqual([expect.stringMatching(/\.jsonl:9$/)])
+  })
+
+  it('reports a write that fails once and keeps the next lines readable', async () => {
+    const { dir } = await capture()
+    const errors: string[] = []
+    const target = mkdtempSync(join(tmpdir(), 'cachelab-write-'))
+    const writer = CaptureWriter.open(
+      target,
+      { id: 'again', started: '2026-11-30T00:00:00.000Z', upstream: 'sim', bodies: false },
+      (error) => errors.push(error.message),
+    )
+    const source = openCapture(dir)
+    const [session] = source.sessions
+    const exchanges = source.read(session as string)
+    // The session file's place is taken by a directory: every append fails, the error is told once.
+    mkdirSync(join(target, 'sessions', `${session}.jsonl`))
+    for (const exchange of exchanges.slice(0, 3)) writer.write(exchange)
+    expect(errors).toHaveLength(1)
+  })
+})

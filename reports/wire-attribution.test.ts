@@ -1,0 +1,85 @@
+import { describe, expect, it } from 'vitest'
+import { configOf, contentHash, itemDigest, type RequestDigest } from '../providers/capture/digest.ts'
+import { changedSettings, wireBreak } from './wire-attribution.ts'
+
+type Message = { role: string; content: string }
+const user = (content: string): Message => ({ role: 'user', content })
+const assistant = (content: string): Message => ({ role: 'assistant', content })
+
+/** A chat request's digest: one segment per message (system first), 100 tokens each. */
+function chat(messages: Message[], settings: Record<string, unknown> = {}): RequestDigest {
+  const body = { model: 'gpt-5.4', messages, ...settings }
+  return {
+    segments: messages.map(
+      (message, index) => [`messages[${index}]`, contentHash(JSON.stringify(message)), 100] as const,
+    ),
+    trailing: 3,
+    total: messages.length * 100 + 3,
+    items: messages.map(itemDigest),
+    config: configOf(body),
+  }
+}
+
+const system = { role: 'system', content: 'You are helpful.' }
+const history = [system, user('q1'), assistant('a1'), user('q2'), assistant('a2')]
+
+describe('wire-level attribution of captured traffic', () => {
+  it('finds no break when the request extends the previous one', () => {
+    expect(wireBreak(chat(history), chat([...history, user('q3')]))).toBeUndefined()
+  })
+
+  it('names a rewritten system message at its node', () => {
+    const rewritten = [{ role: 'system', content: 'Changed.' }, ...history.slice(1), user('q3')]
+    expect(wireBreak(chat(history), chat(rewritten))).toEqual({
+      node: 'messages[0]',
+      cause: 'system-replace',
+    })
+  })
+
+  it('tells an edited message from dropped and summarized history', () => {
+    const edited = [system, user('q1'), assistant('A1 EDITED'), user('q2'), assistant('a2'), user('q3')]
+    expect(wireBreak(chat(history), chat(edited))).toEqual({ node: 'messages[2]', cause: 'message-edited' })
+    const dropped = [system, user('q2'), assistant('a2'), user('q3')]
+    expect(wireBreak(chat(history), chat(dropped))).toEqual({
+      node: 'messages[1]',
+      cause: 'history-truncated',
+    })
+    const summarized = [system, user('Summary of the conversation so far.'), user('q3')]
+    expect(wireBreak(chat(history), chat(summarized))).toEqual({
+      node: 'messages[1]',
+      cause: 'history-summarized',
+    })
+  })
+
+  it('names a model switch at the model, whatever else changed', () => {
+    expect(wireBreak(chat(history), chat([...history, user('q3')], { model: 'gpt-5.6' }))).toEqual({
+      node: 'model',
+      cause: 'config-changed',
+    })
+  })
+
+  it('names tools and the Anthropic system block by their part', () => {
+    const withParts = (tool: string, systemText: string): RequestDigest => ({
+      ...chat(history.slice(1)),
+      segments: [
+        ['tools[0]', contentHash(tool), 50],
+        ['system[0]', contentHash(systemText), 500],
+        ['messages[0]', contentHash('q1'), 10],
+      ],
+    })
+    expect(wireBreak(withParts('read', 'sys'), withParts('read v2', 'sys'))).toEqual({
+      node: 'tools[0]',
+      cause: 'tools-changed',
+    })
+    expect(wireBreak(withParts('read', 'sys'), withParts('read', 'sys v2'))).toEqual({
+      node: 'system[0]',
+      cause: 'system-replace',
+    })
+  })
+
+  it('lists the settings that changed between two requests', () => {
+    expect(
+      changedSettings(chat(history, { temperature: 0 }), chat(history, { temperature: 1, top_p: 0.5 })),
+    ).toEqual(['temperature', 'top_p'])
+  })
+})
