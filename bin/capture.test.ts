@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest'
 import { fillerText } from '../harness/filler.ts'
 import { CaptureWriter, openCapture } from '../providers/capture/store.ts'
 import { CaptureTracker } from '../providers/capture/tracker.ts'
+import { type AnthropicCacheRules, simulationModel, withCacheRules } from '../providers/catalog.ts'
 import { startLoopback } from '../providers/mock/loopback.ts'
 import { CacheSimulators } from '../providers/sim/index.ts'
 import { parseStepsCsv } from '../reports/parse.ts'
@@ -19,12 +20,17 @@ import { runCli } from './testing.ts'
 const SYSTEM = fillerText(2000, 'capture-system')
 
 /** Record an 8-turn conversation into a new capture directory; with `rewriteAt`, the system prompt changes at that turn. */
-async function capture(options: { rewriteAt?: number; stream?: boolean } = {}) {
+async function capture(options: { rewriteAt?: number; stream?: boolean; upstream?: string } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'cachelab-capture-'))
   const errors: string[] = []
   const writer = CaptureWriter.open(
     dir,
-    { id: 'capture-test', started: '2026-11-30T00:00:00.000Z', upstream: 'sim', bodies: false },
+    {
+      id: 'capture-test',
+      started: '2026-11-30T00:00:00.000Z',
+      upstream: options.upstream === undefined ? 'sim' : 'live',
+      bodies: false,
+    },
     (error) => errors.push(error.message),
   )
   const linearizer = new CacheSimulators()
@@ -32,7 +38,16 @@ async function capture(options: { rewriteAt?: number; stream?: boolean } = {}) {
     linearize: (api, body) => linearizer.linearize(api, body),
     sink: (exchange) => writer.write(exchange),
   })
-  const server = await startLoopback({ upstream: 'sim', port: 0, capture: tracker })
+  const server = await startLoopback(
+    options.upstream === undefined
+      ? { upstream: 'sim', port: 0, capture: tracker }
+      : {
+          upstream: 'live',
+          port: 0,
+          capture: tracker,
+          liveBaseURLs: { anthropic: options.upstream, openai: options.upstream, deepseek: options.upstream },
+        },
+  )
   const client = new Anthropic({
     baseURL: server.baseURLs.anthropic,
     apiKey: 'sk-ant-test-key-never-recorded',
@@ -122,6 +137,37 @@ describe('capture → report → check for a client cachelab did not write', () 
     const taken = await runCli(['serve', '--port', '0', '--record', join(base, 'old')])
     expect(taken.code).toBe(2)
     expect(taken.stderr).toMatch(/already holds a capture/)
+  })
+})
+
+describe('a live capture', () => {
+  it("puts the provider's usage beside the simulator's prediction, step by step", async () => {
+    // The "provider" is a server whose Anthropic minimum is 4,096 tokens: it never caches this 2,000-token prompt.
+    const provider = await startLoopback({
+      upstream: 'sim',
+      port: 0,
+      simulator: {
+        models: [
+          withCacheRules<AnthropicCacheRules>(simulationModel('anthropic', 'claude-sonnet-4-6'), {
+            minTokens: 4096,
+          }),
+        ],
+      },
+    })
+    try {
+      const { dir, reads } = await capture({ upstream: provider.baseURLs.anthropic })
+      const { rows } = reportCapture(dir)
+      expect(reads.every((read) => read === 0)).toBe(true)
+      expect(rows.map((row) => row.cacheReadTokens)).toEqual(reads)
+      const warm = rows.filter((row) => !row.cold)
+      expect(warm.every((row) => (row.predictedCacheReadTokens ?? 0) > 2000)).toBe(true)
+      expect(rows[0]?.predictedCacheWriteTokens).toBeGreaterThan(2000)
+      expect((await runCli(['report', dir])).code).toBe(0)
+      const html = readFileSync(join(dir, 'report.html'), 'utf8')
+      expect(html).toContain('predicted read')
+    } finally {
+      await provider.close()
+    }
   })
 })
 

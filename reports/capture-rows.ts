@@ -54,6 +54,7 @@ export class CaptureRowBuilder {
       counterfactual: previous === undefined ? undefined : exchange.simulation?.counterfactual,
       attribution: previous === undefined ? undefined : wireBreak(previous.digest, exchange.digest),
       prices: entry.prices,
+      ...(exchange.simulation?.predicted === true ? { predicted: exchange.simulation.counts } : {}),
     })
   }
 }

@@ -54,6 +54,8 @@ export function stepRecord(row: StepRow): string[] {
     format(row.providerCause),
     format(row.providerLostTokens),
     format(row.providerLostUsd, 8),
+    format(row.predictedCacheReadTokens),
+    format(row.predictedCacheWriteTokens),
   ]
 }
 

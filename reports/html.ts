@@ -338,7 +338,16 @@ const STEP_HEAD: readonly HeadCell[] = [
   { title: 'latency (ms)', numeric: true },
 ]
 
+/** The prediction columns of a session whose usage came from the real provider, after cache-write. */
+const PREDICTED_HEAD: readonly HeadCell[] = [
+  { title: 'predicted read', numeric: true, note: 'simulator' },
+  { title: 'predicted write', numeric: true, note: 'simulator' },
+]
+
 function stepTable(rows: readonly StepRow[]): string {
+  const predicted = rows.some((row) => row.predictedCacheReadTokens !== undefined)
+  const head = predicted ? [...STEP_HEAD.slice(0, 7), ...PREDICTED_HEAD, ...STEP_HEAD.slice(7)] : STEP_HEAD
+  const optional = (value: number | undefined) => (value === undefined ? '' : countText(value))
   const body = rows.map((row, index) => {
     const broke = row.breakCause !== undefined || row.providerCause !== undefined
     const classes = [row.ok ? '' : 'failed', broke ? 'break' : ''].filter((name) => name !== '')
@@ -350,6 +359,9 @@ function stepTable(rows: readonly StepRow[]): string {
       countText(row.inputTokens),
       countText(row.cacheReadTokens),
       countText(row.cacheWriteTokens),
+      ...(predicted
+        ? [optional(row.predictedCacheReadTokens), optional(row.predictedCacheWriteTokens)]
+        : []),
       countText(row.uncachedTokens),
       countText(row.outputTokens),
       percent(row.hitRatio),
@@ -362,12 +374,12 @@ function stepTable(rows: readonly StepRow[]): string {
       countText(row.latencyMs),
     ]
     const rowClass = classes.length === 0 ? '' : ` class="${classes.join(' ')}"`
-    return `<tr${rowClass}>${cells.map((cell, column) => `<td class="${STEP_HEAD[column]?.numeric === true ? 'num' : 'label'}">${cell}</td>`).join('')}</tr>`
+    return `<tr${rowClass}>${cells.map((cell, column) => `<td class="${head[column]?.numeric === true ? 'num' : 'label'}">${cell}</td>`).join('')}</tr>`
   })
   return [
     `<details><summary>Steps (${countText(rows.length)} ${plural(rows.length, 'request')})</summary>`,
     '<div class="table-scroll"><table>',
-    headRow(STEP_HEAD),
+    headRow(head),
     `<tbody>${body.join('\n')}</tbody>`,
     '</table></div>',
     '</details>',

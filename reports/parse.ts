@@ -282,6 +282,8 @@ function stepRows(table: CsvTable, file: string): StepRow[] {
       idealCostUsd: cost - savingsUsd(labels.provider, labels.model, { read, write, uncached, output }, lost),
       virtualTimeS: reader.number('virtual_time_s'),
       latencyMs: reader.number('latency_ms'),
+      predictedCacheReadTokens: reader.optionalInteger('predicted_cache_read_tokens'),
+      predictedCacheWriteTokens: reader.optionalInteger('predicted_cache_write_tokens'),
     }
   })
 }

@@ -77,6 +77,8 @@ export interface Measured {
   /** The client-side break the port found (wire node, event, cause), if any. */
   attribution: Attribution | undefined
   prices: Prices
+  /** The simulator's prediction, when the usage came from the real provider. */
+  predicted?: SimCounts
 }
 
 /** The row of a failed attempt: labels only, every token column 0. */
@@ -101,6 +103,8 @@ export function failedRow(labels: RowLabels): StepRow {
     providerLostUsd: 0,
     costUsd: 0,
     idealCostUsd: 0,
+    predictedCacheReadTokens: undefined,
+    predictedCacheWriteTokens: undefined,
   }
 }
 
@@ -142,6 +146,8 @@ export function measuredRow(labels: RowLabels, measured: Measured): StepRow {
     providerLostUsd: idealCostUsd(buckets, lost, prices) - idealCostUsd(buckets, lost + providerLost, prices),
     costUsd: costUsd(buckets, prices),
     idealCostUsd: idealCostUsd(buckets, lost, prices),
+    predictedCacheReadTokens: measured.predicted?.read,
+    predictedCacheWriteTokens: measured.predicted?.write,
   }
 }
 

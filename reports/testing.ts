@@ -72,6 +72,8 @@ export function stepRow(sketch: StepSketch = {}): StepRow {
     idealCostUsd: cost - (lost * 2.7) / 1_000_000,
     virtualTimeS: 0,
     latencyMs: 100,
+    predictedCacheReadTokens: undefined,
+    predictedCacheWriteTokens: undefined,
   }
 }
 

@@ -33,6 +33,8 @@ export const STEP_COLUMNS = [
   'provider_cause',
   'provider_lost_tokens',
   'provider_lost_usd',
+  'predicted_cache_read_tokens',
+  'predicted_cache_write_tokens',
 ] as const
 
 /** Why the cache did not carry over to a request. */
@@ -104,6 +106,12 @@ export interface StepRow {
   idealCostUsd: number
   virtualTimeS: number
   latencyMs: number
+  /**
+   * The simulator's prediction of the cache read and write, beside the provider's own usage: set when the
+   * usage came from the real provider (a live capture), empty when the simulator served the request.
+   */
+  predictedCacheReadTokens: number | undefined
+  predictedCacheWriteTokens: number | undefined
 }
 
 /** One (scenario, variant, provider) of a run. */

@@ -1,0 +1,66 @@
+// The in-process capture: a MockContext's requests (the MSW handlers in a user's own tests) told into
+// sessions and recorded as exchanges, exactly as `serve --record` records HTTP traffic — the usage is the
+// one the handler answered with, the simulation is the one that served it.
+
+import type { Usage } from '../../harness/types.ts'
+import { parseAnthropicUsage } from '../anthropic.ts'
+import { parseDeepSeekUsage } from '../deepseek.ts'
+import type { MockContext } from '../mock/context.ts'
+import { wireUsage } from '../mock/usage.ts'
+import { parseOpenAIUsage } from '../openai-chat.ts'
+import { MODELED_FAILURE_MS, modeledLatencyMs } from '../port.ts'
+import type { SimCounts } from '../sim/types.ts'
+import type { WireApi } from '../types.ts'
+import { type CapturedExchange, CaptureTracker } from './tracker.ts'
+
+/** The normalized usage a client of `api` receives for simulated `counts`. */
+function servedUsage(context: MockContext, api: WireApi, model: unknown, counts: SimCounts): Usage {
+  const reportsWrites = typeof model === 'string' && context.simulators.openai.reportsWrites(model)
+  const raw = wireUsage(api, counts, reportsWrites)
+  switch (api) {
+    case 'anthropic-messages':
+      return parseAnthropicUsage(raw)
+    case 'deepseek-chat':
+      return parseDeepSeekUsage(raw)
+    case 'openai-chat':
+    case 'openai-responses':
+      return parseOpenAIUsage(raw)
+  }
+}
+
+/**
+ * Record every request `context` serves into a new tracker: each request is told into its session before
+ * it is simulated (so its simulation has the session's previous request), and recorded once answered.
+ */
+export function recordContext(
+  context: MockContext,
+  sink: (exchange: CapturedExchange) => void,
+): CaptureTracker {
+  const tracker = new CaptureTracker({
+    linearize: (api, body) => context.simulators.linearize(api, body),
+    sink,
+  })
+  context.previousFor = (api, request) =>
+    tracker.previous(tracker.resolve(api, request.session, request.body).session)
+  context.observer = (call) => {
+    const resolution = tracker.resolve(call.api, call.session, call.body)
+    const usage =
+      call.simulation === undefined
+        ? undefined
+        : servedUsage(context, call.api, call.body.model, call.simulation.counts)
+    tracker.add({
+      resolution,
+      api: call.api,
+      body: call.body,
+      at: call.at,
+      status: call.status,
+      latencyMs: usage === undefined ? MODELED_FAILURE_MS : modeledLatencyMs(usage),
+      stream: call.body.stream === true,
+      ...(usage !== undefined ? { usage } : {}),
+      ...(call.simulation !== undefined ? { simulation: call.simulation } : {}),
+      predicted: false,
+      ...(call.status >= 400 ? { error: `HTTP ${call.status}` } : {}),
+    })
+  }
+  return tracker
+}
