@@ -1,10 +1,11 @@
 // `cachelab serve`: the mock providers on a real HTTP port (or a recording proxy to the real APIs),
-// until interrupted. Binds loopback unless told otherwise; the log never holds keys.
+// until interrupted. Binds loopback unless told otherwise; the log never holds keys. An unwritable log is
+// a usage error before anything listens; a write that fails later is reported once, and serving goes on.
 
-import { appendFileSync } from 'node:fs'
 import { CachelabError } from '../harness/errors.ts'
-import { LOOPBACK_PREFIXES, startLoopback } from '../providers/mock/loopback.ts'
+import { LOOPBACK_ROUTES, startLoopback } from '../providers/mock/loopback.ts'
 import { parse } from './args.ts'
+import { openJsonlSink } from './jsonl-sink.ts'
 
 export async function serveCommand(argv: string[], signal?: AbortSignal): Promise<number> {
   const { values } = parse(argv, {
@@ -19,14 +20,18 @@ export async function serveCommand(argv: string[], signal?: AbortSignal): Promis
   const upstream = values.upstream ?? 'sim'
   if (upstream !== 'sim' && upstream !== 'live')
     throw new CachelabError('usage', `--upstream must be sim or live, not ${upstream}`)
-  const logFile = values.log
+  const log =
+    values.log === undefined
+      ? undefined
+      : openJsonlSink(values.log, {
+          label: '--log',
+          onError: (message) => process.stderr.write(`cachelab serve: ${message}\n`),
+        })
   const server = await startLoopback({
     ...(values.host !== undefined ? { host: values.host } : {}),
     port,
     upstream,
-    ...(logFile !== undefined
-      ? { log: (record) => appendFileSync(logFile, `${JSON.stringify(record)}\n`) }
-      : {}),
+    ...(log !== undefined ? { log: (record) => log.append(record) } : {}),
   })
   process.stdout.write(
     [
@@ -34,16 +39,22 @@ export async function serveCommand(argv: string[], signal?: AbortSignal): Promis
       `  OPENAI_BASE_URL=${server.baseURLs.openai}`,
       `  ANTHROPIC_BASE_URL=${server.baseURLs.anthropic}`,
       `  DEEPSEEK_BASE_URL=${server.baseURLs.deepseek}`,
-      `  (paths: ${Object.values(LOOPBACK_PREFIXES).join(', ')})`,
+      `  (path prefixes: ${LOOPBACK_ROUTES.map(({ prefix }) => prefix).join(', ')}; the README gives each client's setting)`,
       '',
     ].join('\n'),
   )
   await new Promise<void>((resolve) => {
-    const stop = () => resolve()
+    const stop = () => {
+      process.off('SIGINT', stop)
+      process.off('SIGTERM', stop)
+      resolve()
+    }
     process.once('SIGINT', stop)
     process.once('SIGTERM', stop)
     signal?.addEventListener('abort', stop, { once: true })
   })
   await server.close()
+  if (log !== undefined && log.lost > 0)
+    process.stderr.write(`cachelab serve: ${log.lost} log records could not be written to ${log.path}\n`)
   return 0
 }
