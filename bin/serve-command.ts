@@ -1,13 +1,14 @@
 // `cachelab serve`: the mock providers on a real HTTP port (or a recording proxy to the real APIs),
-// until interrupted. Binds loopback unless told otherwise; the log never holds keys.
+// until interrupted. Binds loopback unless told otherwise; the log never holds keys. An unwritable log is
+// a usage error before anything listens; a write that fails later is reported once, and serving goes on.
 
-import { appendFileSync } from 'node:fs'
 import { CachelabError } from '../harness/errors.ts'
 import { CaptureWriter } from '../providers/capture/store.ts'
 import { CaptureTracker } from '../providers/capture/tracker.ts'
-import { LOOPBACK_PREFIXES, startLoopback } from '../providers/mock/loopback.ts'
+import { LOOPBACK_ROUTES, startLoopback } from '../providers/mock/loopback.ts'
 import { CacheSimulators } from '../providers/sim/index.ts'
 import { parse } from './args.ts'
+import { openJsonlSink } from './jsonl-sink.ts'
 
 export async function serveCommand(argv: string[], signal?: AbortSignal): Promise<number> {
   const { values } = parse(argv, {
@@ -24,9 +25,15 @@ export async function serveCommand(argv: string[], signal?: AbortSignal): Promis
   const upstream = values.upstream ?? 'sim'
   if (upstream !== 'sim' && upstream !== 'live')
     throw new CachelabError('usage', `--upstream must be sim or live, not ${upstream}`)
-  const logFile = values.log
   if (values['record-bodies'] === true && values.record === undefined)
     throw new CachelabError('usage', '--record-bodies needs --record DIR')
+  const log =
+    values.log === undefined
+      ? undefined
+      : openJsonlSink(values.log, {
+          label: '--log',
+          onError: (message) => process.stderr.write(`cachelab serve: ${message}\n`),
+        })
   const started = new Date()
   const writer =
     values.record === undefined
@@ -55,9 +62,7 @@ export async function serveCommand(argv: string[], signal?: AbortSignal): Promis
     ...(values.host !== undefined ? { host: values.host } : {}),
     port,
     upstream,
-    ...(logFile !== undefined
-      ? { log: (record) => appendFileSync(logFile, `${JSON.stringify(record)}\n`) }
-      : {}),
+    ...(log !== undefined ? { log: (record) => log.append(record) } : {}),
   })
   process.stdout.write(
     [
@@ -65,18 +70,24 @@ export async function serveCommand(argv: string[], signal?: AbortSignal): Promis
       `  OPENAI_BASE_URL=${server.baseURLs.openai}`,
       `  ANTHROPIC_BASE_URL=${server.baseURLs.anthropic}`,
       `  DEEPSEEK_BASE_URL=${server.baseURLs.deepseek}`,
-      `  (paths: ${Object.values(LOOPBACK_PREFIXES).join(', ')})`,
+      `  (path prefixes: ${LOOPBACK_ROUTES.map(({ prefix }) => prefix).join(', ')}; the README gives each client's setting)`,
       ...(writer !== undefined ? [`  recording to ${writer.dir} (cachelab report ${writer.dir})`] : []),
       '',
     ].join('\n'),
   )
   await new Promise<void>((resolve) => {
-    const stop = () => resolve()
+    const stop = () => {
+      process.off('SIGINT', stop)
+      process.off('SIGTERM', stop)
+      resolve()
+    }
     process.once('SIGINT', stop)
     process.once('SIGTERM', stop)
     signal?.addEventListener('abort', stop, { once: true })
   })
   await server.close()
+  if (log !== undefined && log.lost > 0)
+    process.stderr.write(`cachelab serve: ${log.lost} log records could not be written to ${log.path}\n`)
   return 0
 }
 

@@ -1,5 +1,5 @@
 // The MSW request handlers of every mocked provider API, bound to one MockContext. Base URLs are
-// parameters: the real hosts in-process, path prefixes on the loopback server.
+// parameters (the real hosts by default); the loopback server rewrites its paths onto the real hosts.
 
 import { type HttpHandler, http } from 'msw'
 import type { Vendor } from '../catalog.ts'
@@ -7,6 +7,7 @@ import { DEFAULT_BASE_URLS } from '../endpoints.ts'
 import { handleMessages } from './anthropic.ts'
 import { handleChat } from './chat.ts'
 import type { MockContext } from './context.ts'
+import { handleModel, handleModelList } from './models.ts'
 import { handleResponses } from './responses.ts'
 
 /** Build the handlers; `baseURLs` are the SDK base URLs the handlers answer under. */
@@ -15,13 +16,22 @@ export function mockHandlers(
   baseURLs: Readonly<Record<Vendor, string>> = DEFAULT_BASE_URLS,
 ): HttpHandler[] {
   const openai = baseURLs.openai.replace(/\/$/, '')
-  const deepseek = baseURLs.deepseek.replace(/\/$/, '')
-  const anthropic = baseURLs.anthropic.replace(/\/$/, '')
+  // DeepSeek serves its OpenAI-compatible paths with and without /v1; Anthropic's SDK base has no /v1.
+  const deepseekRoots = [baseURLs.deepseek.replace(/\/$/, ''), `${baseURLs.deepseek.replace(/\/$/, '')}/v1`]
+  const anthropic = `${baseURLs.anthropic.replace(/\/$/, '')}/v1`
+  const models = (vendor: Vendor, root: string): HttpHandler[] => [
+    http.get(`${root}/models`, ({ request }) => handleModelList(vendor, request)),
+    http.get(`${root}/models/:model`, ({ params }) => handleModel(vendor, String(params.model))),
+  ]
   return [
-    http.post(`${anthropic}/v1/messages`, ({ request }) => handleMessages(request, context)),
+    http.post(`${anthropic}/messages`, ({ request }) => handleMessages(request, context)),
+    ...models('anthropic', anthropic),
     http.post(`${openai}/chat/completions`, ({ request }) => handleChat('openai', request, context)),
     http.post(`${openai}/responses`, ({ request }) => handleResponses(request, context)),
-    http.post(`${deepseek}/chat/completions`, ({ request }) => handleChat('deepseek', request, context)),
-    http.post(`${deepseek}/v1/chat/completions`, ({ request }) => handleChat('deepseek', request, context)),
+    ...models('openai', openai),
+    ...deepseekRoots.flatMap((root) => [
+      http.post(`${root}/chat/completions`, ({ request }) => handleChat('deepseek', request, context)),
+      ...models('deepseek', root),
+    ]),
   ]
 }

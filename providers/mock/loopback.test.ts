@@ -67,9 +67,45 @@ describe('cachelab serve on loopback', () => {
     expect(JSON.stringify(log)).not.toContain(secret)
   })
 
-  it('answers unknown paths with 404', async () => {
-    const response = await fetch(`${server.url}/nowhere`, { method: 'POST', body: '{}' })
+  it('answers a path outside every prefix with a 404 naming it and the prefixes it accepts', async () => {
+    for (const path of ['/nowhere', '/openai/chat/completions']) {
+      const response = await fetch(`${server.url}${path}`, { method: 'POST', body: '{}' })
+      expect(response.status).toBe(404)
+      const { error } = (await response.json()) as { error: { message: string } }
+      expect(error.message).toBe(
+        `no provider API at POST ${path}; cachelab serve answers under /anthropic/v1, /anthropic, /openai/v1, /deepseek/v1, /deepseek`,
+      )
+    }
+  })
+
+  it("answers an unknown endpoint under a vendor's prefix with a 404 listing what it serves there", async () => {
+    // The official Anthropic SDK given a base URL that already ends in /v1 posts here.
+    const response = await fetch(`${server.url}/anthropic/v1/v1/messages`, { method: 'POST', body: '{}' })
     expect(response.status).toBe(404)
+    const { error } = (await response.json()) as { error: { message: string } }
+    expect(error.message).toBe(
+      'no anthropic API at POST /anthropic/v1/v1/messages; under /anthropic/v1 and /anthropic the simulator serves POST /messages, GET /models, GET /models/{model}',
+    )
+  })
+
+  it('lists the catalog models under every prefix of a vendor', async () => {
+    const ids = async (path: string) => {
+      const response = await fetch(`${server.url}${path}`)
+      expect(response.status).toBe(200)
+      return ((await response.json()) as { data: Array<{ id: string }> }).data.map(({ id }) => id)
+    }
+    expect(await ids('/anthropic/models')).toEqual(await ids('/anthropic/v1/models'))
+    expect(await ids('/anthropic/v1/models')).toContain('claude-sonnet-4-6')
+    expect(await ids('/deepseek/models')).toEqual(['deepseek-flash', 'deepseek-v4-pro'])
+    expect(await ids('/deepseek/v1/models')).toEqual(['deepseek-flash', 'deepseek-v4-pro'])
+    const model = await new OpenAI({ apiKey: secret, baseURL: server.baseURLs.openai }).models.retrieve(
+      'gpt-5.4',
+    )
+    expect(model.id).toBe('gpt-5.4')
+  })
+
+  it('logs API calls only, not model listings', () => {
+    expect(log.every((record) => !record.path.includes('/models'))).toBe(true)
   })
 })
 
@@ -96,6 +132,25 @@ describe('cachelab serve --upstream live', () => {
       expect(usage?.prompt_tokens).toBeGreaterThan(0)
       expect(records[0]?.usage?.input).toBe(usage?.prompt_tokens)
       expect(JSON.stringify(records)).not.toContain(secret)
+
+      // Every accepted prefix reaches the same real endpoint, and model listings pass through.
+      const anthropic = await fetch(`${proxy.url}/anthropic/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': secret },
+        body: JSON.stringify({
+          model: 'claude-sonnet-4-6',
+          max_tokens: 8,
+          messages: [{ role: 'user', content: 'hi' }],
+        }),
+      })
+      expect(anthropic.status).toBe(200)
+      expect(records.at(-1)).toMatchObject({ vendor: 'anthropic', path: '/anthropic/messages', status: 200 })
+      const models = await new OpenAI({
+        apiKey: secret,
+        baseURL: proxy.baseURLs.openai,
+        maxRetries: 0,
+      }).models.list()
+      expect(models.data.map(({ id }) => id)).toContain('gpt-5.4')
     } finally {
       await proxy.close()
       await upstream.close()

@@ -4,7 +4,7 @@
 
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { getResponse } from 'msw'
+import { getResponse, type HttpHandler } from 'msw'
 import { hashString } from '../../harness/random.ts'
 import type { Usage } from '../../harness/types.ts'
 import { parseAnthropicUsage } from '../anthropic.ts'
@@ -20,12 +20,33 @@ import { type MockCall, MockContext } from './context.ts'
 import { mockHandlers } from './handlers.ts'
 import { DEFAULT_REPLY, EXCHANGE_HEADER, SESSION_HEADER } from './script.ts'
 
-/** Path prefix of each vendor on the loopback server; SDK base URLs are `http://host:port` + these. */
+/** The base URL path of each vendor on the loopback server; SDK base URLs are `http://host:port` + these. */
 export const LOOPBACK_PREFIXES: Readonly<Record<Vendor, string>> = {
   openai: '/openai/v1',
   anthropic: '/anthropic',
   deepseek: '/deepseek',
 }
+
+/** A path prefix the loopback server accepts, and the vendor whose API root it stands for. */
+export interface LoopbackRoute {
+  prefix: string
+  vendor: Vendor
+}
+
+/**
+ * Every accepted prefix, longest first. Each stands for the vendor's API root (where `/messages`,
+ * `/chat/completions`, `/responses`, `/models` live), so clients that disagree on who appends the
+ * version all work: Anthropic's SDK posts `${base}/v1/messages`, the AI SDK `${base}/messages`, and
+ * DeepSeek's own API answers with and without `/v1`. OpenAI's API has no unversioned paths, so neither
+ * does its prefix (notes/2026-11-30-serve-base-urls.md).
+ */
+export const LOOPBACK_ROUTES: readonly LoopbackRoute[] = [
+  { prefix: '/anthropic/v1', vendor: 'anthropic' },
+  { prefix: '/anthropic', vendor: 'anthropic' },
+  { prefix: '/openai/v1', vendor: 'openai' },
+  { prefix: '/deepseek/v1', vendor: 'deepseek' },
+  { prefix: '/deepseek', vendor: 'deepseek' },
+]
 
 /** One line of the server's log. */
 export interface ServeLogRecord {
@@ -84,14 +105,8 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
           ...(options.simulator !== undefined ? { simulator: options.simulator } : {}),
         })
       : undefined
-  const handlers =
-    context === undefined
-      ? []
-      : mockHandlers(context, {
-          openai: `*${LOOPBACK_PREFIXES.openai}`,
-          anthropic: `*${LOOPBACK_PREFIXES.anthropic}`,
-          deepseek: `*${LOOPBACK_PREFIXES.deepseek}`,
-        })
+  // The in-process handlers, on the real hosts: the server rewrites each path onto its vendor's root.
+  const handlers = context === undefined ? [] : mockHandlers(context)
   const liveBaseURLs = options.liveBaseURLs ?? DEFAULT_BASE_URLS
   const capture = options.capture
   // What each exchange's handler reported (sim), by the exchange id the server gave its request.
@@ -119,20 +134,20 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
   async function serve(incoming: IncomingMessage, outgoing: ServerResponse): Promise<void> {
     const begin = performance.now()
     const path = incoming.url ?? '/'
-    const vendor = vendorOfPath(path)
-    if (vendor === undefined || incoming.method !== 'POST') {
-      writeJson(outgoing, 404, {
-        error: { type: 'not_found_error', message: `no provider API at ${incoming.method} ${path}` },
-      })
+    const method = incoming.method ?? 'GET'
+    const target = routeOf(path)
+    if (target === undefined) {
+      writeJson(outgoing, 404, notFound(`no provider API at ${method} ${path}; ${ACCEPTED_PREFIXES}`))
       return
     }
-    const body = await readBody(incoming)
+    const { vendor, rest } = target
+    const body = method === 'GET' || method === 'HEAD' ? undefined : await readBody(incoming)
     const headers = new Headers()
     for (const [name, value] of Object.entries(incoming.headers)) {
       if (value === undefined || HOP_BY_HOP.has(name)) continue
       headers.set(name, Array.isArray(value) ? value.join(', ') : value)
     }
-    const parsed = parseJson(body)
+    const parsed = body === undefined ? undefined : parseJson(body)
     const api = apiOfPath(vendor, path)
     const resolution =
       capture !== undefined && api !== undefined && parsed !== undefined
@@ -147,13 +162,20 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
     const at = context?.now() ?? (Date.now() - started) / 1000
     let response: Response
     if (context !== undefined) {
-      const request = new Request(`http://${host}${path}`, { method: 'POST', headers, body })
+      const request = new Request(`${apiRoot(vendor, DEFAULT_BASE_URLS)}${rest}`, {
+        method,
+        headers,
+        ...(body !== undefined ? { body } : {}),
+      })
       response =
         (await getResponse(handlers, request)) ??
-        jsonResponse(404, { error: { type: 'not_found_error', message: `no mock for ${path}` } })
+        jsonResponse(404, notFound(`no ${vendor} API at ${method} ${path}; ${servedUnder(vendor, handlers)}`))
     } else {
-      const upstream = `${liveBaseURLs[vendor].replace(/\/$/, '')}${path.slice(LOOPBACK_PREFIXES[vendor].length)}`
-      response = await fetch(upstream, { method: 'POST', headers, body })
+      response = await fetch(`${apiRoot(vendor, liveBaseURLs)}${rest}`, {
+        method,
+        headers,
+        ...(body !== undefined ? { body } : {}),
+      })
     }
     const chunks: Uint8Array[] = []
     outgoing.writeHead(
@@ -175,6 +197,8 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
       }
     }
     outgoing.end()
+    // Only the API calls are logged: a model listing has no session, model or usage.
+    if (body === undefined) return
     const text = Buffer.concat(chunks).toString('utf8')
     const contentType = response.headers.get('content-type') ?? ''
     const raw = usageFromResponse(text, contentType)
@@ -287,11 +311,39 @@ const HOP_BY_HOP = new Set([
   'content-encoding',
 ])
 
-function vendorOfPath(path: string): Vendor | undefined {
-  for (const vendor of ['openai', 'anthropic', 'deepseek'] as const) {
-    if (path.startsWith(`${LOOPBACK_PREFIXES[vendor]}/`)) return vendor
+/** The vendor of a request path and the rest of the path (query included) below its prefix. */
+export function routeOf(path: string): { vendor: Vendor; rest: string } | undefined {
+  for (const { prefix, vendor } of LOOPBACK_ROUTES) {
+    if (path.startsWith(`${prefix}/`)) return { vendor, rest: path.slice(prefix.length) }
   }
   return undefined
+}
+
+/** The vendor's API root under a base URL in the SDKs' convention (Anthropic's omits its /v1). */
+function apiRoot(vendor: Vendor, baseURLs: Readonly<Record<Vendor, string>>): string {
+  const base = baseURLs[vendor].replace(/\/$/, '')
+  return vendor === 'anthropic' ? `${base}/v1` : base
+}
+
+const ACCEPTED_PREFIXES = `cachelab serve answers under ${LOOPBACK_ROUTES.map(({ prefix }) => prefix).join(', ')}`
+
+/** What the simulator serves for a vendor, read off its handlers, for a 404 that says what would work. */
+function servedUnder(vendor: Vendor, handlers: readonly HttpHandler[]): string {
+  const root = apiRoot(vendor, DEFAULT_BASE_URLS)
+  // DeepSeek's handlers repeat under /v1, an alias of its root: list each endpoint once.
+  const endpoints = handlers.flatMap(({ info }) => {
+    const rest =
+      typeof info.path === 'string' && info.path.startsWith(`${root}/`) ? info.path.slice(root.length) : ''
+    return rest === '' || rest.startsWith('/v1/')
+      ? []
+      : [`${String(info.method)} ${rest.replace(/:(\w+)/g, '{$1}')}`]
+  })
+  const prefixes = LOOPBACK_ROUTES.filter((route) => route.vendor === vendor).map(({ prefix }) => prefix)
+  return `under ${prefixes.join(' and ')} the simulator serves ${endpoints.join(', ')}`
+}
+
+function notFound(message: string): unknown {
+  return { type: 'error', error: { type: 'not_found_error', message } }
 }
 
 async function readBody(incoming: IncomingMessage): Promise<Buffer> {

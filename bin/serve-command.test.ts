@@ -1,0 +1,92 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { connect, createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { serveCommand } from './serve-command.ts'
+import { runCli } from './testing.ts'
+
+const directory = () => mkdtempSync(join(tmpdir(), 'cachelab-serve-'))
+
+/** A port nothing listens on (free a moment ago). */
+async function freePort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as { port: number }
+  await new Promise<void>((resolve) => server.close(() => resolve()))
+  return port
+}
+
+/** Whether something accepts connections on the port. */
+function listening(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1')
+    socket.once('connect', () => {
+      socket.destroy()
+      resolve(true)
+    })
+    socket.once('error', () => resolve(false))
+  })
+}
+
+afterEach(() => vi.restoreAllMocks())
+
+describe('cachelab serve --log', () => {
+  it.each([
+    [
+      'in a missing directory',
+      (root: string): [string, string] => [
+        join(root, 'no', 'x.jsonl'),
+        `no such directory ${join(root, 'no')}`,
+      ],
+    ],
+    ['a directory', (root: string): [string, string] => [root, 'it is a directory']],
+  ])('exits 2 before listening when the log is %s, with a one-line reason', async (_, given) => {
+    const [path, reason] = given(directory())
+    const port = await freePort()
+    const { code, stdout, stderr } = await runCli(['serve', '--port', String(port), '--log', path])
+    expect(code).toBe(2)
+    expect(stderr).toBe(`cachelab: cannot write --log ${path}: ${reason}\n`)
+    expect(stdout).toBe('')
+    expect(await listening(port)).toBe(false)
+  })
+
+  it('reports a write that fails mid-run once on stderr and keeps serving', async () => {
+    const path = join(directory(), 'serve.jsonl')
+    let stdout = ''
+    let stderr = ''
+    vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+      stdout += String(chunk)
+      return true
+    })
+    vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
+      stderr += String(chunk)
+      return true
+    })
+    const stop = new AbortController()
+    const exit = serveCommand(['--port', '0', '--log', path], stop.signal)
+    await vi.waitFor(() => expect(stdout).toContain('listening on'))
+    const url = /listening on (\S+)/.exec(stdout)?.[1]
+    const ask = () =>
+      fetch(`${url}/openai/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'gpt-5.4', messages: [{ role: 'user', content: 'hello' }] }),
+      })
+
+    expect((await ask()).status).toBe(200)
+    await vi.waitFor(() => expect(readFileSync(path, 'utf8')).toContain('"status":200'))
+    rmSync(path)
+    mkdirSync(path)
+    expect((await ask()).status).toBe(200)
+    expect((await ask()).status).toBe(200)
+    await vi.waitFor(() => expect(stderr).toContain('it is a directory'))
+
+    stop.abort()
+    expect(await exit).toBe(0)
+    expect(stderr.trimEnd().split('\n')).toEqual([
+      `cachelab serve: cannot write --log ${path}: it is a directory (records are being lost; this error is reported once)`,
+      `cachelab serve: 2 log records could not be written to ${path}`,
+    ])
+  })
+})
