@@ -2,12 +2,12 @@
 // baseline. Exit 0 when the run holds, 1 with every failure named, 2 on bad input. `--update` writes the
 // run's summary, breaks and claims into the baseline directory once nothing fails.
 
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { CachelabError } from '../harness/errors.ts'
 import { PROVIDER_IDS } from '../harness/types.ts'
 import { breaksOf } from '../reports/breaks.ts'
-import { breaksCsv, claimsCsv, summaryCsv } from '../reports/csv.ts'
+import { breaksCsv, claimsCsv, parseCsv, summaryCsv } from '../reports/csv.ts'
 import {
   checkBaseline,
   DEFAULT_BREAK_THRESHOLD_TOKENS,
@@ -20,8 +20,9 @@ import { readBreaksCsv, readStepsCsv, readSummaryCsv } from '../reports/load.ts'
 import { rowProblems } from '../reports/sanity.ts'
 import type { ClaimResult } from '../reports/types.ts'
 import { evaluateClaims } from '../scenarios/claims.ts'
-import { SCENARIOS } from '../scenarios/index.ts'
+import type { Scenario } from '../scenarios/types.ts'
 import { parse } from './args.ts'
+import { allScenarios, knownScenarios } from './scenarios-option.ts'
 
 const LATEST_RUN = join('reports', 'out', 'latest')
 
@@ -32,7 +33,7 @@ interface Scope {
   providers: string[] | undefined
 }
 
-export function checkCommand(argv: string[]): number {
+export async function checkCommand(argv: string[]): Promise<number> {
   const { values } = parse(argv, {
     baseline: { type: 'string' },
     out: { type: 'string' },
@@ -44,6 +45,7 @@ export function checkCommand(argv: string[]): number {
     scenario: { type: 'string' },
     variant: { type: 'string' },
     provider: { type: 'string' },
+    scenarios: { type: 'string' },
   })
   if (values.baseline === undefined)
     throw new CachelabError('usage', 'check needs --baseline DIR (a run directory or reports/baselines)')
@@ -90,10 +92,12 @@ export function checkCommand(argv: string[]): number {
 
   const baselineDir = values.baseline
   const runDir = values.out ?? LATEST_RUN
+  const scenarios = allScenarios(await knownScenarios(values.scenarios))
+  requireClaimedScenarios(runDir, scenarios)
   if (values.update === true && !existsSync(join(baselineDir, 'summary.csv'))) {
     // A first baseline: nothing to compare with, but nothing that fails may become the baseline either.
     const run = readSide(runDir, 'run', scope)
-    return updateBaseline(baselineDir, runDir, run, evaluateClaims(SCENARIOS, run.steps ?? []))
+    return updateBaseline(baselineDir, runDir, run, evaluateClaims(scenarios, run.steps ?? []))
   }
   const baseline = readSide(baselineDir, 'baseline', scope)
   if (baseline.summary.length === 0)
@@ -108,7 +112,7 @@ export function checkCommand(argv: string[]): number {
       'input',
       `run directory ${runDir} has no steps.csv (the claims and rows are checked from it)`,
     )
-  const claims = inScope(evaluateClaims(SCENARIOS, runSteps), scope)
+  const claims = inScope(evaluateClaims(scenarios, runSteps), scope)
   const result = checkBaseline({ baseline, run, claims, rowProblems: rowProblems(runSteps), options })
   const notes: string[] = []
   if (baseline.breaks === undefined)
@@ -116,6 +120,25 @@ export function checkCommand(argv: string[]): number {
   process.stdout.write(`${[...notes, gateReport(result)].join('\n')}\n`)
   if (values.update !== true) return result.passed ? 0 : 1
   return updateBaseline(baselineDir, runDir, run, claims)
+}
+
+/**
+ * The claims are evaluated again from the run's steps, so check must know every scenario whose claims the
+ * run evaluated: a run of the user's own scenarios needs the same `--scenarios` here, or their claims would
+ * silently go unchecked.
+ */
+function requireClaimedScenarios(runDir: string, scenarios: readonly Scenario[]): void {
+  const claimsPath = join(runDir, 'claims.csv')
+  if (!existsSync(claimsPath)) return
+  const known = new Set(scenarios.map((scenario) => scenario.name))
+  const unknown = [
+    ...new Set(parseCsv(readFileSync(claimsPath, 'utf8')).map((record) => record.scenario ?? '')),
+  ].filter((name) => name !== '' && !known.has(name))
+  if (unknown.length > 0)
+    throw new CachelabError(
+      'usage',
+      `the run at ${runDir} has claims of scenarios check does not know (${unknown.join(', ')}): pass the same --scenarios PATH as the run`,
+    )
 }
 
 /** Write the run's summary, breaks and claims as the baseline, unless a claim fails or a row is impossible. */

@@ -14,9 +14,11 @@ const USAGE = `usage: cachelab <command> [options]
 
   run       [--scenario NAME[,NAME]|all] [--provider ID[,ID]|all] [--variant NAME[,NAME]|all]
             [--model MODEL] [--live] [--stream|--no-stream] [--out DIR] [--json]
+            [--scenarios PATH[,PATH]]   your own scenario files (.ts, .js, .mjs, or a directory of
+            them); a run covers only those unless --scenario names others (all: every scenario)
   simulate  --provider ID [--model MODEL] FILE.jsonl   (or - for stdin)
             the cache simulator alone: one usage line per request body
-  check     --baseline DIR [--out DIR] [--tolerance PP]
+  check     --baseline DIR [--out DIR] [--tolerance PP] [--scenarios PATH]
             every baseline session's warm hit ratio must hold within PP points (default 0.5)
             in the run at --out DIR (default reports/out/latest)
   compare   A.csv B.csv
@@ -27,7 +29,7 @@ const USAGE = `usage: cachelab <command> [options]
             --record captures every request of any client, per session
   report    CAPTURE_DIR [--out DIR] [--scenario NAME]
             a capture as steps.csv, summary.csv, breaks.csv and report.html (default: in CAPTURE_DIR)
-  list      scenarios, their variants, providers and models
+  list      [--scenarios PATH]  scenarios (yours and the built-ins), their variants, providers and models
 
 Exit codes: 0 ok, 1 a check failed, 2 usage or input error.`
 
@@ -43,11 +45,11 @@ export async function main(argv: string[]): Promise<number> {
       case 'serve':
         return await serveCommand(rest)
       case 'check':
-        return checkCommand(rest)
+        return await checkCommand(rest)
       case 'compare':
         return compareCommand(rest)
       case 'list':
-        return listCommand(rest)
+        return await listCommand(rest)
       case 'report':
         return reportCommand(rest)
       case undefined:

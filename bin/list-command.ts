@@ -2,16 +2,20 @@
 
 import { PROVIDER_IDS } from '../harness/types.ts'
 import { CATALOG, DEFAULT_MODELS, vendorOf } from '../providers/index.ts'
-import { SCENARIOS } from '../scenarios/index.ts'
+import type { Scenario } from '../scenarios/types.ts'
 import { parse } from './args.ts'
+import { knownScenarios } from './scenarios-option.ts'
 
-export function listCommand(argv: string[]): number {
-  parse(argv, {})
-  const lines: string[] = ['Scenarios:']
-  for (const scenario of SCENARIOS) {
-    lines.push(`  ${scenario.name}  [${scenario.variants.map((variant) => variant.name).join(', ')}]`)
-    lines.push(`      ${scenario.demonstrates}`)
-  }
+export async function listCommand(argv: string[]): Promise<number> {
+  const { values } = parse(argv, { scenarios: { type: 'string' } })
+  const known = await knownScenarios(values.scenarios)
+  const lines: string[] = []
+  if (values.scenarios !== undefined) {
+    lines.push('Your scenarios (--scenarios):')
+    for (const { scenario, file } of known.user) lines.push(...scenarioLines(scenario, file))
+    lines.push('', 'Built-in scenarios:')
+  } else lines.push('Scenarios:')
+  for (const scenario of known.builtIn) lines.push(...scenarioLines(scenario))
   lines.push('', 'Providers and models (* = default):')
   for (const provider of PROVIDER_IDS) {
     const vendor = vendorOf(provider)
@@ -22,4 +26,12 @@ export function listCommand(argv: string[]): number {
   }
   process.stdout.write(`${lines.join('\n')}\n`)
   return 0
+}
+
+function scenarioLines(scenario: Scenario, file?: string): string[] {
+  const variants = `[${scenario.variants.map((variant) => variant.name).join(', ')}]`
+  return [
+    `  ${scenario.name}  ${variants}${file === undefined ? '' : `  (${file})`}`,
+    `      ${scenario.demonstrates}`,
+  ]
 }

@@ -17,17 +17,18 @@ import { summarize, withClaims } from '../reports/summary.ts'
 import { summaryTable } from '../reports/table.ts'
 import type { ClaimResult, StepRow, SummaryRow } from '../reports/types.ts'
 import { evaluateClaims } from '../scenarios/claims.ts'
-import { SCENARIOS } from '../scenarios/index.ts'
 import type { NotApplicable } from '../scenarios/requirements.ts'
 import { planMatrix, runSession, sessionIdOf } from '../scenarios/run.ts'
 import type { Scenario } from '../scenarios/types.ts'
 import { listOption, parse, providersOption } from './args.ts'
+import { chosenScenarios, knownScenarios } from './scenarios-option.ts'
 
 const OUT_ROOT = join('reports', 'out')
 
 export async function runCommand(argv: string[]): Promise<number> {
   const { values } = parse(argv, {
     scenario: { type: 'string' },
+    scenarios: { type: 'string' },
     provider: { type: 'string' },
     variant: { type: 'string' },
     model: { type: 'string' },
@@ -36,10 +37,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     out: { type: 'string' },
     json: { type: 'boolean' },
   })
-  const names = SCENARIOS.map((scenario) => scenario.name)
-  const chosen = listOption(values.scenario, names, 'scenario')
-  const scenarios =
-    chosen === undefined ? [...SCENARIOS] : SCENARIOS.filter((scenario) => chosen.includes(scenario.name))
+  const scenarios = chosenScenarios(await knownScenarios(values.scenarios), values.scenario)
   const providers = providersOption(values.provider)
   const variantNames = [
     ...new Set(scenarios.flatMap((scenario) => scenario.variants.map((variant) => variant.name))),
