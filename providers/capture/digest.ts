@@ -88,11 +88,20 @@ function isToolResultBlock(block: unknown): boolean {
   return type === 'tool_result' || type === 'function_call_output'
 }
 
+/**
+ * An item as its content means it: string content is the one text block it is shorthand for (a client
+ * that marks the latest message for caching turns its string into a block, and back once it moves on).
+ */
+function expanded(record: Record<string, unknown>): Record<string, unknown> {
+  if (typeof record.content !== 'string') return record
+  return { ...record, content: [{ type: 'text', text: record.content }] }
+}
+
 /** The digest of one item. */
 export function itemDigest(item: unknown): ItemDigest {
   const record = (typeof item === 'object' && item !== null ? item : {}) as Record<string, unknown>
   const role = typeof record.role === 'string' ? record.role : String(record.type ?? 'item')
-  const json = canonicalJson(item)
+  const json = canonicalJson(expanded(record))
   const content = record.content
   const onlyToolResults = Array.isArray(content) && content.length > 0 && content.every(isToolResultBlock)
   return { role, hash: contentHash(json), userTurn: role === 'user' && !onlyToolResults, size: json.length }
@@ -132,14 +141,17 @@ export function conversationItems(items: readonly ItemDigest[]): ItemDigest[] {
   return items.filter((item) => item.role !== 'system' && item.role !== 'developer')
 }
 
-/** Index of the first segment where `current` stops extending `previous`; undefined when it extends it. */
+/**
+ * Index of the first segment where `current` stops extending `previous`; undefined when it extends it.
+ * Segments compare by content (frame and text), as caches do: a string that became a text block keeps
+ * its content and its cache, though its node gains a block index.
+ */
 export function firstDivergentSegment(
   previous: readonly SegmentDigest[],
   current: readonly SegmentDigest[],
 ): number | undefined {
   for (let index = 0; index < previous.length; index += 1) {
-    if (current[index]?.[1] !== previous[index]?.[1] || current[index]?.[0] !== previous[index]?.[0])
-      return index
+    if (current[index]?.[1] !== previous[index]?.[1]) return index
   }
   return undefined
 }

@@ -43,6 +43,15 @@ describe('telling sessions apart without a header', () => {
     expect(second.session).toBe(first.session)
   })
 
+  it('reads string content and the text block it is shorthand for as one message', () => {
+    const resolver = new SessionResolver()
+    const first = send(resolver, { messages: [marked(user('hello there'))] })
+    const second = send(resolver, {
+      messages: [{ role: 'user', content: 'hello there' }, assistant('hi'), marked(user('and now?'))],
+    })
+    expect(second.session).toBe(first.session)
+  })
+
   it('opens a new session for a conversation that begins alike but is at its own first request', () => {
     const resolver = new SessionResolver()
     const first = send(resolver, { messages: [user('hello')] })
