@@ -359,9 +359,7 @@ function stepTable(rows: readonly StepRow[]): string {
       countText(row.inputTokens),
       countText(row.cacheReadTokens),
       countText(row.cacheWriteTokens),
-      ...(predicted
-        ? [optional(row.predictedCacheReadTokens), optional(row.predictedCacheWriteTokens)]
-        : []),
+      ...(predicted ? [optional(row.predictedCacheReadTokens), optional(row.predictedCacheWriteTokens)] : []),
       countText(row.uncachedTokens),
       countText(row.outputTokens),
       percent(row.hitRatio),
