@@ -28,6 +28,8 @@ export interface SessionRowContext {
   prices: Prices
   /** The session log as it grows (the loop's projection log). */
   log: readonly SessionEvent[]
+  /** A live run: the observation is the simulator's prediction beside the provider's usage. */
+  predicted?: boolean
 }
 
 interface Previous extends AttributedRequest {
@@ -221,6 +223,9 @@ export class SessionRowBuilder {
       counterfactual: previous === undefined ? undefined : observation?.trace.counterfactual,
       attribution,
       prices: this.context.prices,
+      ...(this.context.predicted === true && observation !== undefined
+        ? { predicted: observation.counts }
+        : {}),
     })
   }
 

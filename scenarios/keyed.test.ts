@@ -104,8 +104,12 @@ describe('the keyed suite against `cachelab serve` on loopback', () => {
       // The namespaces at work: no session's first request reads what an earlier session wrote, but for
       // the unit DeepSeek persists at the wire framing every first tool shares.
       const shared = provider === 'deepseek' ? SHARED_FRAMING_TOKENS : 0
-      for (const [name, rows] of run.sessions)
+      for (const [name, rows] of run.sessions) {
         expect(rows[0]?.cacheReadTokens, `${provider} ${name}`).toBeLessThanOrEqual(shared)
+        // A live run's rows carry the prediction beside the provider's usage; here they agree.
+        for (const row of rows.filter((candidate) => candidate.ok))
+          expect(row.predictedCacheReadTokens, `${provider} ${name}`).toBe(row.cacheReadTokens)
+      }
     }
   })
 

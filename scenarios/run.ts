@@ -117,6 +117,7 @@ export async function runSession(plan: SessionPlan, options: SessionOptions): Pr
     provider,
     model: entry.model,
     prices: entry.prices,
+    predicted: mode === 'live',
     get log() {
       return loop?.session.log ?? []
     },
