@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest'
+import type { Usage } from '../../harness/types.ts'
+import { CacheSimulators } from '../sim/index.ts'
+import { type CapturedExchange, CaptureTracker } from './tracker.ts'
+
+const usage: Usage = { input: 100, uncached: 100, cacheRead: 0, cacheWrite: 0, output: 5 }
+
+function tracker() {
+  const simulators = new CacheSimulators()
+  const exchanges: CapturedExchange[] = []
+  const capture = new CaptureTracker({
+    linearize: (api, body) => simulators.linearize(api, body),
+    sink: (exchange) => exchanges.push(exchange),
+  })
+  /** Record one Anthropic request answered with `status`. */
+  const send = (messages: unknown[], status = 200) => {
+    const body = { model: 'claude-sonnet-4-6', max_tokens: 64, system: 'You are terse.', messages }
+    const resolution = capture.resolve('anthropic-messages', undefined, body)
+    return capture.add({
+      resolution,
+      api: 'anthropic-messages',
+      body,
+      at: 0,
+      status,
+      latencyMs: 1,
+      stream: false,
+      ...(status === 200 ? { usage } : {}),
+      predicted: false,
+    })
+  }
+  return { send, exchanges }
+}
+
+const user = (text: string) => ({ role: 'user', content: text })
+const toolUse = { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'read', input: {} }] }
+const toolResult = {
+  role: 'user',
+  content: [{ type: 'tool_result', tool_use_id: 't1', content: 'file text' }],
+}
+
+describe('placing captured requests in their session', () => {
+  it('counts a tool round trip as the next step of the turn and a new user message as the next turn', () => {
+    const { send } = tracker()
+    const placed = [
+      send([user('read the file')]),
+      send([user('read the file'), toolUse, toolResult]),
+      send([
+        user('read the file'),
+        toolUse,
+        toolResult,
+        { role: 'assistant', content: 'done' },
+        user('thanks'),
+      ]),
+    ].map(({ turn, step, attempt }) => [turn, step, attempt])
+    expect(placed).toEqual([
+      [1, 1, 0],
+      [1, 2, 0],
+      [2, 1, 0],
+    ])
+  })
+
+  it('counts a request identical to a failed one as its retry, and a repeat of a success as a new step', () => {
+    const { send } = tracker()
+    const failed = send([user('hello')], 529)
+    const retried = send([user('hello')])
+    const repeated = send([user('hello')])
+    expect([failed, retried, repeated].map(({ turn, step, attempt }) => [turn, step, attempt])).toEqual([
+      [1, 1, 0],
+      [1, 1, 1],
+      [1, 2, 0],
+    ])
+    expect(failed.usage).toBeUndefined()
+  })
+
+  it('digests a request it never simulated, and keeps no body unless asked', () => {
+    const { send } = tracker()
+    const exchange = send([user('a question')], 400)
+    expect(exchange.digest.segments.length).toBeGreaterThan(0)
+    expect(exchange.digest.items).toHaveLength(1)
+    expect(exchange.request).toBeUndefined()
+    expect(JSON.stringify(exchange)).not.toContain('a question')
+  })
+})
