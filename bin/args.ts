@@ -6,8 +6,19 @@ import { PROVIDER_IDS, type ProviderId } from '../harness/types.ts'
 
 type Options = NonNullable<ParseArgsConfig['options']>
 
+/** What `parse` returns: named because the emitted declarations cannot name Node's internal types. */
+export type Parsed<T extends Options> = ReturnType<
+  typeof parseArgs<{
+    args: string[]
+    options: T
+    allowPositionals: boolean
+    strict: true
+    allowNegative: true
+  }>
+>
+
 /** Parse `argv` against `options`; unknown flags and missing values are usage errors. */
-export function parse<T extends Options>(argv: string[], options: T, allowPositionals = false) {
+export function parse<T extends Options>(argv: string[], options: T, allowPositionals = false): Parsed<T> {
   try {
     return parseArgs({ args: argv, options, allowPositionals, strict: true, allowNegative: true })
   } catch (error) {
@@ -27,11 +38,16 @@ export function listOption<T extends string>(
     .map((name) => name.trim())
     .filter((name) => name !== '')
   if (names.length === 0) throw new CachelabError('usage', `--${what} needs at least one name`)
+  requireKnown(names, known, what)
+  return names as T[]
+}
+
+/** Every name must be one of `known`; the first that is not is a usage error naming the known ones. */
+export function requireKnown(names: readonly string[], known: readonly string[], what: string): void {
   for (const name of names) {
-    if (!known.includes(name as T))
+    if (!known.includes(name))
       throw new CachelabError('usage', `unknown ${what} ${JSON.stringify(name)} (known: ${known.join(', ')})`)
   }
-  return names as T[]
 }
 
 export function providersOption(value: string | undefined): ProviderId[] {

@@ -11,7 +11,7 @@ import { CAPTURE_SCENARIO, CaptureRowBuilder } from '../reports/capture-rows.ts'
 import { summaryTable } from '../reports/table.ts'
 import type { StepRow } from '../reports/types.ts'
 import { parse } from './args.ts'
-import { writeRunFiles } from './run-command.ts'
+import { writeRunFiles } from './run.ts'
 
 /** A capture's rows and what the report says about how its sessions were told apart. */
 export interface CaptureReport {

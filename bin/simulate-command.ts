@@ -3,25 +3,17 @@
 
 import { readFileSync } from 'node:fs'
 import { CachelabError } from '../harness/errors.ts'
-import type { AssistantMessage } from '../harness/types.ts'
-import { createAdapter, simulatedEndpoint } from '../providers/index.ts'
-import { DEFAULT_REPLY } from '../providers/mock/script.ts'
-import { wireUsage } from '../providers/mock/usage.ts'
-import { CacheSimulators } from '../providers/sim/index.ts'
-import { SimulatorRejection } from '../providers/sim/types.ts'
+import type { ProviderId } from '../harness/types.ts'
+import { type SimulationInput, simulate } from '../providers/simulate.ts'
 import { parse, providersOption } from './args.ts'
 
-/** Run the simulator over `text` (JSONL); returns the output lines. `source` names the input in errors. */
-export function simulateLines(
-  text: string,
-  source: string,
-  provider: Parameters<typeof simulatedEndpoint>[0],
-  model?: string,
-): string[] {
-  const adapter = createAdapter(provider, simulatedEndpoint(provider))
-  const simulators = new CacheSimulators()
-  const out: string[] = []
-  let at = 0
+/**
+ * Run the simulator over `text` (JSONL: one body, or `{"at", "body", "output"}`, per line); returns the
+ * output lines. `source` names the input in errors, with the line.
+ */
+export function simulateLines(text: string, source: string, provider: ProviderId, model?: string): string[] {
+  const inputs: SimulationInput[] = []
+  const lineNumbers: number[] = []
   for (const [index, line] of text.split('\n').entries()) {
     if (line.trim() === '') continue
     let value: unknown
@@ -35,34 +27,18 @@ export function simulateLines(
     }
     const record = value as Record<string, unknown>
     const wrapped = typeof record.body === 'object' && record.body !== null
-    const body = { ...((wrapped ? record.body : record) as Record<string, unknown>) }
-    if (wrapped && record.at !== undefined) {
-      if (typeof record.at !== 'number' || !Number.isFinite(record.at) || record.at < at) {
-        throw new CachelabError(
-          'input',
-          `${source}:${index + 1}: "at" must be a number of seconds, not before the previous line`,
-        )
-      }
-      at = record.at
-    }
-    if (body.model === undefined && model !== undefined) body.model = model
-    if (typeof body.model !== 'string')
-      throw new CachelabError('input', `${source}:${index + 1}: the body has no model (pass --model)`)
-    const output: AssistantMessage =
-      wrapped && typeof record.output === 'string'
-        ? { role: 'assistant', content: [{ type: 'text', text: record.output }] }
-        : DEFAULT_REPLY
-    try {
-      const simulation = simulators.simulate(adapter.api, { body, at, output })
-      const raw = wireUsage(adapter.api, simulation.counts, simulators.openai.reportsWrites(body.model))
-      const { raw: _kept, ...usage } = adapter.parseUsage(raw)
-      out.push(JSON.stringify({ usage, raw }))
-    } catch (error) {
-      if (!(error instanceof SimulatorRejection)) throw error
-      out.push(JSON.stringify({ error: { status: error.status, body: error.body } }))
-    }
+    inputs.push({
+      body: (wrapped ? record.body : record) as Record<string, unknown>,
+      ...(wrapped && record.at !== undefined ? { at: record.at as number } : {}),
+      ...(wrapped && typeof record.output === 'string' ? { output: record.output } : {}),
+    })
+    lineNumbers.push(index + 1)
   }
-  return out
+  const outputs = simulate(provider, inputs, {
+    ...(model !== undefined ? { model } : {}),
+    label: (index) => `${source}:${lineNumbers[index]}`,
+  })
+  return outputs.map((output) => JSON.stringify(output))
 }
 
 export function simulateCommand(argv: string[], stdin: () => string = () => readFileSync(0, 'utf8')): number {

@@ -3,7 +3,7 @@ import type { Usage } from '../../harness/types.ts'
 import { CacheSimulators } from '../sim/index.ts'
 import { type CapturedExchange, CaptureTracker } from './tracker.ts'
 
-const usage: Usage = { input: 100, uncached: 100, cacheRead: 0, cacheWrite: 0, output: 5 }
+const usage: Usage = { input: 100, uncached: 100, cacheRead: 0, cacheWrite: 0, output: 5, raw: {} }
 
 function tracker() {
   const simulators = new CacheSimulators()

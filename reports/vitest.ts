@@ -1,7 +1,10 @@
-// Vitest matchers for users' own cache tests: a warm hit ratio floor, a baseline to hold and a request
-// that must extend its predecessor. Register with `expect.extend(cachelabMatchers)`.
+// Vitest matchers for users' own cache tests (the `cachelab/vitest` entry point): a warm hit ratio floor,
+// no break above a token count, a baseline to hold and a request that must extend its predecessor.
+// Register with `expect.extend(cachelabMatchers)`. Vitest is only a type import here: the user's own
+// Vitest runs the matchers.
 
 import type { MatcherState } from 'vitest'
+import { breakLine, breaksOf, breakTokens } from './breaks.ts'
 import {
   checkBaseline,
   DEFAULT_BREAK_THRESHOLD_TOKENS,
@@ -29,6 +32,11 @@ export interface CachelabMatchers<R = unknown> {
    * session's first), is at least `minimum`, a ratio from 0 to 1 (0.9 is 90%).
    */
   toHoldHitRatio(minimum: number): R
+  /**
+   * No request of the rows (StepRow[]) lost `tokens` or more to a break: each request's lost tokens (the
+   * client's change) plus its provider-side lost tokens (expiry, lookback, routing) stay below `tokens`.
+   */
+  toHaveNoBreakAbove(tokens: number): R
   /** Every baseline session is in the rows (step or summary rows) with a warm hit ratio within tolerance. */
   toMatchBaseline(baseline: readonly SummaryRow[], options?: BaselineMatchOptions): R
   /** The step row has no break cause: it extended the previous request of its session. */
@@ -69,6 +77,26 @@ export const cachelabMatchers = {
         this.isNot
           ? `expected a warm hit ratio below ${floor}, got ${percentText(ratio)} (${basis})`
           : `expected a warm hit ratio of at least ${floor}, got ${percentText(ratio)} (${basis})`,
+    }
+  },
+
+  toHaveNoBreakAbove(this: MatcherState, received: unknown, tokens: number): MatchResult {
+    const rows = stepRowsOf(received, 'toHaveNoBreakAbove')
+    if (typeof tokens !== 'number' || !(tokens > 0) || !Number.isFinite(tokens))
+      throw new TypeError(`toHaveNoBreakAbove takes a positive token count, got ${String(tokens)}`)
+    const breaks = breaksOf(rows)
+    const above = breaks.filter((entry) => breakTokens(entry) >= tokens)
+    const limit = `${countText(tokens)} token${tokens === 1 ? '' : 's'}`
+    return {
+      pass: above.length === 0,
+      message: () => {
+        if (this.isNot)
+          return breaks.length === 0
+            ? `expected a break of ${limit} or more, but no request of the ${rows.length} rows broke`
+            : `expected a break of ${limit} or more, but the breaks cost less:\n${breaks.map((entry) => `  ${breakLine(entry)}`).join('\n')}`
+        const requests = above.length === 1 ? 'one request' : `${above.length} requests`
+        return `expected no break of ${limit} or more (lost plus provider-side), but ${requests} lost that much:\n${above.map((entry) => `  ${breakLine(entry)}`).join('\n')}`
+      },
     }
   },
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { cachelabMatchers } from './matchers.ts'
 import { summarize } from './summary.ts'
 import { sessionRows } from './testing.ts'
 import type { SummaryRow } from './types.ts'
+import { cachelabMatchers } from './vitest.ts'
 
 expect.extend(cachelabMatchers)
 
@@ -61,6 +61,54 @@ describe('toHoldHitRatio', () => {
 
   it('rejects what is not step rows', () => {
     expect(failure(() => expect([{ hello: 1 }]).toHoldHitRatio(0.5))).toMatch(/expects StepRow\[\]/)
+  })
+})
+
+describe('toHaveNoBreakAbove', () => {
+  // Turn 3 rewrites the system prompt (2,114 tokens lost); turn 4 waits out the cache (500 lost on the provider side).
+  const broken = sessionRows({ scenario: 'prompt-change', variant: 'unsupported' }, [
+    { turn: 1, step: 1, uncached: 3000 },
+    { turn: 2, step: 1, read: 3000, uncached: 100 },
+    {
+      turn: 3,
+      step: 1,
+      uncached: 3200,
+      lost: 2114,
+      breakCause: 'system-replace',
+      breakNode: 'messages[0]',
+      breakEventSeq: 12,
+    },
+    { turn: 4, step: 1, read: 2700, uncached: 600, providerCause: 'ttl-expired', providerLost: 500 },
+  ])
+
+  it('passes when every break costs less than the limit', () => {
+    expect(broken).toHaveNoBreakAbove(2115)
+    expect(broken.slice(0, 2)).toHaveNoBreakAbove(1)
+  })
+
+  it('fails at a break that reaches the limit, naming its session, step, cause, node and lost tokens', () => {
+    expect(failure(() => expect(broken).toHaveNoBreakAbove(2114))).toBe(
+      'expected no break of 2,114 tokens or more (lost plus provider-side), but one request lost that much:\n' +
+        '  prompt-change · unsupported · anthropic 3.1: system-replace at messages[0] (event 12), 2,114 tokens lost ($0.0057)',
+    )
+  })
+
+  it('counts tokens lost on the provider side, and lists every request above the limit', () => {
+    const message = failure(() => expect(broken).toHaveNoBreakAbove(500))
+    expect(message).toMatch(/but 2 requests lost that much/)
+    expect(message).toContain(
+      'prompt-change · unsupported · anthropic 4.1: ttl-expired on the provider side, 500 tokens',
+    )
+  })
+
+  it('says so when negated and nothing broke', () => {
+    expect(failure(() => expect(broken.slice(0, 2)).not.toHaveNoBreakAbove(1))).toBe(
+      'expected a break of 1 token or more, but no request of the 2 rows broke',
+    )
+  })
+
+  it('rejects a limit that is not a positive token count', () => {
+    expect(failure(() => expect(broken).toHaveNoBreakAbove(0))).toMatch(/takes a positive token count/)
   })
 })
 

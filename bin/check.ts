@@ -1,0 +1,139 @@
+// The baseline gate as a function: read a run directory and a baseline directory (any run directory, or
+// the committed reports/baselines), evaluate the run's claims and impossible rows, and compare. `cachelab
+// check` and the library's `check` are both this; the command adds flag parsing and `--update`.
+
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import { CachelabError } from '../harness/errors.ts'
+import { PROVIDER_IDS } from '../harness/types.ts'
+import { breaksOf } from '../reports/breaks.ts'
+import {
+  checkBaseline,
+  DEFAULT_BREAK_THRESHOLD_TOKENS,
+  DEFAULT_COST_TOLERANCE_PERCENT,
+  DEFAULT_TOLERANCE_POINTS,
+  type GateResult,
+  type GateSide,
+  gateReport,
+} from '../reports/gate.ts'
+import { readBreaksCsv, readStepsCsv, readSummaryCsv } from '../reports/load.ts'
+import { rowProblems } from '../reports/sanity.ts'
+import type { ClaimResult } from '../reports/types.ts'
+import { evaluateClaims } from '../scenarios/claims.ts'
+import { SCENARIOS } from '../scenarios/index.ts'
+import type { Scenario } from '../scenarios/types.ts'
+import { requireKnown } from './args.ts'
+
+/** Which sessions the gate looks at; every one when a list is absent. */
+export interface CheckScope {
+  /** Scenario names. */
+  scenarios?: readonly string[] | undefined
+  /** Variant names; a claim is in scope when every variant it reads is. */
+  variants?: readonly string[] | undefined
+  /** Provider ids. */
+  providers?: readonly string[] | undefined
+}
+
+/** What to check, and how strictly. */
+export interface CheckOptions extends CheckScope {
+  /** The baseline: a directory with summary.csv, and breaks.csv or steps.csv for the break comparison. */
+  baseline: string
+  /** The run: a directory with summary.csv and steps.csv, as `run` writes it. */
+  run: string
+  /** How far below the baseline a warm hit ratio may fall, in percentage points; 0.5 when absent. */
+  tolerancePoints?: number
+  /** How far above the baseline a session's cost may rise, in percent; 1 when absent. */
+  costTolerancePercent?: number
+  /** Tokens (lost plus provider-side) at which a new or grown break fails; 1,024 when absent. */
+  breakThresholdTokens?: number
+  /** Fail on changes for the better too (the baseline is stale). */
+  strict?: boolean
+  /** The scenarios whose claims the run's rows are checked against: the built-ins when absent. */
+  definitions?: readonly Scenario[]
+}
+
+/** The gate's verdict on a run. */
+export interface CheckResult {
+  /** True when nothing fails the gate. */
+  passed: boolean
+  /** Every failure and every change for the better, with the options applied. */
+  gate: GateResult
+  /** The verdict as `cachelab check` prints it: one line per failure or change, then the totals. */
+  report: string
+  /** The run as read, in scope. */
+  run: GateSide
+  /** The run's scenario claims, in scope. */
+  claims: ClaimResult[]
+}
+
+/**
+ * Check the run directory against the baseline directory. Throws a `CachelabError` (kind `input`) when a
+ * directory lacks its files or the baseline has nothing in scope, (kind `usage`) on an unknown provider.
+ */
+export function check(options: CheckOptions): CheckResult {
+  requireKnown(options.providers ?? [], PROVIDER_IDS, 'provider')
+  const baseline = readRunDirectory(options.baseline, 'baseline', options)
+  if (baseline.summary.length === 0)
+    throw new CachelabError(
+      'input',
+      `${join(options.baseline, 'summary.csv')} has no rows in scope: nothing to check`,
+    )
+  const run = readRunDirectory(options.run, 'run', options)
+  const runSteps = run.steps
+  if (runSteps === undefined)
+    throw new CachelabError(
+      'input',
+      `run directory ${options.run} has no steps.csv (the claims and rows are checked from it)`,
+    )
+  const claims = inScope(evaluateClaims(options.definitions ?? SCENARIOS, runSteps), options)
+  const gate = checkBaseline({
+    baseline,
+    run,
+    claims,
+    rowProblems: rowProblems(runSteps),
+    options: {
+      tolerancePoints: options.tolerancePoints ?? DEFAULT_TOLERANCE_POINTS,
+      costTolerancePercent: options.costTolerancePercent ?? DEFAULT_COST_TOLERANCE_PERCENT,
+      breakThresholdTokens: options.breakThresholdTokens ?? DEFAULT_BREAK_THRESHOLD_TOKENS,
+      strict: options.strict === true,
+    },
+  })
+  const notes =
+    baseline.breaks === undefined
+      ? [`note: ${options.baseline} has no breaks.csv or steps.csv, so breaks were not compared`]
+      : []
+  return { passed: gate.passed, gate, report: [...notes, gateReport(gate)].join('\n'), run, claims }
+}
+
+/** One directory's files, restricted to the scope: summary.csv (required), breaks and steps when present. */
+export function readRunDirectory(dir: string, what: 'baseline' | 'run', scope: CheckScope): GateSide {
+  const summaryPath = join(dir, 'summary.csv')
+  if (!existsSync(summaryPath)) {
+    const hint = what === 'run' ? ' (run cachelab run first, or name a run directory with --out DIR)' : ''
+    throw new CachelabError('input', `${what} directory ${dir} has no summary.csv${hint}`)
+  }
+  const stepsPath = join(dir, 'steps.csv')
+  const breaksPath = join(dir, 'breaks.csv')
+  const steps = existsSync(stepsPath) ? inScope(readStepsCsv(stepsPath), scope) : undefined
+  const breaks = existsSync(breaksPath)
+    ? inScope(readBreaksCsv(breaksPath), scope)
+    : steps === undefined
+      ? undefined
+      : breaksOf(steps)
+  return { summary: inScope(readSummaryCsv(summaryPath), scope), breaks, steps }
+}
+
+/** The rows in scope. */
+function inScope<T extends { scenario: string; provider: string; variant?: string; variants?: string[] }>(
+  rows: readonly T[],
+  scope: CheckScope,
+): T[] {
+  return rows.filter((row) => {
+    if (scope.scenarios !== undefined && !scope.scenarios.includes(row.scenario)) return false
+    if (scope.providers !== undefined && !scope.providers.includes(row.provider)) return false
+    if (scope.variants === undefined) return true
+    // A claim is in scope when every variant it reads is.
+    const variants = row.variants ?? (row.variant === undefined ? [] : [row.variant])
+    return variants.every((variant) => scope.variants?.includes(variant))
+  })
+}

@@ -1,0 +1,233 @@
+// `npm run test:pack`: the package as a user gets it. Packs the tarball (`prepack` builds dist/), installs it
+// with Vitest, Vite and the openai SDK into an empty ESM project in a temporary directory, and checks there:
+// each entry point imports in plain node (and loads through require); the tarball holds only what users
+// need; `npx cachelab list` runs without tsx; a user's test files type-check against the declarations; the
+// README's examples run in Vitest, the passing one passing and the negative one failing with the lines the
+// README shows. Needs the npm registry (or npm's cache). Exits 0 when every check holds, 1 otherwise;
+// `--keep` keeps the directory.
+
+import { type SpawnSyncOptions, spawnSync } from 'node:child_process'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { examplesProblems, packProblems, readmeExamples } from './pack-checks.ts'
+
+/** The versions the user's project installs beside cachelab (the ones this repository tests with). */
+const PEERS = ['vitest@4.1.12', 'vite@8.3.8', 'openai@6.49.0']
+
+/** Per entry point, exports it must have at run time. */
+const ENTRY_EXPORTS: Readonly<Record<string, readonly string[]>> = {
+  cachelab: [
+    'run',
+    'simulate',
+    'check',
+    'summarize',
+    'SCENARIOS',
+    'CATALOG',
+    'readSummaryCsv',
+    'CachelabError',
+  ],
+  'cachelab/msw': ['mockHandlers', 'MockContext', 'startMockProviders'],
+  'cachelab/vitest': ['cachelabMatchers'],
+}
+
+const repository = fileURLToPath(new URL('..', import.meta.url))
+const keep = process.argv.includes('--keep')
+
+interface Outcome {
+  code: number
+  /** stdout and stderr together, colours off. */
+  output: string
+}
+
+/** Run a command to its end; its output is kept for the report, not shown. */
+function exec(command: string, args: readonly string[], cwd: string, timeoutMs = 300_000): Outcome {
+  const options: SpawnSyncOptions = {
+    cwd,
+    encoding: 'utf8',
+    timeout: timeoutMs,
+    maxBuffer: 64 * 1024 * 1024,
+    env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', CI: 'true' },
+  }
+  const result = spawnSync(command, args, options)
+  const output = `${result.stdout ?? ''}${result.stderr ?? ''}${result.error === undefined ? '' : `\n${result.error.message}`}`
+  return { code: result.status ?? 1, output }
+}
+
+/** The last lines of a command's output, to show why it failed. */
+function tail(outcome: Outcome, lines = 25): string[] {
+  return outcome.output.trimEnd().split('\n').slice(-lines)
+}
+
+const results: Array<{ name: string; problems: string[] }> = []
+
+/** Record a check; a thrown error is its problem. */
+function step(name: string, check: () => string[]): void {
+  let problems: string[]
+  try {
+    problems = check()
+  } catch (error) {
+    problems = [error instanceof Error ? error.message : String(error)]
+  }
+  results.push({ name, problems })
+  process.stdout.write(problems.length === 0 ? `ok    ${name}\n` : `FAIL  ${name}\n`)
+  for (const problem of problems) process.stdout.write(`        ${problem}\n`)
+}
+
+const root = mkdtempSync(join(tmpdir(), 'cachelab-pack-'))
+const project = join(root, 'project')
+const examples = readmeExamples(readFileSync(join(repository, 'README.md'), 'utf8'))
+let tarball: string | undefined
+let installed = false
+
+step('the README has a passing example and a documented negative case', () => examplesProblems(examples))
+
+step('npm pack builds and packs the tarball', () => {
+  const packed = exec('npm', ['pack', '--json', '--pack-destination', root], repository)
+  if (packed.code !== 0) return ['npm pack failed:', ...tail(packed)]
+  const [manifest] = JSON.parse(packed.output.slice(0, packed.output.lastIndexOf(']') + 1)) as Array<{
+    filename: string
+    files: Array<{ path: string }>
+  }>
+  if (manifest === undefined) return ['npm pack printed no manifest']
+  tarball = join(root, manifest.filename)
+  const problems = packProblems(manifest.files.map((file) => file.path))
+  return problems.length === 0 ? [] : ['the tarball holds the wrong files:', ...problems]
+})
+
+step(`an empty ESM project installs the tarball with ${PEERS.join(', ')}`, () => {
+  if (tarball === undefined) return ['no tarball']
+  rmSync(project, { recursive: true, force: true })
+  exec('mkdir', ['-p', project], root)
+  writeFileSync(
+    join(project, 'package.json'),
+    `${JSON.stringify({ name: 'cachelab-user', private: true, type: 'module' }, null, 2)}\n`,
+  )
+  const install = exec(
+    'npm',
+    ['install', '--save-dev', '--prefer-offline', '--no-audit', '--no-fund', tarball, ...PEERS],
+    project,
+  )
+  if (install.code !== 0) return ['npm install failed:', ...tail(install)]
+  installed = true
+  return existsSync(join(project, 'node_modules', 'tsx'))
+    ? ['tsx got installed, so the checks below could not tell whether cachelab needs it']
+    : []
+})
+
+step('each entry point imports in plain node (ESM), with its exports', () => {
+  if (!installed) return ['not installed']
+  const problems: string[] = []
+  for (const [specifier, names] of Object.entries(ENTRY_EXPORTS)) {
+    const script = `const m = await import(${JSON.stringify(specifier)}); const missing = ${JSON.stringify(names)}.filter((name) => !(name in m)); if (missing.length > 0) { console.log('missing exports: ' + missing.join(', ')); process.exit(1) }`
+    const imported = exec(process.execPath, ['--input-type=module', '-e', script], project)
+    if (imported.code !== 0) problems.push(`import('${specifier}') failed:`, ...tail(imported, 8))
+  }
+  const manifest = exec(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      "const m = await import('cachelab/package.json', { with: { type: 'json' } }); if (m.default.name !== 'cachelab') process.exit(1)",
+    ],
+    project,
+  )
+  if (manifest.code !== 0) problems.push("import('cachelab/package.json') failed:", ...tail(manifest, 8))
+  return problems
+})
+
+step('each entry point loads through require() too (CommonJS, Node 20.19+)', () => {
+  if (!installed) return ['not installed']
+  const problems: string[] = []
+  for (const [specifier, names] of Object.entries(ENTRY_EXPORTS)) {
+    const script = `const m = require(${JSON.stringify(specifier)}); const missing = ${JSON.stringify(names)}.filter((name) => !(name in m)); if (missing.length > 0) { console.log('missing exports: ' + missing.join(', ')); process.exit(1) }`
+    const required = exec(process.execPath, ['--no-warnings', '-e', script], project)
+    if (required.code !== 0) problems.push(`require('${specifier}') failed:`, ...tail(required, 8))
+  }
+  return problems
+})
+
+step('the built JavaScript imports neither vitest nor tsx', () => {
+  if (!installed) return ['not installed']
+  const dist = join(project, 'node_modules', 'cachelab', 'dist')
+  const offenders = (readdirSync(dist, { recursive: true }) as string[])
+    .filter((file) => file.endsWith('.js'))
+    .filter((file) =>
+      /(from|import\()\s*['"](vitest|tsx)(\/[^'"]*)?['"]/.test(readFileSync(join(dist, file), 'utf8')),
+    )
+  return offenders.map((file) => `dist/${file} imports vitest or tsx at run time`)
+})
+
+step('npx cachelab list runs from node_modules with plain node', () => {
+  if (!installed) return ['not installed']
+  const listed = exec('npx', ['--no-install', 'cachelab', 'list'], project)
+  if (listed.code !== 0) return [`exit ${listed.code}:`, ...tail(listed)]
+  return listed.output.startsWith('Scenarios:') ? [] : ['it did not print the scenarios:', ...tail(listed, 5)]
+})
+
+// The README's examples, and a file of our own that imports every entry point inside Vitest.
+const passing = examples.files.filter((file) => !file.fails)
+const failing = examples.files.filter((file) => file.fails)
+const entriesTest = {
+  name: 'entries.test.ts',
+  code: [
+    "import { expect, it } from 'vitest'",
+    '',
+    `const ENTRY_EXPORTS: Record<string, string[]> = ${JSON.stringify(ENTRY_EXPORTS)}`,
+    '',
+    "it.each(Object.entries(ENTRY_EXPORTS))('%s imports in Vitest', async (specifier, names) => {",
+    '  const entry = await import(specifier)',
+    '  for (const name of names) expect(entry).toHaveProperty(name)',
+    '})',
+    '',
+  ].join('\n'),
+}
+
+step("a user's test files type-check against the declarations (expect's matchers included)", () => {
+  if (!installed) return ['not installed']
+  for (const file of [...examples.files, entriesTest]) writeFileSync(join(project, file.name), file.code)
+  const config = {
+    compilerOptions: {
+      target: 'ES2023',
+      module: 'NodeNext',
+      moduleResolution: 'NodeNext',
+      strict: true,
+      noEmit: true,
+      skipLibCheck: false,
+      types: ['node'],
+      typeRoots: [join(repository, 'node_modules', '@types')],
+    },
+    files: [...examples.files, entriesTest].map((file) => file.name),
+  }
+  writeFileSync(join(project, 'tsconfig.json'), `${JSON.stringify(config, null, 2)}\n`)
+  const typescript = join(repository, 'node_modules', 'typescript', 'bin', 'tsc')
+  const checked = exec(process.execPath, [typescript, '-p', project], project)
+  return checked.code === 0 ? [] : ['tsc failed:', ...tail(checked)]
+})
+
+step(`Vitest passes ${[entriesTest, ...passing].map((file) => file.name).join(', ')}`, () => {
+  if (!installed) return ['not installed']
+  const vitest = join(project, 'node_modules', '.bin', 'vitest')
+  const ran = exec(vitest, ['run', ...[entriesTest, ...passing].map((file) => file.name)], project)
+  return ran.code === 0 ? [] : [`vitest exited ${ran.code}:`, ...tail(ran, 40)]
+})
+
+for (const file of failing) {
+  step(`Vitest fails ${file.name}, printing the lines the README shows`, () => {
+    if (!installed) return ['not installed']
+    const vitest = join(project, 'node_modules', '.bin', 'vitest')
+    const ran = exec(vitest, ['run', file.name], project)
+    if (ran.code !== 1) return [`vitest exited ${ran.code}, not 1:`, ...tail(ran, 40)]
+    const missing = (examples.failures.get(file.name) ?? []).filter((line) => !ran.output.includes(line))
+    return missing.length === 0
+      ? []
+      : ['the output lacks these documented lines:', ...missing, 'it printed:', ...tail(ran, 40)]
+  })
+}
+
+if (keep) process.stdout.write(`kept ${root}\n`)
+else rmSync(root, { recursive: true, force: true })
+const failed = results.filter((result) => result.problems.length > 0).length
+process.stdout.write(`${results.length - failed} passed, ${failed} failed\n`)
+process.exitCode = failed > 0 ? 1 : 0

@@ -1,0 +1,91 @@
+// The cache simulator alone over a sequence of wire request bodies: per request the normalized usage and
+// the provider-shaped usage object, or the error the provider would answer. `cachelab simulate` and the
+// library's `simulate` are thin shells over this.
+
+import { CachelabError } from '../harness/errors.ts'
+import type { AssistantMessage, ProviderId, Usage } from '../harness/types.ts'
+import { simulatedEndpoint } from './endpoints.ts'
+import { createAdapter } from './index.ts'
+import { DEFAULT_REPLY } from './mock/script.ts'
+import { wireUsage } from './mock/usage.ts'
+import { CacheSimulators } from './sim/index.ts'
+import { SimulatorRejection } from './sim/types.ts'
+
+/** One request to simulate. */
+export interface SimulationInput {
+  /** The provider's wire request body, as the SDK would send it; `model` may come from the options. */
+  body: Record<string, unknown>
+  /** Request start in seconds of virtual time, not before the previous request's; the previous one's when absent. */
+  at?: number
+  /** The answer's text (it becomes output and the history a next request may extend); `OK.` when absent. */
+  output?: string
+}
+
+/** What one request gets: its usage, or the refusal the real API would answer. */
+export type SimulationOutput =
+  | {
+      /** Normalized usage in disjoint buckets (`input = uncached + cacheRead + cacheWrite`). */
+      usage: Omit<Usage, 'raw'>
+      /** The usage object as the provider's API reports it. */
+      raw: Record<string, unknown>
+    }
+  | {
+      /** The HTTP status and error body the provider would answer with. */
+      error: { status: number; body: Record<string, unknown> }
+    }
+
+/** Options of `simulate`. */
+export interface SimulateOptions {
+  /** The model of bodies that name none. */
+  model?: string
+  /** How an error names a request (`file:line` in the CLI); `request N`, counted from 1, when absent. */
+  label?: (index: number) => string
+}
+
+/**
+ * Run one provider's simulator over `inputs` in order, on one cache and one clock, as one account's
+ * requests. Throws a `CachelabError` (kind `input`) naming the request when an input is malformed.
+ */
+export function simulate(
+  provider: ProviderId,
+  inputs: readonly SimulationInput[],
+  options: SimulateOptions = {},
+): SimulationOutput[] {
+  const label = options.label ?? ((index: number) => `request ${index + 1}`)
+  const adapter = createAdapter(provider, simulatedEndpoint(provider))
+  const simulators = new CacheSimulators()
+  const outputs: SimulationOutput[] = []
+  let at = 0
+  for (const [index, input] of inputs.entries()) {
+    if (input.at !== undefined) {
+      if (typeof input.at !== 'number' || !Number.isFinite(input.at) || input.at < at) {
+        throw new CachelabError(
+          'input',
+          `${label(index)}: "at" must be a number of seconds, not before the previous request's`,
+        )
+      }
+      at = input.at
+    }
+    const body = { ...input.body }
+    if (body.model === undefined && options.model !== undefined) body.model = options.model
+    if (typeof body.model !== 'string')
+      throw new CachelabError(
+        'input',
+        `${label(index)}: the body has no model (give one: --model, or the model option)`,
+      )
+    const output: AssistantMessage =
+      input.output === undefined
+        ? DEFAULT_REPLY
+        : { role: 'assistant', content: [{ type: 'text', text: input.output }] }
+    try {
+      const simulation = simulators.simulate(adapter.api, { body, at, output })
+      const raw = wireUsage(adapter.api, simulation.counts, simulators.openai.reportsWrites(body.model))
+      const { raw: _kept, ...usage } = adapter.parseUsage(raw)
+      outputs.push({ usage, raw })
+    } catch (error) {
+      if (!(error instanceof SimulatorRejection)) throw error
+      outputs.push({ error: { status: error.status, body: error.body } })
+    }
+  }
+  return outputs
+}
