@@ -5,6 +5,7 @@
 
 export { CachelabError, type CachelabErrorKind } from '../harness/errors.ts'
 export { PROVIDER_IDS, type ProviderId, type Usage } from '../harness/types.ts'
+export type { CapturedExchange } from '../providers/capture/tracker.ts'
 export {
   CATALOG,
   DEFAULT_MODELS,
@@ -22,6 +23,7 @@ export {
   simulate,
 } from '../providers/simulate.ts'
 export { breaksOf } from '../reports/breaks.ts'
+export { CAPTURE_SCENARIO } from '../reports/capture-rows.ts'
 export {
   DEFAULT_BREAK_THRESHOLD_TOKENS,
   DEFAULT_COST_TOLERANCE_PERCENT,
@@ -35,10 +37,11 @@ export {
 export { readBreaksCsv, readStepsCsv, readSummaryCsv } from '../reports/load.ts'
 export { summarize } from '../reports/summary.ts'
 export type { BreakCause, BreakRow, ClaimResult, StepRow, SummaryRow } from '../reports/types.ts'
+export * from '../scenarios/authoring.ts'
 export { findScenario, SCENARIOS } from '../scenarios/index.ts'
 export type { NotApplicable } from '../scenarios/requirements.ts'
-export type { Scenario, Variant } from '../scenarios/types.ts'
 export { type CheckOptions, type CheckResult, type CheckScope, check } from './check.ts'
+export { type CaptureReport, reportCapture } from './report.ts'
 export {
   type RunFiles,
   type RunOptions,

@@ -15,7 +15,7 @@ import { type Context, complete, getModel } from '@mariozechner/pi-ai'
 import { generateText, type ModelMessage } from 'ai'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { fillerText } from '../harness/filler.ts'
-import { reportCapture } from './report-command.ts'
+import { reportCapture } from './report.ts'
 
 const KEY = 'sk-capture-acceptance-key'
 const MODEL = 'claude-sonnet-4-6'

@@ -14,7 +14,7 @@ import { type AnthropicCacheRules, simulationModel, withCacheRules } from '../pr
 import { startLoopback } from '../providers/mock/loopback.ts'
 import { CacheSimulators } from '../providers/sim/index.ts'
 import { parseStepsCsv } from '../reports/parse.ts'
-import { reportCapture } from './report-command.ts'
+import { reportCapture } from './report.ts'
 import { runCli } from './testing.ts'
 
 const SYSTEM = fillerText(2000, 'capture-system')

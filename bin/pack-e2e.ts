@@ -27,8 +27,16 @@ const ENTRY_EXPORTS: Readonly<Record<string, readonly string[]>> = {
     'CATALOG',
     'readSummaryCsv',
     'CachelabError',
+    'reportCapture',
+    'defineScenario',
   ],
-  'cachelab/msw': ['mockHandlers', 'MockContext', 'startMockProviders'],
+  'cachelab/msw': [
+    'mockHandlers',
+    'MockContext',
+    'startMockProviders',
+    'startCachelabMocks',
+    'cachelabHandlers',
+  ],
   'cachelab/vitest': ['cachelabMatchers'],
 }
 

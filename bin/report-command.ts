@@ -1,43 +1,15 @@
 // `cachelab report CAPTURE_DIR [--out DIR]`: a capture of a client's traffic (serve --record) turned into
 // the same steps.csv, summary.csv, breaks.csv, claims.csv and report.html as a run, so `check` gates it
-// like one. Each session file is read in turn: memory holds one session's exchanges, not the capture.
+// like one (bin/report.ts reads the capture).
 
 import { relative, resolve } from 'node:path'
 import { CachelabError } from '../harness/errors.ts'
-import { openCapture } from '../providers/capture/store.ts'
-import type { CapturedExchange } from '../providers/capture/tracker.ts'
 import { breakLine, breaksOf } from '../reports/breaks.ts'
-import { CAPTURE_SCENARIO, CaptureRowBuilder } from '../reports/capture-rows.ts'
+import { CAPTURE_SCENARIO } from '../reports/capture-rows.ts'
 import { summaryTable } from '../reports/table.ts'
-import type { StepRow } from '../reports/types.ts'
 import { parse } from './args.ts'
+import { reportCapture } from './report.ts'
 import { writeRunFiles } from './run.ts'
-
-/** A capture's rows and what the report says about how its sessions were told apart. */
-export interface CaptureReport {
-  runId: string
-  rows: StepRow[]
-  /** Sessions by how they were told: header, conversation-key, continuation (joined), new. */
-  identities: Record<CapturedExchange['identity'], number>
-  /** Torn last lines (the server stopped mid-write), as `file:line`. */
-  torn: string[]
-}
-
-/** Read a capture directory into rows. */
-export function reportCapture(dir: string, scenario = CAPTURE_SCENARIO): CaptureReport {
-  const capture = openCapture(dir)
-  const rows: StepRow[] = []
-  const torn: string[] = []
-  const identities = { header: 0, 'conversation-key': 0, continuation: 0, new: 0 }
-  for (const session of capture.sessions) {
-    const builder = new CaptureRowBuilder({ runId: capture.manifest.id, scenario })
-    const exchanges = capture.read(session, (where) => torn.push(where))
-    const first = exchanges[0]
-    if (first !== undefined) identities[first.identity] += 1
-    for (const exchange of exchanges) rows.push(builder.add(exchange))
-  }
-  return { runId: capture.manifest.id, rows, identities, torn }
-}
 
 export function reportCommand(argv: string[]): number {
   const { values, positionals } = parse(argv, { out: { type: 'string' }, scenario: { type: 'string' } }, true)

@@ -1,7 +1,100 @@
-// The mock providers for a user's own MSW setup (the `cachelab/msw` entry point): the handlers that answer
-// the official SDKs' requests to the real API hosts from the cache simulators, the context they share,
-// and a ready in-process server.
+// The mock providers for a user's own tests (the `cachelab/msw` entry point): the MSW handlers that answer
+// the official SDKs' requests to the real API hosts from the cache simulators, and `startCachelabMocks`,
+// which serves them in process and records every request — told into sessions as `serve --record` does,
+// no header needed — into the same step rows as a run, with their ideal, lost tokens and breaks.
 
+import { setupServer } from 'msw/node'
+import { CAPTURE_SCENARIO, captureRows } from '../../reports/capture-rows.ts'
+import type { StepRow } from '../../reports/types.ts'
+import { recordContext } from '../capture/recorder.ts'
+import type { CapturedExchange } from '../capture/tracker.ts'
+import { MockContext, type MockContextOptions } from './context.ts'
+import { mockHandlers } from './handlers.ts'
+
+export type { CapturedExchange } from '../capture/tracker.ts'
 export { type MockCall, MockContext, type MockContextOptions } from './context.ts'
 export { mockHandlers } from './handlers.ts'
 export { type MockProviders, startMockProviders } from './server.ts'
+
+/** What the mocks recorded. */
+export interface CachelabRecorder {
+  /** Every request so far, in order, as step rows (scenario `capture`, one variant per session). */
+  rows(): StepRow[]
+  /** The rows of one session. */
+  rows(session: string): StepRow[]
+  /** Every request so far as recorded exchanges (digests, usage, the simulator's view). */
+  exchanges(): readonly CapturedExchange[]
+  /** The sessions seen, in order of their first request. */
+  sessions(): string[]
+  /** Forget what was recorded and the sessions seen (the caches stay warm; `context.reset()` empties them). */
+  clear(): void
+}
+
+/** Options of the mocks. */
+export interface CachelabMocksOptions {
+  /** Simulator options: other cache rules than the catalog's, a seed for best-effort behaviour. */
+  simulator?: MockContextOptions['simulator']
+  /**
+   * Virtual time in seconds (idle gaps, TTLs). Defaults to wall-clock seconds since the mocks started; a
+   * request's `x-cachelab-at` header overrides it.
+   */
+  clock?: () => number
+  /** The scenario column of the rows; `capture` by default. */
+  scenario?: string
+}
+
+/** The handlers, their shared state and the recorder, for a user's own `setupServer`. */
+export interface CachelabHandlers {
+  handlers: ReturnType<typeof mockHandlers>
+  context: MockContext
+  recorder: CachelabRecorder
+}
+
+/** The mocks running in process. */
+export interface CachelabMocks {
+  context: MockContext
+  recorder: CachelabRecorder
+  /** Stop intercepting. */
+  close(): void
+}
+
+/**
+ * The mock providers' handlers with a recorder, to pass to your own `setupServer(...handlers)` (for
+ * example beside your app's other handlers).
+ */
+export function cachelabHandlers(options: CachelabMocksOptions = {}): CachelabHandlers {
+  const started = Date.now()
+  const context = new MockContext({
+    clock: options.clock ?? (() => (Date.now() - started) / 1000),
+    ...(options.simulator !== undefined ? { simulator: options.simulator } : {}),
+  })
+  const recorded: CapturedExchange[] = []
+  const record = (exchange: CapturedExchange) => recorded.push(exchange)
+  recordContext(context, record)
+  const labels = { runId: 'msw', scenario: options.scenario ?? CAPTURE_SCENARIO }
+  const recorder: CachelabRecorder = {
+    rows: (session?: string) => {
+      const rows = captureRows(recorded, labels)
+      return session === undefined ? rows : rows.filter((row) => row.variant === session)
+    },
+    exchanges: () => recorded,
+    sessions: () => [...new Set(recorded.map((exchange) => exchange.session))],
+    clear: () => {
+      recorded.length = 0
+      recordContext(context, record)
+    },
+  }
+  return { handlers: mockHandlers(context), context, recorder }
+}
+
+/**
+ * Start the mock providers in process: the official SDKs' requests to api.openai.com, api.anthropic.com
+ * and api.deepseek.com are answered by the simulators and recorded; anything else unhandled is an error.
+ * Call `close` when done.
+ */
+export function startCachelabMocks(options: CachelabMocksOptions = {}): CachelabMocks {
+  const { handlers, context, recorder } = cachelabHandlers(options)
+  const server = setupServer(...handlers)
+  server.listen({ onUnhandledRequest: 'error' })
+  return { context, recorder, close: () => server.close() }
+}

@@ -1,0 +1,34 @@
+// A capture as rows (the library's `reportCapture`, and `cachelab report`): each session file of a
+// `serve --record` directory read in turn through the captured-traffic port, so memory holds one
+// session's exchanges, not the capture.
+
+import { openCapture } from '../providers/capture/store.ts'
+import type { CapturedExchange } from '../providers/capture/tracker.ts'
+import { CAPTURE_SCENARIO, CaptureRowBuilder } from '../reports/capture-rows.ts'
+import type { StepRow } from '../reports/types.ts'
+
+/** A capture's rows and what the report says about how its sessions were told apart. */
+export interface CaptureReport {
+  runId: string
+  rows: StepRow[]
+  /** Sessions by how they were told: header, conversation-key, continuation (joined), new. */
+  identities: Record<CapturedExchange['identity'], number>
+  /** Torn last lines (the server stopped mid-write), as `file:line`. */
+  torn: string[]
+}
+
+/** Read a capture directory into rows. */
+export function reportCapture(dir: string, scenario = CAPTURE_SCENARIO): CaptureReport {
+  const capture = openCapture(dir)
+  const rows: StepRow[] = []
+  const torn: string[] = []
+  const identities = { header: 0, 'conversation-key': 0, continuation: 0, new: 0 }
+  for (const session of capture.sessions) {
+    const builder = new CaptureRowBuilder({ runId: capture.manifest.id, scenario })
+    const exchanges = capture.read(session, (where) => torn.push(where))
+    const first = exchanges[0]
+    if (first !== undefined) identities[first.identity] += 1
+    for (const exchange of exchanges) rows.push(builder.add(exchange))
+  }
+  return { runId: capture.manifest.id, rows, identities, torn }
+}

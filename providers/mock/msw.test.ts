@@ -1,0 +1,59 @@
+// The in-process mocks as a user's own test uses them: the official openai SDK at its default base URL,
+// no cachelab header, the recorder's rows asserted with the matchers. The README's library example is
+// the same loop; a system prompt rewritten in place must fail naming the node and the lost tokens.
+
+import OpenAI from 'openai'
+import { afterAll, beforeEach, describe, expect, it } from 'vitest'
+import { cachelabMatchers } from '../../reports/vitest.ts'
+import { startCachelabMocks } from './msw.ts'
+
+expect.extend(cachelabMatchers)
+const mocks = startCachelabMocks()
+afterAll(() => mocks.close())
+beforeEach(() => {
+  mocks.recorder.clear()
+  mocks.context.reset()
+})
+
+const instructions = 'You write release notes: short, factual, one line per change. '.repeat(120)
+
+/** The loop under test: four turns of a chat whose history only grows. */
+async function agent(client: OpenAI, system: (turn: number) => string): Promise<void> {
+  const messages: OpenAI.Chat.ChatCompletionMessageParam[] = []
+  for (let turn = 1; turn <= 4; turn += 1) {
+    messages.push({ role: 'user', content: `What changed in release ${turn}?` })
+    const reply = await client.chat.completions.create({
+      model: 'gpt-5.4',
+      messages: [{ role: 'system', content: system(turn) }, ...messages],
+    })
+    messages.push({ role: 'assistant', content: reply.choices[0]?.message.content ?? '' })
+  }
+}
+
+describe('cachelab/msw: the recorder under a user test', () => {
+  it('records one session, a row per request, with cache reads the SDK saw', async () => {
+    await agent(new OpenAI({ apiKey: 'test-key' }), () => instructions)
+    const rows = mocks.recorder.rows()
+    expect(mocks.recorder.sessions()).toHaveLength(1)
+    expect(rows.map((row) => `${row.turn}.${row.step}`)).toEqual(['1.1', '2.1', '3.1', '4.1'])
+    expect(rows).toHaveNoBreakAbove(1024)
+    expect(rows).toHoldHitRatio(0.9)
+    expect(rows.at(-1)).toExtendPrevious()
+  })
+
+  it('fails on a system prompt rewritten in place, naming the node and the tokens lost', async () => {
+    await agent(new OpenAI({ apiKey: 'test-key' }), (turn) =>
+      turn < 3 ? instructions : `Today is release day. ${instructions}`,
+    )
+    const rows = mocks.recorder.rows()
+    let message = ''
+    try {
+      expect(rows).toHaveNoBreakAbove(1024)
+    } catch (error) {
+      message = (error as Error).message
+    }
+    expect(message).toMatch(
+      /capture · c-[0-9a-f]{8} · openai-chat 3\.1: system-replace at messages\[0\], [\d,]+ tokens lost/,
+    )
+  })
+})
