@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest'
-import { configOf, contentHash, itemDigest, type RequestDigest } from '../providers/capture/digest.ts'
+import {
+  configOf,
+  contentHash,
+  digestRequest,
+  itemDigest,
+  type RequestDigest,
+} from '../providers/capture/digest.ts'
+import { CacheSimulators } from '../providers/sim/index.ts'
+import type { WireApi } from '../providers/types.ts'
 import { changedSettings, wireBreak } from './wire-attribution.ts'
 
 type Message = { role: string; content: string }
@@ -81,5 +89,42 @@ describe('wire-level attribution of captured traffic', () => {
     expect(
       changedSettings(chat(history, { temperature: 0 }), chat(history, { temperature: 1, top_p: 0.5 })),
     ).toEqual(['temperature', 'top_p'])
+  })
+})
+
+describe('wire-level attribution on the simulators’ own linearization', () => {
+  const simulators = new CacheSimulators()
+  const digest = (api: WireApi, body: Record<string, unknown>) =>
+    digestRequest(body, simulators.linearize(api, body))
+  const history = [
+    { role: 'user', content: 'read the file' },
+    { role: 'assistant', content: 'done' },
+    { role: 'user', content: 'and now?' },
+  ]
+
+  it('names a changed thinking budget on Anthropic as a setting, at the first message it invalidates', () => {
+    const body = (budget: number) => ({
+      model: 'claude-sonnet-4-6',
+      max_tokens: 4096,
+      system: 'You are terse.',
+      thinking: { type: 'enabled', budget_tokens: budget },
+      messages: history,
+    })
+    expect(
+      wireBreak(digest('anthropic-messages', body(1024)), digest('anthropic-messages', body(2048))),
+    ).toEqual({
+      node: 'messages[0]',
+      cause: 'config-changed',
+    })
+  })
+
+  it('names rewritten Responses instructions as the system prompt', () => {
+    const body = (instructions: string) => ({ model: 'gpt-5.4', instructions, input: history })
+    expect(
+      wireBreak(digest('openai-responses', body('Be terse.')), digest('openai-responses', body('Be brief.'))),
+    ).toEqual({
+      node: 'system[0]',
+      cause: 'system-replace',
+    })
   })
 })
