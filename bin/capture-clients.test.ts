@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { fillerText } from '../harness/filler.ts'
 import { reportCapture } from './report.ts'
 
-const KEY = 'sk-capture-acceptance-key'
+const KEY = 'capture-acceptance-test-key'
 const MODEL = 'claude-sonnet-4-6'
 
 /** A conversation in a client's own terms: set the system prompt, ask, get the reported cache read. */
@@ -112,6 +112,9 @@ afterAll(() => {
   server.kill('SIGTERM')
 })
 
+/** One step per turn, turns 1 to 8. */
+const EIGHT_TURNS = Array.from({ length: 8 }, (_, index) => `${index + 1}.1`)
+
 describe('three third-party clients captured by serve --record, reported by cachelab report', () => {
   it('gives one session per conversation, a row per request, and the rewrite at system[0] with its cause', async () => {
     const clients = { 'AI SDK': aiSdk, LangChain: langChain, 'pi-ai': piAi }
@@ -133,16 +136,7 @@ describe('three third-party clients captured by serve --record, reported by cach
     expect(sessions).toHaveLength(3)
     for (const session of sessions) {
       const own = rows.filter((row) => row.variant === session)
-      expect(own.map((row) => `${row.turn}.${row.step}`)).toEqual([
-        '1.1',
-        '2.1',
-        '3.1',
-        '4.1',
-        '5.1',
-        '6.1',
-        '7.1',
-        '8.1',
-      ])
+      expect(own.map((row) => `${row.turn}.${row.step}`)).toEqual(EIGHT_TURNS)
       const breaks = own.filter((row) => row.breakCause !== undefined)
       expect(breaks.map((row) => [row.turn, row.breakNode, row.breakCause])).toEqual([
         [6, 'system[0]', 'system-replace'],

@@ -50,7 +50,7 @@ async function capture(options: { rewriteAt?: number; stream?: boolean; upstream
   )
   const client = new Anthropic({
     baseURL: server.baseURLs.anthropic,
-    apiKey: 'sk-ant-test-key-never-recorded',
+    apiKey: 'test-key-never-recorded',
   })
   const reads: number[] = []
   const messages: Anthropic.MessageParam[] = []
@@ -78,22 +78,16 @@ async function capture(options: { rewriteAt?: number; stream?: boolean; upstream
   return { dir, reads, errors }
 }
 
+/** One step per turn, turns 1 to 8. */
+const EIGHT_TURNS = Array.from({ length: 8 }, (_, index) => `${index + 1}.1`)
+
 describe('capture → report → check for a client cachelab did not write', () => {
   it('reports one session with a row per request, the rewrite at system[0], and the reads the client saw', async () => {
     const { dir, reads } = await capture({ rewriteAt: 6, stream: true })
     const { rows, identities } = reportCapture(dir)
     expect(identities).toEqual({ header: 0, 'conversation-key': 0, continuation: 0, new: 1 })
     expect(new Set(rows.map((row) => row.variant)).size).toBe(1)
-    expect(rows.map((row) => `${row.turn}.${row.step}`)).toEqual([
-      '1.1',
-      '2.1',
-      '3.1',
-      '4.1',
-      '5.1',
-      '6.1',
-      '7.1',
-      '8.1',
-    ])
+    expect(rows.map((row) => `${row.turn}.${row.step}`)).toEqual(EIGHT_TURNS)
     expect(rows.map((row) => row.cacheReadTokens)).toEqual(reads)
     const broken = rows.filter((row) => row.breakCause !== undefined)
     expect(broken).toHaveLength(1)
@@ -114,7 +108,7 @@ describe('capture → report → check for a client cachelab did not write', () 
       'utf8',
     )
     expect(session).not.toContain('Question 1')
-    expect(session).not.toContain('sk-ant-test')
+    expect(session).not.toContain('test-key-never-recorded')
     expect(parseStepsCsv(readFileSync(join(rewritten.dir, 'steps.csv'), 'utf8'), 'steps.csv')).toHaveLength(8)
 
     const held = await runCli(['check', '--baseline', baseline.dir, '--out', same.dir])

@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest'
+import { CacheSimulators } from '../sim/index.ts'
+import { canonicalJson, configOf, digestRequest, firstDivergentSegment, itemDigest } from './digest.ts'
+
+describe('request digests', () => {
+  it('compare content, not cache markers or key order', () => {
+    const marked = {
+      role: 'user',
+      content: [{ type: 'text', text: 'hi', cache_control: { type: 'ephemeral' } }],
+    }
+    const plain = { content: [{ text: 'hi', type: 'text' }], role: 'user' }
+    expect(canonicalJson(marked)).toBe(canonicalJson(plain))
+    expect(itemDigest(marked).hash).toBe(itemDigest({ role: 'user', content: 'hi' }).hash)
+  })
+
+  it('tell a user turn from a message of tool results', () => {
+    expect(itemDigest({ role: 'user', content: 'go on' }).userTurn).toBe(true)
+    const results = { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: 'x' }] }
+    expect(itemDigest(results).userTurn).toBe(false)
+    expect(itemDigest({ role: 'tool', content: 'x' }).userTurn).toBe(false)
+  })
+
+  it('keep the settings, not the content, and a large setting as a hash', () => {
+    const config = configOf({
+      model: 'gpt-5.4',
+      temperature: 0.2,
+      messages: [{ role: 'user', content: 'secret plan' }],
+      tools: [],
+      prompt_cache_key: 'k',
+      response_format: { type: 'json_schema', json_schema: { schema: { description: 'x'.repeat(300) } } },
+    })
+    expect(Object.keys(config)).toEqual(['model', 'response_format', 'temperature'])
+    expect(config.response_format).toMatch(/^#[0-9a-f]{16}$/)
+    expect(JSON.stringify(config)).not.toContain('secret plan')
+  })
+
+  it('hold no text, and find where two requests diverge by content', () => {
+    const simulators = new CacheSimulators()
+    const body = (system: string) => ({
+      model: 'claude-sonnet-4-6',
+      max_tokens: 64,
+      system,
+      messages: [{ role: 'user', content: 'the question' }],
+    })
+    const digest = (system: string) =>
+      digestRequest(body(system), simulators.linearize('anthropic-messages', body(system)))
+    const before = digest('You are terse.')
+    expect(JSON.stringify(before)).not.toContain('terse')
+    expect(before.segments.reduce((total, segment) => total + segment[2], 0) + before.trailing).toBe(
+      before.total,
+    )
+    expect(firstDivergentSegment(before.segments, digest('You are terse.').segments)).toBeUndefined()
+    expect(firstDivergentSegment(before.segments, digest('You are brief.').segments)).toBe(0)
+  })
+})
