@@ -96,4 +96,23 @@ describe('rows of captured traffic', () => {
     expect(rows[1]?.inputTokens).toBe(0)
     expect(rows[2]).toMatchObject({ attempt: 1, breakCause: undefined, predictedCacheReadTokens: 1000 })
   })
+
+  it('count a live provider that reads less than predicted as a gap beside the prediction, not a client loss', () => {
+    const [, extended] = captureRows(
+      [
+        exchange(1, ['a'], 0),
+        exchange(2, ['a', 'b'], 0, {
+          simulation: { counts: counts(1000), counterfactual: { ideal: 1000, warm: 1000 }, predicted: true },
+        }),
+      ],
+      { runId: 'r', scenario: 'capture' },
+    )
+    expect(extended).toMatchObject({
+      cacheReadTokens: 0,
+      predictedCacheReadTokens: 1000,
+      idealCacheReadTokens: 0,
+      lostTokens: 0,
+      breakCause: undefined,
+    })
+  })
 })

@@ -114,19 +114,26 @@ export function failedRow(labels: RowLabels): StepRow {
  * The row of a successful request: the one definition of every metric, whichever port the request came
  * through. The ideal is the counterfactual's read (never below the actual read), the warm read never
  * below the ideal; a provider-side cause stands alone as the break when the port found no client break.
+ * Beside a real provider's usage (a prediction given), the loss is the simulator's own: its ideal minus
+ * its predicted read, added to the observed read.
  */
 export function measuredRow(labels: RowLabels, measured: Measured): StepRow {
   const buckets = bucketsOf(measured.usage)
   const input = measured.usage.input
   const read = buckets.read
   const counterfactual = measured.counterfactual
-  const ideal = Math.max(read, counterfactual?.ideal ?? read)
-  const warm = Math.max(ideal, counterfactual?.warm ?? ideal)
-  const providerCause = warm > ideal ? counterfactual?.cause : undefined
+  // The counterfactual is the simulator's read; it is compared with the simulator's own read of the
+  // request. Beside a real provider that is the prediction, so a provider that reads less than the
+  // published rules (or more) moves the read, not the loss: the gap shows in the prediction columns.
+  const simulated = measured.predicted?.read ?? read
+  const simulatedIdeal = Math.max(simulated, counterfactual?.ideal ?? simulated)
+  const warm = Math.max(simulatedIdeal, counterfactual?.warm ?? simulatedIdeal)
+  const providerCause = warm > simulatedIdeal ? counterfactual?.cause : undefined
   const attribution =
     measured.attribution ?? (providerCause !== undefined ? { cause: providerCause } : undefined)
-  const lost = ideal - read
-  const providerLost = warm - ideal
+  const lost = Math.min(simulatedIdeal - simulated, input - read)
+  const ideal = read + lost
+  const providerLost = warm - simulatedIdeal
   const prices = measured.prices
   return {
     ...labels,
