@@ -3,7 +3,8 @@
 // a usage error before anything listens; a write that fails later is reported once, and serving goes on.
 
 import { CachelabError } from '../harness/errors.ts'
-import { CaptureWriter } from '../providers/capture/store.ts'
+import { ReplaySource } from '../providers/capture/replay.ts'
+import { CaptureWriter, openCapture } from '../providers/capture/store.ts'
 import { CaptureTracker } from '../providers/capture/tracker.ts'
 import { LOOPBACK_ROUTES, startLoopback } from '../providers/mock/loopback.ts'
 import { CacheSimulators } from '../providers/sim/index.ts'
@@ -18,6 +19,7 @@ export async function serveCommand(argv: string[], signal?: AbortSignal): Promis
     log: { type: 'string' },
     record: { type: 'string' },
     'record-bodies': { type: 'boolean' },
+    replay: { type: 'string' },
   })
   const port = values.port === undefined ? 8787 : Number(values.port)
   if (!Number.isInteger(port) || port < 0 || port > 65_535)
@@ -27,6 +29,12 @@ export async function serveCommand(argv: string[], signal?: AbortSignal): Promis
     throw new CachelabError('usage', `--upstream must be sim or live, not ${upstream}`)
   if (values['record-bodies'] === true && values.record === undefined)
     throw new CachelabError('usage', '--record-bodies needs --record DIR')
+  if (values.replay !== undefined && upstream !== 'sim')
+    throw new CachelabError(
+      'usage',
+      '--replay answers from a recording on the simulator: drop --upstream live',
+    )
+  const replay = values.replay === undefined ? undefined : new ReplaySource(openCapture(values.replay))
   const log =
     values.log === undefined
       ? undefined
@@ -55,10 +63,19 @@ export async function serveCommand(argv: string[], signal?: AbortSignal): Promis
   const capture = new CaptureTracker({
     linearize: (api, body) => linearizer.linearize(api, body),
     keepBodies: values['record-bodies'] === true,
+    // A live capture keeps the model's answers, so `serve --replay` can serve them again.
+    keepAnswers: upstream === 'live',
     ...(writer !== undefined ? { sink: (exchange) => writer.write(exchange) } : {}),
   })
   const server = await startLoopback({
     capture,
+    ...(replay !== undefined
+      ? {
+          replay,
+          onReplayMismatch: (message: string) =>
+            process.stderr.write(`cachelab serve: replay refused a request: ${message}\n`),
+        }
+      : {}),
     ...(values.host !== undefined ? { host: values.host } : {}),
     port,
     upstream,
@@ -72,6 +89,11 @@ export async function serveCommand(argv: string[], signal?: AbortSignal): Promis
       `  DEEPSEEK_BASE_URL=${server.baseURLs.deepseek}`,
       `  (path prefixes: ${LOOPBACK_ROUTES.map(({ prefix }) => prefix).join(', ')}; the README gives each client's setting)`,
       ...(writer !== undefined ? [`  recording to ${writer.dir} (cachelab report ${writer.dir})`] : []),
+      ...(replay !== undefined
+        ? [
+            `  replaying ${values.replay} (${replay.recorded.length} sessions): recorded answers, simulated usage`,
+          ]
+        : []),
       '',
     ].join('\n'),
   )

@@ -3,7 +3,7 @@
 // counts it served, or live its prediction), and the request's digest. The tracker also hands a
 // simulation the previous request of the session, so every captured step has its counterfactual.
 
-import type { ProviderId, Usage } from '../../harness/types.ts'
+import type { AssistantMessage, ProviderId, Usage } from '../../harness/types.ts'
 import type {
   Counterfactual,
   PreviousRequest,
@@ -64,6 +64,8 @@ export interface CapturedExchange {
   request?: Record<string, unknown>
   /** The response text as sent (`--record-bodies` only). */
   response?: string
+  /** The model's answer (text and tool calls), kept from a live provider so `serve --replay` can serve it again. */
+  answer?: AssistantMessage
 }
 
 /** What the server knows about one request once it has answered. */
@@ -83,6 +85,8 @@ export interface ExchangeInput {
   error?: string
   /** The response text, kept only when bodies are. */
   response?: string
+  /** The model's answer, kept only when answers are. */
+  answer?: AssistantMessage
 }
 
 interface SessionState {
@@ -102,6 +106,8 @@ export interface TrackerOptions {
   linearize: (api: WireApi, body: Record<string, unknown>) => Prompt
   /** Keep request bodies and response texts in the exchanges. */
   keepBodies?: boolean
+  /** Keep the model's answers (a live capture, for replay). */
+  keepAnswers?: boolean
   /** Called with every exchange, in order. */
   sink?: (exchange: CapturedExchange) => void
 }
@@ -222,6 +228,7 @@ export class CaptureTracker {
       ...(this.options.keepBodies === true && input.response !== undefined
         ? { response: input.response }
         : {}),
+      ...(this.options.keepAnswers === true && input.answer !== undefined ? { answer: input.answer } : {}),
     }
     this.options.sink?.(exchange)
     return exchange

@@ -6,19 +6,29 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net'
 import { getResponse, type HttpHandler } from 'msw'
 import { hashString } from '../../harness/random.ts'
-import type { Usage } from '../../harness/types.ts'
+import type { AssistantMessage, Usage } from '../../harness/types.ts'
 import { parseAnthropicUsage } from '../anthropic.ts'
+import { digestRequest } from '../capture/digest.ts'
+import { answerOf } from '../capture/output.ts'
+import type { ReplaySource, ReplayStep } from '../capture/replay.ts'
 import type { CaptureTracker } from '../capture/tracker.ts'
 import type { Vendor } from '../catalog.ts'
 import { parseDeepSeekUsage } from '../deepseek.ts'
 import { DEFAULT_BASE_URLS } from '../endpoints.ts'
 import { parseOpenAIUsage } from '../openai-chat.ts'
 import { CacheSimulators, type SimulatorOptions } from '../sim/index.ts'
-import { type PreviousRequest, type Simulation, SimulatorRejection } from '../sim/types.ts'
+import { type PreviousRequest, type Prompt, type Simulation, SimulatorRejection } from '../sim/types.ts'
 import type { WireApi } from '../types.ts'
 import { type MockCall, MockContext } from './context.ts'
 import { mockHandlers } from './handlers.ts'
-import { DEFAULT_REPLY, EXCHANGE_HEADER, SESSION_HEADER } from './script.ts'
+import {
+  DEFAULT_REPLY,
+  EXCHANGE_HEADER,
+  encodeScript,
+  SCRIPT_HEADER,
+  SESSION_HEADER,
+  TIME_HEADER,
+} from './script.ts'
 
 /** The base URL path of each vendor on the loopback server; SDK base URLs are `http://host:port` + these. */
 export const LOOPBACK_PREFIXES: Readonly<Record<Vendor, string>> = {
@@ -82,6 +92,13 @@ export interface LoopbackOptions {
    * provider's usage).
    */
   capture?: CaptureTracker
+  /**
+   * Answer from a recording (serve --replay; sim upstream with a capture only): each request must match
+   * its session's recorded request at its position, and gets the recorded answer with simulated usage.
+   */
+  replay?: ReplaySource
+  /** Told of every request the replay refuses, with why (serve prints it). */
+  onReplayMismatch?: (message: string) => void
 }
 
 export interface LoopbackServer {
@@ -159,9 +176,38 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
       headers.set(SESSION_HEADER, resolution.session)
       headers.set(EXCHANGE_HEADER, exchange)
     }
-    const at = context?.now() ?? (Date.now() - started) / 1000
+    let at = context?.now() ?? (Date.now() - started) / 1000
+    let replayed: Response | undefined
+    if (
+      options.replay !== undefined &&
+      context !== undefined &&
+      resolution !== undefined &&
+      api !== undefined &&
+      parsed !== undefined
+    ) {
+      const step = replayStep(options.replay, context, api, resolution.session, parsed)
+      if (step.kind === 'mismatch') {
+        options.onReplayMismatch?.(step.message)
+        replayed = jsonResponse(
+          400,
+          apiError(vendor, 'invalid_request_error', `cachelab replay: ${step.message}`),
+        )
+      } else if (step.kind === 'failure') {
+        const type = step.exchange.error?.split(' ')[2] ?? 'api_error'
+        replayed = jsonResponse(
+          step.exchange.status,
+          apiError(vendor, type, `replayed failure (${step.exchange.error ?? step.exchange.status})`),
+        )
+      } else if (step.kind === 'answer') {
+        headers.set(SCRIPT_HEADER, encodeScript(step.answer ?? DEFAULT_REPLY))
+        headers.set(TIME_HEADER, String(step.exchange.at))
+        at = step.exchange.at
+      }
+    }
     let response: Response
-    if (context !== undefined) {
+    if (replayed !== undefined) {
+      response = replayed
+    } else if (context !== undefined) {
       const request = new Request(`${apiRoot(vendor, DEFAULT_BASE_URLS)}${rest}`, {
         method,
         headers,
@@ -223,6 +269,7 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
         predicted: predictor !== undefined,
         ...(response.status >= 400 ? { error: errorOf(response.status, text) } : {}),
         response: text,
+        ...(predictor !== undefined && response.ok ? answerField(api, text, contentType) : {}),
       })
     }
     options.log?.({
@@ -257,6 +304,36 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
         server.close(() => resolve())
       }),
   }
+}
+
+/** Match a request against the recording; a body the simulator cannot read goes to the handler as is. */
+function replayStep(
+  replay: ReplaySource,
+  context: MockContext,
+  api: WireApi,
+  session: string,
+  body: Record<string, unknown>,
+): ReplayStep | { kind: 'unreadable' } {
+  let prompt: Prompt
+  try {
+    prompt = context.simulators.linearize(api, body)
+  } catch {
+    return { kind: 'unreadable' }
+  }
+  return replay.next(session, digestRequest(body, prompt))
+}
+
+/** The model's answer in a live response, for the capture to keep for replay. */
+function answerField(api: WireApi, text: string, contentType: string): { answer?: AssistantMessage } {
+  const answer = answerOf(api, text, contentType)
+  return answer === undefined ? {} : { answer }
+}
+
+/** An error body in the vendor's shape. */
+function apiError(vendor: Vendor, type: string, message: string): Record<string, unknown> {
+  return vendor === 'anthropic'
+    ? { type: 'error', error: { type, message } }
+    : { error: { message, type, param: null, code: null } }
 }
 
 /** The wire API a path names under its vendor's prefix, if it names one. */

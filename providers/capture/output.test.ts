@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest'
+import type { AssistantMessage } from '../../harness/types.ts'
+import { handleMessages } from '../mock/anthropic.ts'
+import { handleChat } from '../mock/chat.ts'
+import { MockContext } from '../mock/context.ts'
+import { handleResponses } from '../mock/responses.ts'
+import { encodeScript, SCRIPT_HEADER } from '../mock/script.ts'
+import type { WireApi } from '../types.ts'
+import { answerOf } from './output.ts'
+
+const answer: AssistantMessage = {
+  role: 'assistant',
+  content: [
+    { type: 'text', text: 'Looking it up, one moment.' },
+    { type: 'tool-call', callId: 'call_abc', name: 'lookup', arguments: '{"station":"EDDB","days":2}' },
+  ],
+}
+
+const bodies: Record<WireApi, Record<string, unknown>> = {
+  'anthropic-messages': {
+    model: 'claude-sonnet-4-6',
+    max_tokens: 256,
+    messages: [{ role: 'user', content: 'hi' }],
+  },
+  'openai-chat': { model: 'gpt-5.4', messages: [{ role: 'user', content: 'hi' }] },
+  'deepseek-chat': { model: 'deepseek-flash', messages: [{ role: 'user', content: 'hi' }] },
+  'openai-responses': { model: 'gpt-5.4', input: 'hi' },
+}
+
+/** The mock's own response to a request scripted with `answer`: the text and content type as sent. */
+async function rendered(api: WireApi, stream: boolean): Promise<{ text: string; type: string }> {
+  const context = new MockContext()
+  const request = new Request('https://example.test/', {
+    method: 'POST',
+    headers: { [SCRIPT_HEADER]: encodeScript(answer) },
+    body: JSON.stringify({ ...bodies[api], ...(stream ? { stream: true } : {}) }),
+  })
+  const response =
+    api === 'anthropic-messages'
+      ? await handleMessages(request, context)
+      : api === 'openai-responses'
+        ? await handleResponses(request, context)
+        : await handleChat(api === 'openai-chat' ? 'openai' : 'deepseek', request, context)
+  return { text: await response.text(), type: response.headers.get('content-type') ?? '' }
+}
+
+describe("reading the model's answer back from a response", () => {
+  for (const api of ['anthropic-messages', 'openai-chat', 'deepseek-chat', 'openai-responses'] as const) {
+    for (const stream of [false, true]) {
+      it(`${api}, ${stream ? 'streamed' : 'not streamed'}: text and tool calls, ids and arguments as sent`, async () => {
+        const { text, type } = await rendered(api, stream)
+        const parsed = answerOf(api, text, type)
+        expect(parsed?.content.find((block) => block.type === 'text')).toEqual(answer.content[0])
+        const call = parsed?.content.find((block) => block.type === 'tool-call')
+        expect(call).toMatchObject({ type: 'tool-call', callId: 'call_abc', name: 'lookup' })
+        expect(JSON.parse((call as { arguments: string }).arguments)).toEqual({ station: 'EDDB', days: 2 })
+      })
+    }
+  }
+
+  it('finds no answer in a body that is not a response', () => {
+    expect(answerOf('openai-chat', 'not json', 'application/json')).toBeUndefined()
+  })
+})
