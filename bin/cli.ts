@@ -25,8 +25,10 @@ const USAGE = `usage: cachelab <command> [options]
             two runs side by side (summary.csv or steps.csv files)
   serve     [--port N] [--host 127.0.0.1] [--upstream sim|live] [--log FILE.jsonl]
             [--record DIR [--record-bodies]]
+            [--faults FILE]
             the mock providers (or a recording proxy to the real APIs) over HTTP;
-            --record captures every request of any client, per session
+            --record captures every request of any client, per session;
+            --faults fails chosen requests (429, 529, 500, cut streams) for a client's retries
   report    CAPTURE_DIR [--out DIR] [--scenario NAME]
             a capture as steps.csv, summary.csv, breaks.csv and report.html (default: in CAPTURE_DIR)
   list      [--scenarios PATH]  scenarios (yours and the built-ins), their variants, providers and models

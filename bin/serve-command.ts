@@ -1,10 +1,15 @@
 // `cachelab serve`: the mock providers on a real HTTP port (or a recording proxy to the real APIs),
-// until interrupted. Binds loopback unless told otherwise; the log never holds keys. An unwritable log is
-// a usage error before anything listens; a write that fails later is reported once, and serving goes on.
+// until interrupted. Binds loopback unless told otherwise; the log never holds keys. An unwritable log or
+// a bad fault schedule is an input error before anything listens; a log write that fails later is
+// reported once, and serving goes on.
 
+import { readFileSync } from 'node:fs'
 import { CachelabError } from '../harness/errors.ts'
 import { CaptureWriter } from '../providers/capture/store.ts'
 import { CaptureTracker } from '../providers/capture/tracker.ts'
+import { CLOCK_PATH } from '../providers/mock/control.ts'
+import { parseFaultSchedule } from '../providers/mock/fault-spec.ts'
+import type { FaultRule } from '../providers/mock/faults.ts'
 import { LOOPBACK_ROUTES, startLoopback } from '../providers/mock/loopback.ts'
 import { CacheSimulators } from '../providers/sim/index.ts'
 import { parse } from './args.ts'
@@ -18,6 +23,7 @@ export async function serveCommand(argv: string[], signal?: AbortSignal): Promis
     log: { type: 'string' },
     record: { type: 'string' },
     'record-bodies': { type: 'boolean' },
+    faults: { type: 'string' },
   })
   const port = values.port === undefined ? 8787 : Number(values.port)
   if (!Number.isInteger(port) || port < 0 || port > 65_535)
@@ -27,6 +33,9 @@ export async function serveCommand(argv: string[], signal?: AbortSignal): Promis
     throw new CachelabError('usage', `--upstream must be sim or live, not ${upstream}`)
   if (values['record-bodies'] === true && values.record === undefined)
     throw new CachelabError('usage', '--record-bodies needs --record DIR')
+  if (values.faults !== undefined && upstream === 'live')
+    throw new CachelabError('usage', '--faults needs --upstream sim: the real providers fail on their own')
+  const faults = values.faults === undefined ? undefined : readFaultSchedule(values.faults)
   const log =
     values.log === undefined
       ? undefined
@@ -63,6 +72,7 @@ export async function serveCommand(argv: string[], signal?: AbortSignal): Promis
     port,
     upstream,
     ...(log !== undefined ? { log: (record) => log.append(record) } : {}),
+    ...(faults !== undefined ? { faults } : {}),
   })
   process.stdout.write(
     [
@@ -72,6 +82,10 @@ export async function serveCommand(argv: string[], signal?: AbortSignal): Promis
       `  DEEPSEEK_BASE_URL=${server.baseURLs.deepseek}`,
       `  (path prefixes: ${LOOPBACK_ROUTES.map(({ prefix }) => prefix).join(', ')}; the README gives each client's setting)`,
       ...(writer !== undefined ? [`  recording to ${writer.dir} (cachelab report ${writer.dir})`] : []),
+      ...(faults !== undefined ? [`  fault schedule: ${faults.length} rules from ${values.faults}`] : []),
+      ...(upstream === 'sim'
+        ? [`  virtual clock: GET ${server.url}${CLOCK_PATH}, POST {"advance": seconds} to move it on`]
+        : []),
       '',
     ].join('\n'),
   )
@@ -89,6 +103,20 @@ export async function serveCommand(argv: string[], signal?: AbortSignal): Promis
   if (log !== undefined && log.lost > 0)
     process.stderr.write(`cachelab serve: ${log.lost} log records could not be written to ${log.path}\n`)
   return 0
+}
+
+/** The rules of a `--faults` file, checked; an unreadable or invalid file is an input error (exit 2). */
+function readFaultSchedule(file: string): FaultRule[] {
+  let text: string
+  try {
+    text = readFileSync(file, 'utf8')
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    const reason =
+      code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (error as Error).message
+    throw new CachelabError('input', `cannot read --faults ${file}: ${reason}`)
+  }
+  return parseFaultSchedule(text, `--faults ${file}`)
 }
 
 /** `20261130-162300` from a date: a capture id that sorts by time. */
