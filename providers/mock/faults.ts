@@ -140,19 +140,6 @@ export function retryHeaders(fault: Extract<Fault, { kind: 'rate-limit' }>): Rec
   }
 }
 
-/** Whether a fault happens inside the answer (after the request was processed) rather than instead of it. */
-export function failsInsideAnswer(fault: Fault): boolean {
-  switch (fault.kind) {
-    case 'stream-cut':
-    case 'stream-error':
-      return true
-    case 'rate-limit':
-    case 'overloaded':
-    case 'server-error':
-      return false
-  }
-}
-
 /** A fault in a few words, for a capture's record of the failed attempt. */
 export function describeFault(fault: Fault): string {
   switch (fault.kind) {
