@@ -1,11 +1,16 @@
 // `cachelab serve`: the mock providers on a real HTTP port (or a recording proxy to the real APIs),
-// until interrupted. Binds loopback unless told otherwise; the log never holds keys. An unwritable log is
-// a usage error before anything listens; a write that fails later is reported once, and serving goes on.
+// until interrupted. Binds loopback unless told otherwise; the log never holds keys. An unwritable log or
+// a bad fault schedule is an input error before anything listens; a log write that fails later is
+// reported once, and serving goes on.
 
+import { readFileSync } from 'node:fs'
 import { CachelabError } from '../harness/errors.ts'
 import { ReplaySource } from '../providers/capture/replay.ts'
 import { CaptureWriter, openCapture } from '../providers/capture/store.ts'
 import { CaptureTracker } from '../providers/capture/tracker.ts'
+import { CLOCK_PATH } from '../providers/mock/control.ts'
+import { parseFaultSchedule } from '../providers/mock/fault-spec.ts'
+import type { FaultRule } from '../providers/mock/faults.ts'
 import { LOOPBACK_ROUTES, startLoopback } from '../providers/mock/loopback.ts'
 import { CacheSimulators } from '../providers/sim/index.ts'
 import { parse } from './args.ts'
@@ -20,6 +25,7 @@ export async function serveCommand(argv: string[], signal?: AbortSignal): Promis
     record: { type: 'string' },
     'record-bodies': { type: 'boolean' },
     replay: { type: 'string' },
+    faults: { type: 'string' },
   })
   const port = values.port === undefined ? 8787 : Number(values.port)
   if (!Number.isInteger(port) || port < 0 || port > 65_535)
@@ -35,6 +41,9 @@ export async function serveCommand(argv: string[], signal?: AbortSignal): Promis
       '--replay answers from a recording on the simulator: drop --upstream live',
     )
   const replay = values.replay === undefined ? undefined : new ReplaySource(openCapture(values.replay))
+  if (values.faults !== undefined && upstream === 'live')
+    throw new CachelabError('usage', '--faults needs --upstream sim: the real providers fail on their own')
+  const faults = values.faults === undefined ? undefined : readFaultSchedule(values.faults)
   const log =
     values.log === undefined
       ? undefined
@@ -80,6 +89,7 @@ export async function serveCommand(argv: string[], signal?: AbortSignal): Promis
     port,
     upstream,
     ...(log !== undefined ? { log: (record) => log.append(record) } : {}),
+    ...(faults !== undefined ? { faults } : {}),
   })
   process.stdout.write(
     [
@@ -93,6 +103,10 @@ export async function serveCommand(argv: string[], signal?: AbortSignal): Promis
         ? [
             `  replaying ${values.replay} (${replay.recorded.length} sessions): recorded answers, simulated usage`,
           ]
+        : []),
+      ...(faults !== undefined ? [`  fault schedule: ${faults.length} rules from ${values.faults}`] : []),
+      ...(upstream === 'sim'
+        ? [`  virtual clock: GET ${server.url}${CLOCK_PATH}, POST {"advance": seconds} to move it on`]
         : []),
       '',
     ].join('\n'),
@@ -111,6 +125,20 @@ export async function serveCommand(argv: string[], signal?: AbortSignal): Promis
   if (log !== undefined && log.lost > 0)
     process.stderr.write(`cachelab serve: ${log.lost} log records could not be written to ${log.path}\n`)
   return 0
+}
+
+/** The rules of a `--faults` file, checked; an unreadable or invalid file is an input error (exit 2). */
+function readFaultSchedule(file: string): FaultRule[] {
+  let text: string
+  try {
+    text = readFileSync(file, 'utf8')
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    const reason =
+      code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (error as Error).message
+    throw new CachelabError('input', `cannot read --faults ${file}: ${reason}`)
+  }
+  return parseFaultSchedule(text, `--faults ${file}`)
 }
 
 /** `20261130-162300` from a date: a capture id that sorts by time. */

@@ -327,8 +327,11 @@ export interface WireSources {
 
 /** A provider failure a scenario asks the mock provider to produce on a request. */
 export type Fault =
-  /** 429 with `retry-after-ms` (and `retry-after` in seconds). */
-  | { kind: 'rate-limit'; retryAfterMs?: number }
+  /**
+   * 429. Each retry header is sent only when given: `retry-after-ms` (milliseconds, the header both
+   * official SDKs read first) and `retry-after` (whole seconds, the standard header).
+   */
+  | { kind: 'rate-limit'; retryAfterMs?: number; retryAfterSeconds?: number }
   /** Overloaded: 529 on Anthropic, 503 on OpenAI and DeepSeek. */
   | { kind: 'overloaded' }
   /** 500. */

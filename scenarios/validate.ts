@@ -160,7 +160,7 @@ const TOOL_CALL: Shape = object<ToolCallScript>({
 const STEP: Shape = object<StepScript>({ text: optional(TEXT_SPEC), toolCalls: optional(arrayOf(TOOL_CALL)) })
 
 const FAULT: Shape = union<Fault, 'kind'>('kind', {
-  'rate-limit': { retryAfterMs: optional(COUNT) },
+  'rate-limit': { retryAfterMs: optional(COUNT), retryAfterSeconds: optional(COUNT) },
   overloaded: {},
   'server-error': {},
   'stream-cut': { afterFrames: required(COUNT) },

@@ -42,10 +42,12 @@ export function recordContext(
   })
   context.previousFor = (api, request) =>
     tracker.previous(tracker.resolve(api, request.session, request.body).session)
+  context.sessionFor = (api, request) => tracker.resolve(api, request.session, request.body).session
   context.observer = (call) => {
     const resolution = tracker.resolve(call.api, call.session, call.body)
+    // A failed answer (a fault inside it) gave the client no usage, though the prompt was simulated.
     const usage =
-      call.simulation === undefined
+      call.simulation === undefined || call.status >= 400 || call.failure !== undefined
         ? undefined
         : servedUsage(context, call.api, call.body.model, call.simulation.counts)
     tracker.add({
@@ -59,7 +61,11 @@ export function recordContext(
       ...(usage !== undefined ? { usage } : {}),
       ...(call.simulation !== undefined ? { simulation: call.simulation } : {}),
       predicted: false,
-      ...(call.status >= 400 ? { error: `HTTP ${call.status}` } : {}),
+      ...(call.status >= 400
+        ? { error: `HTTP ${call.status}` }
+        : call.failure !== undefined
+          ? { error: call.failure }
+          : {}),
     })
   }
   return tracker

@@ -5,7 +5,7 @@
 import type { AssistantMessage } from '../../harness/types.ts'
 import { type SimCounts, SimulatorRejection } from '../sim/types.ts'
 import type { MockContext } from './context.ts'
-import type { Fault } from './faults.ts'
+import { type Fault, retryHeaders } from './faults.ts'
 import { jsonResponse, readMockRequest, sseResponse } from './request.ts'
 import { type SseFrame, sseStream, textPieces } from './sse.ts'
 
@@ -43,16 +43,14 @@ function errorResponse(
 /** The HTTP response of a fault that happens before any output. */
 function faultResponse(fault: Fault, context: MockContext): Response | undefined {
   switch (fault.kind) {
-    case 'rate-limit': {
-      const ms = fault.retryAfterMs ?? 0
+    case 'rate-limit':
       return errorResponse(
         context,
         429,
         'rate_limit_error',
         'This request would exceed the rate limit for your organization. Please retry later.',
-        { 'retry-after-ms': String(ms), 'retry-after': String(Math.ceil(ms / 1000)) },
+        retryHeaders(fault),
       )
-    }
     case 'overloaded':
       return errorResponse(context, 529, 'overloaded_error', 'Overloaded')
     case 'server-error':
@@ -100,8 +98,8 @@ export async function handleMessages(request: Request, context: MockContext): Pr
       { 'request-id': requestId },
     )
   }
-  // Taken only now, so that a request refused above leaves it for the next one.
-  const fault = context.faults.take()
+  // Known only now: a request the simulator refused above never uses up a fault inside its answer.
+  const fault = context.answerFault(parsed)
 
   const id = context.nextId('msg_sim')
   const model = body.model

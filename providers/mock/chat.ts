@@ -5,7 +5,7 @@
 import type { AssistantMessage } from '../../harness/types.ts'
 import { type SimCounts, SimulatorRejection } from '../sim/types.ts'
 import { EPOCH_SECONDS, type MockContext } from './context.ts'
-import type { Fault } from './faults.ts'
+import { type Fault, retryHeaders } from './faults.ts'
 import { jsonResponse, readMockRequest, sseResponse } from './request.ts'
 import { type SseFrame, sseStream, textPieces } from './sse.ts'
 
@@ -53,17 +53,12 @@ function errorBody(message: string, type: string, code: string | null) {
 /** The HTTP response of a fault that happens before any output. */
 export function chatFaultResponse(fault: Fault): Response | undefined {
   switch (fault.kind) {
-    case 'rate-limit': {
-      const ms = fault.retryAfterMs ?? 0
+    case 'rate-limit':
       return jsonResponse(
         429,
         errorBody('Rate limit reached for requests.', 'requests', 'rate_limit_exceeded'),
-        {
-          'retry-after-ms': String(ms),
-          'retry-after': String(Math.ceil(ms / 1000)),
-        },
+        retryHeaders(fault),
       )
-    }
     case 'overloaded':
       return jsonResponse(503, errorBody('The server is overloaded or not ready yet.', 'server_error', null))
     case 'server-error':
@@ -112,8 +107,8 @@ export async function handleChat(vendor: Vendor, request: Request, context: Mock
   if (early !== undefined) return early
   const simulation = context.simulate(api, parsed)
   if (simulation instanceof SimulatorRejection) return jsonResponse(simulation.status, simulation.body)
-  // Taken only now, so that a request refused above leaves it for the next one.
-  const fault = context.faults.take()
+  // Known only now: a request the simulator refused above never uses up a fault inside its answer.
+  const fault = context.answerFault(parsed)
   const usage = chatUsage(
     vendor,
     simulation.counts,

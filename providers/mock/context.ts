@@ -1,11 +1,22 @@
 // State shared by the mock handlers of one mock-provider instance: the simulators (one cache per
-// vendor, like one organization's account), the fault queue, deterministic ids, and a call observer.
+// vendor, like one organization's account), the virtual clock, the faults (header, queue, schedule),
+// deterministic ids, and a call observer.
 
 import type { AssistantMessage } from '../../harness/types.ts'
+import { contentHash } from '../capture/digest.ts'
+import { providerOfApi } from '../capture/tracker.ts'
 import { CacheSimulators, type SimulatorOptions } from '../sim/index.ts'
 import { type PreviousRequest, type Simulation, SimulatorRejection } from '../sim/types.ts'
 import type { WireApi } from '../types.ts'
-import { type Fault, FaultQueue } from './faults.ts'
+import { checkFaultRules } from './fault-spec.ts'
+import {
+  describeFault,
+  type Fault,
+  FaultQueue,
+  type FaultRule,
+  FaultSchedule,
+  type ScheduledChoice,
+} from './faults.ts'
 import type { MockRequest } from './request.ts'
 
 /** Unix time of virtual time 0 (2026-01-01T00:00:00Z); keeps `created` fields deterministic. */
@@ -21,6 +32,11 @@ export interface MockCall {
   /** Absent when the request failed before simulation (a fault or a rejection). */
   simulation?: Simulation
   status: number
+  /**
+   * Why the client got no answer although the request was simulated: a fault inside the answer (a cut
+   * stream, an error event; not streamed, a 500). The prompt was processed, so the simulator cached it.
+   */
+  failure?: string
   /** The session the request declared (`x-cachelab-session`). */
   session?: string
   /** The loopback server's id of the HTTP exchange. */
@@ -31,13 +47,27 @@ export interface MockContextOptions {
   simulator?: SimulatorOptions
   /** Virtual clock used when a request carries no time header (seconds). */
   clock?: () => number
+  /** A fault schedule: the rules that fail chosen requests (checked; a bad rule is an input error). */
+  faults?: readonly FaultRule[]
 }
 
 export class MockContext {
+  /** Faults for the next requests, in order (before the schedule's). */
   readonly faults = new FaultQueue()
+  /** The fault schedule and its counts; `reset` starts it over from the options' rules. */
+  schedule: FaultSchedule
   simulators: CacheSimulators
   private readonly options: MockContextOptions
+  private readonly rules: readonly FaultRule[]
   private serial = 0
+  /** Seconds added to the clock by `advance`. */
+  private offset = 0
+  /** The latest time `now` gave: the clock never runs backwards. */
+  private latest = Number.NEGATIVE_INFINITY
+  /** How many times in a row each request with a fault header has failed, by request and header. */
+  private readonly headerFailures = new Map<string, number>()
+  /** The fault inside the answer chosen for a request, until the simulator has accepted the request. */
+  private readonly insideAnswer = new WeakMap<MockRequest, ScheduledChoice>()
   /** Called for every request served; the loopback server logs through it. */
   observer: ((call: MockCall) => void) | undefined
   /**
@@ -50,22 +80,51 @@ export class MockContext {
    * the previous request of the session the request belongs to.
    */
   previousFor: ((api: WireApi, request: MockRequest) => PreviousRequest | undefined) | undefined
+  /**
+   * The session of a request whose `session` is unset, for the fault schedule: in process, the recorder
+   * tells sessions apart as a capture does.
+   */
+  sessionFor: ((api: WireApi, request: MockRequest) => string | undefined) | undefined
 
   constructor(options: MockContextOptions = {}) {
     this.options = options
+    this.rules = checkFaultRules(options.faults ?? [])
+    this.schedule = new FaultSchedule(this.rules)
     this.simulators = new CacheSimulators(options.simulator)
   }
 
-  /** Forget every cached prefix and pending fault (a fresh account), optionally with other simulator options. */
+  /**
+   * Forget every cached prefix and pending fault (a fresh account), optionally with other simulator
+   * options. The fault schedule starts over from its rules; the clock keeps its time (it never runs back).
+   */
   reset(simulator?: SimulatorOptions): void {
     this.simulators = new CacheSimulators({ ...this.options.simulator, ...simulator })
     this.faults.clear()
+    this.schedule = new FaultSchedule(this.rules)
+    this.headerFailures.clear()
     this.serial = 0
     this.previous = undefined
   }
 
+  /** Virtual time in seconds: the clock plus every `advance`, never less than a time it gave before. */
   now(): number {
-    return this.options.clock?.() ?? 0
+    this.latest = Math.max(this.latest, (this.options.clock?.() ?? 0) + this.offset)
+    return this.latest
+  }
+
+  /**
+   * Move virtual time forward, so an idle gap (a TTL expiry) takes no real time. A request's
+   * `x-cachelab-at` header still sets that one request's time, leaving the clock alone.
+   */
+  advance(seconds: number): void {
+    if (!Number.isFinite(seconds) || seconds < 0)
+      throw new RangeError(`the clock only moves forward: cannot advance it by ${seconds} seconds`)
+    this.offset += seconds
+  }
+
+  /** Seconds `advance` has added in all. */
+  get advanced(): number {
+    return this.offset
   }
 
   /** A deterministic id with the provider's prefix. */
@@ -79,23 +138,38 @@ export class MockContext {
   }
 
   /**
-   * Answer a request the handler accepted with the next queued fault, if that fault fails a request
-   * before any output (`response` gives the API's form of it, or `undefined` for a fault inside a
-   * stream): the fault is taken, the failure reported, and the request never reaches the simulator,
-   * as the API refuses it before processing it. A fault inside a stream stays queued: the handler takes
-   * it once the simulator has accepted the request, so a rejected request never uses it up.
+   * Choose the fault of a request the handler accepted and, if it fails the request before any output
+   * (`response` gives the API's form of it, or `undefined` for a fault inside the answer), answer with
+   * it: the fault is spent, the failure reported, and the request never reaches the simulator, as the
+   * API refuses it before processing it. A fault inside the answer is spent only once the simulator has
+   * accepted the request (`simulate`; the handler then reads it with `answerFault`), so a request the
+   * simulator refuses never uses it up.
    */
   failEarly(
     api: WireApi,
     request: MockRequest,
     response: (fault: Fault) => Response | undefined,
   ): Response | undefined {
-    const next = this.faults.peek()
-    const early = next === undefined ? undefined : response(next)
-    if (early === undefined) return undefined
-    this.faults.take()
+    const choice = this.chooseFault(api, request)
+    if (choice === undefined) return undefined
+    const early = response(choice.fault)
+    if (early === undefined) {
+      this.insideAnswer.set(request, choice)
+      return undefined
+    }
+    choice.spend()
     this.recordFailure(api, request, early.status)
     return early
+  }
+
+  /**
+   * The fault a simulated request fails with inside its answer (a cut stream, an error event; not
+   * streamed, a 500), for the handler to shape; undefined when it has none.
+   */
+  answerFault(request: MockRequest): Fault | undefined {
+    const choice = this.insideAnswer.get(request)
+    this.insideAnswer.delete(request)
+    return choice?.fault
   }
 
   /** Report a request answered with `status` before any simulation (a fault). */
@@ -119,13 +193,43 @@ export class MockContext {
         output,
         ...(previous !== undefined ? { previous } : {}),
       })
-      this.record({ api, at, body, output, simulation, status: 200, ...labels })
+      // A fault inside the answer happens now that the prompt is processed (and cached).
+      const inside = this.insideAnswer.get(request)
+      inside?.spend()
+      const failure =
+        inside === undefined
+          ? {}
+          : { status: body.stream === true ? 200 : 500, failure: describeFault(inside.fault) }
+      this.record({ api, at, body, output, simulation, status: 200, ...failure, ...labels })
       return simulation
     } catch (error) {
       if (!(error instanceof SimulatorRejection)) throw error
+      this.insideAnswer.delete(request)
       this.record({ api, at, body, output, status: error.status, ...labels })
       return error
     }
+  }
+
+  /**
+   * The fault of a request; every request is counted on the schedule, whichever source wins. The
+   * request's own header comes first: it fails `times` identical requests in a row (the first attempt
+   * and the client's retries), then the next identical one is served and the count starts over. Then
+   * the queue, then the schedule.
+   */
+  private chooseFault(api: WireApi, request: MockRequest): ScheduledChoice | undefined {
+    const session = request.session ?? this.sessionFor?.(api, request)
+    const scheduled = this.schedule.next({ provider: providerOfApi(api), session })
+    const header = request.fault
+    if (header !== undefined) {
+      const key = contentHash(JSON.stringify([api, session ?? null, header.text, request.body]))
+      const failed = this.headerFailures.get(key) ?? 0
+      if (failed < header.times)
+        return { fault: header.fault, spend: () => this.headerFailures.set(key, failed + 1) }
+      this.headerFailures.delete(key)
+    }
+    const queued = this.faults.peek()
+    if (queued !== undefined) return { fault: queued, spend: () => this.faults.take() }
+    return scheduled
   }
 }
 

@@ -20,6 +20,8 @@ import { CacheSimulators, type SimulatorOptions } from '../sim/index.ts'
 import { type PreviousRequest, type Prompt, type Simulation, SimulatorRejection } from '../sim/types.ts'
 import type { WireApi } from '../types.ts'
 import { type MockCall, MockContext } from './context.ts'
+import { handleControl, isControlPath } from './control.ts'
+import type { FaultRule } from './faults.ts'
 import { mockHandlers } from './handlers.ts'
 import {
   DEFAULT_REPLY,
@@ -99,6 +101,8 @@ export interface LoopbackOptions {
   replay?: ReplaySource
   /** Told of every request the replay refuses, with why (serve prints it). */
   onReplayMismatch?: (message: string) => void
+  /** A fault schedule for the sim upstream (`serve --faults FILE`). */
+  faults?: readonly FaultRule[]
 }
 
 export interface LoopbackServer {
@@ -120,6 +124,7 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
       ? new MockContext({
           clock: () => (Date.now() - started) / 1000,
           ...(options.simulator !== undefined ? { simulator: options.simulator } : {}),
+          ...(options.faults !== undefined ? { faults: options.faults } : {}),
         })
       : undefined
   // The in-process handlers, on the real hosts: the server rewrites each path onto its vendor's root.
@@ -152,6 +157,13 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
     const begin = performance.now()
     const path = incoming.url ?? '/'
     const method = incoming.method ?? 'GET'
+    if (isControlPath(path)) {
+      const body = method === 'GET' || method === 'HEAD' ? undefined : await readBody(incoming)
+      const answer = handleControl(method, path, body?.toString('utf8'), context)
+      outgoing.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers })
+      outgoing.end(JSON.stringify(answer.body))
+      return
+    }
     const target = routeOf(path)
     if (target === undefined) {
       writeJson(outgoing, 404, notFound(`no provider API at ${method} ${path}; ${ACCEPTED_PREFIXES}`))
@@ -224,6 +236,9 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
       })
     }
     const chunks: Uint8Array[] = []
+    // A stream that breaks off (a cut fault, or the upstream's connection) is passed on as a dropped
+    // connection, and recorded as the failed attempt it is.
+    let cut = false
     outgoing.writeHead(
       response.status,
       Object.fromEntries([...response.headers].filter(([name]) => !HOP_BY_HOP.has(name))),
@@ -235,22 +250,28 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
           const { done, value } = await reader.read()
           if (done) break
           chunks.push(value)
-          outgoing.write(value)
+          // Each frame is on the wire before the next is read, so a stream that breaks off has
+          // delivered its headers and every frame before the break, as a real dropped connection has.
+          await new Promise<void>((resolve, reject) =>
+            outgoing.write(value, (error) => (error ? reject(error) : resolve())),
+          )
         }
       } catch (error) {
         outgoing.destroy(error as Error)
-        return
+        cut = true
       }
     }
-    outgoing.end()
+    if (!cut) outgoing.end()
     // Only the API calls are logged: a model listing has no session, model or usage.
     if (body === undefined) return
     const text = Buffer.concat(chunks).toString('utf8')
     const contentType = response.headers.get('content-type') ?? ''
-    const raw = usageFromResponse(text, contentType)
+    const call = served.get(exchange)
+    served.delete(exchange)
+    // A failed answer gave the client no usage, whatever frames it got before it failed.
+    const failure = call?.failure ?? (cut ? 'stream cut' : undefined)
+    const raw = failure === undefined ? usageFromResponse(text, contentType) : undefined
     if (capture !== undefined && resolution !== undefined && api !== undefined && parsed !== undefined) {
-      const call = served.get(exchange)
-      served.delete(exchange)
       const simulation =
         call?.simulation ??
         (predictor === undefined
@@ -267,7 +288,11 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
         ...(raw !== undefined ? { usage: normalize(vendor, raw) } : {}),
         ...(simulation !== undefined ? { simulation } : {}),
         predicted: predictor !== undefined,
-        ...(response.status >= 400 ? { error: errorOf(response.status, text) } : {}),
+        ...(response.status >= 400
+          ? { error: errorOf(response.status, text) }
+          : failure !== undefined
+            ? { error: failure }
+            : {}),
         response: text,
         ...(predictor !== undefined && response.ok ? answerField(api, text, contentType) : {}),
       })

@@ -9,12 +9,15 @@ import type { StepRow } from '../../reports/types.ts'
 import { recordContext } from '../capture/recorder.ts'
 import type { CapturedExchange } from '../capture/tracker.ts'
 import { MockContext, type MockContextOptions } from './context.ts'
+import type { FaultRule } from './faults.ts'
 import { mockHandlers } from './handlers.ts'
+import { releaseResponseClones } from './server.ts'
 
 export type { CapturedExchange } from '../capture/tracker.ts'
 export { type MockCall, MockContext, type MockContextOptions } from './context.ts'
+export { FAULT_HEADER, type Fault, type FaultRule } from './faults.ts'
 export { mockHandlers } from './handlers.ts'
-export { type MockProviders, startMockProviders } from './server.ts'
+export { type MockProviders, releaseResponseClones, startMockProviders } from './server.ts'
 
 /** What the mocks recorded. */
 export interface CachelabRecorder {
@@ -35,10 +38,15 @@ export interface CachelabMocksOptions {
   /** Simulator options: other cache rules than the catalog's, a seed for best-effort behaviour. */
   simulator?: MockContextOptions['simulator']
   /**
-   * Virtual time in seconds (idle gaps, TTLs). Defaults to wall-clock seconds since the mocks started; a
-   * request's `x-cachelab-at` header overrides it.
+   * Virtual time in seconds (idle gaps, TTLs). Defaults to wall-clock seconds since the mocks started;
+   * `advance(seconds)` moves it forward, and a request's `x-cachelab-at` header sets that request's time.
    */
   clock?: () => number
+  /**
+   * A fault schedule: which requests fail (by session, n-th request overall or of a session, provider)
+   * and how, as in `serve --faults FILE`. A request's `x-cachelab-fault` header fails that one request.
+   */
+  faults?: readonly FaultRule[]
   /** The scenario column of the rows; `capture` by default. */
   scenario?: string
 }
@@ -54,6 +62,8 @@ export interface CachelabHandlers {
 export interface CachelabMocks {
   context: MockContext
   recorder: CachelabRecorder
+  /** Move virtual time forward by `seconds` (a TTL expiry without the wait); `context.advance` too. */
+  advance(seconds: number): void
   /** Stop intercepting. */
   close(): void
 }
@@ -67,6 +77,7 @@ export function cachelabHandlers(options: CachelabMocksOptions = {}): CachelabHa
   const context = new MockContext({
     clock: options.clock ?? (() => (Date.now() - started) / 1000),
     ...(options.simulator !== undefined ? { simulator: options.simulator } : {}),
+    ...(options.faults !== undefined ? { faults: options.faults } : {}),
   })
   const recorded: CapturedExchange[] = []
   const record = (exchange: CapturedExchange) => recorded.push(exchange)
@@ -96,5 +107,11 @@ export function startCachelabMocks(options: CachelabMocksOptions = {}): Cachelab
   const { handlers, context, recorder } = cachelabHandlers(options)
   const server = setupServer(...handlers)
   server.listen({ onUnhandledRequest: 'error' })
-  return { context, recorder, close: () => server.close() }
+  releaseResponseClones(server)
+  return {
+    context,
+    recorder,
+    advance: (seconds) => context.advance(seconds),
+    close: () => server.close(),
+  }
 }

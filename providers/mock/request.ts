@@ -1,8 +1,10 @@
-// The prelude every mock handler shares: parse the JSON body, read the script, time and session
+// The prelude every mock handler shares: parse the JSON body, read the script, time, session and fault
 // headers. Queued faults stay queued: the handler takes one only for a request it accepts.
 
 import type { AssistantMessage } from '../../harness/types.ts'
 import type { MockContext } from './context.ts'
+import { parseFaultHeader } from './fault-spec.ts'
+import { FAULT_HEADER, type HeaderFault } from './faults.ts'
 import {
   DEFAULT_REPLY,
   decodeScript,
@@ -21,6 +23,8 @@ export interface MockRequest {
   session: string | undefined
   /** The `x-cachelab-exchange` header: the loopback server's id of the HTTP exchange. */
   exchange: string | undefined
+  /** The `x-cachelab-fault` header: a fault this request asks for. */
+  fault?: HeaderFault
 }
 
 /** Parse a request, or return the reason it is malformed (answered with the API's 400). */
@@ -46,12 +50,20 @@ export async function readMockRequest(
   const timeHeader = request.headers.get(TIME_HEADER)
   const at = timeHeader === null ? context.now() : Number(timeHeader)
   if (!Number.isFinite(at)) return { problem: `Invalid ${TIME_HEADER} header: ${timeHeader}` }
+  const faultHeader = request.headers.get(FAULT_HEADER)
+  let fault: HeaderFault | undefined
+  try {
+    fault = faultHeader === null || faultHeader === '' ? undefined : parseFaultHeader(faultHeader)
+  } catch (error) {
+    return { problem: `Invalid ${FAULT_HEADER} header: ${(error as Error).message}` }
+  }
   return {
     body: body as Record<string, unknown>,
     output,
     at,
     session: request.headers.get(SESSION_HEADER) ?? undefined,
     exchange: request.headers.get(EXCHANGE_HEADER) ?? undefined,
+    ...(fault !== undefined ? { fault } : {}),
   }
 }
 

@@ -141,8 +141,8 @@ export async function handleResponses(request: Request, context: MockContext): P
   if (early !== undefined) return early
   const simulation = context.simulate('openai-responses', parsed)
   if (simulation instanceof SimulatorRejection) return jsonResponse(simulation.status, simulation.body)
-  // Taken only now, so that a request refused above leaves it for the next one.
-  const fault = context.faults.take()
+  // Known only now: a request the simulator refused above never uses up a fault inside its answer.
+  const fault = context.answerFault(parsed)
   const model = body.model
   const usage = responsesUsage(simulation.counts, context.simulators.openai.reportsWrites(model))
   const id = context.nextId('resp_sim')
