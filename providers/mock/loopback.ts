@@ -261,52 +261,58 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
         cut = true
       }
     }
-    if (!cut) outgoing.end()
-    // Only the API calls are logged: a model listing has no session, model or usage.
-    if (body === undefined) return
-    const text = Buffer.concat(chunks).toString('utf8')
-    const contentType = response.headers.get('content-type') ?? ''
-    const call = served.get(exchange)
-    served.delete(exchange)
-    // A failed answer gave the client no usage, whatever frames it got before it failed.
-    const failure = call?.failure ?? (cut ? 'stream cut' : undefined)
-    const raw = failure === undefined ? usageFromResponse(text, contentType) : undefined
-    if (capture !== undefined && resolution !== undefined && api !== undefined && parsed !== undefined) {
-      const simulation =
-        call?.simulation ??
-        (predictor === undefined
-          ? undefined
-          : predict(predictor, api, parsed, at, capture.previous(resolution.session)))
-      capture.add({
-        resolution,
-        api,
-        body: parsed,
-        at: call?.at ?? at,
-        status: response.status,
-        latencyMs: Math.round(performance.now() - begin),
-        stream: contentType.includes('text/event-stream'),
-        ...(raw !== undefined ? { usage: normalize(vendor, raw) } : {}),
-        ...(simulation !== undefined ? { simulation } : {}),
-        predicted: predictor !== undefined,
-        ...(response.status >= 400
-          ? { error: errorOf(response.status, text) }
-          : failure !== undefined
-            ? { error: failure }
-            : {}),
-        response: text,
-        ...(predictor !== undefined && response.ok ? answerField(api, text, contentType) : {}),
-      })
+    // The exchange is recorded and logged before the response ends, so a client that has its answer
+    // (and a test that reads the capture next) always finds the request there. Only the API calls are
+    // logged: a model listing has no session, model or usage.
+    try {
+      if (body !== undefined) {
+        const text = Buffer.concat(chunks).toString('utf8')
+        const contentType = response.headers.get('content-type') ?? ''
+        const call = served.get(exchange)
+        served.delete(exchange)
+        // A failed answer gave the client no usage, whatever frames it got before it failed.
+        const failure = call?.failure ?? (cut ? 'stream cut' : undefined)
+        const raw = failure === undefined ? usageFromResponse(text, contentType) : undefined
+        if (capture !== undefined && resolution !== undefined && api !== undefined && parsed !== undefined) {
+          const simulation =
+            call?.simulation ??
+            (predictor === undefined
+              ? undefined
+              : predict(predictor, api, parsed, at, capture.previous(resolution.session)))
+          capture.add({
+            resolution,
+            api,
+            body: parsed,
+            at: call?.at ?? at,
+            status: response.status,
+            latencyMs: Math.round(performance.now() - begin),
+            stream: contentType.includes('text/event-stream'),
+            ...(raw !== undefined ? { usage: normalize(vendor, raw) } : {}),
+            ...(simulation !== undefined ? { simulation } : {}),
+            predicted: predictor !== undefined,
+            ...(response.status >= 400
+              ? { error: errorOf(response.status, text) }
+              : failure !== undefined
+                ? { error: failure }
+                : {}),
+            response: text,
+            ...(predictor !== undefined && response.ok ? answerField(api, text, contentType) : {}),
+          })
+        }
+        options.log?.({
+          time: new Date().toISOString(),
+          vendor,
+          path,
+          session: resolution?.session ?? sessionOf(headers, parsed),
+          model: typeof parsed?.model === 'string' ? parsed.model : undefined,
+          status: response.status,
+          latencyMs: Math.round(performance.now() - begin),
+          ...(raw !== undefined ? { usage: normalize(vendor, raw) } : {}),
+        })
+      }
+    } finally {
+      if (!cut) outgoing.end()
     }
-    options.log?.({
-      time: new Date().toISOString(),
-      vendor,
-      path,
-      session: resolution?.session ?? sessionOf(headers, parsed),
-      model: typeof parsed?.model === 'string' ? parsed.model : undefined,
-      status: response.status,
-      latencyMs: Math.round(performance.now() - begin),
-      ...(raw !== undefined ? { usage: normalize(vendor, raw) } : {}),
-    })
   }
 
   await new Promise<void>((resolve, reject) => {
