@@ -18,6 +18,7 @@ export async function serveCommand(argv: string[], signal?: AbortSignal): Promis
     log: { type: 'string' },
     record: { type: 'string' },
     'record-bodies': { type: 'boolean' },
+    lenient: { type: 'boolean' },
   })
   const port = values.port === undefined ? 8787 : Number(values.port)
   if (!Number.isInteger(port) || port < 0 || port > 65_535)
@@ -27,6 +28,8 @@ export async function serveCommand(argv: string[], signal?: AbortSignal): Promis
     throw new CachelabError('usage', `--upstream must be sim or live, not ${upstream}`)
   if (values['record-bodies'] === true && values.record === undefined)
     throw new CachelabError('usage', '--record-bodies needs --record DIR')
+  if (values.lenient === true && upstream !== 'sim')
+    throw new CachelabError('usage', '--lenient applies to the simulated upstream (--upstream sim)')
   const log =
     values.log === undefined
       ? undefined
@@ -62,11 +65,12 @@ export async function serveCommand(argv: string[], signal?: AbortSignal): Promis
     ...(values.host !== undefined ? { host: values.host } : {}),
     port,
     upstream,
+    ...(values.lenient === true ? { lenient: true } : {}),
     ...(log !== undefined ? { log: (record) => log.append(record) } : {}),
   })
   process.stdout.write(
     [
-      `cachelab serve (${upstream}) listening on ${server.url}`,
+      `cachelab serve (${upstream}${values.lenient === true ? ', lenient' : ''}) listening on ${server.url}`,
       `  OPENAI_BASE_URL=${server.baseURLs.openai}`,
       `  ANTHROPIC_BASE_URL=${server.baseURLs.anthropic}`,
       `  DEEPSEEK_BASE_URL=${server.baseURLs.deepseek}`,

@@ -41,6 +41,11 @@ export interface CachelabMocksOptions {
   clock?: () => number
   /** The scenario column of the rows; `capture` by default. */
   scenario?: string
+  /**
+   * Accept what the real APIs refuse (see the README's "What the mocks refuse"): every well-formed body
+   * is simulated.
+   */
+  lenient?: boolean
 }
 
 /** The handlers, their shared state and the recorder, for a user's own `setupServer`. */
@@ -67,6 +72,7 @@ export function cachelabHandlers(options: CachelabMocksOptions = {}): CachelabHa
   const context = new MockContext({
     clock: options.clock ?? (() => (Date.now() - started) / 1000),
     ...(options.simulator !== undefined ? { simulator: options.simulator } : {}),
+    ...(options.lenient !== undefined ? { lenient: options.lenient } : {}),
   })
   const recorded: CapturedExchange[] = []
   const record = (exchange: CapturedExchange) => recorded.push(exchange)
