@@ -24,11 +24,12 @@ const USAGE = `usage: cachelab <command> [options]
   compare   A.csv B.csv
             two runs side by side (summary.csv or steps.csv files)
   serve     [--port N] [--host 127.0.0.1] [--upstream sim|live] [--log FILE.jsonl]
-            [--record DIR [--record-bodies]] [--replay DIR] [--faults FILE]
+            [--record DIR [--record-bodies]] [--replay DIR] [--faults FILE] [--lenient]
             the mock providers (or a recording proxy to the real APIs) over HTTP;
             --record captures every request of any client, per session (live: with the
             model's answers); --replay answers a recorded capture's requests again;
-            --faults fails chosen requests (429, 529, 500, cut streams) for a client's retries
+            --faults fails chosen requests (429, 529, 500, cut streams) for a client's retries;
+            --lenient accepts what the real APIs refuse
   report    CAPTURE_DIR [--out DIR] [--scenario NAME]
             a capture as steps.csv, summary.csv, breaks.csv and report.html (default: in CAPTURE_DIR)
   list      [--scenarios PATH]  scenarios (yours and the built-ins), their variants, providers and models

@@ -90,3 +90,57 @@ describe('cachelab serve --log', () => {
     ])
   })
 })
+
+describe('cachelab serve --lenient', () => {
+  const developerMessage = (url: string) =>
+    fetch(`${url}/deepseek/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        model: 'deepseek-flash',
+        messages: [
+          { role: 'developer', content: 'Be brief.' },
+          { role: 'user', content: 'hello' },
+        ],
+      }),
+    })
+
+  async function serve(argv: string[]): Promise<{ url: string; stop: () => Promise<number> }> {
+    let stdout = ''
+    vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+      stdout += String(chunk)
+      return true
+    })
+    const abort = new AbortController()
+    const exit = serveCommand(['--port', '0', ...argv], abort.signal)
+    await vi.waitFor(() => expect(stdout).toContain('listening on'))
+    const url = /listening on (\S+)/.exec(stdout)?.[1] ?? ''
+    vi.restoreAllMocks()
+    expect(stdout).toContain(argv.includes('--lenient') ? '(sim, lenient)' : '(sim)')
+    const stop = () => {
+      abort.abort()
+      return exit
+    }
+    return { url, stop }
+  }
+
+  it('answers what the real API refuses with its error by default, and with a reply when lenient', async () => {
+    const strict = await serve([])
+    const refused = await developerMessage(strict.url)
+    expect(refused.status).toBe(400)
+    expect(((await refused.json()) as { error: { message: string } }).error.message).toContain(
+      'unknown variant `developer`',
+    )
+    expect(await strict.stop()).toBe(0)
+
+    const lenient = await serve(['--lenient'])
+    expect((await developerMessage(lenient.url)).status).toBe(200)
+    expect(await lenient.stop()).toBe(0)
+  })
+
+  it('is a usage error with the live upstream, which validates for itself', async () => {
+    const { code, stderr } = await runCli(['serve', '--port', '0', '--upstream', 'live', '--lenient'])
+    expect(code).toBe(2)
+    expect(stderr).toBe('cachelab: --lenient applies to the simulated upstream (--upstream sim)\n')
+  })
+})

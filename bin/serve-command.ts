@@ -26,6 +26,7 @@ export async function serveCommand(argv: string[], signal?: AbortSignal): Promis
     'record-bodies': { type: 'boolean' },
     replay: { type: 'string' },
     faults: { type: 'string' },
+    lenient: { type: 'boolean' },
   })
   const port = values.port === undefined ? 8787 : Number(values.port)
   if (!Number.isInteger(port) || port < 0 || port > 65_535)
@@ -44,6 +45,8 @@ export async function serveCommand(argv: string[], signal?: AbortSignal): Promis
   if (values.faults !== undefined && upstream === 'live')
     throw new CachelabError('usage', '--faults needs --upstream sim: the real providers fail on their own')
   const faults = values.faults === undefined ? undefined : readFaultSchedule(values.faults)
+  if (values.lenient === true && upstream !== 'sim')
+    throw new CachelabError('usage', '--lenient applies to the simulated upstream (--upstream sim)')
   const log =
     values.log === undefined
       ? undefined
@@ -88,12 +91,13 @@ export async function serveCommand(argv: string[], signal?: AbortSignal): Promis
     ...(values.host !== undefined ? { host: values.host } : {}),
     port,
     upstream,
+    ...(values.lenient === true ? { lenient: true } : {}),
     ...(log !== undefined ? { log: (record) => log.append(record) } : {}),
     ...(faults !== undefined ? { faults } : {}),
   })
   process.stdout.write(
     [
-      `cachelab serve (${upstream}) listening on ${server.url}`,
+      `cachelab serve (${upstream}${values.lenient === true ? ', lenient' : ''}) listening on ${server.url}`,
       `  OPENAI_BASE_URL=${server.baseURLs.openai}`,
       `  ANTHROPIC_BASE_URL=${server.baseURLs.anthropic}`,
       `  DEEPSEEK_BASE_URL=${server.baseURLs.deepseek}`,

@@ -87,6 +87,43 @@ export interface DeepSeekCacheRules {
 
 export type CacheRules = AnthropicCacheRules | OpenAIPrefixRules | OpenAIBreakpointRules | DeepSeekCacheRules
 
+/** What an Anthropic model's Messages API accepts beyond the common schema (the mocks' validation reads it). */
+export interface AnthropicRequestRules {
+  kind: 'anthropic'
+  /**
+   * The `thinking.type` values the model takes. `enabled` (a fixed `budget_tokens`) is deprecated on the
+   * 4.6 models and refused from Claude 4.7 on; `adaptive` exists from the 4.6 models on.
+   */
+  thinking: readonly ('enabled' | 'adaptive')[]
+  /** False when a `temperature` other than 1 is a 400 ("`temperature` is deprecated for this model."). */
+  temperature: boolean
+}
+
+/** A reasoning effort of the OpenAI APIs (`reasoning_effort`, `reasoning.effort`). */
+export type ReasoningEffort = 'none' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh'
+
+/** What an OpenAI model's Chat Completions and Responses APIs accept beyond the common schema. */
+export interface OpenAIRequestRules {
+  kind: 'openai'
+  /**
+   * Set for a reasoning model: it refuses `max_tokens`, and `temperature` or `top_p` other than 1 unless
+   * the request's effort is `none`. `defaultEffort` is the effort of a request that names none.
+   */
+  reasoning?: { defaultEffort: ReasoningEffort }
+}
+
+/** What a DeepSeek model's Chat Completions API accepts beyond the common schema. */
+export interface DeepSeekRequestRules {
+  kind: 'deepseek'
+  /**
+   * Whether thinking mode is on when a request sets no `thinking.type` (V4: on). In thinking mode every
+   * assistant message with tool calls must carry its `reasoning_content`.
+   */
+  thinkingByDefault: boolean
+}
+
+export type RequestRules = AnthropicRequestRules | OpenAIRequestRules | DeepSeekRequestRules
+
 /** Prices in USD per million tokens. */
 export interface Prices {
   input: number
@@ -114,6 +151,8 @@ export interface ModelEntry {
   /** The tool-update mode the loop uses by default on this model (DSH D); a variant may override it. */
   toolUpdate: ToolUpdateMode
   cache: CacheRules
+  /** The request parameters the model accepts, as far as the mocks refuse what it does not. */
+  request: RequestRules
   prices: Prices
   /** Multiplier from o200k_base counts to this provider's tokenizer (1 until calibrated with keys). */
   tokenScale: number
@@ -162,11 +201,23 @@ const DEEPSEEK_UNITS: DeepSeekCacheRules = {
   persistDelaySeconds: 0,
 }
 
+/** Claude 4.5 and earlier: extended thinking only, any temperature. */
+const CLAUDE_4_5: AnthropicRequestRules = { kind: 'anthropic', thinking: ['enabled'], temperature: true }
+/** Claude 4.6: extended (deprecated, still accepted) and adaptive thinking, any temperature. */
+const CLAUDE_4_6: AnthropicRequestRules = {
+  kind: 'anthropic',
+  thinking: ['enabled', 'adaptive'],
+  temperature: true,
+}
+/** Claude 4.7 and later: adaptive thinking only. */
+const CLAUDE_4_7: AnthropicRequestRules = { kind: 'anthropic', thinking: ['adaptive'], temperature: true }
+
 function anthropic(
   model: string,
   minTokens: number,
   prices: Prices,
   route: Route,
+  request: AnthropicRequestRules,
   assumptions?: string[],
 ): ModelEntry {
   return {
@@ -175,6 +226,7 @@ function anthropic(
     route,
     toolUpdate: 'unsupported',
     cache: { ...ANTHROPIC_BASE, minTokens },
+    request,
     prices,
     tokenScale: 1,
     ...(assumptions !== undefined ? { assumptions } : {}),
@@ -185,41 +237,69 @@ function anthropicPrices(input: number, output: number): Prices {
   return { input, cacheRead: input * 0.1, cacheWrite5m: input * 1.25, cacheWrite1h: input * 2, output }
 }
 
-function openai(model: string, cache: OpenAIPrefixRules | OpenAIBreakpointRules, prices: Prices): ModelEntry {
+function openai(
+  model: string,
+  cache: OpenAIPrefixRules | OpenAIBreakpointRules,
+  prices: Prices,
+  reasoning: OpenAIRequestRules['reasoning'],
+  assumptions?: string[],
+): ModelEntry {
   return {
     vendor: 'openai',
     model,
     route: 'in-history',
     toolUpdate: 'unsupported',
     cache,
+    request: { kind: 'openai', ...(reasoning !== undefined ? { reasoning } : {}) },
     prices,
     tokenScale: 1,
+    ...(assumptions !== undefined ? { assumptions } : {}),
   }
 }
 
+/** DeepSeek V4: thinking mode is on unless a request turns it off. */
+const DEEPSEEK_V4: DeepSeekRequestRules = { kind: 'deepseek', thinkingByDefault: true }
+
 /** The built-in catalog. */
 export const CATALOG: readonly ModelEntry[] = [
-  anthropic('claude-sonnet-4-6', 1024, anthropicPrices(3, 15), 'unsupported'),
-  anthropic('claude-haiku-4-5', 4096, anthropicPrices(1, 5), 'unsupported'),
-  anthropic('claude-opus-4-8', 1024, anthropicPrices(5, 25), 'in-history'),
-  anthropic('claude-opus-5', 512, anthropicPrices(5, 25), 'in-history', [
+  anthropic('claude-sonnet-4-6', 1024, anthropicPrices(3, 15), 'unsupported', CLAUDE_4_6),
+  anthropic('claude-haiku-4-5', 4096, anthropicPrices(1, 5), 'unsupported', CLAUDE_4_5),
+  anthropic('claude-opus-4-8', 1024, anthropicPrices(5, 25), 'in-history', {
+    ...CLAUDE_4_7,
+    temperature: false,
+  }),
+  anthropic('claude-opus-5', 512, anthropicPrices(5, 25), 'in-history', CLAUDE_4_7, [
     'prices: Opus 4.5–4.8 prices assumed',
+    'temperature: accepted (refused on Opus 4.7 and 4.8; not confirmed for Opus 5)',
   ]),
-  anthropic('claude-sonnet-5', 1024, anthropicPrices(3, 15), 'unsupported', [
+  anthropic('claude-sonnet-5', 1024, anthropicPrices(3, 15), 'unsupported', CLAUDE_4_7, [
     'prices: Sonnet 4.x prices assumed',
+    'temperature: accepted (not confirmed either way)',
   ]),
-  openai('gpt-5.4', OPENAI_PREFIX, { input: 2.5, cacheRead: 0.25, output: 15 }),
-  openai('gpt-5.4-mini', OPENAI_PREFIX, { input: 0.75, cacheRead: 0.075, output: 4.5 }),
-  openai('gpt-4.1', OPENAI_PREFIX, { input: 2, cacheRead: 0.5, output: 8 }),
-  openai('gpt-5.6-sol', OPENAI_BREAKPOINT, { input: 5, cacheRead: 0.5, cacheWrite5m: 6.25, output: 30 }),
-  openai('gpt-5.6-terra', OPENAI_BREAKPOINT, { input: 5, cacheRead: 0.5, cacheWrite5m: 6.25, output: 30 }),
-  openai('gpt-5.6-luna', OPENAI_BREAKPOINT, { input: 5, cacheRead: 0.5, cacheWrite5m: 6.25, output: 30 }),
+  openai('gpt-5.4', OPENAI_PREFIX, { input: 2.5, cacheRead: 0.25, output: 15 }, { defaultEffort: 'none' }),
+  openai(
+    'gpt-5.4-mini',
+    OPENAI_PREFIX,
+    { input: 0.75, cacheRead: 0.075, output: 4.5 },
+    { defaultEffort: 'none' },
+    ['reasoning: default effort `none` assumed as on GPT-5.4'],
+  ),
+  openai('gpt-4.1', OPENAI_PREFIX, { input: 2, cacheRead: 0.5, output: 8 }, undefined),
+  ...['gpt-5.6-sol', 'gpt-5.6-terra', 'gpt-5.6-luna'].map((model) =>
+    openai(
+      model,
+      OPENAI_BREAKPOINT,
+      { input: 5, cacheRead: 0.5, cacheWrite5m: 6.25, output: 30 },
+      { defaultEffort: 'medium' },
+    ),
+  ),
   {
     vendor: 'deepseek',
     model: 'deepseek-flash',
     route: 'in-history',
     toolUpdate: 'addition-only',
     cache: DEEPSEEK_UNITS,
+    request: DEEPSEEK_V4,
     prices: { input: 0.3, cacheRead: 0.006, output: 1.2 },
     tokenScale: 1,
     assumptions: ['prices: peak-hour rates; off-peak is half'],
@@ -230,6 +310,7 @@ export const CATALOG: readonly ModelEntry[] = [
     route: 'unsupported',
     toolUpdate: 'unsupported',
     cache: DEEPSEEK_UNITS,
+    request: DEEPSEEK_V4,
     prices: { input: 1.32, cacheRead: 0.044, output: 3.96 },
     tokenScale: 1,
     assumptions: ['prices: peak-hour rates; off-peak is half', 'route: no in-history declaration found'],

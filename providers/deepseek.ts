@@ -40,7 +40,8 @@ export function parseDeepSeekUsage(raw: unknown): Usage {
 /**
  * The DeepSeek Chat Completions body of a derived request. Developer messages travel as `system`;
  * the output cap is `max_tokens`; DeepSeek has no cache key or retention parameter, so those options
- * are ignored.
+ * are ignored. Thinking mode, on by default on V4, is turned off: the loop keeps no reasoning, and in
+ * thinking mode an assistant message with tool calls sent back without its `reasoning_content` is a 400.
  */
 export function buildDeepSeekRequest(request: DerivedRequest, options: BuildOptions): BuiltRequest {
   const { messages, sources } = chatMessages(request, 'system')
@@ -49,6 +50,7 @@ export function buildDeepSeekRequest(request: DerivedRequest, options: BuildOpti
     model: request.config.model,
     messages,
     ...(tools.length > 0 ? { tools } : {}),
+    thinking: { type: 'disabled' },
     ...(request.config.maxTokens !== undefined ? { max_tokens: request.config.maxTokens } : {}),
     ...(request.config.temperature !== undefined ? { temperature: request.config.temperature } : {}),
     ...(options.stream ? { stream: true, stream_options: { include_usage: true } } : {}),

@@ -218,9 +218,9 @@ describe('resume across a restart', () => {
 })
 
 describe('break causes under a frozen session prefix', () => {
-  /** A second catalog model per provider, for a model change. */
+  /** A second catalog model per provider, for a model change (one that takes the temperature set before). */
   const OTHER_MODEL: Record<ProviderId, string> = {
-    anthropic: 'claude-opus-4-8',
+    anthropic: 'claude-haiku-4-5',
     'openai-chat': 'gpt-5.4-mini',
     'openai-responses': 'gpt-5.4-mini',
     deepseek: 'deepseek-v4-pro',

@@ -40,6 +40,16 @@ function errorResponse(
   )
 }
 
+/** A refused request: the API's error body with the request id the API adds. */
+function rejectionResponse(context: MockContext, rejection: SimulatorRejection): Response {
+  const requestId = context.nextId('req_sim')
+  return jsonResponse(
+    rejection.status,
+    { ...rejection.body, request_id: requestId },
+    { 'request-id': requestId },
+  )
+}
+
 /** The HTTP response of a fault that happens before any output. */
 function faultResponse(fault: Fault, context: MockContext): Response | undefined {
   switch (fault.kind) {
@@ -87,17 +97,12 @@ export async function handleMessages(request: Request, context: MockContext): Pr
   if (!Array.isArray(body.messages) || body.messages.length === 0)
     return invalid('messages: at least one message is required')
 
+  const refused = context.refuse('anthropic-messages', parsed, request.headers)
+  if (refused !== undefined) return rejectionResponse(context, refused)
   const early = context.failEarly('anthropic-messages', parsed, (fault) => faultResponse(fault, context))
   if (early !== undefined) return early
   const simulation = context.simulate('anthropic-messages', parsed)
-  if (simulation instanceof SimulatorRejection) {
-    const requestId = context.nextId('req_sim')
-    return jsonResponse(
-      simulation.status,
-      { ...simulation.body, request_id: requestId },
-      { 'request-id': requestId },
-    )
-  }
+  if (simulation instanceof SimulatorRejection) return rejectionResponse(context, simulation)
   // Known only now: a request the simulator refused above never uses up a fault inside its answer.
   const fault = context.answerFault(parsed)
 

@@ -103,6 +103,8 @@ export async function handleChat(vendor: Vendor, request: Request, context: Mock
     return invalid("Invalid 'messages': empty array. Expected an array with minimum length 1.", 'messages')
   }
   const api = vendor === 'openai' ? 'openai-chat' : 'deepseek-chat'
+  const refused = context.refuse(api, parsed, request.headers)
+  if (refused !== undefined) return jsonResponse(refused.status, refused.body)
   const early = context.failEarly(api, parsed, chatFaultResponse)
   if (early !== undefined) return early
   const simulation = context.simulate(api, parsed)

@@ -284,6 +284,9 @@ const CLIENTS: ClientCase[] = [
         ...getModel('deepseek', 'deepseek-v4-flash'),
         id: 'deepseek-flash',
         baseUrl: server.baseURLs.deepseek,
+        // pi-ai tells DeepSeek by its host; under another base URL it would send `developer` messages,
+        // which DeepSeek (and so the mock) refuses.
+        compat: { ...getModel('deepseek', 'deepseek-v4-flash').compat, supportsDeveloperRole: false },
       })(system),
   },
 ]

@@ -1,10 +1,11 @@
 // State shared by the mock handlers of one mock-provider instance: the simulators (one cache per
 // vendor, like one organization's account), the virtual clock, the faults (header, queue, schedule),
-// deterministic ids, and a call observer.
+// the stored Responses, deterministic ids, the validation switch, and a call observer.
 
 import type { AssistantMessage } from '../../harness/types.ts'
 import { contentHash } from '../capture/digest.ts'
 import { providerOfApi } from '../capture/tracker.ts'
+import { type ModelEntry, simulationModel, type Vendor, vendorOf } from '../catalog.ts'
 import { CacheSimulators, type SimulatorOptions } from '../sim/index.ts'
 import { type PreviousRequest, type Simulation, SimulatorRejection } from '../sim/types.ts'
 import type { WireApi } from '../types.ts'
@@ -18,6 +19,8 @@ import {
   type ScheduledChoice,
 } from './faults.ts'
 import type { MockRequest } from './request.ts'
+import { type ChainedRequest, ResponsesStore } from './responses-store.ts'
+import { validateRequest } from './validation/index.ts'
 
 /** Unix time of virtual time 0 (2026-01-01T00:00:00Z); keeps `created` fields deterministic. */
 export const EPOCH_SECONDS = 1_767_225_600
@@ -49,6 +52,12 @@ export interface MockContextOptions {
   clock?: () => number
   /** A fault schedule: the rules that fail chosen requests (checked; a bad rule is an input error). */
   faults?: readonly FaultRule[]
+  /**
+   * Skip the validation that refuses what the real API refuses (roles, tool pairing, parameters a model
+   * does not take, unknown `previous_response_id`, unresolved `item_reference`): every well-formed body is
+   * simulated. The simulator's own refusals (breakpoints, TTLs, system roles) still apply.
+   */
+  lenient?: boolean
 }
 
 export class MockContext {
@@ -59,6 +68,10 @@ export class MockContext {
   simulators: CacheSimulators
   private readonly options: MockContextOptions
   private readonly rules: readonly FaultRule[]
+  /** The Responses this account stored, for `previous_response_id` and `item_reference`. */
+  readonly responses = new ResponsesStore()
+  /** The simulators' model overrides, which validation reads too. */
+  private models: SimulatorOptions['models']
   private serial = 0
   /** Seconds added to the clock by `advance`. */
   private offset = 0
@@ -91,6 +104,7 @@ export class MockContext {
     this.rules = checkFaultRules(options.faults ?? [])
     this.schedule = new FaultSchedule(this.rules)
     this.simulators = new CacheSimulators(options.simulator)
+    this.models = options.simulator?.models
   }
 
   /**
@@ -98,10 +112,13 @@ export class MockContext {
    * options. The fault schedule starts over from its rules; the clock keeps its time (it never runs back).
    */
   reset(simulator?: SimulatorOptions): void {
-    this.simulators = new CacheSimulators({ ...this.options.simulator, ...simulator })
+    const options = { ...this.options.simulator, ...simulator }
+    this.simulators = new CacheSimulators(options)
+    this.models = options.models
     this.faults.clear()
     this.schedule = new FaultSchedule(this.rules)
     this.headerFailures.clear()
+    this.responses.clear()
     this.serial = 0
     this.previous = undefined
   }
@@ -135,6 +152,45 @@ export class MockContext {
 
   record(call: MockCall): void {
     this.observer?.(call)
+  }
+
+  /** Whether validation is off (`lenient`). */
+  get lenient(): boolean {
+    return this.options.lenient === true
+  }
+
+  /**
+   * The API's refusal of a request its handler accepted as well-formed, or undefined (always, when
+   * lenient). Runs before faults and simulation, as the API validates before it processes; a refusal is
+   * reported with its status.
+   */
+  refuse(api: WireApi, request: MockRequest, headers: Headers): SimulatorRejection | undefined {
+    if (this.lenient) return undefined
+    const betas = (headers.get('anthropic-beta') ?? '').split(',').map((beta) => beta.trim())
+    const model = typeof request.body.model === 'string' ? request.body.model : ''
+    const refusal = validateRequest(api, {
+      body: request.body,
+      model: this.modelEntry(vendorOf(providerOfApi(api)), model),
+      betas,
+    })
+    if (refusal !== undefined) this.recordFailure(api, request, refusal.status)
+    return refusal
+  }
+
+  /**
+   * A Responses request read against the stored responses: the chain before its input and its item
+   * references resolved. An unknown id or reference is the API's refusal (reported), unless lenient.
+   */
+  chainResponses(request: MockRequest): ChainedRequest | SimulatorRejection {
+    const chained = this.responses.chain(request.body, !this.lenient)
+    if (chained instanceof SimulatorRejection) this.recordFailure('openai-responses', request, chained.status)
+    return chained
+  }
+
+  /** The model entry the simulators use for a model name (their overrides first, then the catalog). */
+  private modelEntry(vendor: Vendor, model: string): ModelEntry {
+    const override = this.models?.find((entry) => entry.vendor === vendor && entry.model === model)
+    return override ?? simulationModel(vendor, model)
   }
 
   /**

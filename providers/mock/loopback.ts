@@ -84,6 +84,8 @@ export interface LoopbackOptions {
    * server that disagrees with the prediction, to prove a comparison with it can fail).
    */
   simulator?: SimulatorOptions
+  /** Sim upstream: accept what the real APIs refuse (`serve --lenient`). */
+  lenient?: boolean
   /** Real API base URLs for `live` (defaults: the providers' own). */
   liveBaseURLs?: Readonly<Record<Vendor, string>>
   /** Called for every request served. */
@@ -125,6 +127,7 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
           clock: () => (Date.now() - started) / 1000,
           ...(options.simulator !== undefined ? { simulator: options.simulator } : {}),
           ...(options.faults !== undefined ? { faults: options.faults } : {}),
+          ...(options.lenient !== undefined ? { lenient: options.lenient } : {}),
         })
       : undefined
   // The in-process handlers, on the real hosts: the server rewrites each path onto its vendor's root.

@@ -2,10 +2,11 @@
 // no cachelab header, the recorder's rows asserted with the matchers. The README's library example is
 // the same loop; a system prompt rewritten in place must fail naming the node and the lost tokens.
 
+import { getResponse } from 'msw'
 import OpenAI from 'openai'
 import { afterAll, beforeEach, describe, expect, it } from 'vitest'
 import { cachelabMatchers } from '../../reports/vitest.ts'
-import { startCachelabMocks } from './msw.ts'
+import { cachelabHandlers, startCachelabMocks } from './msw.ts'
 
 expect.extend(cachelabMatchers)
 const mocks = startCachelabMocks()
@@ -55,5 +56,31 @@ describe('cachelab/msw: the recorder under a user test', () => {
     expect(message).toMatch(
       /capture · c-[0-9a-f]{8} · openai-chat 3\.1: system-replace at messages\[0\], [\d,]+ tokens lost/,
     )
+  })
+})
+
+describe('cachelab/msw: lenient mocks', () => {
+  /** A DeepSeek request with a `developer` message, which DeepSeek refuses. */
+  const developerMessage = () =>
+    new Request('https://api.deepseek.com/chat/completions', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        model: 'deepseek-flash',
+        messages: [
+          { role: 'developer', content: 'Be brief.' },
+          { role: 'user', content: 'hello' },
+        ],
+      }),
+    })
+
+  it('refuse what the real API refuses by default and simulate it when lenient', async () => {
+    const strict = cachelabHandlers()
+    expect((await getResponse(strict.handlers, developerMessage()))?.status).toBe(400)
+    expect(strict.recorder.exchanges().map((exchange) => exchange.status)).toEqual([400])
+
+    const lenient = cachelabHandlers({ lenient: true })
+    expect((await getResponse(lenient.handlers, developerMessage()))?.status).toBe(200)
+    expect(lenient.recorder.rows()[0]?.inputTokens).toBeGreaterThan(0)
   })
 })

@@ -49,6 +49,11 @@ export interface CachelabMocksOptions {
   faults?: readonly FaultRule[]
   /** The scenario column of the rows; `capture` by default. */
   scenario?: string
+  /**
+   * Accept what the real APIs refuse (see the README's "What the mocks refuse"): every well-formed body
+   * is simulated.
+   */
+  lenient?: boolean
 }
 
 /** The handlers, their shared state and the recorder, for a user's own `setupServer`. */
@@ -78,6 +83,7 @@ export function cachelabHandlers(options: CachelabMocksOptions = {}): CachelabHa
     clock: options.clock ?? (() => (Date.now() - started) / 1000),
     ...(options.simulator !== undefined ? { simulator: options.simulator } : {}),
     ...(options.faults !== undefined ? { faults: options.faults } : {}),
+    ...(options.lenient !== undefined ? { lenient: options.lenient } : {}),
   })
   const recorded: CapturedExchange[] = []
   const record = (exchange: CapturedExchange) => recorded.push(exchange)

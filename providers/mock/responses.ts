@@ -137,9 +137,14 @@ export async function handleResponses(request: Request, context: MockContext): P
     return invalid("Missing required parameter: 'model'.", 'model')
   if (typeof body.input !== 'string' && !Array.isArray(body.input))
     return invalid("Missing required parameter: 'input'.", 'input')
+  const refused = context.refuse('openai-responses', parsed, request.headers)
+  if (refused !== undefined) return jsonResponse(refused.status, refused.body)
+  // The stored chain and referenced items: the input the model sees and the API bills.
+  const chained = context.chainResponses(parsed)
+  if (chained instanceof SimulatorRejection) return jsonResponse(chained.status, chained.body)
   const early = context.failEarly('openai-responses', parsed, chatFaultResponse)
   if (early !== undefined) return early
-  const simulation = context.simulate('openai-responses', parsed)
+  const simulation = context.simulate('openai-responses', { ...parsed, body: chained.body })
   if (simulation instanceof SimulatorRejection) return jsonResponse(simulation.status, simulation.body)
   // Known only now: a request the simulator refused above never uses up a fault inside its answer.
   const fault = context.answerFault(parsed)
@@ -148,6 +153,7 @@ export async function handleResponses(request: Request, context: MockContext): P
   const id = context.nextId('resp_sim')
   const createdAt = Math.floor(EPOCH_SECONDS + at)
   const items = outputItems(output, (prefix) => context.nextId(prefix))
+  context.responses.remember(id, chained, items)
   const headers = { 'x-request-id': `req_${id}` }
   // The request's own settings, echoed the way the API echoes them.
   const base = {
@@ -162,7 +168,7 @@ export async function handleResponses(request: Request, context: MockContext): P
     max_tool_calls: null,
     model,
     parallel_tool_calls: body.parallel_tool_calls ?? true,
-    previous_response_id: null,
+    previous_response_id: body.previous_response_id ?? null,
     prompt_cache_key: body.prompt_cache_key ?? null,
     ...(body.prompt_cache_options !== undefined ? { prompt_cache_options: body.prompt_cache_options } : {}),
     prompt_cache_retention: body.prompt_cache_retention ?? null,

@@ -1,0 +1,26 @@
+// Validation that mirrors each API: the rules of the request's wire API, checked in order, the first
+// broken one answered with the API's own status and error body. The mock handlers run it before faults
+// and simulation; `lenient` mocks skip it.
+
+import type { SimulatorRejection } from '../../sim/types.ts'
+import type { WireApi } from '../../types.ts'
+import { ANTHROPIC_RULES } from './anthropic.ts'
+import { DEEPSEEK_RULES } from './deepseek.ts'
+import { OPENAI_CHAT_RULES } from './openai-chat.ts'
+import { OPENAI_RESPONSES_RULES } from './openai-responses.ts'
+import { firstRefusal, type Rule, type ValidationRequest } from './shared.ts'
+
+export { itemNotFound, previousResponseNotFound } from './openai-responses.ts'
+export type { ValidationRequest } from './shared.ts'
+
+const RULES: Readonly<Record<WireApi, readonly Rule[]>> = {
+  'anthropic-messages': ANTHROPIC_RULES,
+  'openai-chat': OPENAI_CHAT_RULES,
+  'openai-responses': OPENAI_RESPONSES_RULES,
+  'deepseek-chat': DEEPSEEK_RULES,
+}
+
+/** The API's refusal of a request, or undefined when it breaks none of the API's rules. */
+export function validateRequest(api: WireApi, request: ValidationRequest): SimulatorRejection | undefined {
+  return firstRefusal(RULES[api], request)
+}
