@@ -25,7 +25,23 @@ export interface AnthropicCacheRules {
   maxBreakpoints: number
   /** Lifetimes of the two TTL options, in seconds. */
   ttlSeconds: { '5m': number; '1h': number }
+  /**
+   * What becomes of the thinking blocks of earlier turns: `stripped` from the prompt once a user turn that
+   * is not only tool results follows them (older models and every Haiku), or `kept` (Opus 4.5+, Sonnet
+   * 4.6+). Within a tool-use turn they are always kept (notes/2026-11-30-reasoning-and-caching.md).
+   */
+  thinkingHistory: ThinkingHistory
 }
+
+/** How an Anthropic model treats the thinking blocks of earlier turns. */
+export type ThinkingHistory = 'stripped' | 'kept'
+
+/**
+ * Whether a model reasons: `never`; `on-request` (when the request turns reasoning on: Anthropic
+ * `thinking`, OpenAI `reasoning_effort` or `reasoning.effort`); `by-default` (unless the request turns it
+ * off: DeepSeek's thinking mode, Claude Opus 5's adaptive thinking).
+ */
+export type ReasoningMode = 'never' | 'on-request' | 'by-default'
 
 /** OpenAI's automatic prefix cache (models before GPT-5.6). */
 export interface OpenAIPrefixRules {
@@ -117,6 +133,8 @@ export interface ModelEntry {
   prices: Prices
   /** Multiplier from o200k_base counts to this provider's tokenizer (1 until calibrated with keys). */
   tokenScale: number
+  /** Whether the model reasons (the mock providers answer with reasoning accordingly); `on-request` when absent. */
+  reasoning?: ReasoningMode
   /** Values taken on assumption rather than from a primary source. */
   assumptions?: string[]
 }
@@ -127,6 +145,7 @@ const ANTHROPIC_BASE: Omit<AnthropicCacheRules, 'minTokens'> = {
   collapseToolRuns: true,
   maxBreakpoints: 4,
   ttlSeconds: { '5m': 300, '1h': 3600 },
+  thinkingHistory: 'kept',
 }
 
 const OPENAI_PREFIX: OpenAIPrefixRules = {
@@ -168,15 +187,18 @@ function anthropic(
   prices: Prices,
   route: Route,
   assumptions?: string[],
+  more: Pick<ModelEntry, 'reasoning'> & Partial<Pick<AnthropicCacheRules, 'thinkingHistory'>> = {},
 ): ModelEntry {
+  const { reasoning, ...rules } = more
   return {
     vendor: 'anthropic',
     model,
     route,
     toolUpdate: 'unsupported',
-    cache: { ...ANTHROPIC_BASE, minTokens },
+    cache: { ...ANTHROPIC_BASE, minTokens, ...rules },
     prices,
     tokenScale: 1,
+    ...(reasoning !== undefined ? { reasoning } : {}),
     ...(assumptions !== undefined ? { assumptions } : {}),
   }
 }
@@ -200,17 +222,24 @@ function openai(model: string, cache: OpenAIPrefixRules | OpenAIBreakpointRules,
 /** The built-in catalog. */
 export const CATALOG: readonly ModelEntry[] = [
   anthropic('claude-sonnet-4-6', 1024, anthropicPrices(3, 15), 'unsupported'),
-  anthropic('claude-haiku-4-5', 4096, anthropicPrices(1, 5), 'unsupported'),
+  anthropic('claude-haiku-4-5', 4096, anthropicPrices(1, 5), 'unsupported', undefined, {
+    thinkingHistory: 'stripped',
+  }),
   anthropic('claude-opus-4-8', 1024, anthropicPrices(5, 25), 'in-history'),
-  anthropic('claude-opus-5', 512, anthropicPrices(5, 25), 'in-history', [
-    'prices: Opus 4.5–4.8 prices assumed',
-  ]),
+  anthropic(
+    'claude-opus-5',
+    512,
+    anthropicPrices(5, 25),
+    'in-history',
+    ['prices: Opus 4.5–4.8 prices assumed'],
+    { reasoning: 'by-default' },
+  ),
   anthropic('claude-sonnet-5', 1024, anthropicPrices(3, 15), 'unsupported', [
     'prices: Sonnet 4.x prices assumed',
   ]),
   openai('gpt-5.4', OPENAI_PREFIX, { input: 2.5, cacheRead: 0.25, output: 15 }),
   openai('gpt-5.4-mini', OPENAI_PREFIX, { input: 0.75, cacheRead: 0.075, output: 4.5 }),
-  openai('gpt-4.1', OPENAI_PREFIX, { input: 2, cacheRead: 0.5, output: 8 }),
+  { ...openai('gpt-4.1', OPENAI_PREFIX, { input: 2, cacheRead: 0.5, output: 8 }), reasoning: 'never' },
   openai('gpt-5.6-sol', OPENAI_BREAKPOINT, { input: 5, cacheRead: 0.5, cacheWrite5m: 6.25, output: 30 }),
   openai('gpt-5.6-terra', OPENAI_BREAKPOINT, { input: 5, cacheRead: 0.5, cacheWrite5m: 6.25, output: 30 }),
   openai('gpt-5.6-luna', OPENAI_BREAKPOINT, { input: 5, cacheRead: 0.5, cacheWrite5m: 6.25, output: 30 }),
@@ -222,6 +251,7 @@ export const CATALOG: readonly ModelEntry[] = [
     cache: DEEPSEEK_UNITS,
     prices: { input: 0.3, cacheRead: 0.006, output: 1.2 },
     tokenScale: 1,
+    reasoning: 'by-default',
     assumptions: ['prices: peak-hour rates; off-peak is half'],
   },
   {
@@ -232,6 +262,7 @@ export const CATALOG: readonly ModelEntry[] = [
     cache: DEEPSEEK_UNITS,
     prices: { input: 1.32, cacheRead: 0.044, output: 3.96 },
     tokenScale: 1,
+    reasoning: 'by-default',
     assumptions: ['prices: peak-hour rates; off-peak is half', 'route: no in-history declaration found'],
   },
 ]
