@@ -24,9 +24,10 @@ const USAGE = `usage: cachelab <command> [options]
   compare   A.csv B.csv
             two runs side by side (summary.csv or steps.csv files)
   serve     [--port N] [--host 127.0.0.1] [--upstream sim|live] [--log FILE.jsonl]
-            [--record DIR [--record-bodies]]
+            [--record DIR [--record-bodies]] [--replies FILE]
             the mock providers (or a recording proxy to the real APIs) over HTTP;
-            --record captures every request of any client, per session
+            --record captures every request of any client, per session;
+            --replies scripts what the simulated model answers per session, turn and step
   report    CAPTURE_DIR [--out DIR] [--scenario NAME]
             a capture as steps.csv, summary.csv, breaks.csv and report.html (default: in CAPTURE_DIR)
   list      [--scenarios PATH]  scenarios (yours and the built-ins), their variants, providers and models

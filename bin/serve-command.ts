@@ -6,6 +6,7 @@ import { CachelabError } from '../harness/errors.ts'
 import { CaptureWriter } from '../providers/capture/store.ts'
 import { CaptureTracker } from '../providers/capture/tracker.ts'
 import { LOOPBACK_ROUTES, startLoopback } from '../providers/mock/loopback.ts'
+import { readReplies } from '../providers/mock/reply-file.ts'
 import { CacheSimulators } from '../providers/sim/index.ts'
 import { parse } from './args.ts'
 import { openJsonlSink } from './jsonl-sink.ts'
@@ -18,6 +19,7 @@ export async function serveCommand(argv: string[], signal?: AbortSignal): Promis
     log: { type: 'string' },
     record: { type: 'string' },
     'record-bodies': { type: 'boolean' },
+    replies: { type: 'string' },
   })
   const port = values.port === undefined ? 8787 : Number(values.port)
   if (!Number.isInteger(port) || port < 0 || port > 65_535)
@@ -27,6 +29,10 @@ export async function serveCommand(argv: string[], signal?: AbortSignal): Promis
     throw new CachelabError('usage', `--upstream must be sim or live, not ${upstream}`)
   if (values['record-bodies'] === true && values.record === undefined)
     throw new CachelabError('usage', '--record-bodies needs --record DIR')
+  if (values.replies !== undefined && upstream !== 'sim')
+    throw new CachelabError('usage', '--replies scripts the simulated model: it needs --upstream sim')
+  // Read and validated before anything listens: a bad rule is exit 2 naming its line.
+  const replies = values.replies === undefined ? undefined : readReplies(values.replies)
   const log =
     values.log === undefined
       ? undefined
@@ -62,6 +68,7 @@ export async function serveCommand(argv: string[], signal?: AbortSignal): Promis
     ...(values.host !== undefined ? { host: values.host } : {}),
     port,
     upstream,
+    ...(replies !== undefined ? { replies } : {}),
     ...(log !== undefined ? { log: (record) => log.append(record) } : {}),
   })
   process.stdout.write(
@@ -72,6 +79,11 @@ export async function serveCommand(argv: string[], signal?: AbortSignal): Promis
       `  DEEPSEEK_BASE_URL=${server.baseURLs.deepseek}`,
       `  (path prefixes: ${LOOPBACK_ROUTES.map(({ prefix }) => prefix).join(', ')}; the README gives each client's setting)`,
       ...(writer !== undefined ? [`  recording to ${writer.dir} (cachelab report ${writer.dir})`] : []),
+      ...(replies !== undefined
+        ? [
+            `  answering from ${values.replies} (${replies.rules.length} ${replies.rules.length === 1 ? 'rule' : 'rules'})`,
+          ]
+        : []),
       '',
     ].join('\n'),
   )

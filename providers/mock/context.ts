@@ -1,11 +1,25 @@
 // State shared by the mock handlers of one mock-provider instance: the simulators (one cache per
-// vendor, like one organization's account), the fault queue, deterministic ids, and a call observer.
+// vendor, like one organization's account), the fault queue, deterministic ids, the replies a model
+// gives, and a call observer.
 
 import type { AssistantMessage } from '../../harness/types.ts'
+import { providerOfApi } from '../capture/tracker.ts'
+import { simulationModel, vendorOf } from '../catalog.ts'
 import { CacheSimulators, type SimulatorOptions } from '../sim/index.ts'
+import { sharedTokenCounter } from '../sim/tokens.ts'
 import { type PreviousRequest, type Simulation, SimulatorRejection } from '../sim/types.ts'
 import type { WireApi } from '../types.ts'
+import { type Answer, renderAnswer } from './answer.ts'
+import {
+  declaredTools,
+  outputCapOf,
+  positionOf,
+  reasonsOn,
+  thinkingBudgetOf,
+  toolChoiceOf,
+} from './conversation.ts'
 import { type Fault, FaultQueue } from './faults.ts'
+import { decideReply, type ReplyBook, type ReplyProblem, replySeed } from './reply.ts'
 import type { MockRequest } from './request.ts'
 
 /** Unix time of virtual time 0 (2026-01-01T00:00:00Z); keeps `created` fields deterministic. */
@@ -31,6 +45,16 @@ export interface MockContextOptions {
   simulator?: SimulatorOptions
   /** Virtual clock used when a request carries no time header (seconds). */
   clock?: () => number
+  /** What the model answers per session, turn and step (a replies file); the default answers otherwise. */
+  replies?: ReplyBook
+}
+
+/** The tool-call id prefix of each API's answers. */
+const CALL_PREFIX: Readonly<Record<WireApi, string>> = {
+  'openai-chat': 'call_sim',
+  'deepseek-chat': 'call_sim',
+  'openai-responses': 'call_sim',
+  'anthropic-messages': 'toolu_sim',
 }
 
 export class MockContext {
@@ -50,10 +74,18 @@ export class MockContext {
    * the previous request of the session the request belongs to.
    */
   previousFor: ((api: WireApi, request: MockRequest) => PreviousRequest | undefined) | undefined
+  /**
+   * The session of a request, for its replies, where the server tells sessions apart itself (an
+   * in-process capture); otherwise the session the request declares (which the loopback server sets).
+   */
+  sessionOf: ((api: WireApi, request: MockRequest) => string | undefined) | undefined
+  /** What the model answers per session, turn and step; replaceable between tests. */
+  replies: ReplyBook | undefined
 
   constructor(options: MockContextOptions = {}) {
     this.options = options
     this.simulators = new CacheSimulators(options.simulator)
+    this.replies = options.replies
   }
 
   /** Forget every cached prefix and pending fault (a fresh account), optionally with other simulator options. */
@@ -76,6 +108,35 @@ export class MockContext {
 
   record(call: MockCall): void {
     this.observer?.(call)
+  }
+
+  /**
+   * What the model answers a request the handler accepted: the header's script, else the replies' rule
+   * for its session, turn and step, else the default; reasoning where the request or the model asks for
+   * it; cut at the request's output cap. A rule the request cannot satisfy is a problem to answer with.
+   */
+  answer(api: WireApi, request: MockRequest): Answer | ReplyProblem {
+    const { body } = request
+    const facts = {
+      session: this.sessionOf?.(api, request) ?? request.session,
+      position: positionOf(api, body),
+      tools: declaredTools(api, body),
+      toolChoice: toolChoiceOf(api, body),
+    }
+    const reply = decideReply(facts, request.script, this.replies)
+    if ('problem' in reply) return reply
+    const model = typeof body.model === 'string' ? body.model : ''
+    const mode = simulationModel(vendorOf(providerOfApi(api)), model).reasoning ?? 'on-request'
+    const budget = api === 'anthropic-messages' ? thinkingBudgetOf(body) : undefined
+    const cap = outputCapOf(api, body)
+    return renderAnswer(reply, {
+      reasons: reasonsOn(api, body, mode),
+      ...(budget !== undefined ? { budget } : {}),
+      ...(cap !== undefined ? { cap } : {}),
+      counter: this.options.simulator?.counter ?? sharedTokenCounter,
+      seed: replySeed(facts, 'reasoning'),
+      callId: () => this.nextId(CALL_PREFIX[api]),
+    })
   }
 
   /**
@@ -105,20 +166,37 @@ export class MockContext {
   }
 
   /**
-   * Simulate a request against this account's caches and report it. A request the provider refuses is
-   * reported with its status and returned as the rejection, for the handler to answer in its API's form.
+   * Simulate a request against this account's caches and report it, with the answer the model gives (its
+   * reasoning and output tokens). A request the provider refuses is reported with its status and
+   * returned as the rejection, for the handler to answer in its API's form.
    */
-  simulate(api: WireApi, request: MockRequest): Simulation | SimulatorRejection {
-    const { body, output, at } = request
+  simulate(api: WireApi, request: MockRequest, answer?: Answer): Simulation | SimulatorRejection {
+    const { body, at } = request
+    const output = answer?.message ?? request.output
     const labels = labelsOf(request)
     try {
       const previous = this.previous ?? this.previousFor?.(api, request)
-      const simulation = this.simulators.simulate(api, {
+      const simulated = this.simulators.simulate(api, {
         body,
         at,
         output,
+        ...(answer?.outputTokens !== undefined ? { outputTokens: answer.outputTokens } : {}),
+        ...(answer?.reasoning !== undefined && !answer.reasoning.redacted
+          ? { reasoning: answer.reasoning.text }
+          : {}),
         ...(previous !== undefined ? { previous } : {}),
       })
+      // The usage of every API reports the part of the output spent reasoning.
+      const simulation =
+        answer?.reasoning === undefined
+          ? simulated
+          : {
+              ...simulated,
+              counts: {
+                ...simulated.counts,
+                reasoning: Math.min(answer.reasoning.tokens, simulated.counts.output),
+              },
+            }
       this.record({ api, at, body, output, simulation, status: 200, ...labels })
       return simulation
     } catch (error) {

@@ -18,6 +18,7 @@ import { type PreviousRequest, type Simulation, SimulatorRejection } from '../si
 import type { WireApi } from '../types.ts'
 import { type MockCall, MockContext } from './context.ts'
 import { mockHandlers } from './handlers.ts'
+import type { ReplyBook } from './reply.ts'
 import { DEFAULT_REPLY, EXCHANGE_HEADER, SESSION_HEADER } from './script.ts'
 
 /** The base URL path of each vendor on the loopback server; SDK base URLs are `http://host:port` + these. */
@@ -72,6 +73,8 @@ export interface LoopbackOptions {
    * server that disagrees with the prediction, to prove a comparison with it can fail).
    */
   simulator?: SimulatorOptions
+  /** What the simulated model answers per session, turn and step (`serve --replies`). */
+  replies?: ReplyBook
   /** Real API base URLs for `live` (defaults: the providers' own). */
   liveBaseURLs?: Readonly<Record<Vendor, string>>
   /** Called for every request served. */
@@ -103,6 +106,7 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
       ? new MockContext({
           clock: () => (Date.now() - started) / 1000,
           ...(options.simulator !== undefined ? { simulator: options.simulator } : {}),
+          ...(options.replies !== undefined ? { replies: options.replies } : {}),
         })
       : undefined
   // The in-process handlers, on the real hosts: the server rewrites each path onto its vendor's root.

@@ -7,13 +7,16 @@ import { setupServer } from 'msw/node'
 import { CAPTURE_SCENARIO, captureRows } from '../../reports/capture-rows.ts'
 import type { StepRow } from '../../reports/types.ts'
 import { recordContext } from '../capture/recorder.ts'
-import type { CapturedExchange } from '../capture/tracker.ts'
+import type { CapturedExchange, CaptureTracker } from '../capture/tracker.ts'
 import { MockContext, type MockContextOptions } from './context.ts'
 import { mockHandlers } from './handlers.ts'
+import type { ReplyBook } from './reply.ts'
+import { type ReplyRuleInput, readReplies, repliesFromRules } from './reply-file.ts'
 
 export type { CapturedExchange } from '../capture/tracker.ts'
 export { type MockCall, MockContext, type MockContextOptions } from './context.ts'
 export { mockHandlers } from './handlers.ts'
+export type { ReplyRuleInput } from './reply-file.ts'
 export { type MockProviders, startMockProviders } from './server.ts'
 
 /** What the mocks recorded. */
@@ -41,6 +44,18 @@ export interface CachelabMocksOptions {
   clock?: () => number
   /** The scenario column of the rows; `capture` by default. */
   scenario?: string
+  /**
+   * What the model answers per session, turn and step: the path of a replies file (JSON Lines or a JSON
+   * array), or its rules. Without it (and for requests no rule covers) the default answers: one declared
+   * tool called after a user message, `OK.` otherwise. Validated at once: a bad rule throws naming it.
+   */
+  replies?: string | readonly ReplyRuleInput[]
+}
+
+/** The replies of the options, validated. */
+function repliesOf(replies: CachelabMocksOptions['replies']): ReplyBook | undefined {
+  if (replies === undefined) return undefined
+  return typeof replies === 'string' ? readReplies(replies) : repliesFromRules(replies)
 }
 
 /** The handlers, their shared state and the recorder, for a user's own `setupServer`. */
@@ -64,13 +79,19 @@ export interface CachelabMocks {
  */
 export function cachelabHandlers(options: CachelabMocksOptions = {}): CachelabHandlers {
   const started = Date.now()
+  const replies = repliesOf(options.replies)
   const context = new MockContext({
     clock: options.clock ?? (() => (Date.now() - started) / 1000),
     ...(options.simulator !== undefined ? { simulator: options.simulator } : {}),
+    ...(replies !== undefined ? { replies } : {}),
   })
   const recorded: CapturedExchange[] = []
   const record = (exchange: CapturedExchange) => recorded.push(exchange)
-  recordContext(context, record)
+  // Replies go by the session the recorder tells a request into, as `serve` does.
+  const track = (tracker: CaptureTracker) => {
+    context.sessionOf = (api, request) => tracker.resolve(api, request.session, request.body).session
+  }
+  track(recordContext(context, record))
   const labels = { runId: 'msw', scenario: options.scenario ?? CAPTURE_SCENARIO }
   const recorder: CachelabRecorder = {
     rows: (session?: string) => {
@@ -81,7 +102,7 @@ export function cachelabHandlers(options: CachelabMocksOptions = {}): CachelabHa
     sessions: () => [...new Set(recorded.map((exchange) => exchange.session))],
     clear: () => {
       recorded.length = 0
-      recordContext(context, record)
+      track(recordContext(context, record))
     },
   }
   return { handlers: mockHandlers(context), context, recorder }
