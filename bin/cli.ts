@@ -25,11 +25,13 @@ const USAGE = `usage: cachelab <command> [options]
             two runs side by side (summary.csv or steps.csv files)
   serve     [--port N] [--host 127.0.0.1] [--upstream sim|live] [--log FILE.jsonl]
             [--record DIR [--record-bodies]] [--replay DIR] [--faults FILE] [--lenient]
+            [--replies FILE]
             the mock providers (or a recording proxy to the real APIs) over HTTP;
             --record captures every request of any client, per session (live: with the
             model's answers); --replay answers a recorded capture's requests again;
             --faults fails chosen requests (429, 529, 500, cut streams) for a client's retries;
-            --lenient accepts what the real APIs refuse
+            --lenient accepts what the real APIs refuse;
+            --replies scripts what the simulated model answers per session, turn and step
   report    CAPTURE_DIR [--out DIR] [--scenario NAME]
             a capture as steps.csv, summary.csv, breaks.csv and report.html (default: in CAPTURE_DIR)
   list      [--scenarios PATH]  scenarios (yours and the built-ins), their variants, providers and models

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { connect, createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -142,5 +142,44 @@ describe('cachelab serve --lenient', () => {
     const { code, stderr } = await runCli(['serve', '--port', '0', '--upstream', 'live', '--lenient'])
     expect(code).toBe(2)
     expect(stderr).toBe('cachelab: --lenient applies to the simulated upstream (--upstream sim)\n')
+  })
+})
+
+describe('cachelab serve --replies', () => {
+  it('exits 2 before listening on a bad rule, naming its file, line and field', async () => {
+    const path = join(directory(), 'replies.jsonl')
+    writeFileSync(path, '{"turn": 1, "text": "hi"}\n{"turn": 2, "stop": "length"}\n')
+    const port = await freePort()
+    const { code, stdout, stderr } = await runCli(['serve', '--port', String(port), '--replies', path])
+    expect(code).toBe(2)
+    expect(stderr).toBe(
+      `cachelab: ${path}:2: stop: must be one of end, tool-use, max-tokens, content-filter, refusal, pause-turn ("length" is "max-tokens" here)\n`,
+    )
+    expect(stdout).toBe('')
+    expect(await listening(port)).toBe(false)
+  })
+
+  it('answers from the file: a scripted text on turn 1, with no header', async () => {
+    const path = join(directory(), 'replies.json')
+    writeFileSync(path, '[{"session": "*", "turn": 1, "text": "Scripted hello."}]')
+    let stdout = ''
+    vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+      stdout += String(chunk)
+      return true
+    })
+    const stop = new AbortController()
+    const exit = serveCommand(['--port', '0', '--replies', path], stop.signal)
+    await vi.waitFor(() => expect(stdout).toContain('listening on'))
+    expect(stdout).toContain(`answering from ${path} (1 rule)`)
+    const url = /listening on (\S+)/.exec(stdout)?.[1]
+    const response = await fetch(`${url}/openai/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gpt-5.4', messages: [{ role: 'user', content: 'hello' }] }),
+    })
+    const body = (await response.json()) as { choices: Array<{ message: { content: string } }> }
+    expect(body.choices[0]?.message.content).toBe('Scripted hello.')
+    stop.abort()
+    expect(await exit).toBe(0)
   })
 })

@@ -12,6 +12,7 @@ import { CLOCK_PATH } from '../providers/mock/control.ts'
 import { parseFaultSchedule } from '../providers/mock/fault-spec.ts'
 import type { FaultRule } from '../providers/mock/faults.ts'
 import { LOOPBACK_ROUTES, startLoopback } from '../providers/mock/loopback.ts'
+import { readReplies } from '../providers/mock/reply-file.ts'
 import { CacheSimulators } from '../providers/sim/index.ts'
 import { parse } from './args.ts'
 import { openJsonlSink } from './jsonl-sink.ts'
@@ -27,6 +28,7 @@ export async function serveCommand(argv: string[], signal?: AbortSignal): Promis
     replay: { type: 'string' },
     faults: { type: 'string' },
     lenient: { type: 'boolean' },
+    replies: { type: 'string' },
   })
   const port = values.port === undefined ? 8787 : Number(values.port)
   if (!Number.isInteger(port) || port < 0 || port > 65_535)
@@ -47,6 +49,10 @@ export async function serveCommand(argv: string[], signal?: AbortSignal): Promis
   const faults = values.faults === undefined ? undefined : readFaultSchedule(values.faults)
   if (values.lenient === true && upstream !== 'sim')
     throw new CachelabError('usage', '--lenient applies to the simulated upstream (--upstream sim)')
+  if (values.replies !== undefined && upstream !== 'sim')
+    throw new CachelabError('usage', '--replies scripts the simulated model: it needs --upstream sim')
+  // Read and validated before anything listens: a bad rule is exit 2 naming its line.
+  const replies = values.replies === undefined ? undefined : readReplies(values.replies)
   const log =
     values.log === undefined
       ? undefined
@@ -92,6 +98,7 @@ export async function serveCommand(argv: string[], signal?: AbortSignal): Promis
     port,
     upstream,
     ...(values.lenient === true ? { lenient: true } : {}),
+    ...(replies !== undefined ? { replies } : {}),
     ...(log !== undefined ? { log: (record) => log.append(record) } : {}),
     ...(faults !== undefined ? { faults } : {}),
   })
@@ -111,6 +118,11 @@ export async function serveCommand(argv: string[], signal?: AbortSignal): Promis
       ...(faults !== undefined ? [`  fault schedule: ${faults.length} rules from ${values.faults}`] : []),
       ...(upstream === 'sim'
         ? [`  virtual clock: GET ${server.url}${CLOCK_PATH}, POST {"advance": seconds} to move it on`]
+        : []),
+      ...(replies !== undefined
+        ? [
+            `  answering from ${values.replies} (${replies.rules.length} ${replies.rules.length === 1 ? 'rule' : 'rules'})`,
+          ]
         : []),
       '',
     ].join('\n'),

@@ -25,7 +25,23 @@ export interface AnthropicCacheRules {
   maxBreakpoints: number
   /** Lifetimes of the two TTL options, in seconds. */
   ttlSeconds: { '5m': number; '1h': number }
+  /**
+   * What becomes of the thinking blocks of earlier turns: `stripped` from the prompt once a user turn that
+   * is not only tool results follows them (older models and every Haiku), or `kept` (Opus 4.5+, Sonnet
+   * 4.6+). Within a tool-use turn they are always kept (notes/2026-11-30-reasoning-and-caching.md).
+   */
+  thinkingHistory: ThinkingHistory
 }
+
+/** How an Anthropic model treats the thinking blocks of earlier turns. */
+export type ThinkingHistory = 'stripped' | 'kept'
+
+/**
+ * Whether a model reasons: `never`; `on-request` (when the request turns reasoning on: Anthropic
+ * `thinking`, OpenAI `reasoning_effort` or `reasoning.effort`); `by-default` (unless the request turns it
+ * off: DeepSeek's thinking mode, Claude Opus 5's adaptive thinking).
+ */
+export type ReasoningMode = 'never' | 'on-request' | 'by-default'
 
 /** OpenAI's automatic prefix cache (models before GPT-5.6). */
 export interface OpenAIPrefixRules {
@@ -156,6 +172,8 @@ export interface ModelEntry {
   prices: Prices
   /** Multiplier from o200k_base counts to this provider's tokenizer (1 until calibrated with keys). */
   tokenScale: number
+  /** Whether the model reasons (the mock providers answer with reasoning accordingly); `on-request` when absent. */
+  reasoning?: ReasoningMode
   /** Values taken on assumption rather than from a primary source. */
   assumptions?: string[]
 }
@@ -166,6 +184,7 @@ const ANTHROPIC_BASE: Omit<AnthropicCacheRules, 'minTokens'> = {
   collapseToolRuns: true,
   maxBreakpoints: 4,
   ttlSeconds: { '5m': 300, '1h': 3600 },
+  thinkingHistory: 'kept',
 }
 
 const OPENAI_PREFIX: OpenAIPrefixRules = {
@@ -219,16 +238,19 @@ function anthropic(
   route: Route,
   request: AnthropicRequestRules,
   assumptions?: string[],
+  more: Pick<ModelEntry, 'reasoning'> & Partial<Pick<AnthropicCacheRules, 'thinkingHistory'>> = {},
 ): ModelEntry {
+  const { reasoning, ...rules } = more
   return {
     vendor: 'anthropic',
     model,
     route,
     toolUpdate: 'unsupported',
-    cache: { ...ANTHROPIC_BASE, minTokens },
+    cache: { ...ANTHROPIC_BASE, minTokens, ...rules },
     request,
     prices,
     tokenScale: 1,
+    ...(reasoning !== undefined ? { reasoning } : {}),
     ...(assumptions !== undefined ? { assumptions } : {}),
   }
 }
@@ -263,15 +285,25 @@ const DEEPSEEK_V4: DeepSeekRequestRules = { kind: 'deepseek', thinkingByDefault:
 /** The built-in catalog. */
 export const CATALOG: readonly ModelEntry[] = [
   anthropic('claude-sonnet-4-6', 1024, anthropicPrices(3, 15), 'unsupported', CLAUDE_4_6),
-  anthropic('claude-haiku-4-5', 4096, anthropicPrices(1, 5), 'unsupported', CLAUDE_4_5),
+  anthropic('claude-haiku-4-5', 4096, anthropicPrices(1, 5), 'unsupported', CLAUDE_4_5, undefined, {
+    thinkingHistory: 'stripped',
+  }),
   anthropic('claude-opus-4-8', 1024, anthropicPrices(5, 25), 'in-history', {
     ...CLAUDE_4_7,
     temperature: false,
   }),
-  anthropic('claude-opus-5', 512, anthropicPrices(5, 25), 'in-history', CLAUDE_4_7, [
-    'prices: Opus 4.5–4.8 prices assumed',
-    'temperature: accepted (refused on Opus 4.7 and 4.8; not confirmed for Opus 5)',
-  ]),
+  anthropic(
+    'claude-opus-5',
+    512,
+    anthropicPrices(5, 25),
+    'in-history',
+    CLAUDE_4_7,
+    [
+      'prices: Opus 4.5–4.8 prices assumed',
+      'temperature: accepted (refused on Opus 4.7 and 4.8; not confirmed for Opus 5)',
+    ],
+    { reasoning: 'by-default' },
+  ),
   anthropic('claude-sonnet-5', 1024, anthropicPrices(3, 15), 'unsupported', CLAUDE_4_7, [
     'prices: Sonnet 4.x prices assumed',
     'temperature: accepted (not confirmed either way)',
@@ -284,7 +316,10 @@ export const CATALOG: readonly ModelEntry[] = [
     { defaultEffort: 'none' },
     ['reasoning: default effort `none` assumed as on GPT-5.4'],
   ),
-  openai('gpt-4.1', OPENAI_PREFIX, { input: 2, cacheRead: 0.5, output: 8 }, undefined),
+  {
+    ...openai('gpt-4.1', OPENAI_PREFIX, { input: 2, cacheRead: 0.5, output: 8 }, undefined),
+    reasoning: 'never',
+  },
   ...['gpt-5.6-sol', 'gpt-5.6-terra', 'gpt-5.6-luna'].map((model) =>
     openai(
       model,
@@ -302,6 +337,7 @@ export const CATALOG: readonly ModelEntry[] = [
     request: DEEPSEEK_V4,
     prices: { input: 0.3, cacheRead: 0.006, output: 1.2 },
     tokenScale: 1,
+    reasoning: 'by-default',
     assumptions: ['prices: peak-hour rates; off-peak is half'],
   },
   {
@@ -313,6 +349,7 @@ export const CATALOG: readonly ModelEntry[] = [
     request: DEEPSEEK_V4,
     prices: { input: 1.32, cacheRead: 0.044, output: 3.96 },
     tokenScale: 1,
+    reasoning: 'by-default',
     assumptions: ['prices: peak-hour rates; off-peak is half', 'route: no in-history declaration found'],
   },
 ]

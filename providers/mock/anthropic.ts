@@ -1,11 +1,14 @@
 // Mock Anthropic Messages: usage computed by the cache simulator over the request as received, in the
 // Message body or, streamed, as named SSE events (full usage on message_start, cumulative final
-// counters on message_delta). Errors take Anthropic's shape: {type: "error", error, request_id}.
+// counters on message_delta). Reasoning leads the content as a signed thinking block (or a redacted
+// one); its tokens are part of output_tokens. Errors take Anthropic's shape: {type: "error", error, request_id}.
 
-import type { AssistantMessage } from '../../harness/types.ts'
+import { createHash } from 'node:crypto'
 import { type SimCounts, SimulatorRejection } from '../sim/types.ts'
+import type { Answer } from './answer.ts'
 import type { MockContext } from './context.ts'
 import { type Fault, retryHeaders } from './faults.ts'
+import type { StopReason } from './reply.ts'
 import { jsonResponse, readMockRequest, sseResponse } from './request.ts'
 import { type SseFrame, sseStream, textPieces } from './sse.ts'
 
@@ -71,25 +74,81 @@ function faultResponse(fault: Fault, context: MockContext): Response | undefined
   }
 }
 
-/** The response content blocks of a scripted answer. */
-function contentBlocks(output: AssistantMessage): Array<Record<string, unknown>> {
-  return output.content.map((block) =>
-    block.type === 'text'
-      ? { type: 'text', text: block.text }
-      : {
-          type: 'tool_use',
-          id: block.callId,
-          name: block.name,
-          input: block.arguments.trim() === '' ? {} : (JSON.parse(block.arguments) as unknown),
-        },
-  )
+/** The `stop_reason` of a stop: a content filter stops the way a refusal does (`refusal`). */
+function stopReasonOf(stop: StopReason): string {
+  switch (stop) {
+    case 'end':
+      return 'end_turn'
+    case 'tool-use':
+      return 'tool_use'
+    case 'max-tokens':
+      return 'max_tokens'
+    case 'content-filter':
+    case 'refusal':
+      return 'refusal'
+    case 'pause-turn':
+      return 'pause_turn'
+  }
+}
+
+/** A deterministic stand-in for the signature the API puts on a thinking block it produced. */
+export function thinkingSignature(thinking: string): string {
+  return createHash('sha256').update(`cachelab-thinking\u0000${thinking}`).digest('base64')
+}
+
+/** The tool input a call's arguments stand for (arguments that are not a JSON object become `{}`). */
+function toolInput(argumentsText: string): unknown {
+  try {
+    const value: unknown = JSON.parse(argumentsText)
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? value : {}
+  } catch {
+    return {}
+  }
+}
+
+/** The input JSON a tool_use block streams: the call's arguments as written. */
+function streamedInput(block: Record<string, unknown>, answer: Answer): string {
+  const call = answer.message.content.find((part) => part.type === 'tool-call' && part.callId === block.id)
+  return call?.type === 'tool-call' ? call.arguments : ''
+}
+
+/**
+ * The response content blocks of an answer: its thinking (omitted text when the request says
+ * `display: "omitted"`, the signature kept), then its text and tool calls.
+ */
+function contentBlocks(answer: Answer, body: Record<string, unknown>): Array<Record<string, unknown>> {
+  const blocks: Array<Record<string, unknown>> = []
+  const reasoning = answer.reasoning
+  if (reasoning !== undefined) {
+    const display = (body.thinking as { display?: unknown } | undefined)?.display
+    blocks.push(
+      reasoning.redacted
+        ? {
+            type: 'redacted_thinking',
+            data: Buffer.from(`cachelab-redacted:${reasoning.text}`, 'utf8').toString('base64'),
+          }
+        : {
+            type: 'thinking',
+            thinking: display === 'omitted' ? '' : reasoning.text,
+            signature: thinkingSignature(reasoning.text),
+          },
+    )
+  }
+  for (const block of answer.message.content) {
+    blocks.push(
+      block.type === 'text'
+        ? { type: 'text', text: block.text }
+        : { type: 'tool_use', id: block.callId, name: block.name, input: toolInput(block.arguments) },
+    )
+  }
+  return blocks
 }
 
 /** Handle one Messages request. */
 export async function handleMessages(request: Request, context: MockContext): Promise<Response> {
   const parsed = await readMockRequest(request, context)
   if ('problem' in parsed) return errorResponse(context, 400, 'invalid_request_error', parsed.problem)
-  const { body, output } = parsed
+  const { body } = parsed
   const invalid = (message: string) => errorResponse(context, 400, 'invalid_request_error', message)
   if (typeof body.model !== 'string' || body.model === '') return invalid('model: Field required')
   if (typeof body.max_tokens !== 'number' || !Number.isInteger(body.max_tokens) || body.max_tokens < 0)
@@ -101,15 +160,20 @@ export async function handleMessages(request: Request, context: MockContext): Pr
   if (refused !== undefined) return rejectionResponse(context, refused)
   const early = context.failEarly('anthropic-messages', parsed, (fault) => faultResponse(fault, context))
   if (early !== undefined) return early
-  const simulation = context.simulate('anthropic-messages', parsed)
+  const answer = context.answer('anthropic-messages', parsed)
+  if ('problem' in answer) {
+    context.recordFailure('anthropic-messages', parsed, 400)
+    return invalid(answer.problem)
+  }
+  const simulation = context.simulate('anthropic-messages', parsed, answer)
   if (simulation instanceof SimulatorRejection) return rejectionResponse(context, simulation)
   // Known only now: a request the simulator refused above never uses up a fault inside its answer.
   const fault = context.answerFault(parsed)
 
   const id = context.nextId('msg_sim')
   const model = body.model
-  const content = contentBlocks(output)
-  const stopReason = output.content.some((block) => block.type === 'tool-call') ? 'tool_use' : 'end_turn'
+  const content = contentBlocks(answer, body)
+  const stopReason = stopReasonOf(answer.stop)
   const usage = anthropicUsage(simulation.counts, simulation.counts.output)
   const headers = { 'request-id': context.nextId('req_sim') }
 
@@ -147,24 +211,46 @@ export async function handleMessages(request: Request, context: MockContext): Pr
       },
     }),
   ]
-  for (const [index, block] of output.content.entries()) {
-    if (block.type === 'text') {
-      frames.push(frame('content_block_start', { index, content_block: { type: 'text', text: '' } }))
-      if (index === 0) frames.push(frame('ping', {}))
-      for (const piece of textPieces(block.text))
-        frames.push(frame('content_block_delta', { index, delta: { type: 'text_delta', text: piece } }))
-    } else {
-      frames.push(
-        frame('content_block_start', {
-          index,
-          content_block: { type: 'tool_use', id: block.callId, name: block.name, input: {} },
-        }),
-      )
-      if (index === 0) frames.push(frame('ping', {}))
-      for (const piece of textPieces(block.arguments))
+  for (const [index, block] of content.entries()) {
+    switch (block.type) {
+      case 'thinking': {
         frames.push(
-          frame('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: piece } }),
+          frame('content_block_start', {
+            index,
+            content_block: { type: 'thinking', thinking: '', signature: '' },
+          }),
         )
+        if (index === 0) frames.push(frame('ping', {}))
+        for (const piece of textPieces(String(block.thinking)))
+          frames.push(
+            frame('content_block_delta', { index, delta: { type: 'thinking_delta', thinking: piece } }),
+          )
+        frames.push(
+          frame('content_block_delta', {
+            index,
+            delta: { type: 'signature_delta', signature: block.signature },
+          }),
+        )
+        break
+      }
+      case 'redacted_thinking':
+        frames.push(frame('content_block_start', { index, content_block: block }))
+        if (index === 0) frames.push(frame('ping', {}))
+        break
+      case 'text':
+        frames.push(frame('content_block_start', { index, content_block: { type: 'text', text: '' } }))
+        if (index === 0) frames.push(frame('ping', {}))
+        for (const piece of textPieces(String(block.text)))
+          frames.push(frame('content_block_delta', { index, delta: { type: 'text_delta', text: piece } }))
+        break
+      default: {
+        frames.push(frame('content_block_start', { index, content_block: { ...block, input: {} } }))
+        if (index === 0) frames.push(frame('ping', {}))
+        for (const piece of textPieces(streamedInput(block, answer)))
+          frames.push(
+            frame('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: piece } }),
+          )
+      }
     }
     frames.push(frame('content_block_stop', { index }))
   }

@@ -1,11 +1,14 @@
 // Mock Chat Completions for OpenAI and DeepSeek: usage computed by the cache simulator over the request
 // as received, returned in the response body or, streamed, in a final chunk with empty `choices` when
-// `stream_options.include_usage` is set. DeepSeek adds its own hit and miss fields.
+// `stream_options.include_usage` is set. DeepSeek adds its own hit and miss fields and sends reasoning as
+// `reasoning_content`; OpenAI sends none, only its tokens in usage.
 
 import type { AssistantMessage } from '../../harness/types.ts'
 import { type SimCounts, SimulatorRejection } from '../sim/types.ts'
+import type { Answer } from './answer.ts'
 import { EPOCH_SECONDS, type MockContext } from './context.ts'
 import { type Fault, retryHeaders } from './faults.ts'
+import type { StopReason } from './reply.ts'
 import { jsonResponse, readMockRequest, sseResponse } from './request.ts'
 import { type SseFrame, sseStream, textPieces } from './sse.ts'
 
@@ -26,6 +29,9 @@ export function chatUsage(
     return {
       ...base,
       prompt_tokens_details: { cached_tokens: counts.read },
+      ...(counts.reasoning !== undefined
+        ? { completion_tokens_details: { reasoning_tokens: counts.reasoning } }
+        : {}),
       prompt_cache_hit_tokens: counts.read,
       prompt_cache_miss_tokens: counts.input - counts.read,
     }
@@ -38,7 +44,7 @@ export function chatUsage(
       ...(reportsWrites ? { cache_write_tokens: counts.write } : {}),
     },
     completion_tokens_details: {
-      reasoning_tokens: 0,
+      reasoning_tokens: counts.reasoning ?? 0,
       audio_tokens: 0,
       accepted_prediction_tokens: 0,
       rejected_prediction_tokens: 0,
@@ -76,7 +82,24 @@ function invalid(message: string, param: string | null = null): Response {
   return jsonResponse(400, { error: { message, type: 'invalid_request_error', param, code: null } })
 }
 
-function replyParts(output: AssistantMessage) {
+/** The `finish_reason` of a stop: Chat has no refusal or pause reason (a refusal is the message's `refusal`). */
+function finishReason(stop: StopReason): string {
+  switch (stop) {
+    case 'end':
+    case 'refusal':
+    case 'pause-turn':
+      return 'stop'
+    case 'tool-use':
+      return 'tool_calls'
+    case 'max-tokens':
+      return 'length'
+    case 'content-filter':
+      return 'content_filter'
+  }
+}
+
+function replyParts(vendor: Vendor, answer: Answer) {
+  const output: AssistantMessage = answer.message
   const text = output.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('')
   const calls = output.content.flatMap((block) =>
     block.type === 'tool-call'
@@ -89,14 +112,22 @@ function replyParts(output: AssistantMessage) {
         ]
       : [],
   )
-  return { text, calls, finish: calls.length > 0 ? 'tool_calls' : 'stop' }
+  // OpenAI puts a refusal in its own field; DeepSeek has none, its refusal is the content.
+  const refusal = vendor === 'openai' && answer.stop === 'refusal' ? text : undefined
+  return {
+    text: refusal === undefined ? text : '',
+    refusal,
+    calls,
+    reasoning: vendor === 'deepseek' ? answer.reasoning?.text : undefined,
+    finish: finishReason(answer.stop),
+  }
 }
 
 /** Handle one Chat Completions request for `vendor`. */
 export async function handleChat(vendor: Vendor, request: Request, context: MockContext): Promise<Response> {
   const parsed = await readMockRequest(request, context)
   if ('problem' in parsed) return invalid(parsed.problem)
-  const { body, output, at } = parsed
+  const { body, at } = parsed
   if (typeof body.model !== 'string' || body.model === '')
     return invalid('you must provide a model parameter', 'model')
   if (!Array.isArray(body.messages) || body.messages.length === 0) {
@@ -107,7 +138,12 @@ export async function handleChat(vendor: Vendor, request: Request, context: Mock
   if (refused !== undefined) return jsonResponse(refused.status, refused.body)
   const early = context.failEarly(api, parsed, chatFaultResponse)
   if (early !== undefined) return early
-  const simulation = context.simulate(api, parsed)
+  const answer = context.answer(api, parsed)
+  if ('problem' in answer) {
+    context.recordFailure(api, parsed, 400)
+    return invalid(answer.problem)
+  }
+  const simulation = context.simulate(api, parsed, answer)
   if (simulation instanceof SimulatorRejection) return jsonResponse(simulation.status, simulation.body)
   // Known only now: a request the simulator refused above never uses up a fault inside its answer.
   const fault = context.answerFault(parsed)
@@ -119,7 +155,7 @@ export async function handleChat(vendor: Vendor, request: Request, context: Mock
   const id = context.nextId(vendor === 'openai' ? 'chatcmpl-sim' : 'ds-sim-')
   const created = Math.floor(EPOCH_SECONDS + at)
   const model = body.model
-  const { text, calls, finish } = replyParts(output)
+  const { text, refusal, calls, reasoning, finish } = replyParts(vendor, answer)
   const headers = { 'x-request-id': id }
 
   if (body.stream !== true) {
@@ -142,8 +178,9 @@ export async function handleChat(vendor: Vendor, request: Request, context: Mock
             message: {
               role: 'assistant',
               content: text === '' ? null : text,
+              ...(reasoning !== undefined ? { reasoning_content: reasoning } : {}),
               ...(calls.length > 0 ? { tool_calls: calls } : {}),
-              refusal: null,
+              refusal: refusal ?? null,
               annotations: [],
             },
             logprobs: null,
@@ -176,6 +213,8 @@ export async function handleChat(vendor: Vendor, request: Request, context: Mock
     { index: 0, delta: value, logprobs: null, finish_reason: finishReason },
   ]
   const frames: SseFrame[] = [chunk(delta({ role: 'assistant', content: '', refusal: null }))]
+  for (const piece of textPieces(reasoning ?? '')) frames.push(chunk(delta({ reasoning_content: piece })))
+  for (const piece of textPieces(refusal ?? '')) frames.push(chunk(delta({ refusal: piece })))
   for (const piece of textPieces(text)) frames.push(chunk(delta({ content: piece })))
   for (const [index, call] of calls.entries()) {
     frames.push(

@@ -1,14 +1,25 @@
 // State shared by the mock handlers of one mock-provider instance: the simulators (one cache per
 // vendor, like one organization's account), the virtual clock, the faults (header, queue, schedule),
-// the stored Responses, deterministic ids, the validation switch, and a call observer.
+// the stored Responses, deterministic ids, the validation switch, the replies a model gives, and a call
+// observer.
 
 import type { AssistantMessage } from '../../harness/types.ts'
 import { contentHash } from '../capture/digest.ts'
 import { providerOfApi } from '../capture/tracker.ts'
 import { type ModelEntry, simulationModel, type Vendor, vendorOf } from '../catalog.ts'
 import { CacheSimulators, type SimulatorOptions } from '../sim/index.ts'
+import { sharedTokenCounter } from '../sim/tokens.ts'
 import { type PreviousRequest, type Simulation, SimulatorRejection } from '../sim/types.ts'
 import type { WireApi } from '../types.ts'
+import { type Answer, renderAnswer } from './answer.ts'
+import {
+  declaredTools,
+  outputCapOf,
+  positionOf,
+  reasonsOn,
+  thinkingBudgetOf,
+  toolChoiceOf,
+} from './conversation.ts'
 import { checkFaultRules } from './fault-spec.ts'
 import {
   describeFault,
@@ -18,6 +29,7 @@ import {
   FaultSchedule,
   type ScheduledChoice,
 } from './faults.ts'
+import { decideReply, type ReplyBook, type ReplyProblem, replySeed } from './reply.ts'
 import type { MockRequest } from './request.ts'
 import { type ChainedRequest, ResponsesStore } from './responses-store.ts'
 import { validateRequest } from './validation/index.ts'
@@ -58,6 +70,16 @@ export interface MockContextOptions {
    * simulated. The simulator's own refusals (breakpoints, TTLs, system roles) still apply.
    */
   lenient?: boolean
+  /** What the model answers per session, turn and step (a replies file); the default answers otherwise. */
+  replies?: ReplyBook
+}
+
+/** The tool-call id prefix of each API's answers. */
+const CALL_PREFIX: Readonly<Record<WireApi, string>> = {
+  'openai-chat': 'call_sim',
+  'deepseek-chat': 'call_sim',
+  'openai-responses': 'call_sim',
+  'anthropic-messages': 'toolu_sim',
 }
 
 export class MockContext {
@@ -98,6 +120,8 @@ export class MockContext {
    * tells sessions apart as a capture does.
    */
   sessionFor: ((api: WireApi, request: MockRequest) => string | undefined) | undefined
+  /** What the model answers per session, turn and step; replaceable between tests. */
+  replies: ReplyBook | undefined
 
   constructor(options: MockContextOptions = {}) {
     this.options = options
@@ -105,6 +129,7 @@ export class MockContext {
     this.schedule = new FaultSchedule(this.rules)
     this.simulators = new CacheSimulators(options.simulator)
     this.models = options.simulator?.models
+    this.replies = options.replies
   }
 
   /**
@@ -235,20 +260,65 @@ export class MockContext {
   }
 
   /**
+   * What the model answers a request the handler accepted: the header's script, else the replies' rule
+   * for its session, turn and step, else the default; reasoning where the request or the model asks for
+   * it; cut at the request's output cap. A rule the request cannot satisfy is a problem to answer with.
+   */
+  answer(api: WireApi, request: MockRequest): Answer | ReplyProblem {
+    const { body } = request
+    const facts = {
+      session: request.session ?? this.sessionFor?.(api, request),
+      position: positionOf(api, body),
+      tools: declaredTools(api, body),
+      toolChoice: toolChoiceOf(api, body),
+    }
+    const reply = decideReply(facts, request.script, this.replies)
+    if ('problem' in reply) return reply
+    const model = typeof body.model === 'string' ? body.model : ''
+    const mode = this.modelEntry(vendorOf(providerOfApi(api)), model).reasoning ?? 'on-request'
+    const budget = api === 'anthropic-messages' ? thinkingBudgetOf(body) : undefined
+    const cap = outputCapOf(api, body)
+    return renderAnswer(reply, {
+      reasons: reasonsOn(api, body, mode),
+      ...(budget !== undefined ? { budget } : {}),
+      ...(cap !== undefined ? { cap } : {}),
+      counter: this.options.simulator?.counter ?? sharedTokenCounter,
+      seed: replySeed(facts, 'reasoning'),
+      callId: () => this.nextId(CALL_PREFIX[api]),
+    })
+  }
+
+  /**
    * Simulate a request against this account's caches and report it. A request the provider refuses is
    * reported with its status and returned as the rejection, for the handler to answer in its API's form.
    */
-  simulate(api: WireApi, request: MockRequest): Simulation | SimulatorRejection {
-    const { body, output, at } = request
+  simulate(api: WireApi, request: MockRequest, answer?: Answer): Simulation | SimulatorRejection {
+    const { body, at } = request
+    const output = answer?.message ?? request.output
     const labels = labelsOf(request)
     try {
       const previous = this.previous ?? this.previousFor?.(api, request)
-      const simulation = this.simulators.simulate(api, {
+      const simulated = this.simulators.simulate(api, {
         body,
         at,
         output,
         ...(previous !== undefined ? { previous } : {}),
+        ...(answer?.outputTokens !== undefined ? { outputTokens: answer.outputTokens } : {}),
+        ...(answer?.reasoning !== undefined && !answer.reasoning.redacted
+          ? { reasoning: answer.reasoning.text }
+          : {}),
       })
+      // The usage of every API reports the part of the output spent reasoning.
+      const simulation =
+        answer?.reasoning === undefined
+          ? simulated
+          : {
+              ...simulated,
+              counts: {
+                ...simulated.counts,
+                reasoning: Math.min(answer.reasoning.tokens, simulated.counts.output),
+              },
+            }
       // A fault inside the answer happens now that the prompt is processed (and cached).
       const inside = this.insideAnswer.get(request)
       inside?.spend()

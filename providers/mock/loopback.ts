@@ -23,6 +23,7 @@ import { type MockCall, MockContext } from './context.ts'
 import { handleControl, isControlPath } from './control.ts'
 import type { FaultRule } from './faults.ts'
 import { mockHandlers } from './handlers.ts'
+import type { ReplyBook } from './reply.ts'
 import {
   DEFAULT_REPLY,
   EXCHANGE_HEADER,
@@ -86,6 +87,8 @@ export interface LoopbackOptions {
   simulator?: SimulatorOptions
   /** Sim upstream: accept what the real APIs refuse (`serve --lenient`). */
   lenient?: boolean
+  /** What the simulated model answers per session, turn and step (`serve --replies`). */
+  replies?: ReplyBook
   /** Real API base URLs for `live` (defaults: the providers' own). */
   liveBaseURLs?: Readonly<Record<Vendor, string>>
   /** Called for every request served. */
@@ -128,6 +131,7 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
           ...(options.simulator !== undefined ? { simulator: options.simulator } : {}),
           ...(options.faults !== undefined ? { faults: options.faults } : {}),
           ...(options.lenient !== undefined ? { lenient: options.lenient } : {}),
+          ...(options.replies !== undefined ? { replies: options.replies } : {}),
         })
       : undefined
   // The in-process handlers, on the real hosts: the server rewrites each path onto its vendor's root.

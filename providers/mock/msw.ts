@@ -11,12 +11,15 @@ import type { CapturedExchange } from '../capture/tracker.ts'
 import { MockContext, type MockContextOptions } from './context.ts'
 import type { FaultRule } from './faults.ts'
 import { mockHandlers } from './handlers.ts'
+import type { ReplyBook } from './reply.ts'
+import { type ReplyRuleInput, readReplies, repliesFromRules } from './reply-file.ts'
 import { releaseResponseClones } from './server.ts'
 
 export type { CapturedExchange } from '../capture/tracker.ts'
 export { type MockCall, MockContext, type MockContextOptions } from './context.ts'
 export { FAULT_HEADER, type Fault, type FaultRule } from './faults.ts'
 export { mockHandlers } from './handlers.ts'
+export type { ReplyRuleInput } from './reply-file.ts'
 export { type MockProviders, releaseResponseClones, startMockProviders } from './server.ts'
 
 /** What the mocks recorded. */
@@ -54,6 +57,18 @@ export interface CachelabMocksOptions {
    * is simulated.
    */
   lenient?: boolean
+  /**
+   * What the model answers per session, turn and step: the path of a replies file (JSON Lines or a JSON
+   * array), or its rules. Without it (and for requests no rule covers) the default answers: one declared
+   * tool called after a user message, `OK.` otherwise. Validated at once: a bad rule throws naming it.
+   */
+  replies?: string | readonly ReplyRuleInput[]
+}
+
+/** The replies of the options, validated. */
+function repliesOf(replies: CachelabMocksOptions['replies']): ReplyBook | undefined {
+  if (replies === undefined) return undefined
+  return typeof replies === 'string' ? readReplies(replies) : repliesFromRules(replies)
 }
 
 /** The handlers, their shared state and the recorder, for a user's own `setupServer`. */
@@ -79,14 +94,17 @@ export interface CachelabMocks {
  */
 export function cachelabHandlers(options: CachelabMocksOptions = {}): CachelabHandlers {
   const started = Date.now()
+  const replies = repliesOf(options.replies)
   const context = new MockContext({
     clock: options.clock ?? (() => (Date.now() - started) / 1000),
     ...(options.simulator !== undefined ? { simulator: options.simulator } : {}),
     ...(options.faults !== undefined ? { faults: options.faults } : {}),
     ...(options.lenient !== undefined ? { lenient: options.lenient } : {}),
+    ...(replies !== undefined ? { replies } : {}),
   })
   const recorded: CapturedExchange[] = []
   const record = (exchange: CapturedExchange) => recorded.push(exchange)
+  // The recorder tells each request into its session (replies and fault rules go by it, as in `serve`).
   recordContext(context, record)
   const labels = { runId: 'msw', scenario: options.scenario ?? CAPTURE_SCENARIO }
   const recorder: CachelabRecorder = {

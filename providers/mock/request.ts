@@ -17,6 +17,9 @@ import {
 /** A parsed mock request. */
 export interface MockRequest {
   body: Record<string, unknown>
+  /** The `x-cachelab-script` header's message: the whole answer, when the caller scripts it. */
+  script: AssistantMessage | undefined
+  /** What a failure before any answer reports as the output: the script, else `OK.`. */
   output: AssistantMessage
   at: number
   /** The `x-cachelab-session` header: the session the caller declares. */
@@ -41,9 +44,9 @@ export async function readMockRequest(
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     return { problem: 'The request body must be a JSON object.' }
   }
-  let output: AssistantMessage
+  let script: AssistantMessage | undefined
   try {
-    output = decodeScript(request.headers.get(SCRIPT_HEADER)) ?? DEFAULT_REPLY
+    script = decodeScript(request.headers.get(SCRIPT_HEADER))
   } catch (error) {
     return { problem: `Invalid ${SCRIPT_HEADER} header: ${(error as Error).message}` }
   }
@@ -59,7 +62,8 @@ export async function readMockRequest(
   }
   return {
     body: body as Record<string, unknown>,
-    output,
+    script,
+    output: script ?? DEFAULT_REPLY,
     at,
     session: request.headers.get(SESSION_HEADER) ?? undefined,
     exchange: request.headers.get(EXCHANGE_HEADER) ?? undefined,

@@ -1,8 +1,10 @@
 // Mock OpenAI Responses: usage computed by the cache simulator over the request as received, returned in
-// a Response object or, streamed, as typed events whose `response.completed` carries the usage.
+// a Response object or, streamed, as typed events whose `response.completed` (or `response.incomplete`)
+// carries the usage. Reasoning is a leading reasoning item, its text only as a summary when asked for and
+// as `encrypted_content` when `include` asks for that.
 
-import type { AssistantMessage } from '../../harness/types.ts'
 import { type SimCounts, SimulatorRejection } from '../sim/types.ts'
+import type { Answer } from './answer.ts'
 import { chatFaultResponse } from './chat.ts'
 import { EPOCH_SECONDS, type MockContext } from './context.ts'
 import { jsonResponse, readMockRequest, sseResponse } from './request.ts'
@@ -19,7 +21,7 @@ export function responsesUsage(counts: SimCounts, reportsWrites: boolean): Recor
       ...(reportsWrites ? { cache_write_tokens: counts.write } : {}),
     },
     output_tokens: counts.output,
-    output_tokens_details: { reasoning_tokens: 0 },
+    output_tokens_details: { reasoning_tokens: counts.reasoning ?? 0 },
     total_tokens: counts.input + counts.output,
   }
 }
@@ -30,16 +32,70 @@ function invalid(message: string, param: string | null): Response {
 
 const SERVER_ERROR = 'The server had an error while processing your request.'
 
-/** The completed output items of a scripted answer: a message with its text, then each function call. */
-function outputItems(output: AssistantMessage, nextId: (prefix: string) => string): Item[] {
+/** Why a response stops short, if it does: `incomplete_details.reason`. */
+function incompleteReason(answer: Answer): string | undefined {
+  switch (answer.stop) {
+    case 'max-tokens':
+      return 'max_output_tokens'
+    case 'content-filter':
+      return 'content_filter'
+    case 'end':
+    case 'tool-use':
+    case 'refusal':
+    case 'pause-turn':
+      return undefined
+  }
+}
+
+/** What the request asks of a reasoning item: a summary, its encrypted content. */
+interface ReasoningAsks {
+  summary: boolean
+  encrypted: boolean
+}
+
+function reasoningAsks(body: Record<string, unknown>): ReasoningAsks {
+  const summary = (body.reasoning as { summary?: unknown } | undefined)?.summary
+  const include = Array.isArray(body.include) ? body.include : []
+  return {
+    summary: typeof summary === 'string' && summary !== 'none',
+    encrypted: include.includes('reasoning.encrypted_content'),
+  }
+}
+
+/**
+ * The output items of an answer: its reasoning, a message with its text (or refusal), then each function
+ * call. A response cut short leaves its message `incomplete`.
+ */
+function outputItems(answer: Answer, asks: ReasoningAsks, nextId: (prefix: string) => string): Item[] {
+  const output = answer.message
   const items: Item[] = []
+  const reasoning = answer.reasoning
+  if (reasoning !== undefined) {
+    items.push({
+      id: nextId('rs_sim'),
+      type: 'reasoning',
+      summary:
+        asks.summary && !reasoning.redacted && reasoning.text !== ''
+          ? [{ type: 'summary_text', text: reasoning.text }]
+          : [],
+      ...(asks.encrypted
+        ? {
+            encrypted_content: Buffer.from(`cachelab-reasoning:${reasoning.text}`, 'utf8').toString('base64'),
+          }
+        : {}),
+    })
+  }
   const text = output.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('')
   if (text !== '') {
     items.push({
       id: nextId('msg_sim'),
       type: 'message',
-      status: 'completed',
-      content: [{ type: 'output_text', annotations: [], logprobs: [], text }],
+      status: incompleteReason(answer) === undefined ? 'completed' : 'incomplete',
+      content: [
+        answer.stop === 'refusal'
+          ? { type: 'refusal', refusal: text }
+          : { type: 'output_text', annotations: [], logprobs: [], text },
+      ],
       role: 'assistant',
     })
   }
@@ -61,9 +117,25 @@ function outputItems(output: AssistantMessage, nextId: (prefix: string) => strin
 function itemEvents(item: Item, outputIndex: number): Item[] {
   const id = item.id
   const events: Item[] = []
-  if (item.type === 'message') {
+  if (item.type === 'reasoning') {
+    events.push({
+      type: 'response.output_item.added',
+      output_index: outputIndex,
+      item: { ...item, summary: [] },
+    })
+    for (const [summaryIndex, part] of (item.summary as Item[]).entries()) {
+      const text = String(part.text ?? '')
+      const at = { item_id: id, output_index: outputIndex, summary_index: summaryIndex }
+      events.push({ type: 'response.reasoning_summary_part.added', ...at, part: { ...part, text: '' } })
+      for (const delta of textPieces(text))
+        events.push({ type: 'response.reasoning_summary_text.delta', ...at, delta })
+      events.push({ type: 'response.reasoning_summary_text.done', ...at, text })
+      events.push({ type: 'response.reasoning_summary_part.done', ...at, part })
+    }
+  } else if (item.type === 'message') {
     const part = (item.content as Item[])[0] ?? {}
-    const text = String(part.text ?? '')
+    const refusal = part.type === 'refusal'
+    const text = String((refusal ? part.refusal : part.text) ?? '')
     events.push({
       type: 'response.output_item.added',
       output_index: outputIndex,
@@ -74,26 +146,36 @@ function itemEvents(item: Item, outputIndex: number): Item[] {
       item_id: id,
       output_index: outputIndex,
       content_index: 0,
-      part: { ...part, text: '' },
+      part: refusal ? { ...part, refusal: '' } : { ...part, text: '' },
     })
     for (const delta of textPieces(text)) {
       events.push({
-        type: 'response.output_text.delta',
+        type: refusal ? 'response.refusal.delta' : 'response.output_text.delta',
         item_id: id,
         output_index: outputIndex,
         content_index: 0,
         delta,
-        logprobs: [],
+        ...(refusal ? {} : { logprobs: [] }),
       })
     }
-    events.push({
-      type: 'response.output_text.done',
-      item_id: id,
-      output_index: outputIndex,
-      content_index: 0,
-      text,
-      logprobs: [],
-    })
+    events.push(
+      refusal
+        ? {
+            type: 'response.refusal.done',
+            item_id: id,
+            output_index: outputIndex,
+            content_index: 0,
+            refusal: text,
+          }
+        : {
+            type: 'response.output_text.done',
+            item_id: id,
+            output_index: outputIndex,
+            content_index: 0,
+            text,
+            logprobs: [],
+          },
+    )
     events.push({
       type: 'response.content_part.done',
       item_id: id,
@@ -132,7 +214,7 @@ function itemEvents(item: Item, outputIndex: number): Item[] {
 export async function handleResponses(request: Request, context: MockContext): Promise<Response> {
   const parsed = await readMockRequest(request, context)
   if ('problem' in parsed) return invalid(parsed.problem, null)
-  const { body, output, at } = parsed
+  const { body, at } = parsed
   if (typeof body.model !== 'string' || body.model === '')
     return invalid("Missing required parameter: 'model'.", 'model')
   if (typeof body.input !== 'string' && !Array.isArray(body.input))
@@ -144,7 +226,15 @@ export async function handleResponses(request: Request, context: MockContext): P
   if (chained instanceof SimulatorRejection) return jsonResponse(chained.status, chained.body)
   const early = context.failEarly('openai-responses', parsed, chatFaultResponse)
   if (early !== undefined) return early
-  const simulation = context.simulate('openai-responses', { ...parsed, body: chained.body })
+  // From here the request is its chained input: the answer is decided over the whole conversation, the
+  // simulation bills it, and the fault chosen for this request (kept by request) is still found.
+  parsed.body = chained.body
+  const answer = context.answer('openai-responses', parsed)
+  if ('problem' in answer) {
+    context.recordFailure('openai-responses', parsed, 400)
+    return invalid(answer.problem, null)
+  }
+  const simulation = context.simulate('openai-responses', parsed, answer)
   if (simulation instanceof SimulatorRejection) return jsonResponse(simulation.status, simulation.body)
   // Known only now: a request the simulator refused above never uses up a fault inside its answer.
   const fault = context.answerFault(parsed)
@@ -152,8 +242,9 @@ export async function handleResponses(request: Request, context: MockContext): P
   const usage = responsesUsage(simulation.counts, context.simulators.openai.reportsWrites(model))
   const id = context.nextId('resp_sim')
   const createdAt = Math.floor(EPOCH_SECONDS + at)
-  const items = outputItems(output, (prefix) => context.nextId(prefix))
+  const items = outputItems(answer, reasoningAsks(body), (prefix) => context.nextId(prefix))
   context.responses.remember(id, chained, items)
+  const incomplete = incompleteReason(answer)
   const headers = { 'x-request-id': `req_${id}` }
   // The request's own settings, echoed the way the API echoes them.
   const base = {
@@ -162,7 +253,7 @@ export async function handleResponses(request: Request, context: MockContext): P
     created_at: createdAt,
     background: false,
     error: null,
-    incomplete_details: null,
+    incomplete_details: incomplete === undefined ? null : { reason: incomplete },
     instructions: body.instructions ?? null,
     max_output_tokens: body.max_output_tokens ?? null,
     max_tool_calls: null,
@@ -172,7 +263,10 @@ export async function handleResponses(request: Request, context: MockContext): P
     prompt_cache_key: body.prompt_cache_key ?? null,
     ...(body.prompt_cache_options !== undefined ? { prompt_cache_options: body.prompt_cache_options } : {}),
     prompt_cache_retention: body.prompt_cache_retention ?? null,
-    reasoning: { effort: null, summary: null },
+    reasoning: {
+      effort: (body.reasoning as { effort?: unknown } | undefined)?.effort ?? null,
+      summary: (body.reasoning as { summary?: unknown } | undefined)?.summary ?? null,
+    },
     safety_identifier: null,
     service_tier: 'default',
     store: body.store ?? true,
@@ -186,7 +280,13 @@ export async function handleResponses(request: Request, context: MockContext): P
     user: null,
     metadata: body.metadata ?? {},
   }
-  const completed = { ...base, status: 'completed', completed_at: createdAt, output: items, usage }
+  const completed = {
+    ...base,
+    status: incomplete === undefined ? 'completed' : 'incomplete',
+    completed_at: incomplete === undefined ? createdAt : null,
+    output: items,
+    usage,
+  }
 
   if (body.stream !== true) {
     if (fault?.kind === 'stream-cut' || fault?.kind === 'stream-error') {
@@ -216,7 +316,10 @@ export async function handleResponses(request: Request, context: MockContext): P
       },
     })
   } else {
-    events.push({ type: 'response.completed', response: completed })
+    events.push({
+      type: incomplete === undefined ? 'response.completed' : 'response.incomplete',
+      response: completed,
+    })
   }
   const frames: SseFrame[] = events.map((event, sequence) => ({
     event: String(event.type),

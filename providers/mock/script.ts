@@ -1,6 +1,7 @@
 // How a caller tells a mock provider what the model answers and when: the scripted assistant message
 // travels in `x-cachelab-script` (base64url JSON) and the virtual request time in `x-cachelab-at`.
-// Both are request headers, so the same handlers serve in-process MSW and the loopback server.
+// Both are request headers, so the same handlers serve in-process MSW and the loopback server. Without
+// the script, a replies file or the default answers (reply.ts).
 
 import type { AssistantMessage } from '../../harness/types.ts'
 
@@ -10,7 +11,7 @@ export const SESSION_HEADER = 'x-cachelab-session'
 /** Set by the loopback server on the request it hands a mock handler, to match the handler's report to it. */
 export const EXCHANGE_HEADER = 'x-cachelab-exchange'
 
-/** What the mock answers when no script is given. */
+/** The plain answer: what `simulate` and a live prediction assume, and what a failure before any answer reports. */
 export const DEFAULT_REPLY: AssistantMessage = { role: 'assistant', content: [{ type: 'text', text: 'OK.' }] }
 
 export function encodeScript(message: AssistantMessage): string {

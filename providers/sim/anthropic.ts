@@ -6,8 +6,8 @@ import { CachelabError } from '../../harness/errors.ts'
 import { type AnthropicCacheRules, type ModelEntry, simulationModel } from '../catalog.ts'
 import { counterfactualTrace, UNBOUNDED_READ } from './counterfactual.ts'
 import { type AnthropicLayout, invalidRequest, linearizeAnthropic } from './linearize-anthropic.ts'
-import { outputTokens } from './output.ts'
-import { scaleTokens, tokensThrough } from './prompt.ts'
+import { billedOutputTokens } from './output.ts'
+import { tokensThrough } from './prompt.ts'
 import { sharedTokenCounter, type TokenCounter } from './tokens.ts'
 import { PrefixTrie, type TrieNode } from './trie.ts'
 import type {
@@ -45,16 +45,30 @@ export class AnthropicCacheSimulator {
   /** The linearized prompt of a body, the automatic breakpoint placed, without touching cache state. */
   linearize(body: Record<string, unknown>): Prompt {
     const { rules, entry } = this.rules(body)
-    return linearizeAnthropic(body, this.counter, entry.tokenScale, rules.ttlSeconds).prompt
+    return linearizeAnthropic(
+      body,
+      this.counter,
+      entry.tokenScale,
+      rules.ttlSeconds,
+      undefined,
+      rules.thinkingHistory,
+    ).prompt
   }
 
   simulate(request: SimulationRequest): Simulation {
     const { body, at } = request
     const { rules, entry } = this.rules(body)
-    const layout = linearizeAnthropic(body, this.counter, entry.tokenScale, rules.ttlSeconds, entry.route)
+    const layout = linearizeAnthropic(
+      body,
+      this.counter,
+      entry.tokenScale,
+      rules.ttlSeconds,
+      entry.route,
+      rules.thinkingHistory,
+    )
     const placed = validBreakpoints(layout, automaticBreakpoint(layout), rules)
     const prompt: Prompt = { ...layout.prompt, placed }
-    const output = scaleTokens(outputTokens(request.output, this.counter), entry.tokenScale)
+    const output = billedOutputTokens(request, this.counter, entry.tokenScale)
     const trie = this.trie(entry.model)
     const found = readEntries(trie, prompt, at, rules, UNBOUNDED_READ)
     const readDepth = found.depth

@@ -268,3 +268,47 @@ describe('DeepSeek simulator properties', () => {
     })
   }
 })
+
+describe('DeepSeek reasoning_content and the output-end unit', () => {
+  const call = { id: 'call_1', type: 'function', function: { name: 'read_file', arguments: '{"path":"a"}' } }
+  const calling: AssistantMessage = {
+    role: 'assistant',
+    content: [{ type: 'tool-call', callId: 'call_1', name: 'read_file', arguments: '{"path":"a"}' }],
+  }
+  const reasoning = fillerText(300, 'deepseek-tool-reasoning')
+  const first = body([{ role: 'system', content: system }, user('Open a.')])
+  const next = (withReasoning: boolean) =>
+    body([
+      { role: 'system', content: system },
+      user('Open a.'),
+      {
+        role: 'assistant',
+        content: null,
+        ...(withReasoning ? { reasoning_content: reasoning } : {}),
+        tool_calls: [call],
+      },
+      { role: 'tool', tool_call_id: 'call_1', content: 'contents of a' },
+    ])
+
+  it('persists the answer with its reasoning when it calls tools, so the request passing it back reads it', () => {
+    const sim = new DeepSeekCacheSimulator()
+    sim.simulate('chat', { body: first, at: 0, output: calling, reasoning })
+    const two = sim.simulate('chat', { body: next(true), at: 10, output: answer })
+    // System, user, then the answer: its reasoning and its tool call.
+    expect(two.counts.read).toBe(tokensThrough(two.prompt, 4))
+  })
+
+  it('misses the answer when its reasoning is not passed back', () => {
+    const sim = new DeepSeekCacheSimulator()
+    sim.simulate('chat', { body: first, at: 0, output: calling, reasoning })
+    const two = sim.simulate('chat', { body: next(false), at: 10, output: answer })
+    // Only the unit at the end of the input: system and user.
+    expect(two.counts.read).toBe(tokensThrough(two.prompt, 2))
+  })
+
+  it('bills the caller’s output count, reasoning included, when it gives one', () => {
+    const sim = new DeepSeekCacheSimulator()
+    const one = sim.simulate('chat', { body: first, at: 0, output: calling, reasoning, outputTokens: 310 })
+    expect(one.counts.output).toBe(310)
+  })
+})

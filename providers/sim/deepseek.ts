@@ -3,11 +3,10 @@
 // requests, and (a parameter, off by default) at fixed token intervals. Legacy rules: the longest
 // common prefix with an earlier request, in 64-token storage units.
 
-import type { AssistantMessage } from '../../harness/types.ts'
 import { type DeepSeekCacheRules, type ModelEntry, simulationModel } from '../catalog.ts'
 import { counterfactualTrace, UNBOUNDED_READ } from './counterfactual.ts'
-import { linearizeChat } from './linearize-openai.ts'
-import { outputTokens } from './output.ts'
+import { deepseekReasoningShown, linearizeChat } from './linearize-openai.ts'
+import { billedOutputTokens } from './output.ts'
 import { scaleTokens, tokensThrough, unwrittenCounts } from './prompt.ts'
 import { sharedTokenCounter, type TokenCounter } from './tokens.ts'
 import { childrenOf, PrefixTrie, type TrieNode } from './trie.ts'
@@ -69,14 +68,14 @@ export class DeepSeekCacheSimulator {
   }
 
   linearize(body: Record<string, unknown>): Prompt {
-    return linearizeChat(body, this.counter, this.model(body).tokenScale)
+    return linearizeChat(body, this.counter, this.model(body).tokenScale, { reasoning: 'deepseek' })
   }
 
   simulate(_api: 'chat', request: SimulationRequest): Simulation {
     const entry = this.model(request.body)
     const rules = entry.cache as DeepSeekCacheRules
     const prompt = this.linearize(request.body)
-    const output = scaleTokens(outputTokens(request.output, this.counter), entry.tokenScale)
+    const output = billedOutputTokens(request, this.counter, entry.tokenScale)
     const trie = this.trieOf(entry.model)
     return rules.mode === 'legacy'
       ? this.simulateLegacy(trie, rules, request, prompt, output)
@@ -130,7 +129,7 @@ export class DeepSeekCacheSimulator {
     const fresh = (): UnitState => ({ availableAt, lastUsed: at })
     const common = this.commonPosition(trie, prompt, path, scale)
     const cacheable = prompt.segments.length
-    const extended = this.withOutput(prompt, request.output, scale)
+    const extended = this.withOutput(prompt, request, scale)
     const outputEnd = {
       depth: extended.segments.length,
       textTokens: 0,
@@ -280,8 +279,12 @@ export class DeepSeekCacheSimulator {
     })
   }
 
-  /** The prompt followed by the answer, rendered as the next request will carry it. */
-  private withOutput(prompt: Prompt, output: AssistantMessage, scale: number): Prompt {
+  /**
+   * The prompt followed by the answer, rendered as the next request will carry it: with its reasoning
+   * when the turn calls tools (the answer's own calls, or earlier ones since the latest user message).
+   */
+  private withOutput(prompt: Prompt, request: SimulationRequest, scale: number): Prompt {
+    const { output } = request
     const text = output.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('')
     const calls = output.content.flatMap((block) =>
       block.type === 'tool-call'
@@ -290,10 +293,16 @@ export class DeepSeekCacheSimulator {
     )
     const message = {
       role: 'assistant',
+      ...(request.reasoning !== undefined ? { reasoning_content: request.reasoning } : {}),
       content: text === '' ? null : text,
       ...(calls.length > 0 ? { tool_calls: calls } : {}),
     }
-    const tail = linearizeChat({ messages: [message] }, this.counter, scale, { remember: false })
+    const messages = Array.isArray(request.body.messages) ? request.body.messages : []
+    const kept = deepseekReasoningShown([...messages, message]).at(-1) === true
+    const tail = linearizeChat({ messages: [message] }, this.counter, scale, {
+      remember: false,
+      reasoning: kept ? 'all' : 'none',
+    })
     const segments = prompt.segments.concat(tail.segments)
     let total = tokensThrough(prompt, prompt.segments.length)
     const cumulative = prompt.cumulative.slice()

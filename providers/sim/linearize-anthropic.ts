@@ -3,6 +3,7 @@
 // into the frame of that level's first segment, so changing them breaks the prefix exactly there.
 
 import type { Route } from '../../harness/types.ts'
+import type { ThinkingHistory } from '../catalog.ts'
 import { anthropicImageTokens, pngSize, UNKNOWN_IMAGE_TOKENS } from './image.ts'
 import { PromptBuilder, type RunState, type SegmentDraft } from './prompt.ts'
 import type { TokenCounter } from './tokens.ts'
@@ -268,8 +269,35 @@ function addBlock(layout: Layout, role: string, value: unknown, framing: number,
   }
 }
 
-/** A message's content: a string is one segment; an array is one segment per block. */
-function addMessage(layout: Layout, message: Body, index: number): void {
+/** Whether a content block is a model's reasoning (thinking or its redacted form). */
+function isThinking(block: unknown): boolean {
+  const type = asRecord(block).type
+  return type === 'thinking' || type === 'redacted_thinking'
+}
+
+/**
+ * Index of the latest message that opens a user turn: a user message that is not only tool results.
+ * Thinking before it belongs to earlier turns; thinking after it to the current (tool-use) turn.
+ */
+export function latestUserTurn(messages: readonly unknown[]): number {
+  for (let index = messages.length - 1; index >= 0; index -= 1) {
+    const message = asRecord(messages[index])
+    if (message.role !== 'user') continue
+    const content = message.content
+    const onlyResults =
+      Array.isArray(content) &&
+      content.length > 0 &&
+      content.every((block) => asRecord(block).type === 'tool_result')
+    if (!onlyResults) return index
+  }
+  return -1
+}
+
+/**
+ * A message's content: a string is one segment; an array is one segment per block. With `stripThinking`
+ * its thinking blocks are left out, as the API leaves an earlier turn's thinking out of the prompt.
+ */
+function addMessage(layout: Layout, message: Body, index: number, stripThinking = false): void {
   const role = asString(message.role)
   const node: WireNode = { part: 'messages', index }
   if (typeof message.content === 'string') {
@@ -287,8 +315,11 @@ function addMessage(layout: Layout, message: Body, index: number): void {
     layout.add({ frame: `${role}|empty`, text: '', framing: MESSAGE_FRAMING, node }, undefined, false)
     return
   }
+  let framing = MESSAGE_FRAMING
   for (const [block, value] of blocks.entries()) {
-    addBlock(layout, role, value, block === 0 ? MESSAGE_FRAMING : 0, { ...node, block })
+    if (stripThinking && role === 'assistant' && isThinking(value)) continue
+    addBlock(layout, role, value, framing, { ...node, block })
+    framing = 0
   }
 }
 
@@ -299,6 +330,8 @@ function addMessage(layout: Layout, message: Body, index: number): void {
  */
 interface LastLayout {
   key: string
+  /** The latest user turn of its messages: thinking before it was stripped (under `stripped`). */
+  userTurn: number
   /** The level context folded into the first message segment's frame. */
   pending: string
   head: readonly Segment[]
@@ -315,6 +348,7 @@ interface LastLayout {
 
 let lastLayout: LastLayout = {
   key: '',
+  userTurn: -1,
   pending: '',
   head: [],
   messages: [],
@@ -330,7 +364,8 @@ let lastLayout: LastLayout = {
 /**
  * Linearize a Messages body: `tools` → `system` → `messages`, one segment per entry or block. With the
  * model's `route`, a body the API refuses for it throws its 400 first (a simulation passes it; a what-if
- * linearization of any body does not).
+ * linearization of any body does not). Under `stripped` thinking history, the thinking blocks of turns
+ * before the latest user turn are not part of the prompt.
  */
 export function linearizeAnthropic(
   body: Body,
@@ -338,15 +373,20 @@ export function linearizeAnthropic(
   scale: number,
   ttls: TtlTable = DEFAULT_TTLS,
   route?: Route,
+  thinkingHistory: ThinkingHistory = 'kept',
 ): AnthropicLayout {
   const messages = asArray(body.messages)
   if (route !== undefined) checkSystemRoles(messages, route)
-  const key = `${scale}|${ttls['5m']}|${ttls['1h']}`
+  const key = `${scale}|${ttls['5m']}|${ttls['1h']}|${thinkingHistory}`
   const last = lastLayout.key === key ? lastLayout : undefined
+  const strip = thinkingHistory === 'stripped'
+  const userTurn = strip ? latestUserTurn(messages) : -1
   let shared = 0
   if (last !== undefined) {
     const bound = Math.min(messages.length, last.messages.length)
     while (shared < bound && messages[shared] === last.messages[shared]) shared += 1
+    // A new user turn strips the thinking of the messages it now follows: those are linearized again.
+    if (userTurn !== last.userTurn) shared = Math.min(shared, Math.max(0, Math.min(userTurn, last.userTurn)))
   }
   // Which messages prefixes hold an image or turn citations on: the shared part is known already.
   const images = last?.images.slice(0, shared + 1) ?? [false]
@@ -421,13 +461,14 @@ export function linearizeAnthropic(
   for (let index = shared; index < messages.length; index += 1) {
     starts[index] = layout.builder.mark()
     runs[index] = layout.builder.runState()
-    addMessage(layout, asRecord(messages[index]), index)
+    addMessage(layout, asRecord(messages[index]), index, strip && index < userTurn)
   }
   starts[messages.length] = layout.builder.mark()
   runs[messages.length] = layout.builder.runState()
   const prompt = layout.builder.build(PRIMING)
   lastLayout = {
     key,
+    userTurn,
     pending,
     head,
     messages: messages.slice(),

@@ -2,6 +2,7 @@
 // conversation grows, and the single-slot cache and item memo agreeing with a newly loaded module.
 
 import { describe, expect, it, vi } from 'vitest'
+import { fillerText } from '../../harness/filler.ts'
 import * as linearizers from './linearize-openai.ts'
 import { describeNode } from './prompt.ts'
 import { TokenCounter } from './tokens.ts'
@@ -312,5 +313,90 @@ describe('the last body each linearizer remembers', () => {
     expect(chat.linearize(linearizers, chat.extend(body, 'next'), counter).base?.segments).toBe(
       first.segments,
     )
+  })
+})
+
+describe('reasoning passed back to an OpenAI-style API', () => {
+  const call = { id: 'call_1', type: 'function', function: { name: 'read_file', arguments: '{"path":"a"}' } }
+  const thought = (turn: number) => fillerText(200, `deepseek-reasoning-${turn}`)
+  /** A DeepSeek conversation: turn 1 calls a tool, turn 2 answers without one, turn 3 is asked. */
+  const deepseekBody = () => ({
+    model: 'deepseek-flash',
+    messages: [
+      { role: 'user', content: 'Open a.' },
+      { role: 'assistant', content: null, reasoning_content: thought(1), tool_calls: [call] },
+      { role: 'tool', tool_call_id: 'call_1', content: 'contents of a' },
+      { role: 'assistant', content: 'a holds a list.', reasoning_content: thought(2) },
+      { role: 'user', content: 'Thanks. And b?' },
+      { role: 'assistant', content: 'b is empty.', reasoning_content: thought(3) },
+      { role: 'user', content: 'And c?' },
+    ],
+  })
+
+  it('DeepSeek keeps the reasoning of a turn that called tools and drops that of a turn that did not', () => {
+    const body = deepseekBody()
+    expect(linearizers.deepseekReasoningShown(body.messages)).toEqual([
+      false,
+      true,
+      false,
+      true,
+      false,
+      false,
+      false,
+    ])
+    const texts = linearizers
+      .linearizeChat(body, new TokenCounter(), 1, { reasoning: 'deepseek' })
+      .segments.map((segment) => segment.text)
+    expect(texts).toContain(thought(1))
+    expect(texts).toContain(thought(2))
+    expect(texts).not.toContain(thought(3))
+  })
+
+  it('OpenAI Chat renders no reasoning at all', () => {
+    const texts = linearizers
+      .linearizeChat(deepseekBody(), new TokenCounter(), 1)
+      .segments.map((segment) => segment.text)
+    expect(texts.some((text) => text.startsWith(thought(1).slice(0, 20)))).toBe(false)
+  })
+
+  /** A Responses conversation whose first turn called a tool after reasoning. */
+  const responsesInput = (next: boolean) => [
+    { role: 'user', content: 'Open a.' },
+    { type: 'reasoning', id: 'rs_1', summary: [], encrypted_content: fillerText(150, 'encrypted-1') },
+    { type: 'function_call', call_id: 'call_1', name: 'read_file', arguments: '{"path":"a"}' },
+    { type: 'function_call_output', call_id: 'call_1', output: 'contents of a' },
+    ...(next
+      ? [
+          { role: 'assistant', content: [{ type: 'output_text', text: 'a holds a list.' }] },
+          { role: 'user', content: 'And b?' },
+        ]
+      : []),
+  ]
+  const reasoningNodes = (body: Record<string, unknown>) =>
+    linearizers
+      .linearizeResponses(body, new TokenCounter(), 1)
+      .segments.filter((segment) => segment.frame === 'reasoning')
+      .map((segment) => describeNode(segment.node))
+
+  it('Responses renders the reasoning items of the current turn, not those before the latest user message', () => {
+    expect(reasoningNodes({ model: 'gpt-5.4', input: responsesInput(false) })).toEqual(['input[1]'])
+    expect(reasoningNodes({ model: 'gpt-5.4', input: responsesInput(true) })).toEqual([])
+  })
+
+  it('Responses keeps earlier turns’ reasoning items when reasoning.context asks for all turns', () => {
+    const body = { model: 'gpt-5.6-sol', reasoning: { context: 'all_turns' }, input: responsesInput(true) }
+    expect(reasoningNodes(body)).toEqual(['input[1]'])
+  })
+
+  it('Responses drops the earlier turn’s reasoning from a body that extends the tool-use turn', () => {
+    const counter = new TokenCounter()
+    const during = responsesInput(false)
+    linearizers.linearizeResponses({ model: 'gpt-5.4', input: during }, counter, 1)
+    const after = linearizers.linearizeResponses(
+      { model: 'gpt-5.4', input: [...during, ...responsesInput(true).slice(during.length)] },
+      counter,
+      1,
+    )
+    expect(after.segments.some((segment) => segment.frame === 'reasoning')).toBe(false)
   })
 })

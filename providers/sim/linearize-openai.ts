@@ -109,6 +109,8 @@ const itemMemo = new WeakMap<object, { index: number; context: string; segments:
 /** A linearized list of items (messages, input items): where each item's segments start, and those segments. */
 interface ItemCache {
   context: string
+  /** Per item, what its rendering depended on beyond its content (its reasoning shown or left out). */
+  variants: readonly string[]
   /** The segments before the items (tools, instructions). */
   head: readonly Segment[]
   /** A copy of the caller's items: an element replaced in the caller's array must not look unchanged. */
@@ -120,6 +122,7 @@ interface ItemCache {
 
 const EMPTY_CACHE: ItemCache = {
   context: '',
+  variants: [],
   head: [],
   items: [],
   starts: [0],
@@ -138,6 +141,11 @@ const sameNode = (left: WireNode | undefined, right: WireNode | undefined): bool
   left.index === right.index &&
   left.block === right.block
 
+/** What else an item's segments depend on beyond its content (its reasoning shown or not), by index. */
+type ItemVariant = (index: number) => string
+
+const PLAIN: ItemVariant = () => ''
+
 /**
  * Linearize a body of a head (tools, instructions) and items (messages, input items), taking over the
  * previous call's segments for the items this call repeats (the same objects, in the same places, under
@@ -152,6 +160,7 @@ function linearizeItems(
   context: string,
   previous: ItemCache,
   add: (builder: PromptBuilder, value: unknown, index: number) => void,
+  variant: ItemVariant = PLAIN,
 ): ItemCache {
   let builder = new PromptBuilder(counter, scale)
   addHead(builder)
@@ -168,40 +177,61 @@ function linearizeItems(
   if (sameHead) {
     const bound = Math.min(items.length, previous.items.length)
     while (reused < bound && items[reused] === previous.items[reused]) reused += 1
+    // An item that renders otherwise now (a new turn left its reasoning out) is linearized again.
+    for (let index = 0; index < reused; index += 1) {
+      if (variant(index) !== previous.variants[index]) reused = index
+    }
   }
   if (reused > 0) builder = PromptBuilder.from(previous.prompt, previous.starts[reused] ?? 0, counter, scale)
   const added: number[] = []
   for (let index = reused; index < items.length; index += 1) {
     added.push(builder.mark())
     const value = items[index]
+    const itemContext = `${context}|${variant(index)}`
     const memo = typeof value === 'object' && value !== null ? itemMemo.get(value) : undefined
-    if (memo !== undefined && memo.index === index && memo.context === context) {
+    if (memo !== undefined && memo.index === index && memo.context === itemContext) {
       builder.append(memo.segments)
       continue
     }
     const mark = builder.mark()
     add(builder, value, index)
     if (typeof value === 'object' && value !== null)
-      itemMemo.set(value, { index, context, segments: builder.since(mark) })
+      itemMemo.set(value, { index, context: itemContext, segments: builder.since(mark) })
   }
   added.push(builder.mark())
   const starts = reused > 0 ? joinPrefix(previous.starts, reused, added) : added
-  return { context, head, items: items.slice(), starts, prompt: builder.build(PRIMING) }
+  return {
+    context,
+    variants: items.map((_, index) => variant(index)),
+    head,
+    items: items.slice(),
+    starts,
+    prompt: builder.build(PRIMING),
+  }
 }
 
-/** One Chat Completions message as segments: its content parts, then its tool calls. */
+/**
+ * One Chat Completions message as segments: its reasoning when shown (DeepSeek's `reasoning_content`,
+ * ahead of the answer it led to), its content parts, then its tool calls.
+ */
 function addChatMessage(
   builder: PromptBuilder,
   body: Body,
   message: Body,
   index: number,
   counter: TokenCounter,
+  showReasoning = false,
 ): void {
   const role = asString(message.role)
   const name = asString(message.name)
   const frame = `${role}|${name}|${asString(message.tool_call_id)}`
   const node = { part: 'messages' as const, index }
-  const framing = MESSAGE_FRAMING + (name === '' ? 0 : 1)
+  let framing = MESSAGE_FRAMING + (name === '' ? 0 : 1)
+  const reasoning = asString(message.reasoning_content)
+  if (showReasoning && reasoning !== '') {
+    builder.add({ frame: `${frame}|reasoning`, text: reasoning, framing, node })
+    framing = 0
+  }
   const toolCalls = asArray(message.tool_calls)
   const hasContent = message.content !== null && message.content !== undefined && message.content !== ''
   let blocks = 0
@@ -221,16 +251,42 @@ function addChatMessage(
 }
 
 /**
+ * Which messages' `reasoning_content` DeepSeek keeps in the prompt: those of a turn (the messages between
+ * two user messages) in which the model called tools, up to the message itself; a turn answered without
+ * tools drops its reasoning (api-docs.deepseek.com/guides/thinking_mode).
+ */
+export function deepseekReasoningShown(messages: readonly unknown[]): boolean[] {
+  const shown: boolean[] = []
+  let calledTools = false
+  for (const value of messages) {
+    const message = asRecord(value)
+    if (message.role === 'user') calledTools = false
+    if (message.role === 'assistant' && asArray(message.tool_calls).length > 0) calledTools = true
+    shown.push(message.role === 'assistant' && calledTools)
+  }
+  return shown
+}
+
+/** Which assistant messages' reasoning a Chat linearization renders. */
+export type ChatReasoning = 'none' | 'deepseek' | 'all'
+
+/**
  * Linearize a Chat Completions body (OpenAI and DeepSeek). `remember: false` for one-off fragments, so
  * they do not displace the session's last body as the base the next request is compared with.
+ * `reasoning`: OpenAI's Chat API takes no reasoning back (`none`, the default); DeepSeek renders
+ * `reasoning_content` by its rule (`deepseek`); `all` renders every one (an answer known to be kept).
  */
 export function linearizeChat(
   body: Body,
   counter: TokenCounter,
   scale: number,
-  options: { remember?: boolean } = {},
+  options: { remember?: boolean; reasoning?: ChatReasoning } = {},
 ): Prompt {
-  const context = `chat|${scale}|${asString(asRecord(body.prompt_cache_options).ttl)}`
+  const reasoning = options.reasoning ?? 'none'
+  const context = `chat|${scale}|${asString(asRecord(body.prompt_cache_options).ttl)}|${reasoning}`
+  const messages = asArray(body.messages)
+  const shown =
+    reasoning === 'deepseek' ? deepseekReasoningShown(messages) : messages.map(() => reasoning === 'all')
   const addHead = (builder: PromptBuilder) => {
     addTools(builder, body)
     const format = asRecord(body.response_format)
@@ -247,10 +303,12 @@ export function linearizeChat(
     counter,
     scale,
     addHead,
-    asArray(body.messages),
+    messages,
     context,
     lastChat,
-    (builder, value, index) => addChatMessage(builder, body, asRecord(value), index, counter),
+    (builder, value, index) =>
+      addChatMessage(builder, body, asRecord(value), index, counter, shown[index] === true),
+    (index) => (shown[index] === true ? 'reasoning' : ''),
   )
   if (options.remember !== false) lastChat = cache
   return cache.prompt
@@ -297,7 +355,23 @@ function addResponsesItem(
   }
 }
 
-/** Linearize a Responses body. */
+/**
+ * Index of the latest input item that is a user message: reasoning items before it belong to earlier
+ * turns. -1 when there is none.
+ */
+export function latestUserItem(items: readonly unknown[]): number {
+  for (let index = items.length - 1; index >= 0; index -= 1) {
+    const item = asRecord(items[index])
+    if ((item.type === undefined || item.type === 'message') && item.role === 'user') return index
+  }
+  return -1
+}
+
+/**
+ * Linearize a Responses body. Reasoning items passed back before the latest user message are not
+ * rendered (the model keeps the reasoning of the current turn only) unless `reasoning.context` asks for
+ * `all_turns` (GPT-5.6+).
+ */
 export function linearizeResponses(body: Body, counter: TokenCounter, scale: number): Prompt {
   const addHead = (builder: PromptBuilder) => {
     addTools(builder, body)
@@ -312,6 +386,9 @@ export function linearizeResponses(body: Body, counter: TokenCounter, scale: num
   }
   const input = typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : asArray(body.input)
   const context = `responses|${scale}|${asString(asRecord(body.prompt_cache_options).ttl)}`
+  const allTurns = asRecord(body.reasoning).context === 'all_turns'
+  const boundary = allTurns ? -1 : latestUserItem(input)
+  const dropped = (index: number) => index < boundary && asRecord(input[index]).type === 'reasoning'
   lastResponses = linearizeItems(
     counter,
     scale,
@@ -319,7 +396,10 @@ export function linearizeResponses(body: Body, counter: TokenCounter, scale: num
     input,
     context,
     lastResponses,
-    (builder, value, index) => addResponsesItem(builder, body, asRecord(value), index, counter),
+    (builder, value, index) => {
+      if (!dropped(index)) addResponsesItem(builder, body, asRecord(value), index, counter)
+    },
+    (index) => (dropped(index) ? 'dropped' : ''),
   )
   return lastResponses.prompt
 }

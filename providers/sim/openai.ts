@@ -8,8 +8,7 @@ import { OpenAIBreakpointCache } from './openai-breakpoints.ts'
 import { cacheOptions } from './openai-cache-fields.ts'
 import { OpenAIPrefixCache } from './openai-prefix.ts'
 import { OpenAIRouter } from './openai-routing.ts'
-import { outputTokens } from './output.ts'
-import { scaleTokens } from './prompt.ts'
+import { billedOutputTokens } from './output.ts'
 import { sharedTokenCounter, type TokenCounter } from './tokens.ts'
 import type { Prompt, Simulation, SimulationRequest, SimulatorOptions } from './types.ts'
 
@@ -53,7 +52,7 @@ export class OpenAICacheSimulator {
     const entry = this.model(request.body)
     const options = cacheOptions(api, request.body, entry.cache.kind === 'openai-breakpoint')
     const prompt = this.linearize(api, request.body)
-    const output = scaleTokens(outputTokens(request.output, this.counter), entry.tokenScale)
+    const output = billedOutputTokens(request, this.counter, entry.tokenScale)
     return entry.cache.kind === 'openai-breakpoint'
       ? this.breakpointCache.simulate(entry.cache, options, request, prompt, output)
       : this.prefixCache.simulate(entry.cache as OpenAIPrefixRules, request, prompt, output, entry.tokenScale)

@@ -85,7 +85,10 @@ export interface SimCounts {
   write5m: number
   write1h: number
   uncached: number
+  /** Output tokens, reasoning included. */
   output: number
+  /** Part of `output` spent reasoning, when the answer reasoned (set by the mock that decided the answer). */
+  reasoning?: number
 }
 
 /**
@@ -151,6 +154,13 @@ export interface SimulationRequest {
   at: number
   /** What the model answers (scripted), for output tokens and output-end cache units. */
   output: AssistantMessage
+  /**
+   * Output tokens of the answer before the model's token scale, when the caller decided them: reasoning
+   * included, cut at the request's output cap. Otherwise counted from `output`.
+   */
+  outputTokens?: number
+  /** The answer's reasoning text: DeepSeek renders it into the next request when the answer calls tools. */
+  reasoning?: string
   /** The previous request of the same session: the simulation then also computes the counterfactual. */
   previous?: PreviousRequest
 }

@@ -1,0 +1,208 @@
+// What a mock needs to read off a request to answer it like a model would: where the request stands in
+// its conversation (turn and step), the tools it declares and how it lets the model choose among them,
+// its output cap, and whether it asks the model to reason. One pure reader per wire API.
+
+import { itemDigest, itemsOf } from '../capture/digest.ts'
+import type { ReasoningMode } from '../catalog.ts'
+import type { WireApi } from '../types.ts'
+
+type Body = Record<string, unknown>
+
+const asArray = (value: unknown): unknown[] => (Array.isArray(value) ? value : [])
+const asRecord = (value: unknown): Body =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Body) : {}
+const asString = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined)
+
+/** Where a request stands in its conversation. */
+export interface Position {
+  /** User turns in the conversation so far (the latest included), from 1. */
+  turn: number
+  /** Model answers since the latest user turn, plus one: 1 for the first request of a turn. */
+  step: number
+  /** What the conversation ends with: the model answers a user turn, tool results, or something else. */
+  after: 'user' | 'tool-results' | 'other'
+}
+
+/** A tool the model may call: its name and the JSON schema of its arguments. */
+export interface DeclaredTool {
+  name: string
+  schema: unknown
+}
+
+/** How the request lets the model use its tools. */
+export type ToolChoice =
+  | { kind: 'auto' }
+  | { kind: 'none' }
+  /** The model must call a tool (OpenAI `required`, Anthropic `any`). */
+  | { kind: 'required' }
+  /** The model must call this tool. */
+  | { kind: 'named'; name: string }
+
+/** Whether an item is the model's output (an assistant message, a function call, reasoning). */
+function isModelItem(api: WireApi, item: unknown): boolean {
+  const record = asRecord(item)
+  if (record.role === 'assistant') return true
+  if (api !== 'openai-responses') return false
+  return record.type === 'function_call' || record.type === 'reasoning' || record.type === 'custom_tool_call'
+}
+
+/** Whether an item carries tool results (a Chat `tool` message, Anthropic tool_result blocks, a call output). */
+function isToolResult(item: unknown): boolean {
+  const record = asRecord(item)
+  if (record.role === 'tool') return true
+  if (record.type === 'function_call_output' || record.type === 'custom_tool_call_output') return true
+  const content = record.content
+  return (
+    record.role === 'user' &&
+    Array.isArray(content) &&
+    content.length > 0 &&
+    content.every((block) => asRecord(block).type === 'tool_result')
+  )
+}
+
+/**
+ * The position of a request, read off its own conversation: user turns counted as captures count them (a
+ * user message that is not only tool results), and the model's answers since the latest one, each run of
+ * consecutive output items (Responses' reasoning, message and calls of one response) counted once.
+ */
+export function positionOf(api: WireApi, body: Body): Position {
+  const items = itemsOf(body)
+  let turn = 0
+  let answers = 0
+  let previousWasModel = false
+  for (const item of items) {
+    if (itemDigest(item).userTurn) {
+      turn += 1
+      answers = 0
+      previousWasModel = false
+      continue
+    }
+    const model = isModelItem(api, item)
+    if (model && !previousWasModel) answers += 1
+    previousWasModel = model
+  }
+  const last = items.at(-1)
+  return {
+    turn: Math.max(turn, 1),
+    step: answers + 1,
+    after:
+      last === undefined
+        ? 'other'
+        : itemDigest(last).userTurn
+          ? 'user'
+          : isToolResult(last)
+            ? 'tool-results'
+            : 'other',
+  }
+}
+
+/** The function tools a request declares, in order (server tools and deferred tools left out). */
+export function declaredTools(api: WireApi, body: Body): DeclaredTool[] {
+  const tools: DeclaredTool[] = []
+  for (const value of asArray(body.tools)) {
+    const tool = asRecord(value)
+    if (tool.defer_loading === true) continue
+    switch (api) {
+      case 'openai-chat':
+      case 'deepseek-chat': {
+        const fn = asRecord(tool.function)
+        const name = asString(fn.name)
+        if (tool.type === 'function' && name !== undefined) tools.push({ name, schema: fn.parameters })
+        break
+      }
+      case 'openai-responses': {
+        const name = asString(tool.name)
+        if (tool.type === 'function' && name !== undefined) tools.push({ name, schema: tool.parameters })
+        break
+      }
+      case 'anthropic-messages': {
+        const name = asString(tool.name)
+        // A custom tool has an input schema; server tools (web search, bash, …) have a versioned type.
+        if (name !== undefined && tool.input_schema !== undefined && (tool.type ?? 'custom') === 'custom')
+          tools.push({ name, schema: tool.input_schema })
+        break
+      }
+    }
+  }
+  return tools
+}
+
+/** The request's tool choice, in one vocabulary. */
+export function toolChoiceOf(api: WireApi, body: Body): ToolChoice {
+  const choice = body.tool_choice
+  if (api === 'anthropic-messages') {
+    const record = asRecord(choice)
+    switch (record.type) {
+      case 'none':
+        return { kind: 'none' }
+      case 'any':
+        return { kind: 'required' }
+      case 'tool': {
+        const name = asString(record.name)
+        return name === undefined ? { kind: 'auto' } : { kind: 'named', name }
+      }
+      default:
+        return { kind: 'auto' }
+    }
+  }
+  if (choice === 'none') return { kind: 'none' }
+  if (choice === 'required') return { kind: 'required' }
+  const record = asRecord(choice)
+  if (record.type === 'allowed_tools') {
+    const mode = asString(record.mode) ?? asString(asRecord(record.allowed_tools).mode)
+    return mode === 'required' ? { kind: 'required' } : { kind: 'auto' }
+  }
+  const name = asString(record.name) ?? asString(asRecord(record.function).name)
+  return record.type === 'function' && name !== undefined ? { kind: 'named', name } : { kind: 'auto' }
+}
+
+/** The output cap the request sets (reasoning included), if any. */
+export function outputCapOf(api: WireApi, body: Body): number | undefined {
+  const cap = (value: unknown) =>
+    typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : undefined
+  switch (api) {
+    case 'openai-chat':
+      return cap(body.max_completion_tokens) ?? cap(body.max_tokens)
+    case 'deepseek-chat':
+    case 'anthropic-messages':
+      return cap(body.max_tokens)
+    case 'openai-responses':
+      return cap(body.max_output_tokens)
+  }
+}
+
+/**
+ * Whether the model reasons on this request: the request's own switch when it has one (Anthropic and
+ * DeepSeek `thinking.type`, OpenAI's effort, `none` turning it off), else the model's mode.
+ */
+export function reasonsOn(api: WireApi, body: Body, mode: ReasoningMode): boolean {
+  if (mode === 'never') return false
+  const requested = requestedReasoning(api, body)
+  return requested ?? mode === 'by-default'
+}
+
+function requestedReasoning(api: WireApi, body: Body): boolean | undefined {
+  switch (api) {
+    case 'anthropic-messages':
+    case 'deepseek-chat': {
+      const type = asRecord(body.thinking).type
+      if (type === 'disabled') return false
+      if (type === 'enabled' || type === 'adaptive') return true
+      return api === 'deepseek-chat' && typeof body.reasoning_effort === 'string' ? true : undefined
+    }
+    case 'openai-chat': {
+      const effort = asString(body.reasoning_effort)
+      return effort === undefined ? undefined : effort !== 'none'
+    }
+    case 'openai-responses': {
+      const effort = asString(asRecord(body.reasoning).effort)
+      return effort === undefined ? undefined : effort !== 'none'
+    }
+  }
+}
+
+/** Anthropic's thinking budget, when the request sets one. */
+export function thinkingBudgetOf(body: Body): number | undefined {
+  const budget = asRecord(body.thinking).budget_tokens
+  return typeof budget === 'number' ? budget : undefined
+}
