@@ -6,6 +6,7 @@ import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } f
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Anthropic from '@anthropic-ai/sdk'
+import OpenAI from 'openai'
 import { describe, expect, it } from 'vitest'
 import { fillerText } from '../harness/filler.ts'
 import { CaptureWriter, openCapture } from '../providers/capture/store.ts'
@@ -194,5 +195,44 @@ describe('a capture on disk', () => {
     mkdirSync(join(target, 'sessions', `${session}.jsonl`))
     for (const exchange of exchanges.slice(0, 3)) writer.write(exchange)
     expect(errors).toHaveLength(1)
+  })
+})
+
+describe('a captured Responses conversation chained on previous_response_id', () => {
+  it('is one session whose every turn extends the whole chain it was billed for', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cachelab-chain-'))
+    const writer = CaptureWriter.open(
+      dir,
+      { id: 'chain', started: '2026-11-30T00:00:00.000Z', upstream: 'sim', bodies: false },
+      (error) => {
+        throw error
+      },
+    )
+    const linearizer = new CacheSimulators()
+    const tracker = new CaptureTracker({
+      linearize: (api, body) => linearizer.linearize(api, body),
+      sink: (exchange) => writer.write(exchange),
+    })
+    const server = await startLoopback({ upstream: 'sim', port: 0, capture: tracker })
+    try {
+      const client = new OpenAI({ apiKey: 'test-key', baseURL: server.baseURLs.openai, maxRetries: 0 })
+      let previous: string | undefined
+      for (let turn = 1; turn <= 3; turn += 1) {
+        const response: OpenAI.Responses.Response = await client.responses.create({
+          model: 'gpt-5.4',
+          instructions: SYSTEM,
+          input: [{ role: 'user', content: `Question ${turn}: ${fillerText(200, `chain-${turn}`)}` }],
+          ...(previous !== undefined ? { previous_response_id: previous } : {}),
+        })
+        previous = response.id
+      }
+    } finally {
+      await server.close()
+    }
+    const { rows, identities } = reportCapture(dir)
+    expect(identities).toEqual({ header: 0, 'conversation-key': 0, continuation: 0, new: 1 })
+    expect(rows.map((row) => `${row.turn}.${row.step}`)).toEqual(['1.1', '2.1', '3.1'])
+    expect(rows.map((row) => row.breakCause)).toEqual([undefined, undefined, undefined])
+    expect(rows[2]?.cacheReadTokens).toBeGreaterThan(rows[1]?.cacheReadTokens ?? 0)
   })
 })

@@ -163,3 +163,11 @@ export function answerOf(api: WireApi, text: string, contentType: string): Assis
       return responsesOutput(body, stream)
   }
 }
+
+/** The id of a Responses response, from its JSON body or its stream's `response.created`/`completed` event. */
+export function responseIdOf(text: string, contentType: string): string | undefined {
+  const body = contentType.includes('text/event-stream')
+    ? asRecord(events(text).find((event) => typeof asRecord(event.response).id === 'string')?.response)
+    : parse(text)
+  return typeof body?.id === 'string' ? body.id : undefined
+}

@@ -124,6 +124,9 @@ export function providerOfApi(api: WireApi): ProviderId {
   return PROVIDER_OF_API[api]
 }
 
+/** Response ids remembered for `previous_response_id` chaining (as many as the mock stores). */
+const RESPONSE_IDS_KEPT = 10_000
+
 const EMPTY_PROMPT: Prompt = { segments: [], cumulative: [], trailing: 0, total: 0 }
 
 /** The key of a request's turn: its user turns counted and the latest one's hash. */
@@ -139,6 +142,8 @@ export class CaptureTracker {
   /** Resolutions by body object, so a request resolved before its simulation keeps its session. */
   private readonly resolutions = new WeakMap<object, Resolution>()
   private serial = 0
+  /** Session by Responses response id, the most recent ones. */
+  private readonly responseSessions = new Map<string, string>()
 
   constructor(options: TrackerOptions) {
     this.options = options
@@ -148,9 +153,27 @@ export class CaptureTracker {
   resolve(api: WireApi, declared: string | undefined, body: Record<string, unknown>): Resolution {
     const known = this.resolutions.get(body)
     if (known !== undefined) return known
-    const resolution = this.resolver.resolve(api, declared, body, itemsOf(body).map(itemDigest))
+    // A Responses request that continues a stored response belongs to that response's session.
+    const chained =
+      declared === undefined && typeof body.previous_response_id === 'string'
+        ? this.responseSessions.get(body.previous_response_id)
+        : undefined
+    const resolution =
+      chained !== undefined
+        ? ({ session: chained, source: 'conversation-key' } satisfies Resolution)
+        : this.resolver.resolve(api, declared, body, itemsOf(body).map(itemDigest))
     this.resolutions.set(body, resolution)
     return resolution
+  }
+
+  /** Remember the session a response id was answered in, for requests that chain on it. */
+  noteResponse(id: string, session: string): void {
+    this.responseSessions.delete(id)
+    this.responseSessions.set(id, session)
+    if (this.responseSessions.size > RESPONSE_IDS_KEPT) {
+      const oldest = this.responseSessions.keys().next().value
+      if (oldest !== undefined) this.responseSessions.delete(oldest)
+    }
   }
 
   /** The previous successful request of a session, for its next simulation's counterfactual. */

@@ -9,7 +9,7 @@ import { hashString } from '../../harness/random.ts'
 import type { AssistantMessage, Usage } from '../../harness/types.ts'
 import { parseAnthropicUsage } from '../anthropic.ts'
 import { digestRequest } from '../capture/digest.ts'
-import { answerOf } from '../capture/output.ts'
+import { answerOf, responseIdOf } from '../capture/output.ts'
 import type { ReplaySource, ReplayStep } from '../capture/replay.ts'
 import type { CaptureTracker } from '../capture/tracker.ts'
 import type { Vendor } from '../catalog.ts'
@@ -286,6 +286,9 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
             (predictor === undefined
               ? undefined
               : predict(predictor, api, parsed, at, capture.previous(resolution.session)))
+          const responseId =
+            api === 'openai-responses' && response.ok ? responseIdOf(text, contentType) : undefined
+          if (responseId !== undefined) capture.noteResponse(responseId, resolution.session)
           capture.add({
             resolution,
             api,
