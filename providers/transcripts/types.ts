@@ -1,0 +1,81 @@
+// The imported-transcript port's vocabulary: what a reader of an agent's own session files (Claude Code,
+// Codex, DSH, pi) yields for each provider request — its recorded usage, when it happened, what the
+// transcript shows happened before it, and, where the file holds it, the request itself. The report
+// core turns these into the same rows as a run's (reports/observed-rows.ts).
+
+import type { ProviderId, Usage } from '../../harness/types.ts'
+import type { WireApi } from '../types.ts'
+
+/** The transcript formats `cachelab import` reads. */
+export type TranscriptFormat = 'claude-code' | 'codex' | 'dsh' | 'pi'
+
+export const TRANSCRIPT_FORMATS: readonly TranscriptFormat[] = ['claude-code', 'codex', 'dsh', 'pi']
+
+/** Something a transcript shows happened before a request, which can explain a cache rewrite. */
+export type TranscriptEvent =
+  /** A compaction boundary or summary (Claude Code `compact_boundary`, Codex `compacted`, DSH `compaction/*`, pi `compaction`). */
+  | { kind: 'compaction'; detail?: string }
+  /** The model changed from the session's previous request. */
+  | { kind: 'model-switch'; from: string; to: string }
+  /** The session was resumed or continued in a new process (a new file header, a resume header reason). */
+  | { kind: 'resume'; detail?: string }
+  /** A request setting changed: effort, thinking level, reasoning summary, approval or sandbox policy. */
+  | { kind: 'config-change'; detail: string }
+  /** The tool list changed (where the transcript shows tools: DSH headers, Codex dynamic tools, Claude Code tool deltas). */
+  | { kind: 'tools-change'; detail?: string }
+  /** The system prompt or instructions changed (where the transcript holds them). */
+  | { kind: 'system-change'; detail?: string }
+
+/** One provider request as a transcript records it. */
+export interface ObservedRequest {
+  format: TranscriptFormat
+  /** `file:line` of the record that carries its usage (the first line of a deduplicated group). */
+  source: string
+  /** The session: the file's own session; a sidechain or subagent is a session of its own. */
+  session: string
+  /** The session this one branched from (a sidechain's or a fork's parent), when known. */
+  parent?: string
+  provider: ProviderId
+  /** The model as recorded (dated names are kept; the catalog maps prices by the nearest known name). */
+  model: string
+  /** When the request was made (or its response recorded), ISO 8601. */
+  time: string
+  /**
+   * The recorded usage in disjoint buckets (`input` = read + write + uncached); `cacheWrite5m` /
+   * `cacheWrite1h` where the transcript splits writes by lifetime.
+   */
+  usage: Usage
+  /** What the transcript shows happened since the session's previous request, in order. */
+  events: TranscriptEvent[]
+  /** The user turn (from 1) and the request within it (from 1), where the transcript tells them. */
+  turn?: number
+  step?: number
+  /** The provider's id of the request or response (the deduplication key), when recorded. */
+  requestId?: string
+  /**
+   * The request as sent, where the transcript holds all of it (DSH logs, which keep the header and every
+   * message); `estimated` says what was reconstructed rather than recorded.
+   */
+  request?: { api: WireApi; body: Record<string, unknown>; estimated?: string }
+}
+
+/** A line a reader could not use: where it is and why. */
+export interface TranscriptProblem {
+  /** `file:line`. */
+  where: string
+  message: string
+}
+
+export interface ReadOptions {
+  /** Skip (and count) a corrupt or torn line instead of failing on it. */
+  lenient: boolean
+  /** Told of every line skipped under `lenient`. */
+  onProblem: (problem: TranscriptProblem) => void
+}
+
+/**
+ * A reader of one transcript file: its requests in file order, streamed (a file is read line by line,
+ * never held whole). A corrupt line fails with a `CachelabError` (kind `input`) naming `file:line`,
+ * unless `lenient`.
+ */
+export type TranscriptReader = (file: string, options: ReadOptions) => AsyncIterable<ObservedRequest>
