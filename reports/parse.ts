@@ -40,6 +40,8 @@ const BREAK_CAUSES: Record<BreakCause, true> = {
   'message-edited': true,
   'history-truncated': true,
   'history-summarized': true,
+  resume: true,
+  unexplained: true,
 }
 const PROVIDERS: Record<ProviderId, true> = Object.fromEntries(
   PROVIDER_IDS.map((id) => [id, true]),

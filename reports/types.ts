@@ -58,6 +58,10 @@ export type BreakCause =
   | 'history-truncated'
   /** Captured traffic: messages of the history were replaced by fewer (a summary). */
   | 'history-summarized'
+  /** Imported transcripts: the session was resumed in a new process before the rewrite. */
+  | 'resume'
+  /** Imported transcripts: a rewrite nothing in the transcript explains. */
+  | 'unexplained'
 
 /** One provider request (a retried attempt is its own row). */
 export interface StepRow {

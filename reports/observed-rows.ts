@@ -1,0 +1,290 @@
+// The imported-transcript port: requests an agent recorded (Claude Code, Codex, DSH, pi) become the same
+// step rows as a run's, through the one row core. A transcript holds usage and timestamps, rarely the
+// request, so a break is read off the usage: a request that read less than the previous one of its
+// session left cached (by each provider's rule) rewrote that prefix. What the transcript shows before it
+// classifies it: an idle gap past the lifetime the writes indicate (provider side, `ttl-expired`), a
+// compaction, a model switch, a resume, a setting, tool or system-prompt change, or nothing (`unexplained`).
+
+import type { Vendor } from '../providers/catalog.ts'
+import { CATALOG, findModel, type ModelEntry, vendorOf } from '../providers/catalog.ts'
+import type { ObservedRequest, TranscriptEvent } from '../providers/transcripts/types.ts'
+import type { Attribution } from './attribution.ts'
+import { bucketsOf, measuredRow, type RowLabels } from './rows.ts'
+import type { BreakCause, StepRow } from './types.ts'
+
+/** Why a request wrote or missed what it did: the classes of the rewrites table. */
+export type RewriteClass =
+  /** A session's first request: nothing was cached for it yet. */
+  | 'session-start'
+  /** A sidechain's or subagent's first request. */
+  | 'sidechain-start'
+  /** Writes of what a request added to an intact prefix: the cost of growing, not a rewrite. */
+  | 'growth'
+  | 'ttl-expired'
+  | 'compaction'
+  | 'model-switch'
+  | 'resume'
+  | 'config-change'
+  | 'tools-change'
+  | 'system-change'
+  /** A rewrite nothing in the transcript explains. */
+  | 'unexplained'
+
+/** A shortfall smaller than this many tokens is noise (a few framing tokens), not a rewrite. */
+export const REWRITE_THRESHOLD_TOKENS = 1024
+
+/** One request's place in the rewrites table. */
+export interface Rewrite {
+  class: RewriteClass
+  /** Tokens written to the cache by the request. */
+  writeTokens: number
+  /** Tokens the previous request left cached that this one did not read. */
+  missedTokens: number
+  /** Seconds since the session's previous request (absent on a session's first). */
+  gapSeconds?: number
+}
+
+/** The catalog entry a recorded model is priced and simulated as, and whether the name was mapped. */
+export interface ImportedModel {
+  entry: ModelEntry
+  /** Set when the recorded name is not in the catalog: the catalog name used instead. */
+  mappedFrom?: string
+}
+
+/**
+ * The catalog entry for a recorded model name: the name itself, then without a date suffix
+ * (`claude-opus-4-5-20251101`), then the catalog model of the vendor sharing the longest name prefix.
+ */
+export function importedModel(vendor: Vendor, model: string): ImportedModel {
+  const exact = findModel(vendor, model)
+  if (exact !== undefined) return { entry: exact }
+  const undated = findModel(vendor, model.replace(/-\d{8}$/, ''))
+  if (undated !== undefined) return { entry: undated, mappedFrom: model }
+  const shared = (name: string) => {
+    let length = 0
+    while (length < name.length && name[length] === model[length]) length += 1
+    return length
+  }
+  const candidates = CATALOG.filter((entry) => entry.vendor === vendor)
+  const nearest = candidates.reduce((best, entry) =>
+    shared(entry.model) > shared(best.model) ? entry : best,
+  )
+  return { entry: nearest, mappedFrom: model }
+}
+
+/** Seconds a prefix stays cached after its last use, as the provider's rules and the writes indicate. */
+function lifetimeSeconds(entry: ModelEntry, previous: ObservedRequest): number {
+  switch (entry.cache.kind) {
+    case 'anthropic':
+      return (previous.usage.cacheWrite1h ?? 0) > 0
+        ? entry.cache.ttlSeconds['1h']
+        : entry.cache.ttlSeconds['5m']
+    case 'openai-prefix':
+      return entry.cache.idleEvictionSeconds
+    case 'openai-breakpoint':
+      return entry.cache.ttlSeconds
+    case 'deepseek':
+      return entry.cache.evictionSeconds
+  }
+}
+
+/**
+ * Tokens the previous request left cached for an unchanged extension of it to read: Anthropic and
+ * GPT-5.6 what it read plus what it wrote; OpenAI's automatic cache its whole input on the 128-token grid
+ * past the minimum; DeepSeek its input and output in 128-token units (recorded DeepSeek sessions read
+ * exactly that, notes/2026-11-30-import-classification.md).
+ */
+function carriedTokens(entry: ModelEntry, previous: ObservedRequest): number {
+  const usage = previous.usage
+  const grid = (tokens: number, minimum: number) => (tokens < minimum ? 0 : Math.floor(tokens / 128) * 128)
+  switch (entry.cache.kind) {
+    case 'anthropic':
+    case 'openai-breakpoint':
+      return (usage.cacheRead ?? 0) + (usage.cacheWrite ?? 0)
+    case 'openai-prefix':
+      return grid(usage.input, entry.cache.minTokens)
+    case 'deepseek':
+      return grid(usage.input + usage.output, 0)
+  }
+}
+
+/** The client-side cause and class an event names, the first that explains a rewrite. */
+const EVENT_CLASSES: ReadonlyArray<{
+  kind: TranscriptEvent['kind']
+  class: RewriteClass
+  cause: BreakCause
+  node?: string
+}> = [
+  { kind: 'compaction', class: 'compaction', cause: 'compaction-summary' },
+  { kind: 'model-switch', class: 'model-switch', cause: 'config-changed', node: 'model' },
+  { kind: 'system-change', class: 'system-change', cause: 'system-replace' },
+  { kind: 'tools-change', class: 'tools-change', cause: 'tools-changed' },
+  { kind: 'config-change', class: 'config-change', cause: 'config-changed' },
+  { kind: 'resume', class: 'resume', cause: 'resume' },
+]
+
+/** What an import's rows are labelled with. */
+export interface ObservedLabels {
+  runId: string
+}
+
+/** A row and its place in the rewrites table. */
+export interface ObservedRow {
+  row: StepRow
+  rewrite: Rewrite
+  model: ImportedModel
+}
+
+/** Rows of one recorded session, request by request; holds only the previous request. */
+export class ObservedRowBuilder {
+  private readonly labels: ObservedLabels
+  private previous: ObservedRequest | undefined
+  private turn = 0
+
+  constructor(labels: ObservedLabels) {
+    this.labels = labels
+  }
+
+  add(request: ObservedRequest): ObservedRow {
+    const vendor = vendorOf(request.provider)
+    const model = importedModel(vendor, request.model)
+    const entry = model.entry
+    const previous = this.previous
+    this.previous = request
+    this.turn += 1
+    const labels: RowLabels = {
+      runId: this.labels.runId,
+      scenario: request.format,
+      variant: request.session,
+      provider: request.provider,
+      model: request.model,
+      route: entry.route,
+      turn: request.turn ?? this.turn,
+      step: request.step ?? 1,
+      attempt: 0,
+      headerReason: undefined,
+      startsSeries: false,
+      virtualTimeS: 0,
+      latencyMs: 0,
+    }
+    const usage = request.usage
+    const read = usage.cacheRead ?? 0
+    const writeTokens = usage.cacheWrite ?? 0
+    if (previous === undefined) {
+      const row = measuredRow(labels, {
+        usage,
+        cold: true,
+        counterfactual: undefined,
+        attribution: undefined,
+        prices: entry.prices,
+      })
+      const start: RewriteClass = request.parent !== undefined ? 'sidechain-start' : 'session-start'
+      return { row, rewrite: { class: start, writeTokens, missedTokens: 0 }, model }
+    }
+    const gapSeconds = Math.max(0, (Date.parse(request.time) - Date.parse(previous.time)) / 1000)
+    const carried = Math.min(carriedTokens(entry, previous), usage.input)
+    const missed = Math.max(0, carried - read)
+    let counterfactual: { ideal: number; warm: number; cause?: 'ttl-expired' } | undefined
+    let attribution: Attribution | undefined
+    let rewriteClass: RewriteClass = 'growth'
+    if (missed >= REWRITE_THRESHOLD_TOKENS) {
+      const lifetime = lifetimeSeconds(entry, previous)
+      if (gapSeconds > lifetime) {
+        // The provider's rules let it expire: no client loss; a warm cache would have read it.
+        counterfactual = { ideal: read, warm: read + missed, cause: 'ttl-expired' }
+        rewriteClass = 'ttl-expired'
+      } else {
+        counterfactual = { ideal: read + missed, warm: read + missed }
+        const found = EVENT_CLASSES.find(({ kind }) => request.events.some((event) => event.kind === kind))
+        rewriteClass = found?.class ?? 'unexplained'
+        attribution = {
+          cause: found?.cause ?? 'unexplained',
+          ...(found?.node !== undefined ? { node: found.node } : {}),
+        }
+      }
+    }
+    const row = measuredRow(labels, {
+      usage,
+      cold: false,
+      counterfactual,
+      attribution,
+      prices: entry.prices,
+    })
+    return { row, rewrite: { class: rewriteClass, writeTokens, missedTokens: missed, gapSeconds }, model }
+  }
+}
+
+/** One class of the rewrites table. */
+export interface RewriteSummary {
+  class: RewriteClass
+  /** Requests in the class. */
+  requests: number
+  writeTokens: number
+  /** Share of every write token of the import (0–1). */
+  writeShare: number
+  missedTokens: number
+  /** What the requests of the class cost above their ideal (client side) plus the provider side. */
+  lostUsd: number
+}
+
+/** The rewrites table: per class, its requests, write tokens and their share, missed tokens and dollars. */
+export function rewritesTable(entries: readonly ObservedRow[]): RewriteSummary[] {
+  const totalWrites = entries.reduce((sum, entry) => sum + entry.rewrite.writeTokens, 0)
+  const byClass = new Map<RewriteClass, RewriteSummary>()
+  for (const { row, rewrite } of entries) {
+    const summary = byClass.get(rewrite.class) ?? {
+      class: rewrite.class,
+      requests: 0,
+      writeTokens: 0,
+      writeShare: 0,
+      missedTokens: 0,
+      lostUsd: 0,
+    }
+    summary.requests += 1
+    summary.writeTokens += rewrite.writeTokens
+    summary.missedTokens += rewrite.missedTokens
+    summary.lostUsd += row.costUsd - row.idealCostUsd + row.providerLostUsd
+    byClass.set(rewrite.class, summary)
+  }
+  return [...byClass.values()]
+    .map((summary) => ({ ...summary, writeShare: totalWrites === 0 ? 0 : summary.writeTokens / totalWrites }))
+    .sort((a, b) => b.writeTokens - a.writeTokens || b.missedTokens - a.missedTokens)
+}
+
+/**
+ * What the import would have cost with every Anthropic prefix living 1 hour: writes at the 1-hour price,
+ * and a prefix that expired after a gap under an hour read instead of rewritten. Other vendors keep
+ * their cost (no lifetime option changes their price).
+ */
+export function costWithHourTtl(entries: readonly ObservedRow[]): number {
+  let total = 0
+  for (const { row, rewrite, model } of entries) {
+    const prices = model.entry.prices
+    if (model.entry.cache.kind !== 'anthropic' || prices.cacheWrite1h === undefined) {
+      total += row.costUsd
+      continue
+    }
+    const saved =
+      rewrite.class === 'ttl-expired' && (rewrite.gapSeconds ?? Number.POSITIVE_INFINITY) <= 3600
+        ? Math.min(rewrite.missedTokens, row.cacheWriteTokens + row.uncachedTokens)
+        : 0
+    const buckets = bucketsOf({
+      input: row.inputTokens,
+      uncached: row.uncachedTokens,
+      cacheRead: row.cacheReadTokens,
+      cacheWrite: row.cacheWriteTokens,
+      output: row.outputTokens,
+      raw: {},
+    })
+    const writes = buckets.write5m + buckets.write1h
+    const movedFromWrites = Math.min(saved, writes)
+    const movedFromUncached = saved - movedFromWrites
+    total +=
+      ((row.cacheReadTokens + saved) * prices.cacheRead +
+        (writes - movedFromWrites) * prices.cacheWrite1h +
+        (row.uncachedTokens - movedFromUncached) * prices.input +
+        row.outputTokens * prices.output) /
+      1_000_000
+  }
+  return total
+}
