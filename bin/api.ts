@@ -1,7 +1,8 @@
 // The library's main entry point (`import … from 'cachelab'`): what the command line does, as functions
 // that return data: `run` the scenario matrix into rows, `simulate` wire bodies into usage, `check` a run
-// against a baseline; the row vocabulary, the catalog and the scenario library to look things up in, and
-// the CSV readers. Matchers are in `cachelab/vitest`, the mock providers in `cachelab/msw`.
+// against a baseline, `exportRows` as OpenTelemetry spans; the row vocabulary, the catalog and the
+// scenario library to look things up in, and the CSV readers. Matchers are in `cachelab/vitest`, the mock
+// providers in `cachelab/msw`.
 
 export { CachelabError, type CachelabErrorKind } from '../harness/errors.ts'
 export { PROVIDER_IDS, type ProviderId, type Usage } from '../harness/types.ts'
@@ -35,12 +36,20 @@ export {
   gateReport,
 } from '../reports/gate.ts'
 export { readBreaksCsv, readStepsCsv, readSummaryCsv } from '../reports/load.ts'
+export { FIXED_EPOCH_MS } from '../reports/otel.ts'
+export type { OtelNameSet } from '../reports/otel-names.ts'
 export { summarize } from '../reports/summary.ts'
 export type { BreakCause, BreakRow, ClaimResult, StepRow, SummaryRow } from '../reports/types.ts'
 export * from '../scenarios/authoring.ts'
 export { findScenario, SCENARIOS } from '../scenarios/index.ts'
 export type { NotApplicable } from '../scenarios/requirements.ts'
 export { type CheckOptions, type CheckResult, type CheckScope, check } from './check.ts'
+export {
+  type EndpointOutcome,
+  exportRows,
+  type OtelExportOptions,
+  type OtelExportResult,
+} from './otel-export.ts'
 export { type CaptureReport, reportCapture } from './report.ts'
 export {
   type RunFiles,

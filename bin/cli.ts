@@ -16,6 +16,8 @@ const USAGE = `usage: cachelab <command> [options]
             [--model MODEL] [--live] [--stream|--no-stream] [--out DIR] [--json]
             [--scenarios PATH[,PATH]]   your own scenario files (.ts, .js, .mjs, or a directory of
             them); a run covers only those unless --scenario names others (all: every scenario)
+            [--otlp-file FILE] [--otlp-endpoint URL] [--otel-names genai|openinference|both]
+            [--otel-epoch fixed|now|ISO-8601]   the rows as OpenTelemetry spans, one trace per session
   simulate  --provider ID [--model MODEL] FILE.jsonl   (or - for stdin)
             the cache simulator alone: one usage line per request body
   check     --baseline DIR [--out DIR] [--tolerance PP] [--scenarios PATH]
@@ -32,7 +34,7 @@ const USAGE = `usage: cachelab <command> [options]
             --faults fails chosen requests (429, 529, 500, cut streams) for a client's retries;
             --lenient accepts what the real APIs refuse;
             --replies scripts what the simulated model answers per session, turn and step
-  report    CAPTURE_DIR [--out DIR] [--scenario NAME]
+  report    CAPTURE_DIR [--out DIR] [--scenario NAME] [--otlp-file FILE] [--otlp-endpoint URL] …
             a capture as steps.csv, summary.csv, breaks.csv and report.html (default: in CAPTURE_DIR)
   list      [--scenarios PATH]  scenarios (yours and the built-ins), their variants, providers and models
 
@@ -56,7 +58,7 @@ export async function main(argv: string[]): Promise<number> {
       case 'list':
         return await listCommand(rest)
       case 'report':
-        return reportCommand(rest)
+        return await reportCommand(rest)
       case undefined:
       case 'help':
       case '--help':

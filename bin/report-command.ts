@@ -6,13 +6,19 @@ import { relative, resolve } from 'node:path'
 import { CachelabError } from '../harness/errors.ts'
 import { breakLine, breaksOf } from '../reports/breaks.ts'
 import { CAPTURE_SCENARIO } from '../reports/capture-rows.ts'
+import { FIXED_EPOCH_MS } from '../reports/otel.ts'
 import { summaryTable } from '../reports/table.ts'
 import { parse } from './args.ts'
+import { exportForCommand, exportLine, OTEL_FLAGS, otelExport } from './otel-option.ts'
 import { reportCapture } from './report.ts'
 import { writeRunFiles } from './run.ts'
 
-export function reportCommand(argv: string[]): number {
-  const { values, positionals } = parse(argv, { out: { type: 'string' }, scenario: { type: 'string' } }, true)
+export async function reportCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parse(
+    argv,
+    { out: { type: 'string' }, scenario: { type: 'string' }, ...OTEL_FLAGS },
+    true,
+  )
   const [dir] = positionals
   if (dir === undefined || positionals.length !== 1)
     throw new CachelabError(
@@ -20,6 +26,9 @@ export function reportCommand(argv: string[]): number {
       `report needs one capture directory, got ${positionals.length}: cachelab report CAPTURE_DIR [--out DIR]`,
     )
   const report = reportCapture(dir, values.scenario ?? CAPTURE_SCENARIO)
+  // A capture's virtual time counts from when recording began: its spans sit at the real times.
+  const started = Date.parse(report.started)
+  const otel = otelExport(values, Number.isFinite(started) ? started : FIXED_EPOCH_MS)
   const outDir = resolve(values.out ?? dir)
   const { summaries } = writeRunFiles(outDir, { runId: report.runId, rows: report.rows, scenarios: [] })
   const breaks = breaksOf(report.rows)
@@ -32,6 +41,7 @@ export function reportCommand(argv: string[]): number {
     `sessions: ${summaries.length} (${header} by header, ${keyed} by conversation key, ${report.identities.new} by conversation${continuation > 0 ? `, ${continuation} joined` : ''})`,
     `capture ${report.runId}: ${succeeded} requests, ${report.rows.length - succeeded} failed attempts; wrote ${relative(process.cwd(), outDir) || '.'}/{steps.csv,summary.csv,breaks.csv,claims.csv,report.html}`,
   )
+  if (otel !== undefined) lines.push(exportLine(await exportForCommand(report.rows, otel)))
   process.stdout.write(`${lines.join('\n')}\n`)
   for (const where of report.torn)
     process.stderr.write(`cachelab report: ${where}: torn last line (not read)\n`)

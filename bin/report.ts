@@ -10,6 +10,8 @@ import type { StepRow } from '../reports/types.ts'
 /** A capture's rows and what the report says about how its sessions were told apart. */
 export interface CaptureReport {
   runId: string
+  /** When recording began (ISO 8601): virtual time 0 of the capture's rows. */
+  started: string
   rows: StepRow[]
   /** Sessions by how they were told: header, conversation-key, continuation (joined), new. */
   identities: Record<CapturedExchange['identity'], number>
@@ -30,5 +32,5 @@ export function reportCapture(dir: string, scenario = CAPTURE_SCENARIO): Capture
     if (first !== undefined) identities[first.identity] += 1
     for (const exchange of exchanges) rows.push(builder.add(exchange))
   }
-  return { runId: capture.manifest.id, rows, identities, torn }
+  return { runId: capture.manifest.id, started: capture.manifest.started, rows, identities, torn }
 }

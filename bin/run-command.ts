@@ -4,9 +4,11 @@
 import { symlinkSync, unlinkSync } from 'node:fs'
 import { join, relative, resolve } from 'node:path'
 import { config as loadDotenv } from 'dotenv'
+import { FIXED_EPOCH_MS } from '../reports/otel.ts'
 import { summaryTable } from '../reports/table.ts'
 import type { ClaimResult } from '../reports/types.ts'
 import { listOption, parse, providersOption } from './args.ts'
+import { exportForCommand, exportLine, OTEL_FLAGS, otelExport } from './otel-option.ts'
 import { notApplicableLine, run, timestamp } from './run.ts'
 import { chosenScenarios, knownScenarios } from './scenarios-option.ts'
 
@@ -23,6 +25,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     stream: { type: 'boolean' },
     out: { type: 'string' },
     json: { type: 'boolean' },
+    ...OTEL_FLAGS,
   })
   const scenarios = chosenScenarios(await knownScenarios(values.scenarios), values.scenario)
   const variantNames = [
@@ -30,6 +33,8 @@ export async function runCommand(argv: string[]): Promise<number> {
   ]
   const variants = listOption(values.variant, variantNames, 'variant')
   const live = values.live === true
+  // A simulated run's spans sit at the fixed epoch (the same bytes every run); a live run's at its start.
+  const otel = otelExport(values, live ? Date.now() : FIXED_EPOCH_MS)
   const env: Record<string, string | undefined> = { ...process.env }
   if (live) loadDotenv({ processEnv: env as Record<string, string>, quiet: true })
   const outDir = resolve(values.out ?? join(OUT_ROOT, timestamp()))
@@ -54,8 +59,17 @@ export async function runCommand(argv: string[]): Promise<number> {
       : {}),
   })
   if (values.out === undefined) linkLatest(outDir)
+  const exported = otel === undefined ? undefined : await exportForCommand(rows, otel)
   if (values.json === true) {
-    const report = { runId, outDir, summary: summaries, claims, notApplicable, failures }
+    const report = {
+      runId,
+      outDir,
+      summary: summaries,
+      claims,
+      notApplicable,
+      failures,
+      ...(exported !== undefined ? { otel: exported } : {}),
+    }
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`)
   } else {
     const succeeded = rows.filter((row) => row.ok).length
@@ -71,6 +85,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     lines.push(
       `run ${runId}: ${succeeded} requests, ${rows.length - succeeded} failed attempts; wrote ${relative(process.cwd(), outDir) || '.'}/{steps.csv,summary.csv,breaks.csv,claims.csv,report.html,sessions/}`,
     )
+    if (exported !== undefined) lines.push(exportLine(exported))
     process.stdout.write(`${lines.join('\n')}\n`)
   }
   // The outputs are written either way; a provider that did not answer fails the run.
