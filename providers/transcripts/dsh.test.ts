@@ -177,7 +177,7 @@ describe('a DSH session log', () => {
 
   it('fails on a torn line naming file and line, or under lenient reports it and reads on', async () => {
     const file = testdata('dsh-torn.jsonl')
-    await expect(read(file)).rejects.toThrow(`${file}:4: not one JSON value`)
+    await expect(read(file)).rejects.toThrow(`${file}:4: a JSON value that breaks off (a torn write)`)
     const { requests, problems } = await read(file, true)
     expect(problems.map((problem) => problem.where)).toEqual([`${file}:4`])
     expect(requests.map((request) => request.usage.input)).toEqual([8])

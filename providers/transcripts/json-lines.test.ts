@@ -41,11 +41,32 @@ describe('the lines of a transcript file', () => {
 
   it('fail on a line that is not one JSON value, naming file and line, unless lenient', async () => {
     const file = join(scratch(), 'torn.jsonl')
-    writeFileSync(file, '{"a":1}\n{"b":2}{"c":3}\n{"d":\n{"e":5}\n')
-    await expect(linesOf(file, strict)).rejects.toThrow(`${file}:2: not one JSON value`)
+    writeFileSync(file, '{"a":1}\n{"b":"}{"}{"c":[3]}\n{"d":\nnull x\n{"e":5}\n')
+    await expect(linesOf(file, strict)).rejects.toThrow(
+      `${file}:2: 2 JSON values run together on one line (a lost newline)`,
+    )
     const options = lenient()
-    expect((await linesOf(file, options)).map((line) => line.line)).toEqual([1, 4])
-    expect(options.problems.map((problem) => problem.where)).toEqual([`${file}:2`, `${file}:3`])
+    // Two records run together are both read; a torn one and a garbled one are skipped.
+    expect(await linesOf(file, options)).toEqual([
+      { line: 1, value: { a: 1 } },
+      { line: 2, value: { b: '}{' } },
+      { line: 2, value: { c: [3] } },
+      { line: 5, value: { e: 5 } },
+    ])
+    expect(options.problems).toEqual([
+      { where: `${file}:2`, message: '2 JSON values run together on one line (a lost newline)' },
+      { where: `${file}:3`, message: 'a JSON value that breaks off (a torn write)' },
+      { where: `${file}:4`, message: 'not JSON' },
+    ])
+  })
+
+  it('never quote the text of a line they cannot read', async () => {
+    const file = join(scratch(), 'secret.jsonl')
+    writeFileSync(file, '{"text": "my password is hunter2", oops}\n')
+    await expect(linesOf(file, strict)).rejects.toThrow(/^(?!.*hunter2)/)
+    const options = lenient()
+    await linesOf(file, options)
+    expect(JSON.stringify(options.problems)).not.toMatch(/hunter2/)
   })
 
   it('fail naming the file when it cannot be read', async () => {

@@ -1,6 +1,7 @@
 // The JSON lines of a transcript file, streamed: a `.jsonl` file through node:readline, a `.jsonl.zstd`
 // (or `.zst`) one through fzstd's streaming decompressor first, so neither is ever held whole. A line that
-// is not one JSON value fails with `file:line`, or is reported and skipped under `lenient`.
+// is not one JSON value fails with `file:line`, or under `lenient` is reported and skipped (two records
+// run together on one line are reported and both read).
 
 import { createReadStream } from 'node:fs'
 import { createInterface } from 'node:readline'
@@ -70,12 +71,72 @@ function openText(file: string, chunking: ReadChunking): Readable {
   return pipeline(source, zstdDecompressor(), () => {})
 }
 
+/** What a line that is not one JSON value holds. */
+export type LineFault =
+  /** Several objects or arrays written back to back: a writer lost a newline. Each value is kept. */
+  | { kind: 'run-together'; values: unknown[] }
+  /** A value still open where the line ends: a write torn off. */
+  | { kind: 'torn' }
+  | { kind: 'not-json' }
+
+/**
+ * Why `text` (which `JSON.parse` refused) is not one JSON value. Scans for top-level objects and arrays,
+ * skipping over strings, so two records run together are told apart from a torn or garbled one.
+ */
+export function lineFault(text: string): LineFault {
+  const pieces: string[] = []
+  let depth = 0
+  let start = 0
+  let inString = false
+  let escaped = false
+  for (let index = 0; index < text.length; index += 1) {
+    const character = text[index]
+    if (inString) {
+      if (escaped) escaped = false
+      else if (character === '\\') escaped = true
+      else if (character === '"') inString = false
+      continue
+    }
+    if (depth === 0) {
+      if (/\s/.test(character ?? '')) continue
+      if (character !== '{' && character !== '[') return { kind: 'not-json' }
+      start = index
+    }
+    if (character === '"') inString = true
+    else if (character === '{' || character === '[') depth += 1
+    else if (character === '}' || character === ']') {
+      depth -= 1
+      if (depth === 0) pieces.push(text.slice(start, index + 1))
+    }
+  }
+  if (depth > 0 || inString) return { kind: 'torn' }
+  try {
+    return pieces.length > 1
+      ? { kind: 'run-together', values: pieces.map((piece) => JSON.parse(piece)) }
+      : { kind: 'not-json' }
+  } catch {
+    return { kind: 'not-json' }
+  }
+}
+
+/** A problem in a few words: never the line's text, which holds the user's messages. */
+function faultMessage(fault: LineFault): string {
+  switch (fault.kind) {
+    case 'run-together':
+      return `${fault.values.length} JSON values run together on one line (a lost newline)`
+    case 'torn':
+      return 'a JSON value that breaks off (a torn write)'
+    case 'not-json':
+      return 'not JSON'
+  }
+}
+
 /**
  * The JSON value of every non-blank line of `file`, in order. A line that is not exactly one JSON value
- * (a torn write, two objects run together) throws a `CachelabError` (kind `input`) naming `file:line`,
- * unless `options.lenient`: then `options.onProblem` hears of it and the line is skipped. A file that
- * cannot be read, or a compressed stream that breaks off, fails the same way (under `lenient`, the lines
- * before the break are kept).
+ * throws a `CachelabError` (kind `input`) naming `file:line`, unless `options.lenient`: then
+ * `options.onProblem` hears of it, and the line is skipped — or, when it holds several values run
+ * together, each is read. A file that cannot be read, or a compressed stream that breaks off, fails the
+ * same way (under `lenient`, the lines before the break are kept).
  */
 export async function* readJsonLines(
   file: string,
@@ -91,11 +152,13 @@ export async function* readJsonLines(
       let value: unknown
       try {
         value = JSON.parse(text)
-      } catch (error) {
+      } catch {
         const where = `${file}:${line}`
-        const message = `not one JSON value (${asError(error).message})`
+        const fault = lineFault(text)
+        const message = faultMessage(fault)
         if (!options.lenient) throw new CachelabError('input', `${where}: ${message}`)
         options.onProblem({ where, message })
+        if (fault.kind === 'run-together') for (const each of fault.values) yield { line, value: each }
         continue
       }
       yield { line, value }
