@@ -3,7 +3,7 @@
 // transcript shows happened before it, and, where the file holds it, the request itself. The report
 // core turns these into the same rows as a run's (reports/observed-rows.ts).
 
-import type { ProviderId, Usage } from '../../harness/types.ts'
+import type { AssistantMessage, ProviderId, Usage } from '../../harness/types.ts'
 import type { WireApi } from '../types.ts'
 
 /** The transcript formats `cachelab import` reads. */
@@ -57,6 +57,12 @@ export interface ObservedRequest {
    * message); `estimated` says what was reconstructed rather than recorded.
    */
   request?: { api: WireApi; body: Record<string, unknown>; estimated?: string }
+  /**
+   * The answer as recorded, where the transcript holds it (DSH logs): text, tool calls, and the reasoning
+   * the next request may carry back. The replay renders it into the output-end cache units a next
+   * request can read; it stays in memory (no output prints message text).
+   */
+  answer?: { message: AssistantMessage; reasoning?: string }
 }
 
 /** A line a reader could not use: where it is and why. */
@@ -71,6 +77,11 @@ export interface ReadOptions {
   lenient: boolean
   /** Told of every line skipped under `lenient`. */
   onProblem: (problem: TranscriptProblem) => void
+  /**
+   * Told of records read but not turned into requests for a reason that is no error — a provider
+   * cachelab does not model, usage copied from a parent session's file — so a caller can count them.
+   */
+  onNote?: (note: TranscriptProblem) => void
 }
 
 /**
