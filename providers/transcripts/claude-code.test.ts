@@ -84,7 +84,7 @@ describe('readClaudeCode', () => {
     ])
   })
 
-  it('tells what happened before each request: tool list, model, compaction, resume', async () => {
+  it('tells what happened before each request: tool list, model, compaction, resume, a ToolSearch', async () => {
     const { requests } = await read(testdata('claude-code-events.jsonl'))
     expect(requests.map((request) => request.events)).toEqual([
       [],
@@ -97,6 +97,8 @@ describe('readClaudeCode', () => {
       [{ kind: 'resume', detail: 'Claude Code 2.0.1 → 2.0.5' }],
       [{ kind: 'resume', detail: 'a new conversation root' }],
       [{ kind: 'compaction', detail: 'microcompact, 4000 tokens saved' }],
+      [],
+      [{ kind: 'tools-change', detail: 'ToolSearch loaded deferred tools' }],
     ])
   })
 
@@ -109,6 +111,8 @@ describe('readClaudeCode', () => {
       [3, 1],
       [4, 1],
       [4, 2],
+      [4, 3],
+      [4, 4],
     ])
   })
 
@@ -236,6 +240,20 @@ describe.skipIf(!existsSync(SAMPLES))('readClaudeCode on the real samples', () =
         'ef958aa1-0e93-49f0-bb71-150f63befcd1/agent-a4ca7529859c158c2 < ef958aa1-0e93-49f0-bb71-150f63befcd1',
       ]),
     )
+  })
+
+  it('takes each ToolSearch call for a tool-list change before the next request, which rewrites', async () => {
+    for (const name of [
+      'claude-code-daaain-worktrees-main.jsonl',
+      'claude-code-daaain-worktrees-subagent.jsonl',
+    ]) {
+      const { requests } = await read(join(SAMPLES, name))
+      const after = requests.filter((request) =>
+        request.events.some((event) => event.kind === 'tools-change'),
+      )
+      expect(after.length).toBeGreaterThan(0)
+      for (const request of after) expect(request.usage.cacheWrite).toBeGreaterThan(1024)
+    }
   })
 
   it('sees the three model switches of the model-switch session', async () => {

@@ -137,12 +137,21 @@ export class ClaudeCodeReading {
    */
   private addEvent(session: SessionState, event: TranscriptEvent): void {
     if (!session.started) return
-    if (
-      (event.kind === 'compaction' || event.kind === 'resume') &&
-      session.events.some((e) => e.kind === event.kind)
-    )
+    const once = event.kind === 'compaction' || event.kind === 'resume'
+    const shown = JSON.stringify(event)
+    if (session.events.some((each) => (once ? each.kind === event.kind : JSON.stringify(each) === shown)))
       return
     session.events.push(event)
+  }
+
+  /**
+   * A response that calls ToolSearch loads deferred tools' schemas into the request after it: the tool
+   * list changes under the cached prefix (every real sample that calls it rewrites its next request).
+   */
+  private noteToolSearch(message: Record<string, unknown>, session: SessionState): void {
+    const content = Array.isArray(message.content) ? message.content : []
+    if (content.some((block) => isRecord(block) && block.type === 'tool_use' && block.name === 'ToolSearch'))
+      this.addEvent(session, { kind: 'tools-change', detail: 'ToolSearch loaded deferred tools' })
   }
 
   /**
@@ -232,6 +241,7 @@ export class ClaudeCodeReading {
       open.request.usage = parseAnthropicUsage(usage)
       const requestId = text(value.requestId)
       if (requestId !== undefined) open.request.requestId = requestId
+      this.noteToolSearch(message, session)
       return []
     }
     const time = text(value.timestamp)
@@ -274,6 +284,7 @@ export class ClaudeCodeReading {
     session.started = true
     session.model = model
     session.events = []
+    this.noteToolSearch(message, session)
     return this.flush()
   }
 
