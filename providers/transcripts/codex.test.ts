@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { parseCodexUsage, readCodex } from './codex.ts'
-import { readJsonRecords } from './lines.ts'
+import { CodexReading, parseCodexUsage, readCodex } from './codex.ts'
+import { type JsonRecord, readJsonRecords } from './lines.ts'
 import type { ObservedRequest, TranscriptProblem } from './types.ts'
 
 const testdata = (name: string) => join(import.meta.dirname, 'testdata', name)
@@ -121,6 +121,43 @@ describe('readCodex', () => {
     ])
     expect(requests[0]?.events).toEqual([{ kind: 'resume', detail: 'forked from parent-0001' }])
     expect(requests[0]?.usage).toMatchObject({ input: 3000, cacheRead: 2560 })
+  })
+})
+
+describe('CodexReading', () => {
+  const record = (line: number, value: Record<string, unknown>): JsonRecord => ({
+    value,
+    line,
+    where: `child.jsonl:${line}`,
+  })
+  const tokenCount = (time: string, total: number) => ({
+    timestamp: time,
+    type: 'event_msg',
+    payload: {
+      type: 'token_count',
+      info: {
+        total_token_usage: { input_tokens: total, cached_input_tokens: 0, output_tokens: 1 },
+        last_token_usage: { input_tokens: 100, cached_input_tokens: 0, output_tokens: 1 },
+      },
+    },
+  })
+
+  it('ends a fork’s copy at the child’s own header written again, with one resume', () => {
+    const reading = new CodexReading('child.jsonl', { lenient: false, onProblem: () => {} })
+    const lines = [
+      {
+        timestamp: '2026-05-01T10:00:00.000Z',
+        type: 'session_meta',
+        payload: { id: 'c', forked_from_id: 'p' },
+      },
+      tokenCount('2026-05-01T10:00:00.002Z', 100),
+      { timestamp: '2026-05-01T10:00:00.003Z', type: 'session_meta', payload: { id: 'c' } },
+      tokenCount('2026-05-01T10:00:00.500Z', 200),
+    ]
+    const requests = lines.flatMap((value, index) => reading.accept(record(index + 1, value)))
+    expect(requests.map((request) => [request.source, request.events])).toEqual([
+      ['child.jsonl:4', [{ kind: 'resume', detail: 'forked from p' }]],
+    ])
   })
 })
 

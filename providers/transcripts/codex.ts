@@ -144,9 +144,11 @@ export class CodexReading {
     this.events = [{ kind: 'resume', detail: `forked from ${this.parent ?? 'its parent'}` }]
   }
 
+  /** Add an event to the next request; a compaction or a resume shown twice counts once. */
   private addEvent(event: TranscriptEvent): void {
     if (!this.started) return
-    if (event.kind === 'compaction' && this.events.some((each) => each.kind === 'compaction')) return
+    const once = event.kind === 'compaction' || event.kind === 'resume'
+    if (once && this.events.some((each) => each.kind === event.kind)) return
     this.events.push(event)
   }
 
