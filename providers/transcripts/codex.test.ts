@@ -1,0 +1,246 @@
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { CodexReading, parseCodexUsage, readCodex } from './codex.ts'
+import { type JsonRecord, readJsonRecords } from './lines.ts'
+import type { ObservedRequest, TranscriptProblem } from './types.ts'
+
+const testdata = (name: string) => join(import.meta.dirname, 'testdata', name)
+const SAMPLES = join(import.meta.dirname, '..', '..', '..', 'shared', 'fixtures', 'transcripts')
+
+async function read(file: string, lenient = false) {
+  const requests: ObservedRequest[] = []
+  const problems: TranscriptProblem[] = []
+  for await (const request of readCodex(file, { lenient, onProblem: (p) => problems.push(p) }))
+    requests.push(request)
+  return { requests, problems }
+}
+
+const line = (request: ObservedRequest | undefined) => Number(request?.source.split(':').pop())
+
+describe('parseCodexUsage', () => {
+  it('takes cached tokens out of the input and keeps reasoning inside the output', () => {
+    const raw = {
+      input_tokens: 5000,
+      cached_input_tokens: 4096,
+      output_tokens: 300,
+      reasoning_output_tokens: 200,
+    }
+    expect(parseCodexUsage(raw)).toEqual({
+      input: 5000,
+      uncached: 904,
+      cacheRead: 4096,
+      output: 300,
+      reasoning: 200,
+      raw,
+    })
+  })
+
+  it('reports no writes unless the record has cache_write_input_tokens, a third part of the input', () => {
+    expect(parseCodexUsage({ input_tokens: 10, output_tokens: 1 }).cacheWrite).toBeUndefined()
+    const usage = parseCodexUsage({
+      input_tokens: 5000,
+      cached_input_tokens: 3000,
+      cache_write_input_tokens: 1500,
+      output_tokens: 20,
+    })
+    expect([usage.cacheRead, usage.cacheWrite, usage.uncached]).toEqual([3000, 1500, 500])
+  })
+})
+
+describe('readCodex', () => {
+  it('reads one request per token_count whose running total moved', async () => {
+    const { requests } = await read(testdata('codex-basic.jsonl'))
+    // Line 5 only updates rate limits; line 7 repeats line 6's total.
+    expect(requests.map(line)).toEqual([6, 9, 12, 15, 18])
+    expect(requests.map((request) => request.usage.input)).toEqual([3000, 3500, 4000, 2500, 2700])
+    expect(requests[1]?.usage).toMatchObject({
+      input: 3500,
+      uncached: 556,
+      cacheRead: 2944,
+      output: 60,
+      reasoning: 10,
+    })
+    expect(requests[0]).toMatchObject({
+      format: 'codex',
+      provider: 'openai-responses',
+      session: '0199aaaa-0000-7000-8000-000000000001',
+      model: 'gpt-5-codex',
+      time: '2026-02-01T09:00:04.000Z',
+    })
+  })
+
+  it('takes the difference of running totals where last_token_usage is missing', async () => {
+    const { requests } = await read(testdata('codex-basic.jsonl'))
+    expect(requests[3]?.usage).toMatchObject({
+      input: 2500,
+      uncached: 1476,
+      cacheRead: 1024,
+      output: 40,
+      reasoning: 8,
+    })
+  })
+
+  it('counts turns from user messages and steps within them', async () => {
+    const { requests } = await read(testdata('codex-basic.jsonl'))
+    expect(requests.map((request) => [request.turn, request.step])).toEqual([
+      [1, 1],
+      [1, 2],
+      [2, 1],
+      [2, 2],
+      [2, 3],
+    ])
+  })
+
+  it('tells what changed before each request: settings, model, compaction, a new header, instructions', async () => {
+    const { requests } = await read(testdata('codex-basic.jsonl'))
+    expect(requests.map((request) => request.events)).toEqual([
+      [],
+      [],
+      [
+        { kind: 'config-change', detail: 'effort high → medium' },
+        { kind: 'model-switch', from: 'gpt-5-codex', to: 'gpt-5.1-codex' },
+      ],
+      [{ kind: 'compaction', detail: 'compacted' }],
+      [
+        { kind: 'resume', detail: 'session header written again' },
+        { kind: 'system-change', detail: 'user_instructions changed' },
+      ],
+    ])
+  })
+
+  it.each([
+    ['codex-fork-child.jsonl', 'rewritten to the moment of the fork'],
+    ['codex-fork-child-kept-times.jsonl', 'kept from before the child started'],
+  ])('reads only a fork child’s own requests (%s: copied times %s)', async (name) => {
+    const { requests } = await read(testdata(name))
+    expect(requests.map(line)).toEqual([9, 10])
+    expect(requests.map((request) => [request.session, request.parent])).toEqual([
+      ['child-0001', 'parent-0001'],
+      ['child-0001', 'parent-0001'],
+    ])
+    expect(requests[0]?.events).toEqual([{ kind: 'resume', detail: 'forked from parent-0001' }])
+    expect(requests[0]?.usage).toMatchObject({ input: 3000, cacheRead: 2560 })
+  })
+})
+
+describe('CodexReading', () => {
+  const record = (line: number, value: Record<string, unknown>): JsonRecord => ({
+    value,
+    line,
+    where: `child.jsonl:${line}`,
+  })
+  const tokenCount = (time: string, total: number) => ({
+    timestamp: time,
+    type: 'event_msg',
+    payload: {
+      type: 'token_count',
+      info: {
+        total_token_usage: { input_tokens: total, cached_input_tokens: 0, output_tokens: 1 },
+        last_token_usage: { input_tokens: 100, cached_input_tokens: 0, output_tokens: 1 },
+      },
+    },
+  })
+
+  it('ends a fork’s copy at the child’s own header written again, with one resume', () => {
+    const reading = new CodexReading('child.jsonl', { lenient: false, onProblem: () => {} })
+    const lines = [
+      {
+        timestamp: '2026-05-01T10:00:00.000Z',
+        type: 'session_meta',
+        payload: { id: 'c', forked_from_id: 'p' },
+      },
+      tokenCount('2026-05-01T10:00:00.002Z', 100),
+      { timestamp: '2026-05-01T10:00:00.003Z', type: 'session_meta', payload: { id: 'c' } },
+      tokenCount('2026-05-01T10:00:00.500Z', 200),
+    ]
+    const requests = lines.flatMap((value, index) => reading.accept(record(index + 1, value)))
+    expect(requests.map((request) => [request.source, request.events])).toEqual([
+      ['child.jsonl:4', [{ kind: 'resume', detail: 'forked from p' }]],
+    ])
+  })
+})
+
+/** The independent count of notes/2026-11-30-import-codex.md (jq over token_count events). */
+const SAMPLE_COUNTS: Record<
+  string,
+  { requests: number; input: number; cached: number; output: number; reasoning: number }
+> = {
+  'codex-jnarowski-rollout-01997e76.jsonl': {
+    requests: 132,
+    input: 7_494_343,
+    cached: 7_290_112,
+    output: 99_678,
+    reasoning: 72_192,
+  },
+  'codex-jnarowski-rollout-01997ea4.jsonl': {
+    requests: 18,
+    input: 149_449,
+    cached: 120_192,
+    output: 4_808,
+    reasoning: 2_688,
+  },
+  'codex-jnarowski-rollout-01998190.jsonl': {
+    requests: 85,
+    input: 3_165_637,
+    cached: 2_958_336,
+    output: 12_340,
+    reasoning: 6_144,
+  },
+  'codex-steipete-fork-parent-sanitized.jsonl': {
+    requests: 178,
+    input: 24_889_714,
+    cached: 23_737_856,
+    output: 102_678,
+    reasoning: 47_451,
+  },
+  'codex-steipete-fork-child-sanitized.jsonl': {
+    requests: 16,
+    input: 1_802_560,
+    cached: 1_646_080,
+    output: 6_959,
+    reasoning: 3_004,
+  },
+}
+
+describe.skipIf(!existsSync(SAMPLES))('readCodex on the real samples', () => {
+  it.each(Object.entries(SAMPLE_COUNTS))(
+    '%s: requests and token sums match the independent count',
+    async (name, expected) => {
+      const { requests, problems } = await read(join(SAMPLES, name))
+      const sum = (pick: (request: ObservedRequest) => number | undefined) =>
+        requests.reduce((total, request) => total + (pick(request) ?? 0), 0)
+      expect(problems).toEqual([])
+      expect({
+        requests: requests.length,
+        input: sum((request) => request.usage.input),
+        cached: sum((request) => request.usage.cacheRead),
+        output: sum((request) => request.usage.output),
+        reasoning: sum((request) => request.usage.reasoning),
+      }).toEqual(expected)
+    },
+  )
+
+  it('counts none of the parent’s usage in the fork child, and names the parent', async () => {
+    const parentTotals = new Set<string>()
+    for await (const record of readJsonRecords(join(SAMPLES, 'codex-steipete-fork-parent-sanitized.jsonl'), {
+      lenient: false,
+      onProblem: () => {},
+    })) {
+      const payload = record.value.payload as { type?: string; info?: { total_token_usage?: unknown } }
+      if (payload.type === 'token_count') parentTotals.add(JSON.stringify(payload.info?.total_token_usage))
+    }
+    const child = join(SAMPLES, 'codex-steipete-fork-child-sanitized.jsonl')
+    const { requests } = await read(child)
+    const childTotals = new Map<number, string>()
+    for await (const record of readJsonRecords(child, { lenient: false, onProblem: () => {} })) {
+      const payload = record.value.payload as { type?: string; info?: { total_token_usage?: unknown } }
+      if (payload.type === 'token_count')
+        childTotals.set(record.line, JSON.stringify(payload.info?.total_token_usage))
+    }
+    expect(requests.every((request) => !parentTotals.has(childTotals.get(line(request)) ?? ''))).toBe(true)
+    expect(new Set(requests.map((request) => `${request.session} < ${request.parent}`))).toEqual(
+      new Set(['child-session < parent-session']),
+    )
+  })
+})

@@ -1,0 +1,296 @@
+// OpenAI Codex CLI rollouts (`$CODEX_HOME/sessions/YYYY/MM/DD/rollout-*.jsonl`) read into the requests
+// they record: one per `token_count` event whose running total moved, its usage the event's
+// `last_token_usage` (cached input is part of input, reasoning part of output). A forked child opens with
+// a copy of its parent's history, usage included: that prefix is read for state, never counted. See
+// notes/2026-11-30-import-codex.md.
+
+import { basename } from 'node:path'
+import type { JsonValue, Usage } from '../../harness/types.ts'
+import { isRecord, type JsonRecord, lineProblem, readJsonRecords } from './lines.ts'
+import type { ObservedRequest, ReadOptions, TranscriptEvent, TranscriptReader } from './types.ts'
+
+const text = (value: unknown): string | undefined =>
+  typeof value === 'string' && value !== '' ? value : undefined
+const count = (value: unknown): number | undefined => (typeof value === 'number' ? value : undefined)
+
+/**
+ * Normalize a Codex `TokenUsage` (`input_tokens`, `cached_input_tokens`, `output_tokens`,
+ * `reasoning_output_tokens`): cached tokens are a part of the input, so uncached is input − cached; a
+ * `cache_write_input_tokens`, where a newer Codex records one, is a third disjoint part of the input.
+ * Writes are otherwise not reported (undefined: OpenAI's automatic cache bills none).
+ */
+export function parseCodexUsage(raw: unknown): Usage {
+  const usage = isRecord(raw) ? raw : {}
+  const input = count(usage.input_tokens) ?? 0
+  const cacheRead = count(usage.cached_input_tokens)
+  const cacheWrite = count(usage.cache_write_input_tokens)
+  const reasoning = count(usage.reasoning_output_tokens)
+  return {
+    input,
+    uncached: input - (cacheRead ?? 0) - (cacheWrite ?? 0),
+    ...(cacheRead !== undefined ? { cacheRead } : {}),
+    ...(cacheWrite !== undefined ? { cacheWrite } : {}),
+    output: count(usage.output_tokens) ?? 0,
+    ...(reasoning !== undefined ? { reasoning } : {}),
+    raw: (raw ?? null) as JsonValue,
+  }
+}
+
+/** The usage between two running totals, field by field (for a `token_count` without `last_token_usage`). */
+function difference(total: Record<string, unknown>, previous: Record<string, unknown> | undefined) {
+  const result: Record<string, number> = {}
+  for (const [name, value] of Object.entries(total))
+    if (typeof value === 'number') result[name] = value - (count(previous?.[name]) ?? 0)
+  return result
+}
+
+/** `turn_context` settings whose change is a `config-change`. */
+const SETTINGS = ['effort', 'summary', 'approval_policy', 'sandbox_policy'] as const
+/** `turn_context` fields whose change is a `system-change`. */
+const INSTRUCTIONS = ['base_instructions', 'user_instructions', 'developer_instructions'] as const
+
+/**
+ * Consecutive lines of a fork's copied history are written in one burst at the fork; a line more than
+ * this after the one before it is the child's own.
+ */
+export const FORK_BURST_MS = 1000
+
+/** A setting's value as a short comparable text. */
+const settingText = (value: unknown): string | undefined =>
+  value === undefined || value === null
+    ? undefined
+    : typeof value === 'string'
+      ? value
+      : JSON.stringify(value)
+
+/**
+ * The reading of one Codex rollout, line by line: `accept` takes each JSON object and returns the
+ * request it completes, if any. A rollout is one session; memory holds its settings and the previous
+ * running total.
+ */
+export class CodexReading {
+  private readonly file: string
+  private readonly options: ReadOptions
+  private session: string
+  private parent: string | undefined
+  private metaSeen = false
+  /** `replaying` from a fork child's header to the end of the history it copied. */
+  private fork: 'none' | 'replaying' | 'done' = 'none'
+  /** When the child's header says it started (ms). */
+  private forkStart = Number.NaN
+  /** The time of the line before (ms), for the end of the copied burst. */
+  private previousTime = Number.NaN
+  /** Whether a request (own, or copied from the parent) preceded; before the first, nothing can break. */
+  private started = false
+  /** The model of the latest `turn_context`. */
+  private model: string | undefined
+  /** The model of the previous request. */
+  private requestModel: string | undefined
+  private readonly settings = new Map<string, string>()
+  private readonly instructions = new Map<string, string>()
+  private baseInstructions: string | undefined
+  private dynamicTools: string | undefined
+  private previousTotal: Record<string, unknown> | undefined
+  private turn = 0
+  private step = 0
+  private turnOpened = false
+  private events: TranscriptEvent[] = []
+
+  constructor(file: string, options: ReadOptions) {
+    this.file = file
+    this.options = options
+    this.session = basename(file).replace(/\.jsonl(\.zstd?)?$/, '')
+  }
+
+  accept(record: JsonRecord): ObservedRequest[] {
+    const value = record.value
+    const payload = isRecord(value.payload) ? value.payload : {}
+    const time = Date.parse(text(value.timestamp) ?? '')
+    if (this.fork === 'replaying') this.followFork(value, payload, time)
+    if (Number.isFinite(time)) this.previousTime = time
+    switch (value.type) {
+      case 'session_meta':
+        this.sessionMeta(payload)
+        return []
+      case 'turn_context':
+        this.turnContext(payload)
+        return []
+      case 'compacted':
+        this.addEvent({ kind: 'compaction', detail: 'compacted' })
+        return []
+      case 'event_msg':
+        return this.eventMessage(record, payload)
+      default:
+        return []
+    }
+  }
+
+  /**
+   * Whether the fork's copied history goes on: a copied line was written within the burst at the fork
+   * (Codex rewrites copied timestamps to the moment it writes them) or keeps a time from before the
+   * child's start (a copy that kept them); the child's own header, repeated, ends it too.
+   */
+  private followFork(value: Record<string, unknown>, payload: Record<string, unknown>, time: number): void {
+    const ownHeader = value.type === 'session_meta' && text(payload.id) === this.session
+    const copied =
+      !ownHeader &&
+      (!Number.isFinite(time) ||
+        time < this.forkStart ||
+        !Number.isFinite(this.previousTime) ||
+        time - this.previousTime <= FORK_BURST_MS)
+    if (copied) return
+    this.fork = 'done'
+    // The child goes on from the parent's last request: what the copy did before it is the parent's.
+    this.events = [{ kind: 'resume', detail: `forked from ${this.parent ?? 'its parent'}` }]
+  }
+
+  /** Add an event to the next request; a compaction or a resume shown twice counts once. */
+  private addEvent(event: TranscriptEvent): void {
+    if (!this.started) return
+    const once = event.kind === 'compaction' || event.kind === 'resume'
+    if (once && this.events.some((each) => each.kind === event.kind)) return
+    this.events.push(event)
+  }
+
+  private sessionMeta(payload: Record<string, unknown>): void {
+    const id = text(payload.id)
+    const instructions = settingText(
+      isRecord(payload.base_instructions) ? payload.base_instructions.text : payload.instructions,
+    )
+    const tools = settingText(payload.dynamic_tools)
+    if (!this.metaSeen) {
+      this.metaSeen = true
+      if (id !== undefined) this.session = id
+      const spawn =
+        isRecord(payload.source) && isRecord(payload.source.subagent) ? payload.source.subagent : {}
+      const spawnedBy = isRecord(spawn.thread_spawn) ? text(spawn.thread_spawn.parent_thread_id) : undefined
+      const forkedFrom = text(payload.forked_from_id)
+      const parent = forkedFrom ?? spawnedBy
+      if (parent !== undefined) this.parent = parent
+      if (forkedFrom !== undefined) {
+        this.fork = 'replaying'
+        this.forkStart = Date.parse(text(payload.timestamp) ?? '')
+      }
+    } else if (this.fork !== 'replaying' && (id === undefined || id === this.session)) {
+      // The header again, later in the file: a new process took the session up.
+      this.addEvent({ kind: 'resume', detail: 'session header written again' })
+      if (
+        instructions !== undefined &&
+        this.baseInstructions !== undefined &&
+        instructions !== this.baseInstructions
+      )
+        this.addEvent({ kind: 'system-change', detail: 'base instructions changed' })
+      if (tools !== undefined && this.dynamicTools !== undefined && tools !== this.dynamicTools)
+        this.addEvent({ kind: 'tools-change', detail: 'dynamic tools changed' })
+    }
+    if (instructions !== undefined) this.baseInstructions = instructions
+    if (tools !== undefined) this.dynamicTools = tools
+  }
+
+  private turnContext(payload: Record<string, unknown>): void {
+    const model = text(payload.model)
+    if (model !== undefined) this.model = model
+    for (const name of SETTINGS) {
+      const now = settingText(payload[name])
+      const before = this.settings.get(name)
+      if (now === undefined) continue
+      if (before !== undefined && now !== before)
+        this.addEvent({ kind: 'config-change', detail: `${name} ${before} → ${now}` })
+      this.settings.set(name, now)
+    }
+    for (const name of INSTRUCTIONS) {
+      const now = settingText(payload[name])
+      const before = this.instructions.get(name)
+      if (now === undefined) continue
+      if (before !== undefined && now !== before)
+        this.addEvent({ kind: 'system-change', detail: `${name} changed` })
+      this.instructions.set(name, now)
+    }
+  }
+
+  private eventMessage(record: JsonRecord, payload: Record<string, unknown>): ObservedRequest[] {
+    switch (payload.type) {
+      case 'user_message':
+        this.turnOpened = true
+        return []
+      case 'context_compacted':
+        this.addEvent({ kind: 'compaction', detail: 'context compacted' })
+        return []
+      case 'token_count':
+        return this.tokenCount(record, payload)
+      default:
+        return []
+    }
+  }
+
+  private tokenCount(record: JsonRecord, payload: Record<string, unknown>): ObservedRequest[] {
+    // `info` is null on an event that only updates rate limits.
+    if (!isRecord(payload.info)) return []
+    const total = isRecord(payload.info.total_token_usage) ? payload.info.total_token_usage : undefined
+    const last = isRecord(payload.info.last_token_usage) ? payload.info.last_token_usage : undefined
+    // Codex writes the same running total twice at times: a total that did not move is no new response.
+    if (total !== undefined && this.previousTotal !== undefined && sameCounts(total, this.previousTotal))
+      return []
+    const raw = last ?? (total !== undefined ? difference(total, this.previousTotal) : undefined)
+    if (raw === undefined) {
+      lineProblem(
+        this.file,
+        record.line,
+        'a token_count without last_token_usage or total_token_usage',
+        this.options,
+      )
+      return []
+    }
+    if (total !== undefined) this.previousTotal = total
+    const model = this.model ?? 'unknown'
+    if (this.fork === 'replaying') {
+      // The parent's request, copied: it moves the state on but was counted in the parent's file.
+      this.started = true
+      this.requestModel = model
+      return []
+    }
+    const time = text(record.value.timestamp)
+    if (time === undefined) {
+      lineProblem(this.file, record.line, 'a token_count without a timestamp', this.options)
+      return []
+    }
+    if (this.started && this.requestModel !== undefined && this.requestModel !== model)
+      this.events.push({ kind: 'model-switch', from: this.requestModel, to: model })
+    if (this.turnOpened) {
+      this.turn += 1
+      this.step = 0
+      this.turnOpened = false
+    }
+    this.step += 1
+    const request: ObservedRequest = {
+      format: 'codex',
+      source: record.where,
+      session: this.session,
+      ...(this.parent !== undefined ? { parent: this.parent } : {}),
+      provider: 'openai-responses',
+      model,
+      time,
+      usage: parseCodexUsage(raw),
+      events: this.events,
+      // Turns are known once a user message opened one.
+      ...(this.turn > 0 ? { turn: this.turn, step: this.step } : {}),
+    }
+    this.started = true
+    this.requestModel = model
+    this.events = []
+    return [request]
+  }
+}
+
+/** Whether two `TokenUsage` objects hold the same counts. */
+function sameCounts(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
+  const names = new Set([...Object.keys(a), ...Object.keys(b)])
+  for (const name of names) if (a[name] !== b[name]) return false
+  return true
+}
+
+/** The requests of a Codex rollout, in file order. */
+export const readCodex: TranscriptReader = async function* (file, options) {
+  const reading = new CodexReading(file, options)
+  for await (const record of readJsonRecords(file, options)) yield* reading.accept(record)
+}

@@ -1,0 +1,70 @@
+import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { DETECT_RECORDS, detectFormat, formatOfRecord } from './detect.ts'
+import { TRANSCRIPT_FORMATS } from './types.ts'
+
+const testdata = (name: string) => join(import.meta.dirname, 'testdata', name)
+const SAMPLES = join(import.meta.dirname, '..', '..', '..', 'shared', 'fixtures', 'transcripts')
+
+function temporaryFile(name: string, lines: string[]): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'cachelab-detect-')), name)
+  writeFileSync(file, `${lines.join('\n')}\n`)
+  return file
+}
+
+describe('formatOfRecord', () => {
+  it('tells each format by a record only it writes', () => {
+    expect(formatOfRecord({ timestamp: 't', type: 'session_meta', payload: { id: 'x' } })).toBe('codex')
+    expect(formatOfRecord({ type: 'user', sessionId: 's', uuid: 'u', parentUuid: null })).toBe('claude-code')
+    expect(formatOfRecord({ type: 'summary', summary: 'A title', leafUuid: 'u' })).toBe('claude-code')
+    expect(formatOfRecord({ type: 'session', version: 0, id: 'd', createdAt: 1, cwd: '/w' })).toBe('dsh')
+    expect(formatOfRecord({ type: 'turn/start', data: { turn: 1 } })).toBe('dsh')
+    expect(formatOfRecord({ type: 'session', version: 3, id: 'p', timestamp: '2026-01-01T00:00:00Z' })).toBe(
+      'pi',
+    )
+    expect(
+      formatOfRecord({ type: 'message', timestamp: '2026-01-01T00:00:00Z', message: { role: 'user' } }),
+    ).toBe('pi')
+  })
+
+  it('leaves a record that could be several formats, or none, undecided', () => {
+    expect(formatOfRecord({ type: 'file-history-snapshot', messageId: 'm' })).toBeUndefined()
+    expect(formatOfRecord({ hello: 'world' })).toBeUndefined()
+  })
+})
+
+describe('detectFormat', () => {
+  it('tells a file by its first lines, compressed or not', async () => {
+    expect(await detectFormat(testdata('claude-code-dedupe.jsonl'))).toBe('claude-code')
+    expect(await detectFormat(testdata('claude-code-sidechains.jsonl'))).toBe('claude-code')
+    expect(await detectFormat(testdata('codex-fork-child.jsonl'))).toBe('codex')
+    expect(await detectFormat(testdata('detect-dsh.jsonl.zstd'))).toBe('dsh')
+  })
+
+  it('passes over a corrupt first line', async () => {
+    const file = temporaryFile('late.jsonl', [
+      '{"type":',
+      '{"type":"turn_context","timestamp":"t","payload":{}}',
+    ])
+    expect(await detectFormat(file)).toBe('codex')
+  })
+
+  it(`gives up after ${DETECT_RECORDS} records that tell nothing`, async () => {
+    const lines = Array.from({ length: DETECT_RECORDS }, (_, index) => JSON.stringify({ index }))
+    const file = temporaryFile('unknown.jsonl', [...lines, '{"type":"session_meta","payload":{}}'])
+    expect(await detectFormat(file)).toBeUndefined()
+  })
+})
+
+describe.skipIf(!existsSync(SAMPLES))('detectFormat on the real samples', () => {
+  it('names the format each sample file is named after', async () => {
+    const names = readdirSync(SAMPLES).filter((name) => name.endsWith('.jsonl'))
+    expect(names.length).toBeGreaterThan(0)
+    for (const name of names) {
+      const expected = TRANSCRIPT_FORMATS.find((format) => name.startsWith(`${format}-`))
+      expect([name, await detectFormat(join(SAMPLES, name))]).toEqual([name, expected])
+    }
+  })
+})

@@ -1,0 +1,70 @@
+// `--format auto`: which agent wrote a transcript, told from its first records. Each format has a shape
+// no other shares: Codex wraps every record in `{timestamp, type, payload}`, Claude Code lines carry a
+// `sessionId` (or title another session by `leafUuid`), DSH and pi open with a `session` header (DSH's
+// with a numeric `createdAt`, pi's with an ISO `timestamp`) and DSH names events `area/verb`.
+
+import { isRecord, readJsonRecords } from './lines.ts'
+import type { TranscriptFormat } from './types.ts'
+
+/** Records read before giving up: a transcript shows its format on its first lines. */
+export const DETECT_RECORDS = 50
+
+const CODEX_TYPES = new Set(['session_meta', 'turn_context', 'response_item', 'event_msg', 'compacted'])
+const CLAUDE_CODE_TYPES = new Set([
+  'user',
+  'assistant',
+  'system',
+  'summary',
+  'attachment',
+  'progress',
+  'queue-operation',
+  'permission-mode',
+  'last-prompt',
+  'file-history-snapshot',
+])
+const PI_TYPES = new Set([
+  'message',
+  'model_change',
+  'thinking_level_change',
+  'compaction',
+  'branch_summary',
+  'custom',
+  'custom_message',
+  'label',
+  'session_info',
+])
+
+/** The format one record shows, or undefined when the record alone does not tell. */
+export function formatOfRecord(value: Record<string, unknown>): TranscriptFormat | undefined {
+  const type = value.type
+  if (typeof type !== 'string') return undefined
+  if (type === 'session') {
+    if (typeof value.createdAt === 'number') return 'dsh'
+    if (typeof value.timestamp === 'string') return 'pi'
+    return undefined
+  }
+  if (CODEX_TYPES.has(type) && isRecord(value.payload)) return 'codex'
+  if (type.includes('/') && 'data' in value) return 'dsh'
+  if (
+    CLAUDE_CODE_TYPES.has(type) &&
+    (typeof value.sessionId === 'string' || typeof value.leafUuid === 'string')
+  )
+    return 'claude-code'
+  if (PI_TYPES.has(type) && typeof value.timestamp === 'string' && !('payload' in value)) return 'pi'
+  return undefined
+}
+
+/**
+ * The format of a transcript file from its first records (corrupt lines are passed over), or undefined
+ * when none of them tells. Reads no further than it must.
+ */
+export async function detectFormat(file: string): Promise<TranscriptFormat | undefined> {
+  let examined = 0
+  for await (const record of readJsonRecords(file, { lenient: true, onProblem: () => {} })) {
+    const format = formatOfRecord(record.value)
+    if (format !== undefined) return format
+    examined += 1
+    if (examined >= DETECT_RECORDS) return undefined
+  }
+  return undefined
+}

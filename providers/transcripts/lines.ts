@@ -1,0 +1,231 @@
+// Streamed JSON-lines reading for transcript files: one record per JSON object, each named by `file:line`.
+// A line holding two objects back to back (a writer that lost a newline) yields both; a corrupt line, or a
+// last line torn off by a writer that was still writing, fails unless `lenient` (then it is reported and
+// skipped). `.zstd` files are decompressed as they stream; no file is ever held whole.
+
+import { createReadStream } from 'node:fs'
+import { createInterface } from 'node:readline'
+import { Transform, type TransformCallback } from 'node:stream'
+import { Decompress } from 'fzstd'
+import { CachelabError, unreachable } from '../../harness/errors.ts'
+import type { ReadOptions } from './types.ts'
+
+/** One JSON object of a transcript and where it sits. */
+export interface JsonRecord {
+  /** The object (one of several when a line holds more than one). */
+  value: Record<string, unknown>
+  /** 1-based line number in the file (after decompression). */
+  line: number
+  /** `file:line`: how sources and problems name the record. */
+  where: string
+}
+
+/** What one line of text holds. */
+export type LineContent =
+  | { kind: 'blank' }
+  /** One object, or several written back to back on one line. */
+  | { kind: 'objects'; values: Array<Record<string, unknown>> }
+  /** Not JSON objects: the reason, in a few words. */
+  | { kind: 'corrupt'; reason: string }
+
+/** A JSON object (not an array, not null), as the transcript formats write each record. */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/**
+ * Split text into the top-level JSON values written back to back in it (`{…}{…}`), by tracking nesting
+ * outside strings. Undefined when the text ends inside a value (torn) or holds something between values.
+ */
+export function splitJsonValues(text: string): string[] | undefined {
+  const values: string[] = []
+  let depth = 0
+  let inString = false
+  let escaped = false
+  let start = -1
+  for (let index = 0; index < text.length; index += 1) {
+    const character = text[index]
+    if (inString) {
+      if (escaped) escaped = false
+      else if (character === '\\') escaped = true
+      else if (character === '"') inString = false
+      continue
+    }
+    if (depth === 0) {
+      if (character === ' ' || character === '\t' || character === '\r') continue
+      if (character !== '{' && character !== '[') return undefined
+      start = index
+    }
+    if (character === '"') inString = true
+    else if (character === '{' || character === '[') depth += 1
+    else if (character === '}' || character === ']') {
+      depth -= 1
+      if (depth === 0) values.push(text.slice(start, index + 1))
+    }
+  }
+  return depth === 0 && !inString && values.length > 0 ? values : undefined
+}
+
+/**
+ * The parser's complaint without the excerpt of the line V8 quotes in some messages: a transcript line
+ * holds the user's messages, which reach no output without being asked for.
+ */
+function parseFailure(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error)
+  return message.replace(/, ".*" is not valid JSON$/s, '')
+}
+
+/** Parse one line: blank, one or more JSON objects, or corrupt with a reason. */
+export function parseLine(text: string): LineContent {
+  if (text.trim() === '') return { kind: 'blank' }
+  try {
+    const value: unknown = JSON.parse(text)
+    return isRecord(value)
+      ? { kind: 'objects', values: [value] }
+      : { kind: 'corrupt', reason: 'not a JSON object' }
+  } catch (error) {
+    const pieces = splitJsonValues(text)
+    if (pieces === undefined || pieces.length < 2)
+      return {
+        kind: 'corrupt',
+        reason: `not JSON (${parseFailure(error)})`,
+      }
+    const values: Array<Record<string, unknown>> = []
+    for (const piece of pieces) {
+      try {
+        const value: unknown = JSON.parse(piece)
+        if (!isRecord(value)) return { kind: 'corrupt', reason: 'holds a JSON value that is not an object' }
+        values.push(value)
+      } catch {
+        return { kind: 'corrupt', reason: 'holds several JSON values, not all of them valid' }
+      }
+    }
+    return { kind: 'objects', values }
+  }
+}
+
+/**
+ * A line a reader cannot use: fail with `FILE:LINE: message` (kind `input`), or, when `lenient`, tell
+ * `onProblem` and let the caller skip it.
+ */
+export function lineProblem(file: string, line: number, message: string, options: ReadOptions): void {
+  const where = `${file}:${line}`
+  if (!options.lenient) throw new CachelabError('input', `${where}: ${message}`, { location: { file, line } })
+  options.onProblem({ where, message })
+}
+
+/** A transform that decompresses a zstd stream chunk by chunk. */
+function zstdDecompressor(): Transform {
+  const transform: Transform = new Transform({
+    transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback) {
+      try {
+        decompressor.push(chunk)
+        callback()
+      } catch (error) {
+        callback(error instanceof Error ? error : new Error(String(error)))
+      }
+    },
+    flush(callback: TransformCallback) {
+      try {
+        decompressor.push(new Uint8Array(0), true)
+        callback()
+      } catch (error) {
+        callback(error instanceof Error ? error : new Error(String(error)))
+      }
+    },
+  })
+  // fzstd may hand out views of a buffer it reuses: copy each chunk before passing it on.
+  const decompressor = new Decompress((data) => {
+    transform.push(Buffer.from(data))
+  })
+  return transform
+}
+
+/** Whether a path names a zstd-compressed transcript. */
+export function isZstd(file: string): boolean {
+  return file.endsWith('.zstd') || file.endsWith('.zst')
+}
+
+/**
+ * The JSON objects of a JSON-lines file, in order, streamed. Blank lines are skipped. The last line is
+ * held back one step so that a torn one (no newline at the end of the file) is told apart from a corrupt
+ * one. A file that cannot be read at all fails whatever `lenient` says.
+ */
+export async function* readJsonRecords(file: string, options: ReadOptions): AsyncGenerator<JsonRecord> {
+  const source = createReadStream(file)
+  let lastByte: number | undefined
+  const tail = new Transform({
+    transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback) {
+      if (chunk.length > 0) lastByte = chunk[chunk.length - 1]
+      callback(null, chunk)
+    },
+  })
+  // Where the stream broke, if it did: the file itself, or the compressed data in it.
+  let failure: { kind: 'read' | 'zstd'; error: Error } | undefined
+  const fail = (kind: 'read' | 'zstd') => (error: Error) => {
+    failure ??= { kind, error }
+    lines.close()
+  }
+  source.on('error', fail('read'))
+  tail.on('error', fail('read'))
+  if (isZstd(file)) {
+    const decompressed = zstdDecompressor()
+    decompressed.on('error', fail('zstd'))
+    source.pipe(decompressed).pipe(tail)
+  } else source.pipe(tail)
+  const lines = createInterface({ input: tail, crlfDelay: Number.POSITIVE_INFINITY })
+
+  function* records(text: string, line: number, last: boolean): Generator<JsonRecord> {
+    const content = parseLine(line === 1 ? text.replace(/^\uFEFF/, '') : text)
+    switch (content.kind) {
+      case 'blank':
+        return
+      case 'objects':
+        for (const value of content.values) yield { value, line, where: `${file}:${line}` }
+        return
+      case 'corrupt': {
+        const torn = last && lastByte !== 0x0a
+        lineProblem(
+          file,
+          line,
+          torn
+            ? 'torn last line: the file ends inside a record (was it still being written?)'
+            : content.reason,
+          options,
+        )
+        return
+      }
+      default:
+        unreachable(content)
+    }
+  }
+
+  let held: { text: string; line: number } | undefined
+  let count = 0
+  try {
+    for await (const text of lines) {
+      count += 1
+      if (held !== undefined) yield* records(held.text, held.line, false)
+      held = { text, line: count }
+    }
+    if (failure?.kind === 'read') {
+      const code = (failure.error as NodeJS.ErrnoException).code
+      throw new CachelabError('input', `${file}: cannot read (${code ?? failure.error.message})`)
+    }
+    if (failure?.kind === 'zstd') {
+      // A compressed stream that breaks off: the lines before it stand; the line it broke in is one problem.
+      const reason = failure.error.message || 'unexpected end'
+      lineProblem(
+        file,
+        Math.max(count, 1),
+        `the zstd stream is damaged or cut short here (${reason})`,
+        options,
+      )
+      return
+    }
+    if (held !== undefined) yield* records(held.text, held.line, true)
+  } finally {
+    lines.close()
+    source.destroy()
+  }
+}
