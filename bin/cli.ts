@@ -4,6 +4,7 @@
 import { CachelabError } from '../harness/errors.ts'
 import { checkCommand } from './check-command.ts'
 import { compareCommand } from './compare-command.ts'
+import { importCommand } from './import-command.ts'
 import { listCommand } from './list-command.ts'
 import { reportCommand } from './report-command.ts'
 import { runCommand } from './run-command.ts'
@@ -36,6 +37,10 @@ const USAGE = `usage: cachelab <command> [options]
             --replies scripts what the simulated model answers per session, turn and step
   report    CAPTURE_DIR [--out DIR] [--scenario NAME] [--otlp-file FILE] [--otlp-endpoint URL] …
             a capture as steps.csv, summary.csv, breaks.csv and report.html (default: in CAPTURE_DIR)
+  import    FILE|DIR... [--format auto|claude-code|codex|dsh|pi] [--out DIR] [--lenient] [--ttl 1h]
+            [--otlp-file FILE] [--otlp-endpoint URL] …
+            an agent's own sessions (Claude Code, Codex, DSH, pi) as the run's files plus rewrites.csv:
+            every cache write and miss classified, with its tokens and dollars
   list      [--scenarios PATH]  scenarios (yours and the built-ins), their variants, providers and models
 
 Exit codes: 0 ok, 1 a check failed, 2 usage or input error.`
@@ -57,6 +62,8 @@ export async function main(argv: string[]): Promise<number> {
         return compareCommand(rest)
       case 'list':
         return await listCommand(rest)
+      case 'import':
+        return await importCommand(rest)
       case 'report':
         return await reportCommand(rest)
       case undefined:

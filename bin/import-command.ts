@@ -6,6 +6,7 @@ import { writeFileSync } from 'node:fs'
 import { join, relative, resolve } from 'node:path'
 import { stringify } from 'csv-stringify/sync'
 import { CachelabError } from '../harness/errors.ts'
+import { detectFormat, predictObserved, READERS } from '../providers/transcripts/index.ts'
 import { TRANSCRIPT_FORMATS, type TranscriptFormat } from '../providers/transcripts/types.ts'
 import {
   costWithHourTtl,
@@ -17,6 +18,7 @@ import { summaryTable } from '../reports/table.ts'
 import { countText, dollarText, percentText } from '../reports/text-table.ts'
 import { parse } from './args.ts'
 import { type ImportOptions, importTranscripts } from './import.ts'
+import { exportForCommand, exportLine, OTEL_FLAGS, otelExport } from './otel-option.ts'
 import { timestamp, writeRunFiles } from './run.ts'
 
 /** The `rewrites.csv` columns, in order. */
@@ -82,7 +84,11 @@ function hourTtlText(entries: readonly ObservedRow[]): string[] {
 
 export async function importCommand(
   argv: string[],
-  defaults: Pick<ImportOptions, 'readers' | 'detect' | 'predict'>,
+  defaults: Pick<ImportOptions, 'readers' | 'detect' | 'predict'> = {
+    readers: READERS,
+    detect: detectFormat,
+    predict: predictObserved,
+  },
 ): Promise<number> {
   const { values, positionals } = parse(
     argv,
@@ -91,6 +97,7 @@ export async function importCommand(
       out: { type: 'string' },
       lenient: { type: 'boolean' },
       ttl: { type: 'string' },
+      ...OTEL_FLAGS,
     },
     true,
   )
@@ -104,6 +111,8 @@ export async function importCommand(
     throw new CachelabError('usage', `--format must be auto, ${TRANSCRIPT_FORMATS.join(', ')}, not ${format}`)
   if (values.ttl !== undefined && values.ttl !== '1h')
     throw new CachelabError('usage', `--ttl takes 1h (the counterfactual lifetime), not ${values.ttl}`)
+  // Imported rows keep Unix time: the spans sit at the recorded times.
+  const otel = otelExport(values, 0)
   const result = await importTranscripts(positionals, {
     ...defaults,
     format: format as TranscriptFormat | 'auto',
@@ -130,6 +139,7 @@ export async function importCommand(
   lines.push(
     `import ${result.runId}: ${rows.length} requests from ${result.files.length} files; wrote ${relative(process.cwd(), outDir) || '.'}/{steps.csv,summary.csv,breaks.csv,rewrites.csv,report.html}`,
   )
+  if (otel !== undefined) lines.push(exportLine(await exportForCommand(rows, otel)))
   process.stdout.write(`${lines.join('\n')}\n`)
   return 0
 }

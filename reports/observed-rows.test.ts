@@ -147,5 +147,7 @@ describe('recorded model names', () => {
       entry: { model: 'claude-opus-4-8' },
       mappedFrom: 'claude-opus-4-5-20251101',
     })
+    expect(importedModel('deepseek', 'deepseek-v4-flash').entry.model).toBe('deepseek-flash')
+    expect(importedModel('openai', 'gpt-5-codex').entry.model).toBe('gpt-5.4')
   })
 })

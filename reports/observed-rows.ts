@@ -53,17 +53,26 @@ export interface ImportedModel {
 
 /**
  * The catalog entry for a recorded model name: the name itself, then without a date suffix
- * (`claude-opus-4-5-20251101`), then the catalog model of the vendor sharing the longest name prefix.
+ * (`claude-opus-4-5-20251101`), then the catalog model of the vendor sharing the most of its name at
+ * both ends (`deepseek-v4-flash` is `deepseek-flash`, `claude-opus-4-7` is `claude-opus-4-8`).
  */
 export function importedModel(vendor: Vendor, model: string): ImportedModel {
   const exact = findModel(vendor, model)
   if (exact !== undefined) return { entry: exact }
-  const undated = findModel(vendor, model.replace(/-\d{8}$/, ''))
+  const name = model.replace(/-\d{8}$/, '')
+  const undated = findModel(vendor, name)
   if (undated !== undefined) return { entry: undated, mappedFrom: model }
-  const shared = (name: string) => {
-    let length = 0
-    while (length < name.length && name[length] === model[length]) length += 1
-    return length
+  const shared = (candidate: string) => {
+    let prefix = 0
+    while (prefix < candidate.length && candidate[prefix] === name[prefix]) prefix += 1
+    let suffix = 0
+    while (
+      suffix < candidate.length - prefix &&
+      suffix < name.length - prefix &&
+      candidate[candidate.length - 1 - suffix] === name[name.length - 1 - suffix]
+    )
+      suffix += 1
+    return prefix + suffix
   }
   const candidates = CATALOG.filter((entry) => entry.vendor === vendor)
   const nearest = candidates.reduce((best, entry) =>
@@ -164,7 +173,8 @@ export class ObservedRowBuilder {
       attempt: 0,
       headerReason: undefined,
       startsSeries: false,
-      virtualTimeS: 0,
+      // Unix seconds: every session of an import on one clock (spans export at their real times).
+      virtualTimeS: Date.parse(request.time) / 1000,
       latencyMs: 0,
     }
     const usage = request.usage

@@ -1,0 +1,222 @@
+// `cachelab import` end to end: an agent's own files in, the run's files and the rewrites table out.
+// Own fixtures for the rules; the real samples in ../shared (when present) for the acceptance.
+
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { detectFormat, predictObserved, READERS } from '../providers/transcripts/index.ts'
+import { parseStepsCsv } from '../reports/parse.ts'
+import { importTranscripts } from './import.ts'
+import { runCli } from './testing.ts'
+
+const SESSION = '7e57ca5e-0000-4000-8000-000000000001'
+
+/** A Claude Code session: one request per entry at `minute`, reading `read` and writing `write`. */
+function claudeCodeSession(
+  requests: Array<{ minute: number; read: number; write: number; hour?: boolean }>,
+): string {
+  const lines: string[] = []
+  let parent: string | null = null
+  for (const [index, request] of requests.entries()) {
+    const time = (seconds: number) =>
+      new Date(Date.parse('2026-11-02T09:00:00Z') + request.minute * 60_000 + seconds * 1000).toISOString()
+    const user = `u${index}`
+    lines.push(
+      JSON.stringify({
+        parentUuid: parent,
+        isSidechain: false,
+        type: 'user',
+        message: { role: 'user', content: `Question ${index + 1}` },
+        uuid: user,
+        timestamp: time(0),
+        sessionId: SESSION,
+        version: '2.1.0',
+      }),
+    )
+    const split =
+      request.hour === true
+        ? { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: request.write }
+        : { ephemeral_5m_input_tokens: request.write, ephemeral_1h_input_tokens: 0 }
+    lines.push(
+      JSON.stringify({
+        parentUuid: user,
+        isSidechain: false,
+        type: 'assistant',
+        requestId: `req_${index}`,
+        message: {
+          model: 'claude-sonnet-4-6',
+          id: `msg_${index}`,
+          type: 'message',
+          role: 'assistant',
+          content: [{ type: 'text', text: `Answer ${index + 1}` }],
+          stop_reason: 'end_turn',
+          usage: {
+            input_tokens: 12,
+            cache_creation_input_tokens: request.write,
+            cache_read_input_tokens: request.read,
+            output_tokens: 40,
+            cache_creation: split,
+          },
+        },
+        uuid: `a${index}`,
+        timestamp: time(5),
+        sessionId: SESSION,
+        version: '2.1.0',
+      }),
+    )
+    parent = `a${index}`
+  }
+  return `${lines.join('\n')}\n`
+}
+
+function fixture(name: string, text: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'cachelab-import-'))
+  const file = join(dir, name)
+  writeFileSync(file, text)
+  return file
+}
+
+const defaults = { readers: READERS, detect: detectFormat, predict: predictObserved }
+
+describe('cachelab import on a Claude Code session with idle gaps', () => {
+  // 5-minute writes: a 6-minute gap expires the prefix, a 3-minute one does not.
+  const file = fixture(
+    'session.jsonl',
+    claudeCodeSession([
+      { minute: 0, read: 0, write: 6000 },
+      { minute: 3, read: 6000, write: 400 },
+      { minute: 9, read: 0, write: 6500 },
+      { minute: 12, read: 6500, write: 300 },
+    ]),
+  )
+
+  it('calls ttl-expired only where the gap exceeds the lifetime the writes indicate', async () => {
+    const { entries } = await importTranscripts([file], { ...defaults, format: 'auto', lenient: false })
+    expect(entries.map(({ rewrite }) => rewrite.class)).toEqual([
+      'session-start',
+      'growth',
+      'ttl-expired',
+      'growth',
+    ])
+    expect(entries.map(({ row }) => row.providerCause)).toEqual([
+      undefined,
+      undefined,
+      'ttl-expired',
+      undefined,
+    ])
+    const hour = fixture(
+      'hour.jsonl',
+      claudeCodeSession([
+        { minute: 0, read: 0, write: 6000, hour: true },
+        { minute: 9, read: 0, write: 6400, hour: true },
+      ]),
+    )
+    const held = await importTranscripts([hour], { ...defaults, format: 'auto', lenient: false })
+    // A 1-hour prefix outlives a 9-minute gap: the rewrite is the client's, not an expiry.
+    expect(held.entries[1]?.rewrite.class).toBe('unexplained')
+  })
+
+  it('writes the run files and rewrites.csv, and prints the cost with a 1-hour lifetime', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'cachelab-import-out-'))
+    const { code, stdout } = await runCli(['import', file, '--out', out, '--ttl', '1h'])
+    expect(code).toBe(0)
+    expect(parseStepsCsv(readFileSync(join(out, 'steps.csv'), 'utf8'), 'steps.csv')).toHaveLength(4)
+    expect(readFileSync(join(out, 'rewrites.csv'), 'utf8').split('\n')[0]).toBe(
+      'class,requests,write_tokens,write_share,missed_tokens,lost_usd',
+    )
+    expect(stdout).toMatch(/ttl-expired\s+1 requests\s+6,500 written/)
+    expect(stdout).toMatch(
+      /claude-code · 7e57ca5e-0000-4000-8000-000000000001 · anthropic: \$[\d.]+ recorded, \$[\d.]+ with 1h/,
+    )
+  })
+
+  it('names the file and line of a corrupt line, and skips it with --lenient', async () => {
+    const damaged = fixture(
+      'damaged.jsonl',
+      `${claudeCodeSession([{ minute: 0, read: 0, write: 6000 }])}{"type": "assistant", "message"\n`,
+    )
+    const strict = await runCli(['import', damaged, '--out', mkdtempSync(join(tmpdir(), 'x-'))])
+    expect(strict.code).toBe(2)
+    expect(strict.stderr).toContain(`${damaged}:3`)
+    const lenient = await runCli(['import', damaged, '--lenient', '--out', mkdtempSync(join(tmpdir(), 'x-'))])
+    expect(lenient.code).toBe(0)
+    expect(lenient.stdout).toMatch(/1 lines skipped \(--lenient\)/)
+  })
+
+  it('exports one span per request to an OTLP JSON file', async () => {
+    const spans = join(mkdtempSync(join(tmpdir(), 'cachelab-import-otel-')), 'spans.json')
+    const { code } = await runCli([
+      'import',
+      file,
+      '--out',
+      mkdtempSync(join(tmpdir(), 'x-')),
+      '--otlp-file',
+      spans,
+    ])
+    expect(code).toBe(0)
+    const exported = JSON.parse(readFileSync(spans, 'utf8')) as {
+      resourceSpans: Array<{
+        scopeSpans: Array<{ spans: Array<{ kind: number; attributes: Array<{ key: string }> }> }>
+      }>
+    }
+    const all = exported.resourceSpans.flatMap((resource) =>
+      resource.scopeSpans.flatMap((scope) => scope.spans),
+    )
+    const clients = all.filter((span) =>
+      span.attributes.some((attribute) => attribute.key === 'gen_ai.usage.cache_read.input_tokens'),
+    )
+    expect(clients).toHaveLength(4)
+  })
+})
+
+describe('cachelab import on a DSH log with its header', () => {
+  it('replays each request through the DeepSeek simulator: predicted beside recorded per step', async () => {
+    const { entries } = await importTranscripts(
+      [resolve('providers/transcripts/testdata/dsh-session.jsonl')],
+      {
+        ...defaults,
+        format: 'auto',
+        lenient: false,
+      },
+    )
+    const steps = entries.filter(({ row }) => !row.variant.endsWith('.compaction'))
+    expect(steps.length).toBeGreaterThan(3)
+    for (const { row } of steps) {
+      expect(row.predictedCacheReadTokens).toBeTypeOf('number')
+      expect(row.predictedCacheWriteTokens).toBe(0)
+    }
+    // The summarizer call of a compaction is recorded without its body: no prediction for it.
+    const summarizer = entries.filter(({ row }) => row.variant.endsWith('.compaction'))
+    expect(summarizer.map(({ row }) => row.predictedCacheReadTokens)).toEqual([undefined])
+  })
+})
+
+const SAMPLES = resolve('..', 'shared', 'fixtures', 'transcripts')
+
+describe.skipIf(!existsSync(SAMPLES))('cachelab import on every real sample', () => {
+  it('imports them all (the damaged ones with --lenient), sidechains and the fork child as sessions of their own', async () => {
+    const result = await importTranscripts([SAMPLES], { ...defaults, format: 'auto', lenient: true })
+    expect(result.files).toHaveLength(20)
+    expect(result.problems.map((problem) => problem.where)).toEqual([
+      expect.stringMatching(/pi-badlogic-compact\.jsonl:1013$/),
+      expect.stringMatching(/pi-badlogic-session-2025-12-17\.jsonl:440$/),
+    ])
+    const sessions = new Set(result.entries.map(({ row }) => row.variant))
+    expect([...sessions].filter((session) => session.includes('/sidechain-')).length).toBeGreaterThan(0)
+    expect([...sessions].filter((session) => session.includes('/agent-')).length).toBe(1)
+    // The Codex fork child counts only its own requests, never its parent's replayed usage.
+    const child = result.entries.filter(({ row }) => row.variant === 'child-session')
+    expect(child).toHaveLength(16)
+    // Buckets stay disjoint on every recorded request.
+    for (const { row } of result.entries)
+      expect(row.cacheReadTokens + row.cacheWriteTokens + row.uncachedTokens).toBe(row.inputTokens)
+  })
+
+  it('calls ttl-expired on the 1-hour Claude Code session only past an hour of idle', async () => {
+    const file = join(SAMPLES, 'claude-code-daaain-worktrees-main.jsonl')
+    const { entries } = await importTranscripts([file], { ...defaults, format: 'auto', lenient: false })
+    for (const { rewrite } of entries.filter(({ rewrite }) => rewrite.class === 'ttl-expired'))
+      expect(rewrite.gapSeconds).toBeGreaterThan(3600)
+  })
+})
