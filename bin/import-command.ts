@@ -1,13 +1,24 @@
-// `cachelab import FILE|DIR... [--format auto|claude-code|codex|dsh|pi] [--out DIR] [--lenient] [--ttl 1h]`:
-// an agent's own session files as the run's files (steps.csv, summary.csv, breaks.csv, report.html) plus
-// rewrites.csv, the table of what every cache write and miss was for; the summary and that table printed.
+// `cachelab import FILE|DIR... [--format auto|claude-code|codex|dsh|pi] [--out DIR] [--lenient] [--ttl 1h]
+// [--as PROVIDER [--model MODEL]]`: an agent's own session files as the run's files (steps.csv,
+// summary.csv, breaks.csv, report.html) plus rewrites.csv, the table of what every cache write and miss
+// was for; the summary and that table printed. `--as` adds counterfactual.csv: the sessions whose
+// requests the transcript holds, replayed as another provider.
 
 import { writeFileSync } from 'node:fs'
 import { join, relative, resolve } from 'node:path'
 import { stringify } from 'csv-stringify/sync'
 import { CachelabError } from '../harness/errors.ts'
+import { PROVIDER_IDS, type ProviderId } from '../harness/types.ts'
+import { resolveModel } from '../providers/catalog.ts'
 import { detectFormat, predictObserved, READERS } from '../providers/transcripts/index.ts'
 import { TRANSCRIPT_FORMATS, type TranscriptFormat } from '../providers/transcripts/types.ts'
+import {
+  type AsProviderTarget,
+  COUNTERFACTUAL_COLUMNS,
+  type CounterfactualSession,
+  CounterfactualTally,
+  counterfactualRecords,
+} from '../reports/as-provider.ts'
 import {
   costWithHourTtl,
   type ObservedRow,
@@ -15,7 +26,7 @@ import {
   rewritesTable,
 } from '../reports/observed-rows.ts'
 import { summaryTable } from '../reports/table.ts'
-import { countText, dollarText, percentText } from '../reports/text-table.ts'
+import { alignedTable, countText, dollarText, percentText } from '../reports/text-table.ts'
 import { parse } from './args.ts'
 import { type ImportOptions, importTranscripts } from './import.ts'
 import { exportForCommand, exportLine, OTEL_FLAGS, otelExport } from './otel-option.ts'
@@ -82,6 +93,94 @@ function hourTtlText(entries: readonly ObservedRow[]): string[] {
   return lines
 }
 
+/** Not-rebuildable requests the terminal lists per format and reason (not-rebuildable.csv lists all). */
+const LISTED_NOT_REBUILDABLE = 3
+
+/** The counterfactual as the terminal shows it: per session, recorded beside predicted, then what was left out. */
+function counterfactualText(sessions: readonly CounterfactualSession[], target: AsProviderTarget): string[] {
+  const as = `as ${target.provider} ${target.entry.model}`
+  const total = (pick: (session: CounterfactualSession) => number) =>
+    sessions.reduce((sum, session) => sum + pick(session), 0)
+  const cells = (session: CounterfactualSession): string[] => [
+    `${session.format} · ${session.session}`,
+    String(session.requests),
+    countText(session.recorded.input),
+    countText(session.recorded.read),
+    countText(session.recorded.write),
+    dollarText(session.recorded.costUsd),
+    percentText(session.recorded.hitRatioWarm),
+    countText(session.predicted.read),
+    countText(session.predicted.write),
+    dollarText(session.predicted.costUsd),
+    percentText(session.predicted.hitRatioWarm),
+  ]
+  const replayed = sessions.filter((session) => session.requests > 0)
+  const lines = [
+    `the sessions replayed ${as} (recorded beside predicted, over the requests whose body the transcript holds):`,
+    alignedTable(
+      [
+        { title: 'session', align: 'left' },
+        { title: 'requests', align: 'right' },
+        { title: 'input', align: 'right' },
+        { title: 'read', align: 'right' },
+        { title: 'write', align: 'right' },
+        { title: 'cost', align: 'right' },
+        { title: 'hit warm', align: 'right' },
+        { title: 'read as', align: 'right' },
+        { title: 'write as', align: 'right' },
+        { title: 'cost as', align: 'right' },
+        { title: 'hit warm as', align: 'right' },
+      ],
+      [
+        ...replayed.map(cells),
+        [
+          'all',
+          String(total((session) => session.requests)),
+          countText(total((session) => session.recorded.input)),
+          countText(total((session) => session.recorded.read)),
+          countText(total((session) => session.recorded.write)),
+          dollarText(total((session) => session.recorded.costUsd)),
+          '',
+          countText(total((session) => session.predicted.read)),
+          countText(total((session) => session.predicted.write)),
+          dollarText(total((session) => session.predicted.costUsd)),
+          '',
+        ],
+      ],
+    ),
+  ]
+  const rejected = total((session) => session.rejected)
+  if (rejected > 0) lines.push(`${rejected} requests refused by the ${target.provider} simulator (left out)`)
+  // Grouped by format and reason: a Claude Code import leaves every request out, one line per group says so.
+  const groups = new Map<string, { format: string; reason: string; sources: string[] }>()
+  for (const session of sessions)
+    for (const entry of session.notRebuildable) {
+      const key = `${session.format}\u0000${entry.reason}`
+      const group = groups.get(key) ?? { format: session.format, reason: entry.reason, sources: [] }
+      group.sources.push(entry.source)
+      groups.set(key, group)
+    }
+  if (groups.size > 0) lines.push('not rebuildable (left out; every one in not-rebuildable.csv):')
+  for (const group of groups.values())
+    lines.push(
+      `  ${group.format}: ${group.sources.length} requests, ${group.reason}: ${group.sources
+        .slice(0, LISTED_NOT_REBUILDABLE)
+        .join(', ')}${group.sources.length > LISTED_NOT_REBUILDABLE ? ', …' : ''}`,
+    )
+  return lines
+}
+
+/** The `--as` target: a provider id and its catalog model (the provider's default unless `--model`). */
+function asTarget(provider: string | undefined, model: string | undefined): AsProviderTarget | undefined {
+  if (provider === undefined) {
+    if (model !== undefined) throw new CachelabError('usage', '--model names the model of --as PROVIDER')
+    return undefined
+  }
+  if (!PROVIDER_IDS.includes(provider as ProviderId))
+    throw new CachelabError('usage', `--as must be one of ${PROVIDER_IDS.join(', ')}, not ${provider}`)
+  return { provider: provider as ProviderId, entry: resolveModel(provider as ProviderId, model) }
+}
+
 export async function importCommand(
   argv: string[],
   defaults: Pick<ImportOptions, 'readers' | 'detect' | 'predict'> = {
@@ -97,6 +196,8 @@ export async function importCommand(
       out: { type: 'string' },
       lenient: { type: 'boolean' },
       ttl: { type: 'string' },
+      as: { type: 'string' },
+      model: { type: 'string' },
       ...OTEL_FLAGS,
     },
     true,
@@ -111,12 +212,15 @@ export async function importCommand(
     throw new CachelabError('usage', `--format must be auto, ${TRANSCRIPT_FORMATS.join(', ')}, not ${format}`)
   if (values.ttl !== undefined && values.ttl !== '1h')
     throw new CachelabError('usage', `--ttl takes 1h (the counterfactual lifetime), not ${values.ttl}`)
+  const target = asTarget(values.as, values.model)
+  const tally = target === undefined ? undefined : new CounterfactualTally(target)
   // Imported rows keep Unix time: the spans sit at the recorded times.
   const otel = otelExport(values, 0)
   const result = await importTranscripts(positionals, {
     ...defaults,
     format: format as TranscriptFormat | 'auto',
     lenient: values.lenient === true,
+    ...(tally !== undefined ? { afterFile: tally.add.bind(tally) } : {}),
   })
   const rows = result.entries.map((entry) => entry.row)
   const outDir = resolve(values.out ?? join('reports', 'out', `import-${timestamp()}`))
@@ -125,6 +229,30 @@ export async function importCommand(
   writeFileSync(join(outDir, 'rewrites.csv'), rewritesCsv(table))
   const lines = [summaryTable(summaries), '', ...rewritesText(table), '']
   if (values.ttl === '1h') lines.push(...hourTtlText(result.entries), '')
+  const written = ['steps.csv', 'summary.csv', 'breaks.csv', 'rewrites.csv', 'report.html']
+  if (tally !== undefined && target !== undefined) {
+    const sessions = tally.result()
+    writeFileSync(
+      join(outDir, 'counterfactual.csv'),
+      stringify([[...COUNTERFACTUAL_COLUMNS], ...counterfactualRecords(sessions, target)]),
+    )
+    writeFileSync(
+      join(outDir, 'not-rebuildable.csv'),
+      stringify([
+        ['source', 'format', 'session', 'reason'],
+        ...sessions.flatMap((session) =>
+          session.notRebuildable.map((entry) => [
+            entry.source,
+            session.format,
+            session.session,
+            entry.reason,
+          ]),
+        ),
+      ]),
+    )
+    written.push('counterfactual.csv', 'not-rebuildable.csv')
+    lines.push(...counterfactualText(sessions, target), '')
+  }
   if (result.mappedModels.size > 0)
     lines.push(
       `models priced as the nearest catalog model: ${[...result.mappedModels].map(([from, to]) => `${from} as ${to}`).join(', ')}`,
@@ -137,7 +265,7 @@ export async function importCommand(
         .join('; ')}${result.problems.length > 3 ? '; …' : ''}`,
     )
   lines.push(
-    `import ${result.runId}: ${rows.length} requests from ${result.files.length} files; wrote ${relative(process.cwd(), outDir) || '.'}/{steps.csv,summary.csv,breaks.csv,rewrites.csv,report.html}`,
+    `import ${result.runId}: ${rows.length} requests from ${result.files.length} files; wrote ${relative(process.cwd(), outDir) || '.'}/{${written.join(',')}}`,
   )
   if (otel !== undefined) lines.push(exportLine(await exportForCommand(rows, otel)))
   process.stdout.write(`${lines.join('\n')}\n`)

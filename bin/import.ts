@@ -29,6 +29,11 @@ export interface ImportOptions {
    * (counts and counterfactual), by request, for the rows' prediction columns.
    */
   predict?: (requests: readonly ObservedRequest[]) => Map<ObservedRequest, { read: number; write: number }>
+  /**
+   * Told of each file's requests and their rows (`entries[i]` is the row of `requests[i]`) once the rows
+   * are built: `--as` replays them on another provider's simulator.
+   */
+  afterFile?: (requests: readonly ObservedRequest[], entries: readonly ObservedRow[]) => void
 }
 
 /** What an import found. */
@@ -92,6 +97,7 @@ export async function importTranscripts(
     }))
       requests.push(request)
     const predicted = options.predict?.(requests)
+    const fileEntries: ObservedRow[] = []
     for (const request of requests) {
       const key = `${request.format}\u0000${request.session}`
       let builder = builders.get(key)
@@ -110,7 +116,9 @@ export async function importTranscripts(
       if (entry.model.mappedFrom !== undefined)
         mappedModels.set(entry.model.mappedFrom, entry.model.entry.model)
       entries.push(entry)
+      fileEntries.push(entry)
     }
+    options.afterFile?.(requests, fileEntries)
     read.push({ file, format, requests: requests.length })
   }
   return { runId, entries, files: read, problems, mappedModels }
