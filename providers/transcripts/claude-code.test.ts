@@ -116,14 +116,16 @@ describe('readClaudeCode', () => {
     ])
   })
 
-  it('fails at a corrupt line, naming file and line', async () => {
+  it('fails at the first damaged line (two records run together), naming file and line', async () => {
     const file = testdata('claude-code-damaged.jsonl')
     const error = await read(file).catch((caught: unknown) => caught)
     expect(error).toBeInstanceOf(CachelabError)
-    expect((error as CachelabError).message).toMatch(new RegExp(`^${file}:4: not JSON`))
+    expect((error as CachelabError).message).toBe(
+      `${file}:3: 2 JSON values run together on one line (a lost newline)`,
+    )
   })
 
-  it('when lenient, skips the corrupt and the torn line and reads both requests of a doubled line', async () => {
+  it('when lenient, reports the doubled, corrupt and torn lines, reads both requests of the doubled one and skips the rest', async () => {
     const file = testdata('claude-code-damaged.jsonl')
     const { requests, problems } = await read(file, true)
     expect(requests.map((request) => [line(request), request.requestId])).toEqual([
@@ -131,7 +133,7 @@ describe('readClaudeCode', () => {
       [3, 'req_d2'],
       [3, 'req_d3'],
     ])
-    expect(problems.map((problem) => problem.where)).toEqual([`${file}:4`, `${file}:6`])
+    expect(problems.map((problem) => problem.where)).toEqual([`${file}:3`, `${file}:4`, `${file}:6`])
   })
 })
 

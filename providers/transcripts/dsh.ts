@@ -8,7 +8,7 @@ import { CachelabError } from '../../harness/errors.ts'
 import type { JsonValue, ProviderId, Usage } from '../../harness/types.ts'
 import { answerOf, type DshHeader, DshRequestBuilder, headerChanges, readHeader } from './dsh-request.ts'
 import { type Fields, fieldsOf, isoOf, listOf, numberOf, textOf } from './fields.ts'
-import { readJsonLines } from './json-lines.ts'
+import { readJsonRecords } from './lines.ts'
 import type { ObservedRequest, ReadOptions, TranscriptEvent, TranscriptReader } from './types.ts'
 
 /** The DSH session format version this reader knows (deepseek-harness `SESSION_FORMAT_VERSION`). */
@@ -351,5 +351,5 @@ export class DshLog {
 /** Read a DSH session log (`.jsonl` or `.jsonl.zstd`), streamed. */
 export const readDsh: TranscriptReader = async function* readDsh(file, options) {
   const log = new DshLog(file, options)
-  for await (const { line, value } of readJsonLines(file, options)) yield* log.accept(line, value)
+  for await (const { line, value } of readJsonRecords(file, options)) yield* log.accept(line, value)
 }

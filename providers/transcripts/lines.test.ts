@@ -63,17 +63,15 @@ describe('parseLine', () => {
 })
 
 describe('readJsonRecords', () => {
-  it('fails on the first corrupt line, naming file and line, after the records before it', async () => {
+  it('fails on the first damaged line, naming file and line, after the records before it', async () => {
     const file = testdata('lines-damaged.jsonl')
     const { records, error } = await readAll(file, false)
-    expect(numbers(records)).toEqual([
-      [1, 1],
-      [2, 2],
-      [2, 3],
-    ])
+    expect(numbers(records)).toEqual([[1, 1]])
     expect(error).toBeInstanceOf(CachelabError)
     expect((error as CachelabError).kind).toBe('input')
-    expect((error as CachelabError).message).toMatch(new RegExp(`^${file}:4: not JSON`))
+    expect((error as CachelabError).message).toBe(
+      `${file}:2: 2 JSON values run together on one line (a lost newline)`,
+    )
   })
 
   it('when lenient, reports the corrupt line and the torn last line and reads on', async () => {
@@ -86,8 +84,8 @@ describe('readJsonRecords', () => {
       [2, 3],
       [5, 5],
     ])
-    expect(problems.map((problem) => problem.where)).toEqual([`${file}:4`, `${file}:6`])
-    expect(problems[1]?.message).toMatch(/^torn last line/)
+    expect(problems.map((problem) => problem.where)).toEqual([`${file}:2`, `${file}:4`, `${file}:6`])
+    expect(problems[2]?.message).toMatch(/^torn last line/)
   })
 
   it('reads a last line without a newline when it is whole', async () => {
@@ -108,7 +106,7 @@ describe('readJsonRecords', () => {
   })
 
   it('decompresses a .zstd file as it streams', async () => {
-    const { records } = await readAll(testdata('lines.jsonl.zstd'), false)
+    const { records } = await readAll(testdata('lines.jsonl.zstd'), true)
     expect(numbers(records)).toEqual([
       [1, 1],
       [2, 2],
@@ -149,13 +147,18 @@ describe('readJsonRecords', () => {
 })
 
 describe.skipIf(!existsSync(SAMPLES))('readJsonRecords on the real samples', () => {
-  it('reads both objects of the pi lines that lost their newline', async () => {
-    const compact = await readAll(join(SAMPLES, 'pi-badlogic-compact.jsonl'), false)
+  it('reports the pi lines that lost their newline, and reads both of their objects', async () => {
+    const strict = await readAll(join(SAMPLES, 'pi-badlogic-compact.jsonl'), false)
+    expect((strict.error as CachelabError).message).toMatch(
+      /pi-badlogic-compact\.jsonl:1013: 2 JSON values run together/,
+    )
+    const compact = await readAll(join(SAMPLES, 'pi-badlogic-compact.jsonl'), true)
     expect(compact.error).toBeUndefined()
+    expect(compact.problems.map((problem) => problem.where)).toEqual([expect.stringMatching(/:1013$/)])
     expect(
       compact.records.filter((record) => record.line === 1013).map((record) => record.value.type),
     ).toEqual(['message', 'compaction'])
-    const session = await readAll(join(SAMPLES, 'pi-badlogic-session-2025-12-17.jsonl'), false)
+    const session = await readAll(join(SAMPLES, 'pi-badlogic-session-2025-12-17.jsonl'), true)
     expect(session.records.filter((record) => record.line === 440)).toHaveLength(2)
     expect(session.records).toHaveLength(464)
   })

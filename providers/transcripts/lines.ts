@@ -1,7 +1,7 @@
 // Streamed JSON-lines reading for transcript files: one record per JSON object, each named by `file:line`.
-// A line holding two objects back to back (a writer that lost a newline) yields both; a corrupt line, or a
-// last line torn off by a writer that was still writing, fails unless `lenient` (then it is reported and
-// skipped). `.zstd` files are decompressed as they stream; no file is ever held whole.
+// A line holding two objects back to back (a writer that lost a newline), a corrupt line, or a last line
+// torn off by a writer that was still writing, fails unless `lenient`; then it is reported, and the objects
+// run together are each read while a corrupt or torn line is skipped. `.zstd` files are decompressed as they stream; no file is ever held whole.
 
 import { createReadStream } from 'node:fs'
 import { createInterface } from 'node:readline'
@@ -181,6 +181,14 @@ export async function* readJsonRecords(file: string, options: ReadOptions): Asyn
       case 'blank':
         return
       case 'objects':
+        // Records run together are damage (a writer lost a newline): a problem, though each one is read.
+        if (content.values.length > 1)
+          lineProblem(
+            file,
+            line,
+            `${content.values.length} JSON values run together on one line (a lost newline)`,
+            options,
+          )
         for (const value of content.values) yield { value, line, where: `${file}:${line}` }
         return
       case 'corrupt': {

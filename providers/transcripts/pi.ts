@@ -7,7 +7,7 @@
 import { CachelabError } from '../../harness/errors.ts'
 import type { JsonValue, ProviderId, Usage } from '../../harness/types.ts'
 import { type Fields, fieldsOf, isoOf, numberOf, textOf } from './fields.ts'
-import { readJsonLines } from './json-lines.ts'
+import { readJsonRecords } from './lines.ts'
 import type { ObservedRequest, ReadOptions, TranscriptEvent, TranscriptReader } from './types.ts'
 
 /**
@@ -285,6 +285,6 @@ export class PiLog {
 /** Read a pi session file (version 1 or 3), streamed. */
 export const readPi: TranscriptReader = async function* readPi(file, options) {
   const log = new PiLog(file, options)
-  for await (const { line, value } of readJsonLines(file, options)) yield* log.accept(line, value)
+  for await (const { line, value } of readJsonRecords(file, options)) yield* log.accept(line, value)
   log.finish()
 }
