@@ -6,6 +6,7 @@
 
 import { basename } from 'node:path'
 import type { JsonValue, Usage } from '../../harness/types.ts'
+import { CodexHistory } from './codex-request.ts'
 import { isRecord, type JsonRecord, lineProblem, readJsonRecords } from './lines.ts'
 import type { ObservedRequest, ReadOptions, TranscriptEvent, TranscriptReader } from './types.ts'
 
@@ -95,10 +96,19 @@ export class CodexReading {
   private step = 0
   private turnOpened = false
   private events: TranscriptEvent[] = []
+  /** The input items so far, for each request's rebuilt body. */
+  private readonly history = new CodexHistory()
+  /** The base instructions as last recorded (a `turn_context`'s, else the header's). */
+  private currentInstructions: string | undefined
 
-  constructor(file: string, options: ReadOptions) {
+  /**
+   * `standInInstructions` rebuild bodies for a rollout that recorded no instructions (measuring the
+   * simulator on old rollouts); `readCodex` passes none, so such a rollout's requests carry no body.
+   */
+  constructor(file: string, options: ReadOptions, rebuild: { standInInstructions?: string } = {}) {
     this.file = file
     this.options = options
+    this.currentInstructions = rebuild.standInInstructions
     this.session = basename(file).replace(/\.jsonl(\.zstd?)?$/, '')
   }
 
@@ -117,6 +127,10 @@ export class CodexReading {
         return []
       case 'compacted':
         this.addEvent({ kind: 'compaction', detail: 'compacted' })
+        this.history.compact(payload)
+        return []
+      case 'response_item':
+        this.history.add(payload)
         return []
       case 'event_msg':
         return this.eventMessage(record, payload)
@@ -184,12 +198,18 @@ export class CodexReading {
         this.addEvent({ kind: 'tools-change', detail: 'dynamic tools changed' })
     }
     if (instructions !== undefined) this.baseInstructions = instructions
+    const instructionsText = isRecord(payload.base_instructions)
+      ? text(payload.base_instructions.text)
+      : text(payload.instructions)
+    if (instructionsText !== undefined) this.currentInstructions = instructionsText
     if (tools !== undefined) this.dynamicTools = tools
   }
 
   private turnContext(payload: Record<string, unknown>): void {
     const model = text(payload.model)
     if (model !== undefined) this.model = model
+    const instructions = text(payload.base_instructions)
+    if (instructions !== undefined) this.currentInstructions = instructions
     for (const name of SETTINGS) {
       const now = settingText(payload[name])
       const before = this.settings.get(name)
@@ -242,6 +262,7 @@ export class CodexReading {
       return []
     }
     if (total !== undefined) this.previousTotal = total
+    this.history.count(count(raw.reasoning_output_tokens) ?? 0)
     const model = this.model ?? 'unknown'
     if (this.fork === 'replaying') {
       // The parent's request, copied: it moves the state on but was counted in the parent's file.
@@ -262,6 +283,13 @@ export class CodexReading {
       this.turnOpened = false
     }
     this.step += 1
+    const body = this.history.request({
+      instructions: this.currentInstructions,
+      model,
+      conversation: this.session,
+      ...optional('effort', this.settings.get('effort')),
+      ...optional('summary', this.settings.get('summary')),
+    })
     const request: ObservedRequest = {
       format: 'codex',
       source: record.where,
@@ -274,6 +302,7 @@ export class CodexReading {
       events: this.events,
       // Turns are known once a user message opened one.
       ...(this.turn > 0 ? { turn: this.turn, step: this.step } : {}),
+      ...(body !== undefined ? { request: body } : {}),
     }
     this.started = true
     this.requestModel = model
@@ -281,6 +310,10 @@ export class CodexReading {
     return [request]
   }
 }
+
+/** `{ [name]: value }` when the value is known, for spreading into an object with optional fields. */
+const optional = <Name extends string>(name: Name, value: string | undefined) =>
+  (value !== undefined ? { [name]: value } : {}) as { [key in Name]?: string }
 
 /** Whether two `TokenUsage` objects hold the same counts. */
 function sameCounts(a: Record<string, unknown>, b: Record<string, unknown>): boolean {

@@ -19,9 +19,9 @@ export const READERS: Readonly<Record<TranscriptFormat, TranscriptReader>> = {
 }
 
 /**
- * The simulator's read and write for each request that carries its body (DSH logs), replayed in time
- * order with each session's previous request; requests without a body (or that the simulator refuses)
- * are left out.
+ * The simulator's read and write for each request that carries its body (DSH logs, Codex rollouts that
+ * recorded their base instructions), replayed in time order with each session's previous request;
+ * requests without a body (or that the simulator refuses) are left out.
  */
 export function predictObserved(
   requests: readonly ObservedRequest[],
