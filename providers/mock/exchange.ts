@@ -1,0 +1,163 @@
+// What the loopback server reads off one HTTP exchange — the wire API its path names, the usage and the
+// model's answer its response carried, a failure in a few words, the session a bare request belongs to —
+// and what a replay answers it with. Pure functions over the request and response texts.
+
+import { hashString } from '../../harness/random.ts'
+import type { AssistantMessage, Usage } from '../../harness/types.ts'
+import { parseAnthropicUsage } from '../anthropic.ts'
+import { digestRequest } from '../capture/digest.ts'
+import { answerOf } from '../capture/output.ts'
+import type { ReplaySource, ReplayStep } from '../capture/replay.ts'
+import type { Vendor } from '../catalog.ts'
+import { parseDeepSeekUsage } from '../deepseek.ts'
+import { parseOpenAIUsage } from '../openai-chat.ts'
+import type { CacheSimulators } from '../sim/index.ts'
+import { type PreviousRequest, type Prompt, type Simulation, SimulatorRejection } from '../sim/types.ts'
+import type { WireApi } from '../types.ts'
+import type { MockContext } from './context.ts'
+import { DEFAULT_REPLY, SESSION_HEADER } from './script.ts'
+
+export function parseJson(body: Buffer): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(body.toString('utf8'))
+    return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** Match a request against the recording; a body the simulator cannot read goes to the handler as is. */
+export function replayStep(
+  replay: ReplaySource,
+  context: MockContext,
+  api: WireApi,
+  session: string,
+  body: Record<string, unknown>,
+): ReplayStep | { kind: 'unreadable' } {
+  let prompt: Prompt
+  try {
+    prompt = context.simulators.linearize(api, body)
+  } catch {
+    return { kind: 'unreadable' }
+  }
+  return replay.next(session, digestRequest(body, prompt))
+}
+
+/** The model's answer in a live response, for the capture to keep for replay. */
+export function answerField(api: WireApi, text: string, contentType: string): { answer?: AssistantMessage } {
+  const answer = answerOf(api, text, contentType)
+  return answer === undefined ? {} : { answer }
+}
+
+/** An error body in the vendor's shape. */
+export function apiError(vendor: Vendor, type: string, message: string): Record<string, unknown> {
+  return vendor === 'anthropic'
+    ? { type: 'error', error: { type, message } }
+    : { error: { message, type, param: null, code: null } }
+}
+
+/** The wire API a path names under its vendor's prefix, if it names one. */
+export function apiOfPath(vendor: Vendor, path: string): WireApi | undefined {
+  const route = path.split('?')[0] ?? ''
+  if (route.endsWith('/messages')) return vendor === 'anthropic' ? 'anthropic-messages' : undefined
+  if (route.endsWith('/chat/completions'))
+    return vendor === 'deepseek' ? 'deepseek-chat' : vendor === 'openai' ? 'openai-chat' : undefined
+  if (route.endsWith('/responses')) return vendor === 'openai' ? 'openai-responses' : undefined
+  return undefined
+}
+
+/**
+ * The simulator's prediction of a request the real provider answered: the same body on a predictor of
+ * one account's caches, with the session's previous request. None when the simulator would refuse it.
+ */
+export function predict(
+  predictor: CacheSimulators,
+  api: WireApi,
+  body: Record<string, unknown>,
+  at: number,
+  previous: PreviousRequest | undefined,
+): Simulation | undefined {
+  try {
+    return predictor.simulate(api, {
+      body,
+      at,
+      output: DEFAULT_REPLY,
+      ...(previous !== undefined ? { previous } : {}),
+    })
+  } catch (error) {
+    if (error instanceof SimulatorRejection) return undefined
+    throw error
+  }
+}
+
+/** A failed response in a few words: its status and the provider's error type, never its message text. */
+export function errorOf(status: number, text: string): string {
+  const body = parseJson(Buffer.from(text))
+  const error = body?.error as { type?: unknown } | undefined
+  const type =
+    typeof error?.type === 'string' ? error.type : typeof body?.type === 'string' ? body.type : undefined
+  return type === undefined ? `HTTP ${status}` : `HTTP ${status} ${type}`
+}
+
+/**
+ * Which session a request belongs to: the `x-cachelab-session` header, else `prompt_cache_key`, else a
+ * hash of the request's first message (requests that share their start are one conversation).
+ */
+export function sessionOf(headers: Headers, body: Record<string, unknown> | undefined): string {
+  const header = headers.get(SESSION_HEADER)
+  if (header !== null && header !== '') return header
+  if (typeof body?.prompt_cache_key === 'string') return body.prompt_cache_key
+  const first = Array.isArray(body?.messages)
+    ? body.messages[0]
+    : Array.isArray(body?.input)
+      ? body.input[0]
+      : body?.input
+  const anchor = JSON.stringify([body?.system ?? body?.instructions ?? null, first ?? null])
+  return `prefix-${hashString(anchor).toString(16).padStart(8, '0')}`
+}
+
+/**
+ * The final usage object of a response: the body's `usage` (or Responses' `response.usage`), or from a
+ * stream the last usage seen, Anthropic's `message_delta` counters overwriting its `message_start` ones.
+ */
+export function usageFromResponse(text: string, contentType: string): Record<string, unknown> | undefined {
+  if (!contentType.includes('text/event-stream')) {
+    const body = parseJson(Buffer.from(text))
+    return usageIn(body)
+  }
+  let usage: Record<string, unknown> | undefined
+  for (const frame of text.split('\n\n')) {
+    const data = frame
+      .split('\n')
+      .filter((line) => line.startsWith('data:'))
+      .map((line) => line.slice(5).trimStart())
+      .join('\n')
+    if (data === '' || data === '[DONE]') continue
+    const event = parseJson(Buffer.from(data))
+    if (event === undefined) continue
+    const found =
+      usageIn(event) ??
+      usageIn(event.message as Record<string, unknown> | undefined) ??
+      usageIn(event.response as Record<string, unknown> | undefined)
+    if (found === undefined) continue
+    usage = { ...usage, ...Object.fromEntries(Object.entries(found).filter(([, value]) => value !== null)) }
+  }
+  return usage
+}
+
+export function usageIn(value: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  const usage = value?.usage
+  return typeof usage === 'object' && usage !== null ? (usage as Record<string, unknown>) : undefined
+}
+
+/** Normalize with the vendor's own parser (both OpenAI wire APIs share one). */
+export function normalize(vendor: Vendor, raw: Record<string, unknown>): Usage {
+  switch (vendor) {
+    case 'anthropic':
+      return parseAnthropicUsage(raw)
+    case 'deepseek':
+      return parseDeepSeekUsage(raw)
+    case 'openai':
+      return parseOpenAIUsage(raw)
+  }
+}
