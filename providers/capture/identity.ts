@@ -22,6 +22,8 @@ interface Conversation {
   session: string
   api: WireApi
   items: readonly ItemDigest[]
+  /** When it was last active, in requests the resolver has seen: the later wins a tie. */
+  active: number
 }
 
 /** A continued item must be at least this long (characters of JSON) to tie a truncated history to a session. */
@@ -79,6 +81,8 @@ export class SessionResolver {
   private readonly byFirst = new Map<string, Set<string>>()
   private readonly byLast = new Map<string, Set<string>>()
   private readonly used = new Set<string>()
+  /** Counts updates, to order conversations by activity. */
+  private clock = 0
   private readonly limit: number
 
   /** `limit`: conversations kept as candidates (the least recently active are forgotten first). */
@@ -98,13 +102,17 @@ export class SessionResolver {
     const key = conversationKey(api, body)
     if (key !== undefined) return { session: key, source: 'conversation-key' } satisfies Resolution
     const current = conversationItems(items)
-    let best: { session: string; score: number } | undefined
+    let best: { session: string; score: number; active: number } | undefined
     for (const session of this.candidates(current)) {
       const conversation = this.conversations.get(session)
       if (conversation === undefined || conversation.api !== api) continue
       const score = continuationScore(conversation.items, current)
-      // Later in the map is more recently active: it wins a tie.
-      if (score > 0 && (best === undefined || score >= best.score)) best = { session, score }
+      if (score === 0) continue
+      // A stronger continuation wins; of equal ones, the more recently active conversation.
+      const weaker =
+        best !== undefined &&
+        (score < best.score || (score === best.score && conversation.active < best.active))
+      if (!weaker) best = { session, score, active: conversation.active }
     }
     if (best !== undefined) return { session: best.session, source: 'continuation' } satisfies Resolution
     return { session: this.newName(current), source: 'new' } satisfies Resolution
@@ -115,7 +123,13 @@ export class SessionResolver {
     this.used.add(resolution.session)
     if (resolution.source !== 'continuation' && resolution.source !== 'new') return
     this.forget(resolution.session)
-    const conversation = { session: resolution.session, api, items: conversationItems(items) }
+    this.clock += 1
+    const conversation = {
+      session: resolution.session,
+      api,
+      items: conversationItems(items),
+      active: this.clock,
+    }
     this.conversations.set(resolution.session, conversation)
     this.index(this.byFirst, conversation.items[0]?.hash, resolution.session)
     this.index(this.byLast, conversation.items.at(-1)?.hash, resolution.session)
@@ -125,12 +139,15 @@ export class SessionResolver {
     }
   }
 
-  /** Sessions a request could continue, least recently active first. */
-  private candidates(current: readonly ItemDigest[]): string[] {
+  /**
+   * Sessions a request could continue: those whose conversation starts with its first message or ends
+   * with one of its messages (the indexes keep this to a handful, however many conversations are live).
+   */
+  private candidates(current: readonly ItemDigest[]): Set<string> {
     const found = new Set<string>()
     for (const session of this.byFirst.get(current[0]?.hash ?? '') ?? []) found.add(session)
     for (const item of current) for (const session of this.byLast.get(item.hash) ?? []) found.add(session)
-    return [...this.conversations.keys()].filter((session) => found.has(session))
+    return found
   }
 
   private index(map: Map<string, Set<string>>, hash: string | undefined, session: string): void {
