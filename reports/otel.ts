@@ -175,10 +175,7 @@ function requestAttributes(row: StepRow, conversationId: string, names: OtelName
     }
   }
   if (!row.ok) attributes.set(GEN_AI.errorType, string(ERROR_TYPE_OTHER))
-  attributes.set(CACHELAB.runId, string(row.runId))
-  attributes.set(CACHELAB.scenario, string(row.scenario))
-  attributes.set(CACHELAB.variant, string(row.variant))
-  attributes.set(CACHELAB.provider, string(row.provider))
+  setSessionLabels(attributes, row)
   attributes.set(CACHELAB.route, string(row.route))
   attributes.set(CACHELAB.turn, int(row.turn))
   attributes.set(CACHELAB.step, int(row.step))
@@ -228,10 +225,7 @@ function rootAttributes(
     attributes.set(OPEN_INFERENCE.spanKind, string(OPEN_INFERENCE_KIND.agent))
     attributes.set(OPEN_INFERENCE.sessionId, string(conversationId))
   }
-  attributes.set(CACHELAB.runId, string(first.runId))
-  attributes.set(CACHELAB.scenario, string(first.scenario))
-  attributes.set(CACHELAB.variant, string(first.variant))
-  attributes.set(CACHELAB.provider, string(first.provider))
+  setSessionLabels(attributes, first)
   attributes.set(CACHELAB.sessionRequests, int(summary.requests))
   attributes.set(CACHELAB.sessionFailedAttempts, int(summary.failedAttempts))
   attributes.set(CACHELAB.sessionBreaks, int(summary.breaks))
@@ -354,4 +348,15 @@ function otlpAnyValue(value: AttributeValue): OtlpAnyValue {
       return unreachable
     }
   }
+}
+
+/** The labels that name a row's session (run, scenario, variant, provider), on a request's span and its session's. */
+function setSessionLabels(
+  attributes: { set: (key: string, value: AttributeValue) => void },
+  row: StepRow,
+): void {
+  attributes.set(CACHELAB.runId, string(row.runId))
+  attributes.set(CACHELAB.scenario, string(row.scenario))
+  attributes.set(CACHELAB.variant, string(row.variant))
+  attributes.set(CACHELAB.provider, string(row.provider))
 }

@@ -145,7 +145,7 @@ export function usageFromResponse(text: string, contentType: string): Record<str
   return usage
 }
 
-export function usageIn(value: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+function usageIn(value: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
   const usage = value?.usage
   return typeof usage === 'object' && usage !== null ? (usage as Record<string, unknown>) : undefined
 }

@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest'
+import { apiError, apiOfPath, errorOf, normalize, sessionOf, usageFromResponse } from './exchange.ts'
+
+describe('reading one exchange of the loopback server', () => {
+  it('names the wire API of a path under its vendor, query and all, and nothing else', () => {
+    expect(apiOfPath('anthropic', '/anthropic/v1/messages?beta=true')).toBe('anthropic-messages')
+    expect(apiOfPath('openai', '/openai/v1/chat/completions')).toBe('openai-chat')
+    expect(apiOfPath('deepseek', '/deepseek/chat/completions')).toBe('deepseek-chat')
+    expect(apiOfPath('openai', '/openai/v1/responses')).toBe('openai-responses')
+    expect(apiOfPath('openai', '/openai/v1/models')).toBeUndefined()
+    expect(apiOfPath('deepseek', '/deepseek/messages')).toBeUndefined()
+  })
+
+  it("takes a stream's final usage, Anthropic's message_delta counters over its message_start ones", () => {
+    const frames = [
+      {
+        type: 'message_start',
+        message: { usage: { input_tokens: 10, cache_read_input_tokens: 900, output_tokens: 1 } },
+      },
+      { type: 'message_delta', usage: { output_tokens: 42, cache_read_input_tokens: null } },
+    ]
+    const text = frames.map((frame) => `event: ${frame.type}\ndata: ${JSON.stringify(frame)}\n\n`).join('')
+    const raw = usageFromResponse(text, 'text/event-stream')
+    expect(raw).toEqual({ input_tokens: 10, cache_read_input_tokens: 900, output_tokens: 42 })
+    expect(normalize('anthropic', raw ?? {})).toMatchObject({
+      input: 910,
+      cacheRead: 900,
+      uncached: 10,
+      output: 42,
+    })
+    expect(usageFromResponse(JSON.stringify({ usage: { prompt_tokens: 5 } }), 'application/json')).toEqual({
+      prompt_tokens: 5,
+    })
+  })
+
+  it('tells a failure by status and error type, never by its message', () => {
+    const body = JSON.stringify({
+      error: { type: 'rate_limit_error', message: 'key sk-secret is over its limit' },
+    })
+    expect(errorOf(429, body)).toBe('HTTP 429 rate_limit_error')
+    expect(errorOf(502, '<html>bad gateway</html>')).toBe('HTTP 502')
+    expect(apiError('anthropic', 'invalid_request_error', 'no')).toEqual({
+      type: 'error',
+      error: { type: 'invalid_request_error', message: 'no' },
+    })
+    expect(apiError('openai', 'invalid_request_error', 'no')).toMatchObject({
+      error: { type: 'invalid_request_error' },
+    })
+  })
+
+  it('keys a bare request by its session header, else its cache key, else its start', () => {
+    const body = { system: 'S', messages: [{ role: 'user', content: 'hi' }] }
+    expect(sessionOf(new Headers({ 'x-cachelab-session': 'run-1' }), body)).toBe('run-1')
+    expect(sessionOf(new Headers(), { ...body, prompt_cache_key: 'k' })).toBe('k')
+    expect(sessionOf(new Headers(), body)).toBe(sessionOf(new Headers(), { ...body, max_tokens: 9 }))
+    expect(sessionOf(new Headers(), body)).not.toBe(sessionOf(new Headers(), { ...body, system: 'T' }))
+  })
+})
