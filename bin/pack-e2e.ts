@@ -4,7 +4,8 @@
 // need; `npx cachelab list` runs without tsx; a user's test files type-check against the declarations; the
 // README's examples run in Vitest, the passing one passing and the negative one failing with the lines the
 // README shows. Needs the npm registry (or npm's cache). Exits 0 when every check holds, 1 otherwise;
-// `--keep` keeps the directory.
+// `--keep` keeps the directory; `--peers a@1,b@2` installs other versions beside cachelab (newer majors
+// on Node 22+, see notes/2026-11-30-current-node.md) and `--skip-lib-check` type-checks as most projects do.
 
 import { type SpawnSyncOptions, spawnSync } from 'node:child_process'
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -13,8 +14,22 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { examplesProblems, packProblems, readmeExamples } from './pack-checks.ts'
 
-/** The versions the user's project installs beside cachelab (the ones this repository tests with). */
-const PEERS = ['vitest@4.1.12', 'vite@8.3.8', 'openai@6.49.0']
+/** The versions the user's project installs beside cachelab (by default the ones this repository tests with). */
+const PEERS = peersOption() ?? ['vitest@4.1.12', 'vite@8.3.8', 'openai@6.49.0']
+
+/** `--peers a@1,b@2` (or `--peers=…`): the packages to install instead of the defaults. */
+function peersOption(): string[] | undefined {
+  const index = process.argv.findIndex((arg) => arg === '--peers' || arg.startsWith('--peers='))
+  if (index === -1) return undefined
+  const arg = process.argv[index] ?? ''
+  const value = arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : process.argv[index + 1]
+  const peers = (value ?? '').split(',').filter((peer) => peer !== '')
+  if (peers.length === 0) {
+    process.stderr.write('--peers needs a comma-separated list of packages, e.g. vitest@5.1.2,vite@8.4.0\n')
+    process.exit(2)
+  }
+  return peers
+}
 
 /** Per entry point, exports it must have at run time. */
 const ENTRY_EXPORTS: Readonly<Record<string, readonly string[]>> = {
@@ -42,6 +57,11 @@ const ENTRY_EXPORTS: Readonly<Record<string, readonly string[]>> = {
 
 const repository = fileURLToPath(new URL('..', import.meta.url))
 const keep = process.argv.includes('--keep')
+/**
+ * `--skip-lib-check`: type-check the user's files as most projects do. Vitest 5 declares `Matchers` with
+ * other type parameters than Vitest 4, so checking the declarations themselves reports TS2428.
+ */
+const skipLibCheck = process.argv.includes('--skip-lib-check')
 
 interface Outcome {
   code: number
@@ -202,7 +222,7 @@ step("a user's test files type-check against the declarations (expect's matchers
       moduleResolution: 'NodeNext',
       strict: true,
       noEmit: true,
-      skipLibCheck: false,
+      skipLibCheck,
       types: ['node'],
       typeRoots: [join(repository, 'node_modules', '@types')],
     },
