@@ -102,6 +102,12 @@ describe('cachelab import --policy on generation C DSH logs', () => {
     expect(stdout).toMatch(/1 DSH session re-derived .*; 2 not applicable/)
   })
 
+  it('says so when no DSH session could be re-derived', async () => {
+    const { code, stdout } = await importPolicy([testdata('dsh-session.jsonl')], ['--policy', 'consolidate'])
+    expect(code).toBe(0)
+    expect(stdout).toMatch(/--policy consolidate: no DSH session re-derived; 2 not applicable/)
+  })
+
   it('works beside --as, each writing its own files', async () => {
     const { code, out } = await importPolicy([CONSOLIDATE], ['--policy', 'keep-live', '--as', 'anthropic'])
     expect(code).toBe(0)

@@ -124,6 +124,11 @@ export function policyText(tally: PolicyTally): string[] {
   const recordedAs = new Map<string, number>()
   for (const session of derived)
     recordedAs.set(session.recordedPolicy, (recordedAs.get(session.recordedPolicy) ?? 0) + 1)
+  const left = sessions.length - derived.length
+  if (derived.length === 0) {
+    lines.push(`--policy ${policy}: no DSH session re-derived; ${left} not applicable`)
+    return lines
+  }
   const read = total((session) => session.replayed.read)
   const readAs = total((session) => session.rederived.read)
   const cost = total((session) => session.replayed.costUsd)
@@ -133,9 +138,7 @@ export function policyText(tally: PolicyTally): string[] {
       recordedAs.size > 0
         ? ` (recorded as ${[...recordedAs].map(([name, count]) => `${name} ${count}`).join(', ')})`
         : ''
-    }; cache read ${countText(read)} → ${countText(readAs)} (${signedCount(readAs - read)}), cost ${dollarText(cost)} → ${dollarText(costAs)} (${signedDollarText(costAs - cost)}); ${
-      sessions.length - derived.length
-    } not applicable`,
+    }; cache read ${countText(read)} → ${countText(readAs)} (${signedCount(readAs - read)}), cost ${dollarText(cost)} → ${dollarText(costAs)} (${signedDollarText(costAs - cost)}); ${left} not applicable`,
   )
   return lines
 }
