@@ -38,10 +38,11 @@ const USAGE = `usage: cachelab <command> [options]
   report    CAPTURE_DIR [--out DIR] [--scenario NAME] [--otlp-file FILE] [--otlp-endpoint URL] …
             a capture as steps.csv, summary.csv, breaks.csv and report.html (default: in CAPTURE_DIR)
   import    FILE|DIR... [--format auto|claude-code|codex|dsh|pi] [--out DIR] [--lenient] [--ttl 1h]
-            [--as PROVIDER [--model MODEL]] [--otlp-file FILE] [--otlp-endpoint URL] …
+            [--as PROVIDER [--model MODEL]] [--policy consolidate|keep-live] [--otlp-file FILE] …
             an agent's own sessions (Claude Code, Codex, DSH, pi) as the run's files plus rewrites.csv:
             every cache write and miss classified, with its tokens and dollars; --as replays the
-            requests a transcript holds (DSH) as another provider into counterfactual.csv
+            requests a transcript holds (DSH) as another provider into counterfactual.csv; --policy
+            re-derives DSH logs under a series-start policy into policy.csv and policy-steps.csv
   list      [--scenarios PATH]  scenarios (yours and the built-ins), their variants, providers and models
 
 Exit codes: 0 ok, 1 a check failed, 2 usage or input error.`

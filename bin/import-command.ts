@@ -1,8 +1,9 @@
 // `cachelab import FILE|DIR... [--format auto|claude-code|codex|dsh|pi] [--out DIR] [--lenient] [--ttl 1h]
-// [--as PROVIDER [--model MODEL]]`: an agent's own session files as the run's files (steps.csv,
-// summary.csv, breaks.csv, report.html) plus rewrites.csv, the table of what every cache write and miss
-// was for; the summary and that table printed. `--as` adds counterfactual.csv: the sessions whose
-// requests the transcript holds, replayed as another provider.
+// [--as PROVIDER [--model MODEL]] [--policy consolidate|keep-live]`: an agent's own session files as the
+// run's files (steps.csv, summary.csv, breaks.csv, report.html) plus rewrites.csv, the table of what every
+// cache write and miss was for; the summary and that table printed. `--as` adds counterfactual.csv: the
+// sessions whose requests the transcript holds, replayed as another provider. `--policy` adds policy.csv
+// and policy-steps.csv: DSH sessions re-derived under a series-start policy.
 
 import { writeFileSync } from 'node:fs'
 import { join, relative, resolve } from 'node:path'
@@ -25,10 +26,12 @@ import {
   type RewriteSummary,
   rewritesTable,
 } from '../reports/observed-rows.ts'
+import { PolicyTally } from '../reports/series-policy.ts'
 import { summaryTable } from '../reports/table.ts'
 import { alignedTable, countText, dollarText, percentText } from '../reports/text-table.ts'
 import { parse } from './args.ts'
 import { type ImportOptions, importTranscripts } from './import.ts'
+import { POLICY_FILES, policyOption, policyText, requireDshLog, writePolicyFiles } from './import-policy.ts'
 import { exportForCommand, exportLine, OTEL_FLAGS, otelExport } from './otel-option.ts'
 import { timestamp, writeRunFiles } from './run.ts'
 
@@ -198,6 +201,7 @@ export async function importCommand(
       ttl: { type: 'string' },
       as: { type: 'string' },
       model: { type: 'string' },
+      policy: { type: 'string' },
       ...OTEL_FLAGS,
     },
     true,
@@ -214,14 +218,25 @@ export async function importCommand(
     throw new CachelabError('usage', `--ttl takes 1h (the counterfactual lifetime), not ${values.ttl}`)
   const target = asTarget(values.as, values.model)
   const tally = target === undefined ? undefined : new CounterfactualTally(target)
+  const policy = policyOption(values.policy, format as TranscriptFormat | 'auto')
+  const policyTally = policy === undefined ? undefined : new PolicyTally(policy)
+  const afterFile = [tally, policyTally].flatMap((hook) => (hook === undefined ? [] : [hook.add.bind(hook)]))
   // Imported rows keep Unix time: the spans sit at the recorded times.
   const otel = otelExport(values, 0)
   const result = await importTranscripts(positionals, {
     ...defaults,
     format: format as TranscriptFormat | 'auto',
     lenient: values.lenient === true,
-    ...(tally !== undefined ? { afterFile: tally.add.bind(tally) } : {}),
-  })
+    ...(afterFile.length > 0
+      ? {
+          afterFile: (requests, entries) => {
+            for (const add of afterFile) add(requests, entries)
+          },
+        }
+      : {}),
+    ...(policy !== undefined ? { seriesStart: policy } : {}),
+  } satisfies ImportOptions)
+  if (policy !== undefined) requireDshLog(result.files.map((file) => file.format))
   const rows = result.entries.map((entry) => entry.row)
   const outDir = resolve(values.out ?? join('reports', 'out', `import-${timestamp()}`))
   const { summaries } = writeRunFiles(outDir, { runId: result.runId, rows, scenarios: [] })
@@ -252,6 +267,11 @@ export async function importCommand(
     )
     written.push('counterfactual.csv', 'not-rebuildable.csv')
     lines.push(...counterfactualText(sessions, target), '')
+  }
+  if (policyTally !== undefined) {
+    writePolicyFiles(outDir, policyTally)
+    written.push(...POLICY_FILES)
+    lines.push(...policyText(policyTally), '')
   }
   if (result.mappedModels.size > 0)
     lines.push(

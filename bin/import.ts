@@ -5,6 +5,7 @@
 import { readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { CachelabError } from '../harness/errors.ts'
+import type { SeriesStartPolicy } from '../harness/policies.ts'
 import { hashString } from '../harness/random.ts'
 import type {
   ObservedRequest,
@@ -34,6 +35,8 @@ export interface ImportOptions {
    * are built: `--as` replays them on another provider's simulator.
    */
   afterFile?: (requests: readonly ObservedRequest[], entries: readonly ObservedRow[]) => void
+  /** Readers that rebuild requests from events also re-derive them under this series-start policy (`--policy`). */
+  seriesStart?: SeriesStartPolicy
 }
 
 /** What an import found. */
@@ -94,6 +97,7 @@ export async function importTranscripts(
     for await (const request of options.readers[format](file, {
       lenient: options.lenient,
       onProblem: (problem) => problems.push(problem),
+      ...(options.seriesStart !== undefined ? { seriesStart: options.seriesStart } : {}),
     }))
       requests.push(request)
     const predicted = options.predict?.(requests)

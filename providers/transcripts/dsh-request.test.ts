@@ -115,6 +115,29 @@ describe('a rebuilt DSH request', () => {
     expect(builder.replace(10, 7, 2, { role: 'user', content: [] })).toMatch(/not a range of the surface/)
   })
 
+  it('sends generation C system nodes where they sit: a later one as a system message, an empty one as nothing', () => {
+    const builder = new DshRequestBuilder()
+    builder.setHeader(header({}))
+    builder.append(1, { role: 'system', content: [text('Rules.')] })
+    builder.append(2, { role: 'user', content: [text('Hi')] })
+    builder.append(3, { role: 'system', content: [text('Rules, updated.')] })
+    expect(builder.build()?.body.messages).toEqual([
+      { role: 'system', content: 'Rules.' },
+      { role: 'user', content: 'Hi' },
+      { role: 'system', content: 'Rules, updated.' },
+    ])
+    expect(builder.replace(4, 3, 3, { role: 'system', content: [text('')] })).toBeUndefined()
+    expect(builder.build()?.body.messages).toEqual([
+      { role: 'system', content: 'Rules.' },
+      { role: 'user', content: 'Hi' },
+    ])
+    // The empty node keeps its place on the surface.
+    expect(builder.systemNodes()).toEqual([
+      { seq: 1, text: 'Rules.' },
+      { seq: 4, text: '' },
+    ])
+  })
+
   it('leaves image parts out and says so', () => {
     const builder = new DshRequestBuilder()
     builder.setHeader(header({}))

@@ -39,6 +39,14 @@ interface SurfaceNode {
   wire: readonly DshWireMessage[]
   /** The message held an image, which the rebuilt body leaves out. */
   image: boolean
+  /** A `system/message` node's text ("" for an empty node, which keeps its place but sends nothing). */
+  system?: string
+}
+
+/** A live system node of the surface, in surface order (generation C keeps the prompt there). */
+export interface DshSystemNode {
+  seq: number
+  text: string
 }
 
 /** A header as read from a `request/header` event's data. */
@@ -93,14 +101,25 @@ function assistantWire(content: readonly unknown[]): DshWireMessage {
   }
 }
 
+/** A system message's text: its text blocks joined (or its content, when that is a string). */
+export function systemText(message: unknown): string {
+  const content = fieldsOf(message).content
+  return typeof content === 'string' ? content : flattenText(listOf(content))
+}
+
 /**
  * A DSH message's wire messages: a user message's text (when it has any, or no tool results), then one
- * `tool` message per tool result (empty output sent as `(no output)`); an assistant or system message as one.
+ * `tool` message per tool result (empty output sent as `(no output)`); an assistant message as one; a
+ * system message as one `system` message wherever it sits (DSH's DeepSeek adapter keeps its role), or
+ * none when empty (generation C projects an empty system node to nothing).
  */
 export function wireMessages(message: unknown): DshWireMessage[] {
   const fields = fieldsOf(message)
   const content = listOf(fields.content)
-  if (fields.role === 'system') return [{ role: 'system', content: flattenText(content) }]
+  if (fields.role === 'system') {
+    const text = systemText(message)
+    return text === '' ? [] : [{ role: 'system', content: text }]
+  }
   if (fields.role === 'assistant') return [assistantWire(content)]
   const results = content.map(fieldsOf).filter((block) => block.type === 'tool-result')
   const text = flattenText(content)
@@ -228,6 +247,13 @@ export class DshRequestBuilder {
     return undefined
   }
 
+  /** The live `system/message` nodes, in surface order (empty ones included). */
+  systemNodes(): DshSystemNode[] {
+    return this.nodes.flatMap((node) =>
+      node.system === undefined ? [] : [{ seq: node.seq, text: node.system }],
+    )
+  }
+
   /** The body of a request sent now, or undefined before any header. */
   build(): { body: Record<string, unknown>; estimated: string } | undefined {
     const head = this.head
@@ -247,9 +273,32 @@ export class DshRequestBuilder {
   }
 
   private nodeOf(seq: number, message: unknown): SurfaceNode {
-    const wire = wireMessages(message)
-    return { seq, wire, image: hasImage(listOf(fieldsOf(message).content)) }
+    const wire = wireOf(message)
+    const system = fieldsOf(message).role === 'system' ? systemText(message) : undefined
+    return {
+      seq,
+      wire,
+      image: hasImage(listOf(fieldsOf(message).content)),
+      ...(system !== undefined ? { system } : {}),
+    }
   }
+}
+
+/**
+ * Wire messages by the message object they serialize: a log's re-derivation (`--policy`) folds the same
+ * events into a second surface, and sharing the wire objects lets a comparison of the two bodies stop at
+ * reference equality and the simulators reuse their linearization.
+ */
+const WIRE_BY_MESSAGE = new WeakMap<object, readonly DshWireMessage[]>()
+
+function wireOf(message: unknown): readonly DshWireMessage[] {
+  if (typeof message !== 'object' || message === null) return wireMessages(message)
+  let wire = WIRE_BY_MESSAGE.get(message)
+  if (wire === undefined) {
+    wire = wireMessages(message)
+    WIRE_BY_MESSAGE.set(message, wire)
+  }
+  return wire
 }
 
 /** How two values print in a change detail: short scalars as JSON, anything else by kind. */

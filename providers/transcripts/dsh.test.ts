@@ -158,6 +158,32 @@ describe('a DSH session log', () => {
     expect(requests[1]?.usage.cacheRead).toBeUndefined()
   })
 
+  it('reads a generation C log (format 3): the prompt as system/message nodes, replaced by startSeq/endSeq', async () => {
+    const { requests, problems } = await read(testdata('dsh-c-consolidate.jsonl'))
+    expect(problems).toEqual([])
+    expect(requests.map((request) => [request.turn, request.step])).toEqual([
+      [1, 1],
+      [1, 2],
+      [2, 1],
+      [2, 2],
+      [3, 1],
+      [4, 1],
+      [5, 1],
+      [6, 1],
+    ])
+    const roles = (request: ObservedRequest | undefined) => messagesOf(request).map((message) => message.role)
+    // Turn 2 appended the changed prompt after the cached history.
+    expect(roles(requests[2])).toEqual(['system', 'user', 'assistant', 'tool', 'assistant', 'system', 'user'])
+    // Turn 4's series start cleared that node (it sends nothing) and rewrote node 0 to the same prompt.
+    const consolidated = messagesOf(requests[5])
+    expect(consolidated.filter((message) => message.role === 'system')).toHaveLength(1)
+    expect(consolidated[0]?.content).toBe(messagesOf(requests[2])[5]?.content)
+    expect(String(consolidated[0]?.content)).toMatch(/Build update/)
+    // Turn 6's compaction names the cleared node's replacement as the end of its range.
+    expect(messagesOf(requests[7])[1]?.content).toMatch(/^Checkpoint/)
+    expect(requests.every((request) => request.rederived === undefined)).toBe(true)
+  })
+
   it("folds a fork's seed into the surface but counts none of its usage", async () => {
     const { requests } = await read(testdata('dsh-fork.jsonl'))
     expect(requests).toHaveLength(1)

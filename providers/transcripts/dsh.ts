@@ -6,13 +6,23 @@
 
 import { CachelabError } from '../../harness/errors.ts'
 import type { JsonValue, ProviderId, Usage } from '../../harness/types.ts'
+import { SeriesStartRederivation } from './dsh-policy.ts'
 import { answerOf, type DshHeader, DshRequestBuilder, headerChanges, readHeader } from './dsh-request.ts'
 import { type Fields, fieldsOf, isoOf, listOf, numberOf, textOf } from './fields.ts'
 import { readJsonRecords } from './lines.ts'
-import type { ObservedRequest, ReadOptions, TranscriptEvent, TranscriptReader } from './types.ts'
+import type {
+  ObservedRequest,
+  PolicyRederivation,
+  ReadOptions,
+  TranscriptEvent,
+  TranscriptReader,
+} from './types.ts'
 
-/** The DSH session format version this reader knows (deepseek-harness `SESSION_FORMAT_VERSION`). */
-export const DSH_FORMAT_VERSION = 0
+/**
+ * The DSH session format versions this reader knows (deepseek-harness `SESSION_FORMAT_VERSION`):
+ * generation B's 0 (the prompt in the request header) and C's 3 (the prompt as `system/message` nodes).
+ */
+export const DSH_FORMAT_VERSIONS: readonly number[] = [0, 3]
 
 /** Packed chunk rows: one line stands for one event per member, numbered from `seq0`. */
 const PACKED_ROWS: Readonly<Record<string, 'texts' | 'args'>> = {
@@ -89,6 +99,8 @@ export class DshLog {
     model: undefined,
   }
   private readonly builder = new DshRequestBuilder()
+  /** The same surface under `options.seriesStart`, when asked. */
+  private readonly rederivation: SeriesStartRederivation | undefined
   /** Why bodies can no longer be rebuilt (a surface operation the fold could not apply), once it happens. */
   private broken: string | undefined
   private pending: TranscriptEvent[] = []
@@ -100,7 +112,12 @@ export class DshLog {
   constructor(
     private readonly file: string,
     private readonly options: ReadOptions,
-  ) {}
+  ) {
+    this.rederivation =
+      options.seriesStart === undefined
+        ? undefined
+        : new SeriesStartRederivation(options.seriesStart, () => this.builder.systemNodes())
+  }
 
   /** Take one line's JSON value; returns the requests it completes. */
   accept(line: number, value: unknown): ObservedRequest[] {
@@ -140,10 +157,10 @@ export class DshLog {
 
   private start(where: string, record: Fields): ObservedRequest[] {
     const version = numberOf(record.version)
-    if (version !== DSH_FORMAT_VERSION)
+    if (version === undefined || !DSH_FORMAT_VERSIONS.includes(version))
       this.problem(
         where,
-        `DSH session format version ${String(record.version)} (cachelab reads ${DSH_FORMAT_VERSION})`,
+        `DSH session format version ${String(record.version)} (cachelab reads ${DSH_FORMAT_VERSIONS.join(', ')})`,
       )
     const id = textOf(record.id)
     this.session = {
@@ -165,14 +182,27 @@ export class DshLog {
     inherited: boolean,
   ): ObservedRequest[] {
     switch (type) {
-      case 'request/header':
-        this.takeHeader(readHeader(data), data.reason, inherited)
+      case 'request/header': {
+        const header = readHeader(data)
+        this.takeHeader(header, data.reason, inherited)
+        this.rederivation?.header(header, data)
         return []
+      }
       case 'request/context':
         this.context = { provider: textOf(data.provider), model: textOf(data.model) }
+        this.rederivation?.context(data)
+        return []
+      case 'step/start':
+      case 'assistant/attempt':
+        // A step's system commits and a failed attempt's are decided before what follows them.
+        this.rederivation?.boundary()
         return []
       case 'user/message':
         this.place(where, seq, record, data)
+        return []
+      case 'system/message':
+        // Generation C: the prompt is a surface node, appended or replaced like a message.
+        this.place(where, seq, record, data.message)
         return []
       case 'tool/result':
         this.place(where, seq, record, data.message)
@@ -211,18 +241,21 @@ export class DshLog {
   /** Apply a surface event's operation (`append`, or `{op: 'replace', start, end}`) to the surface. */
   private place(where: string, seq: number, record: Fields, message: unknown): void {
     const operation = record.surfaceOp
+    const system = record.type === 'system/message'
     // An event without an operation is taken as appended (DSH itself requires one).
     if (operation === undefined || operation === 'append') {
+      this.rederivation?.append(seq, message, system)
       this.builder.append(seq, message)
       return
     }
     const replace = fieldsOf(operation)
-    const start = numberOf(replace.start)
-    const end = numberOf(replace.end)
-    const failure =
-      replace.op !== 'replace' || start === undefined || end === undefined
-        ? 'an unknown surface operation'
-        : this.builder.replace(seq, start, end, message)
+    // Generation B names the range `start`/`end`, C `startSeq`/`endSeq`.
+    const start = numberOf(replace.startSeq) ?? numberOf(replace.start)
+    const end = numberOf(replace.endSeq) ?? numberOf(replace.end)
+    const known = replace.op === 'replace' && start !== undefined && end !== undefined
+    // The re-derivation reads the recorded system nodes before the replacement lands.
+    if (known) this.rederivation?.replace(seq, start, end, message, system)
+    const failure = known ? this.builder.replace(seq, start, end, message) : 'an unknown surface operation'
     if (failure !== undefined && this.broken === undefined) {
       this.broken = `${where}: ${failure}`
       this.options.onNote?.({ where, message: `${failure}: later requests are not rebuilt` })
@@ -242,6 +275,7 @@ export class DshLog {
     this.attemptStart = undefined
     // The request was built from the surface before its own answer joins it.
     const built = this.broken === undefined ? this.builder.build() : undefined
+    const rederived = this.rederivation?.build(built?.body ?? {})
     // An empty assistant/message only hosts usage (a max-tokens step): it places nothing.
     if (listOf(message.content).length > 0) this.place(where, seq, record, message)
     if (inherited || data.usage === undefined) return []
@@ -277,6 +311,7 @@ export class DshLog {
         message: { role: 'assistant', content: answer.content },
         ...(answer.reasoning !== undefined ? { reasoning: answer.reasoning } : {}),
       },
+      ...(rederived !== undefined ? { rederived: this.rederivedOf(rederived, provider, route) } : {}),
     }
     return [request]
   }
@@ -316,8 +351,29 @@ export class DshLog {
         time: this.isoTime(time),
         usage,
         events: [],
+        ...(this.rederivation !== undefined
+          ? {
+              rederived: { kind: 'not-applicable', reason: 'a summarizer call: the log holds no body of it' },
+            }
+          : {}),
       },
     ]
+  }
+
+  /** A re-derivation as far as the recorded body allows it: none without one, none off DSH's DeepSeek adapter. */
+  private rederivedOf(
+    rederived: PolicyRederivation,
+    provider: ProviderId,
+    route: string | undefined,
+  ): PolicyRederivation {
+    if (provider !== 'deepseek')
+      return {
+        kind: 'not-applicable',
+        reason: `route ${route ?? '?'} is not DSH's DeepSeek adapter: its body is not rebuilt`,
+      }
+    if (this.broken !== undefined)
+      return { kind: 'not-applicable', reason: `the recorded body is not rebuilt after ${this.broken}` }
+    return rederived
   }
 
   /** The events since the previous request, with a model switch when the model differs from its model. */

@@ -3,6 +3,7 @@
 // transcript shows happened before it, and, where the file holds it, the request itself. The report
 // core turns these into the same rows as a run's (reports/observed-rows.ts).
 
+import type { SeriesStartPolicy } from '../../harness/policies.ts'
 import type { AssistantMessage, ProviderId, Usage } from '../../harness/types.ts'
 import type { WireApi } from '../types.ts'
 
@@ -63,7 +64,31 @@ export interface ObservedRequest {
    * request can read; it stays in memory (no output prints message text).
    */
   answer?: { message: AssistantMessage; reasoning?: string }
+  /** The request re-derived under another series-start policy, when read with `ReadOptions.seriesStart`. */
+  rederived?: PolicyRederivation
 }
+
+/**
+ * Which policy a request's recorded system commits follow at a series start on an in-history route:
+ * `either` when both policies commit the same there, `neither` when the log follows no rule cachelab knows.
+ */
+export type RecordedSeriesStart = SeriesStartPolicy | 'either' | 'neither'
+
+/** A request re-derived under a series-start policy (`cachelab import --policy`), or why it cannot be. */
+export type PolicyRederivation =
+  | {
+      kind: 'rederived'
+      policy: SeriesStartPolicy
+      /** The body the loop would have sent under `policy` (same wire as the recorded body). */
+      body: Record<string, unknown>
+      /** The request starts a series on an in-history route: the only place the two policies differ. */
+      seriesStart: boolean
+      /** At a series start, what the recorded system commits show. */
+      recordedAs?: RecordedSeriesStart
+      /** The first message index where `body` differs from the recorded body; absent when they are equal. */
+      firstDifference?: number
+    }
+  | { kind: 'not-applicable'; reason: string }
 
 /** A line a reader could not use: where it is and why. */
 export interface TranscriptProblem {
@@ -82,6 +107,11 @@ export interface ReadOptions {
    * cachelab does not model, usage copied from a parent session's file — so a caller can count them.
    */
   onNote?: (note: TranscriptProblem) => void
+  /**
+   * Also re-derive each request under this series-start policy (`request.rederived`), where the reader
+   * can rebuild requests from the log's events (DSH).
+   */
+  seriesStart?: SeriesStartPolicy
 }
 
 /**
