@@ -1,5 +1,6 @@
 // `cachelab list`: what can be run.
 
+import { LOOP_DESCRIPTIONS, LOOP_NAMES } from '../harness/loops/types.ts'
 import { PROVIDER_IDS } from '../harness/types.ts'
 import { CATALOG, DEFAULT_MODELS, vendorOf } from '../providers/index.ts'
 import type { Scenario } from '../scenarios/types.ts'
@@ -16,6 +17,8 @@ export async function listCommand(argv: string[]): Promise<number> {
     lines.push('', 'Built-in scenarios:')
   } else lines.push('Scenarios:')
   for (const scenario of known.builtIn) lines.push(...scenarioLines(scenario))
+  lines.push('', 'Loops (--loop; default model):')
+  for (const loop of LOOP_NAMES) lines.push(`  ${loop}: ${LOOP_DESCRIPTIONS[loop]}`)
   lines.push('', 'Providers and models (* = default):')
   for (const provider of PROVIDER_IDS) {
     const vendor = vendorOf(provider)

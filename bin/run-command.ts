@@ -4,6 +4,8 @@
 import { symlinkSync, unlinkSync } from 'node:fs'
 import { join, relative, resolve } from 'node:path'
 import { config as loadDotenv } from 'dotenv'
+import { LOOP_NAMES } from '../harness/loops/types.ts'
+import { loopsSummaryLines } from '../reports/loops.ts'
 import { FIXED_EPOCH_MS } from '../reports/otel.ts'
 import { summaryTable } from '../reports/table.ts'
 import type { ClaimResult } from '../reports/types.ts'
@@ -25,6 +27,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     stream: { type: 'boolean' },
     out: { type: 'string' },
     json: { type: 'boolean' },
+    loop: { type: 'string' },
     ...OTEL_FLAGS,
   })
   const scenarios = chosenScenarios(await knownScenarios(values.scenarios), values.scenario)
@@ -39,7 +42,9 @@ export async function runCommand(argv: string[]): Promise<number> {
   if (live) loadDotenv({ processEnv: env as Record<string, string>, quiet: true })
   const outDir = resolve(values.out ?? join(OUT_ROOT, timestamp()))
   const showProgress = process.stderr.isTTY === true && process.env.CI === undefined && values.json !== true
-  const { runId, rows, summaries, claims, notApplicable, failures } = await run({
+  const loops = listOption(values.loop, LOOP_NAMES, 'loop') ?? ['model']
+  const { runId, rows, summaries, claims, notApplicable, failures, inexpressible, comparisons } = await run({
+    loops,
     scenarios,
     providers: providersOption(values.provider),
     ...(variants !== undefined ? { variants } : {}),
@@ -68,6 +73,7 @@ export async function runCommand(argv: string[]): Promise<number> {
       claims,
       notApplicable,
       failures,
+      ...(loops.includes('dsh') ? { inexpressible, loops: comparisons } : {}),
       ...(exported !== undefined ? { otel: exported } : {}),
     }
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`)
@@ -81,9 +87,25 @@ export async function runCommand(argv: string[]): Promise<number> {
         '',
       )
     }
+    if (inexpressible.length > 0) {
+      lines.push(
+        'not expressible on the loop (n/a, never faked):',
+        ...inexpressible.map(
+          (entry) =>
+            `  ${entry.sessionId} (${entry.loop} loop): ${entry.action}${entry.turn > 0 ? ` after turn ${entry.turn}` : ''}: ${entry.reason}`,
+        ),
+        '',
+      )
+    }
+    if (comparisons.length > 0)
+      lines.push(
+        'model loop beside DSH loop (loops.csv):',
+        ...loopsSummaryLines(comparisons).map((line) => `  ${line}`),
+        '',
+      )
     lines.push(claimsSummary(claims), '')
     lines.push(
-      `run ${runId}: ${succeeded} requests, ${rows.length - succeeded} failed attempts; wrote ${relative(process.cwd(), outDir) || '.'}/{steps.csv,summary.csv,breaks.csv,claims.csv,report.html,sessions/}`,
+      `run ${runId}: ${succeeded} requests, ${rows.length - succeeded} failed attempts; wrote ${relative(process.cwd(), outDir) || '.'}/{steps.csv,summary.csv,breaks.csv,claims.csv,${comparisons.length > 0 ? 'loops.csv,' : ''}report.html,sessions/}`,
     )
     if (exported !== undefined) lines.push(exportLine(exported))
     process.stdout.write(`${lines.join('\n')}\n`)

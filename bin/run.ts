@@ -3,10 +3,13 @@
 // when given a directory. `cachelab run` and the library's `run` are both this; the command only parses
 // flags and prints.
 
-import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { VirtualClock } from '../harness/clock.ts'
 import { CachelabError } from '../harness/errors.ts'
+import { type DshModules, loadDshModules, type ModuleImporter } from '../harness/loops/dsh/modules.ts'
+import type { Inexpressible, LoopName } from '../harness/loops/types.ts'
 import { hashString } from '../harness/random.ts'
 import { PROVIDER_IDS, type ProviderId } from '../harness/types.ts'
 import { startMockProviders } from '../providers/index.ts'
@@ -15,12 +18,14 @@ import { breaksOf } from '../reports/breaks.ts'
 import { breaksCsv, claimsCsv, stepsCsv, summaryCsv } from '../reports/csv.ts'
 import { providerOutcomes, runFailures, type SessionOutcome } from '../reports/failures.ts'
 import { renderReport } from '../reports/html.ts'
+import { compareLoops, type LoopComparison, type LoopSession, loopsCsv } from '../reports/loops.ts'
 import { summarize, withClaims } from '../reports/summary.ts'
 import type { ClaimResult, StepRow, SummaryRow } from '../reports/types.ts'
 import { evaluateClaims } from '../scenarios/claims.ts'
 import { SCENARIOS } from '../scenarios/index.ts'
 import type { NotApplicable } from '../scenarios/requirements.ts'
 import { planMatrix, runSession, sessionIdOf } from '../scenarios/run.ts'
+import { DSH_LOOP_PROVIDER, runDshSession } from '../scenarios/run-dsh.ts'
 import type { Scenario } from '../scenarios/types.ts'
 import { requireKnown } from './args.ts'
 
@@ -45,8 +50,23 @@ export interface RunOptions {
    * previous run's session logs in it are replaced); nothing is written when absent.
    */
   out?: string
+  /**
+   * The agent loops to drive each session through: cachelab's model of DSH (`model`, the default) and/or
+   * DSH's real published loop (`dsh`, simulated runs on the deepseek provider only). With both, the run
+   * also compares them request by request (loops.csv).
+   */
+  loops?: readonly LoopName[]
+  /** Loads DSH's packages for `--loop dsh` (tests simulate their absence); the runtime's `import` when absent. */
+  importer?: ModuleImporter
   /** Called after each session, in order: for progress output. */
   onSession?: (progress: SessionProgress) => void
+}
+
+/** A scenario event an external loop could not express, with its session. */
+export interface LoopInexpressible extends Inexpressible {
+  /** `<scenario>.<variant>.<provider>`. */
+  sessionId: string
+  loop: LoopName
 }
 
 /** One finished session of a run, for progress output. */
@@ -75,6 +95,10 @@ export interface RunResult {
   notApplicable: NotApplicable[]
   /** One line per provider that did not answer (every attempt failed, or, live, a request gave up). */
   failures: string[]
+  /** Scenario events (and sessions) an external loop could not express: no rows for them, never faked. */
+  inexpressible: LoopInexpressible[]
+  /** The model and DSH loops request by request, for the sessions both ran. */
+  comparisons: LoopComparison[]
   /** The absolute directory the files were written to, when `out` was given. */
   outDir: string | undefined
 }
@@ -107,13 +131,25 @@ export async function run(options: RunOptions = {}): Promise<RunResult> {
     )
   }
   const live = options.live === true
+  const loops: LoopName[] = [...new Set<LoopName>(options.loops ?? ['model'])]
+  const dsh = loops.includes('dsh')
+  if (dsh && live) throw new CachelabError('usage', '--loop dsh runs on the simulator only (not with --live)')
+  if (dsh && !loops.includes('model') && !plans.some((plan) => plan.provider === DSH_LOOP_PROVIDER))
+    throw new CachelabError(
+      'usage',
+      `nothing to run: --loop dsh runs on the ${DSH_LOOP_PROVIDER} provider only`,
+    )
+  // DSH's packages are loaded before anything runs: without them the run is a usage error naming them.
+  const dshModules: DshModules | undefined = dsh ? await loadDshModules(options.importer) : undefined
   const stream = options.stream ?? false
   const outDir = options.out === undefined ? undefined : resolve(options.out)
   const sessionsDir = outDir === undefined ? undefined : join(outDir, 'sessions')
   if (outDir !== undefined && sessionsDir !== undefined) prepareOutput(outDir, sessionsDir)
   const runId = live
     ? `live-${timestamp()}`
-    : `sim-${hashString(JSON.stringify([plans.map(sessionIdOf), options.model ?? '', stream]))
+    : `sim-${hashString(
+        JSON.stringify([plans.map(sessionIdOf), options.model ?? '', stream, ...loopsPart(loops)]),
+      )
         .toString(16)
         .padStart(8, '0')}`
 
@@ -123,33 +159,74 @@ export async function run(options: RunOptions = {}): Promise<RunResult> {
   const liveClock = new VirtualClock()
   const rows: StepRow[] = []
   const outcomes: SessionOutcome[] = []
+  const inexpressible: LoopInexpressible[] = []
+  const pairs: Array<{ model?: LoopSession; dsh?: LoopSession }> = []
+  // DSH's store needs a folder even when the run writes nothing: a temporary one, removed at the end.
+  const dshDir = dsh ? (sessionsDir ?? mkdtempSync(join(tmpdir(), 'cachelab-dsh-'))) : undefined
+  const compare = loops.includes('model') && dsh
   try {
     for (const [index, plan] of plans.entries()) {
-      const result = await runSession(plan, {
-        runId,
-        stream,
-        env: options.env ?? process.env,
-        ...(sessionsDir !== undefined ? { sessionsDir } : {}),
-        ...(mock !== undefined ? { mock } : { predictor, clock: liveClock }),
-      })
-      rows.push(...result.rows)
-      outcomes.push({ provider: plan.provider, rows: result.rows, events: result.events })
+      const sessionId = sessionIdOf(plan)
+      const pair: { model?: LoopSession; dsh?: LoopSession } = {}
+      const sessionRows: StepRow[] = []
+      if (loops.includes('model')) {
+        const result = await runSession(plan, {
+          runId,
+          stream,
+          env: options.env ?? process.env,
+          ...(sessionsDir !== undefined ? { sessionsDir } : {}),
+          ...(mock !== undefined ? { mock } : { predictor, clock: liveClock }),
+          ...(compare ? { digests: true } : {}),
+        })
+        const labelled = result.rows.map((row) => ({ ...row, loop: 'model' as const }))
+        sessionRows.push(...labelled)
+        outcomes.push({ provider: plan.provider, rows: labelled, events: result.events })
+        pair.model = { rows: labelled, digests: result.digests ?? [], breakEventTypes: [] }
+      }
+      if (dshModules !== undefined && mock !== undefined && dshDir !== undefined) {
+        if (plan.provider !== DSH_LOOP_PROVIDER) {
+          inexpressible.push({
+            sessionId,
+            loop: 'dsh',
+            action: 'session',
+            turn: 0,
+            reason: `DSH's published loop speaks only through its DeepSeek adapter (--provider ${DSH_LOOP_PROVIDER})`,
+          })
+        } else {
+          const result = await runDshSession(plan, { runId, mock, sessionsDir: dshDir, modules: dshModules })
+          sessionRows.push(...result.rows)
+          outcomes.push({ provider: plan.provider, rows: result.rows, events: [] })
+          inexpressible.push(
+            ...result.inexpressible.map((entry) => ({ ...entry, sessionId, loop: 'dsh' as const })),
+          )
+          pair.dsh = { rows: result.rows, digests: result.digests, breakEventTypes: result.breakEventTypes }
+        }
+      }
+      if (pair.model !== undefined && pair.dsh !== undefined) pairs.push(pair)
+      rows.push(...sessionRows)
       options.onSession?.({
         index: index + 1,
         total: plans.length,
-        sessionId: sessionIdOf(plan),
-        summary: summarize(result.rows)[0],
+        sessionId,
+        summary: summarize(sessionRows)[0],
       })
     }
   } finally {
     mock?.close()
+    if (dshDir !== undefined && sessionsDir === undefined) rmSync(dshDir, { recursive: true, force: true })
   }
+  const comparisons = pairs.map((pair) => compareLoops(pair.model as LoopSession, pair.dsh as LoopSession))
   const verdicts =
     outDir === undefined
       ? verdictsOf(rows, scenarios)
-      : writeRunFiles(outDir, { runId, rows, scenarios, notApplicable })
+      : writeRunFiles(outDir, { runId, rows, scenarios, notApplicable, comparisons, inexpressible })
   const failures = runFailures(providerOutcomes(outcomes), live ? 'live' : 'simulated')
-  return { runId, rows, ...verdicts, notApplicable, failures, outDir }
+  return { runId, rows, ...verdicts, notApplicable, failures, inexpressible, comparisons, outDir }
+}
+
+/** The loops in a run id: nothing for the model loop alone, so its ids stay what they were. */
+function loopsPart(loops: readonly LoopName[]): string[] {
+  return loops.length === 1 && loops[0] === 'model' ? [] : [loops.join(',')]
 }
 
 /** What a run wrote: its summaries (claims counted in) and its claims. */
@@ -169,17 +246,25 @@ export function writeRunFiles(
     rows: readonly StepRow[]
     scenarios: readonly Scenario[]
     notApplicable?: readonly NotApplicable[]
+    comparisons?: readonly LoopComparison[]
+    inexpressible?: readonly LoopInexpressible[]
   },
 ): RunFiles {
   const { runId, rows } = run
   const notApplicable = run.notApplicable ?? []
+  const comparisons = run.comparisons ?? []
+  const inexpressible = run.inexpressible ?? []
   const { summaries, claims } = verdictsOf(rows, run.scenarios)
   mkdirSync(outDir, { recursive: true })
   writeFileSync(join(outDir, 'steps.csv'), stepsCsv(rows))
   writeFileSync(join(outDir, 'summary.csv'), summaryCsv(summaries))
   writeFileSync(join(outDir, 'breaks.csv'), breaksCsv(breaksOf(rows)))
   writeFileSync(join(outDir, 'claims.csv'), claimsCsv(claims))
-  writeFileSync(join(outDir, 'report.html'), renderReport({ rows, summaries, runId, claims, notApplicable }))
+  if (comparisons.length > 0) writeFileSync(join(outDir, 'loops.csv'), loopsCsv(comparisons))
+  writeFileSync(
+    join(outDir, 'report.html'),
+    renderReport({ rows, summaries, runId, claims, notApplicable, comparisons, inexpressible }),
+  )
   return { summaries, claims }
 }
 

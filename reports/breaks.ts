@@ -28,6 +28,7 @@ export function breaksOf(rows: readonly StepRow[]): BreakRow[] {
       providerLostUsd: row.providerLostUsd,
       inputTokens: row.inputTokens,
       cacheReadTokens: row.cacheReadTokens,
+      ...(row.loop !== undefined ? { loop: row.loop } : {}),
     }))
 }
 

@@ -56,6 +56,7 @@ export function stepRecord(row: StepRow): string[] {
     format(row.providerLostUsd, 8),
     format(row.predictedCacheReadTokens),
     format(row.predictedCacheWriteTokens),
+    format(row.loop),
   ]
 }
 
@@ -90,6 +91,7 @@ export function summaryRecord(row: SummaryRow): string[] {
     format(row.largestBreak?.cause),
     format(row.claimsHeld),
     format(row.claimsFailed),
+    format(row.loop),
   ]
 }
 
@@ -113,6 +115,7 @@ export function breakRecord(row: BreakRow): string[] {
     format(row.providerLostUsd, 8),
     format(row.inputTokens),
     format(row.cacheReadTokens),
+    format(row.loop),
   ]
 }
 

@@ -3,6 +3,8 @@
 
 import { chartLegend, sessionChart } from './chart.ts'
 import { providerAdvice, stepLabel } from './labels.ts'
+import type { LoopComparison } from './loops.ts'
+import { loopsSection, type SessionInexpressible } from './loops-html.ts'
 import { escapeHtml } from './markup.ts'
 import { groupBySession, type SessionKey, sessionKeyString, sessionLabel } from './session-key.ts'
 import { countText } from './text-table.ts'
@@ -29,6 +31,10 @@ export interface ReportInput {
   claims?: readonly ClaimResult[]
   /** Variants not applicable on the model they would run on (no rows, no numbers). */
   notApplicable?: readonly LeftOut[]
+  /** The model loop beside DSH's loop, per session both ran. */
+  comparisons?: readonly LoopComparison[]
+  /** Scenario events an external loop could not express. */
+  inexpressible?: readonly SessionInexpressible[]
 }
 
 interface Session {
@@ -100,6 +106,7 @@ export function renderReport(input: ReportInput): string {
     summarySection(sessions),
     claimsSection(input.claims ?? []),
     notApplicableSection(input.notApplicable ?? []),
+    loopsSection(input.comparisons ?? [], input.inexpressible ?? []),
     '<section>',
     '<h2>Sessions</h2>',
     ...sessions.map(sessionSection),
@@ -128,7 +135,12 @@ function sessionsOf(input: ReportInput): Session[] {
   for (const row of [...input.summaries, ...input.rows]) {
     const key = sessionKeyString(row)
     if (!keys.has(key))
-      keys.set(key, { scenario: row.scenario, variant: row.variant, provider: row.provider })
+      keys.set(key, {
+        scenario: row.scenario,
+        variant: row.variant,
+        provider: row.provider,
+        ...(row.loop !== undefined ? { loop: row.loop } : {}),
+      })
   }
   const summaries = new Map(input.summaries.map((summary) => [sessionKeyString(summary), summary]))
   return [...keys.entries()].map(([keyString, key], index) => ({
@@ -265,7 +277,7 @@ function labelCells(session: Session, model: string | undefined): string {
   const modelLine = model === undefined ? '' : `<span class="sub">${escapeHtml(model)}</span>`
   return [
     `<td class="label"><a href="#${session.anchor}">${escapeHtml(scenario)}</a></td>`,
-    `<td class="label">${escapeHtml(variant)}</td>`,
+    `<td class="label">${escapeHtml(variant)}${session.key.loop === 'dsh' ? '<span class="sub">DSH loop</span>' : ''}</td>`,
     `<td class="label">${escapeHtml(provider)}${modelLine}</td>`,
   ].join('')
 }

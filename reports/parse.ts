@@ -3,6 +3,7 @@
 
 import { parse } from 'csv-parse/sync'
 import { CachelabError, unreachable } from '../harness/errors.ts'
+import { LOOP_NAMES, type LoopName } from '../harness/loops/types.ts'
 import { type HeaderReason, PROVIDER_IDS, type ProviderId, type Route } from '../harness/types.ts'
 import { findModel, vendorOf } from '../providers/catalog.ts'
 import { costUsd, idealCostUsd } from './cost.ts'
@@ -85,7 +86,7 @@ export function parseSummaryCsv(text: string, file: string): SummaryRow[] {
 /** Parse a breaks.csv (a run's or a baseline's); any other file is an input error. */
 export function parseBreaksCsv(text: string, file: string): BreakRow[] {
   const table = readTable(text, file)
-  const absent = BREAK_COLUMNS.filter((column) => !table.header.includes(column))
+  const absent = required(BREAK_COLUMNS).filter((column) => !table.header.includes(column))
   if (absent.length > 0)
     throw new CachelabError('input', `${file}:1: not a cachelab breaks.csv (lacks ${absent.join(', ')})`)
   return readers(table, file).map((reader) => {
@@ -129,7 +130,8 @@ function readTable(text: string, file: string): CsvTable {
 }
 
 function kindOf(header: readonly string[], file: string): ReportCsv['kind'] {
-  const missing = (columns: readonly string[]) => columns.filter((column) => !header.includes(column))
+  const missing = (columns: readonly string[]) =>
+    required(columns).filter((column) => !header.includes(column))
   const missingSteps = missing(STEP_COLUMNS)
   const missingSummary = missing(SUMMARY_COLUMNS)
   if (missingSteps.length === 0) return 'steps'
@@ -137,7 +139,7 @@ function kindOf(header: readonly string[], file: string): ReportCsv['kind'] {
   // Name the missing columns of the kind the header resembles more.
   const closer = missingSteps.length <= missingSummary.length ? 'steps' : 'summary'
   const absent = closer === 'steps' ? missingSteps : missingSummary
-  const total = closer === 'steps' ? STEP_COLUMNS.length : SUMMARY_COLUMNS.length
+  const total = required(closer === 'steps' ? STEP_COLUMNS : SUMMARY_COLUMNS).length
   if (absent.length < total / 2)
     throw new CachelabError(
       'input',
@@ -215,12 +217,23 @@ class RecordReader {
 }
 
 /** The labels that name a row's session. */
+/** Columns appended after a format shipped: a file written before them still reads (the cell is empty). */
+const OPTIONAL_COLUMNS: ReadonlySet<string> = new Set(['loop'])
+
+const LOOPS = Object.fromEntries(LOOP_NAMES.map((name) => [name, true])) as Record<LoopName, true>
+
+function required(columns: readonly string[]): string[] {
+  return columns.filter((column) => !OPTIONAL_COLUMNS.has(column))
+}
+
 function sessionLabelsWithoutRun(reader: RecordReader) {
+  const loop = reader.optionalOneOf('loop', LOOPS)
   return {
     scenario: reader.text('scenario'),
     variant: reader.text('variant'),
     provider: reader.oneOf('provider', PROVIDERS),
     model: reader.text('model'),
+    ...(loop !== undefined ? { loop } : {}),
   }
 }
 

@@ -2,6 +2,7 @@
 // with each session's cold first request outside the warm hit ratio.
 
 import { breakTokens } from './breaks.ts'
+import { sessionKeyString } from './session-key.ts'
 import type { ClaimResult, StepRow, SummaryRow } from './types.ts'
 
 const ratio = (part: number, whole: number): number | undefined => (whole === 0 ? undefined : part / whole)
@@ -10,7 +11,7 @@ const ratio = (part: number, whole: number): number | undefined => (whole === 0 
 export function summarize(rows: readonly StepRow[]): SummaryRow[] {
   const groups = new Map<string, StepRow[]>()
   for (const row of rows) {
-    const key = `${row.scenario}\u0000${row.variant}\u0000${row.provider}`
+    const key = sessionKeyString(row)
     const group = groups.get(key)
     if (group === undefined) groups.set(key, [row])
     else group.push(row)
@@ -70,6 +71,7 @@ function summarizeGroup(rows: StepRow[]): SummaryRow {
             step: largest.step,
             cause: largest.breakCause ?? largest.providerCause,
           },
+    ...(first.loop !== undefined ? { loop: first.loop } : {}),
   }
 }
 
@@ -80,6 +82,7 @@ export function withClaims(rows: readonly SummaryRow[], claims: readonly ClaimRe
       (claim) =>
         claim.scenario === row.scenario &&
         claim.provider === row.provider &&
+        (row.loop ?? 'model') === 'model' &&
         claim.variants.includes(row.variant),
     )
     return {

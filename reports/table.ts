@@ -50,7 +50,7 @@ export function summaryTable(rows: readonly SummaryRow[]): string {
     ],
     rows.map((row) => [
       row.scenario,
-      row.variant,
+      row.loop === 'dsh' ? `${row.variant} (dsh loop)` : row.variant,
       row.provider,
       row.model,
       String(row.requests),

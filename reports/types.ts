@@ -1,6 +1,7 @@
 // The report vocabulary: one row per provider request (steps.csv) and one per scenario, variant and
 // provider (summary.csv). Column order is the CSV contract of ARCHITECTURE.md.
 
+import type { LoopName } from '../harness/loops/types.ts'
 import type { HeaderReason, ProviderId, Route } from '../harness/types.ts'
 
 /** The `steps.csv` columns, in contract order. */
@@ -35,6 +36,7 @@ export const STEP_COLUMNS = [
   'provider_lost_usd',
   'predicted_cache_read_tokens',
   'predicted_cache_write_tokens',
+  'loop',
 ] as const
 
 /** Why the cache did not carry over to a request. */
@@ -116,6 +118,8 @@ export interface StepRow {
    */
   predictedCacheReadTokens: number | undefined
   predictedCacheWriteTokens: number | undefined
+  /** The agent loop that sent the request (`model`, `dsh`); absent for traffic no run's loop sent. */
+  loop?: LoopName
 }
 
 /** One (scenario, variant, provider) of a run. */
@@ -152,6 +156,8 @@ export interface SummaryRow {
   /** Scenario claims that read this session and fail on its provider. */
   claimsFailed: number
   largestBreak: { lostTokens: number; turn: number; step: number; cause: BreakCause | undefined } | undefined
+  /** The agent loop of the session's rows, when a run's loop sent them. */
+  loop?: LoopName
 }
 
 /** The `summary.csv` columns, in order. */
@@ -184,6 +190,7 @@ export const SUMMARY_COLUMNS = [
   'largest_break_cause',
   'claims_held',
   'claims_failed',
+  'loop',
 ] as const
 
 /** A scenario claim's outcome on one provider. */
@@ -233,6 +240,8 @@ export interface BreakRow {
   providerLostUsd: number
   inputTokens: number
   cacheReadTokens: number
+  /** The agent loop that sent the request, when a run's loop did. */
+  loop?: LoopName
 }
 
 /** The `breaks.csv` columns, in order. */
@@ -254,4 +263,5 @@ export const BREAK_COLUMNS = [
   'provider_lost_usd',
   'input_tokens',
   'cache_read_tokens',
+  'loop',
 ] as const

@@ -16,6 +16,8 @@ export function evaluateClaims(scenarios: readonly Scenario[], rows: readonly St
   const bySession = new Map<string, StepRow[]>()
   const providers = new Map<string, Set<ProviderId>>()
   for (const row of rows) {
+    // Claims state what the model's variants (its policies) demonstrate: they read the model loop's rows.
+    if ((row.loop ?? 'model') !== 'model') continue
     const key = `${row.scenario}\u0000${row.variant}\u0000${row.provider}`
     const list = bySession.get(key)
     if (list === undefined) bySession.set(key, [row])

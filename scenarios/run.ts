@@ -12,6 +12,7 @@ import { hashString, seededRandom } from '../harness/random.ts'
 import { DEFAULT_PACE, resolveText, type ScriptAction } from '../harness/script.ts'
 import { JsonlSessionWriter } from '../harness/store.ts'
 import type { ProviderId, SessionEvent } from '../harness/types.ts'
+import { digestRequest, type RequestDigest } from '../providers/capture/digest.ts'
 import { withCacheRules } from '../providers/catalog.ts'
 import {
   adapterPort,
@@ -56,6 +57,8 @@ export interface SessionOptions {
   predictor?: CacheSimulators
   /** The clock to run on; a shared predictor needs one shared clock so time never runs backwards. */
   clock?: VirtualClock
+  /** Keep each request's capture digest (for comparing this loop with another, request by request). */
+  digests?: boolean
 }
 
 /** The session id of a plan, also its log file's base name. */
@@ -83,6 +86,8 @@ export interface SessionResult {
   predicted: Array<SimCounts | undefined>
   events: readonly SessionEvent[]
   entry: ModelEntry
+  /** Per row, the digest of its request (undefined for a failed one), when `digests` was asked for. */
+  digests?: Array<RequestDigest | undefined>
 }
 
 /** Run one session to the end of its script. */
@@ -109,6 +114,7 @@ export async function runSession(plan: SessionPlan, options: SessionOptions): Pr
   const clock = options.clock ?? new VirtualClock()
   const rows: StepRow[] = []
   const predicted: Array<SimCounts | undefined> = []
+  const digests: Array<RequestDigest | undefined> = []
   let loop: AgentLoop | undefined
   const builder = new SessionRowBuilder({
     runId: options.runId,
@@ -147,6 +153,12 @@ export async function runSession(plan: SessionPlan, options: SessionOptions): Pr
       const observation = observe(record)
       rows.push(builder.add(record, observation))
       predicted.push(observation?.counts)
+      if (options.digests === true)
+        digests.push(
+          observation === undefined || !record.outcome.ok
+            ? undefined
+            : digestRequest(record.outcome.wire.body, observation.prompt),
+        )
     },
   }
   const simulatorModels = variant.rules === undefined ? undefined : [withCacheRules(entry, variant.rules)]
@@ -179,7 +191,13 @@ export async function runSession(plan: SessionPlan, options: SessionOptions): Pr
   } finally {
     writer?.close()
   }
-  return { rows, predicted, events: loop.session.log, entry }
+  return {
+    rows,
+    predicted,
+    events: loop.session.log,
+    entry,
+    ...(options.digests === true ? { digests } : {}),
+  }
 }
 
 interface PerformContext {

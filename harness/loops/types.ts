@@ -1,0 +1,25 @@
+// The loop port: the loops a scenario can drive. The built-in model loop is harness/loop.ts; an external
+// loop is a published agent loop driven through an adapter (loops/dsh/), whose requests go through the
+// same row core with its own label.
+
+/** The loops `cachelab run --loop` knows. */
+export const LOOP_NAMES = ['model', 'dsh'] as const
+
+/** `model`: cachelab's model of DSH (harness/loop.ts); `dsh`: DSH's real published loop. */
+export type LoopName = (typeof LOOP_NAMES)[number]
+
+/** One line per loop for `cachelab list`. */
+export const LOOP_DESCRIPTIONS: Readonly<Record<LoopName, string>> = {
+  model: "cachelab's model of DSH (harness/), every policy variant",
+  dsh: "DSH's published loop (@deepseek-ai/dsh-agent-loop 0.1.0-rc.8) on the deepseek provider",
+}
+
+/** A scenario event a loop cannot express: reported, never faked. */
+export interface Inexpressible {
+  /** The script action's kind (`prune`, `set-prefix-source`). */
+  action: string
+  /** The user turn before which it came (0: before the first). */
+  turn: number
+  /** Why the loop cannot express it. */
+  reason: string
+}

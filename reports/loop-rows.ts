@@ -1,0 +1,168 @@
+// The external-loop port: requests an external agent loop (DSH's published loop) sent, with the mock
+// provider's view of each, become step rows through the one row core. The break is found on the wire
+// (the capture digests, as for captured traffic) and named by the loop's own session log: each wire
+// message knows the event that produced it, and a header, a replacement or a resume written since the
+// previous request explains a break there.
+
+import type { LoopName } from '../harness/loops/types.ts'
+import type { HeaderReason, ProviderId, Route, Usage } from '../harness/types.ts'
+import { digestRequest, type RequestDigest } from '../providers/capture/digest.ts'
+import type { Prices } from '../providers/catalog.ts'
+import type { PreviousRequest } from '../providers/sim/types.ts'
+import type { Attribution } from './attribution.ts'
+import { failedRow, measuredRow, type Observation, type RowLabels } from './rows.ts'
+import type { StepRow } from './types.ts'
+import { wireBreak } from './wire-attribution.ts'
+
+/** The part of an external loop's log event attribution reads. */
+export interface LoopEvent {
+  type: string
+  seq: number
+  data: unknown
+  surfaceOp?: unknown
+}
+
+/** What an external loop knows about one of its requests. */
+export interface LoopRequest {
+  turn: number
+  step: number
+  attempt: number
+  /** Virtual time, seconds. */
+  at: number
+  headerReason: HeaderReason | undefined
+  /** Loop log length when the request left. */
+  logLength: number
+  /** Per wire message, the seq of the loop event that produced it. */
+  sources: readonly number[]
+}
+
+/** One request with the provider's answer. */
+export interface LoopExchange {
+  request: LoopRequest
+  body: Record<string, unknown>
+  /** The provider's usage, normalized; undefined for a failed request. */
+  usage: Usage | undefined
+  /** The simulator's view; undefined for a request it did not simulate. */
+  observation: Observation | undefined
+  latencyMs: number
+}
+
+/** Labels and lookups of one external-loop session. */
+export interface LoopRowContext {
+  runId: string
+  scenario: string
+  variant: string
+  provider: ProviderId
+  model: string
+  prices: Prices
+  route: Route
+  loop: LoopName
+  /** The loop's log as it grows. */
+  events(): readonly LoopEvent[]
+}
+
+/** A row, the digest of its request (for the side-by-side with another loop), and its break's event. */
+export interface LoopRow {
+  row: StepRow
+  digest: RequestDigest | undefined
+  /** The type of the loop event the break is attributed to. */
+  breakEventType: string | undefined
+}
+
+interface Previous {
+  digest: RequestDigest
+  observation: Observation
+  logLength: number
+}
+
+/** Events that rewrite what earlier requests sent: a header, a surface replacement, a compaction. */
+function rewrites(event: LoopEvent): boolean {
+  if (event.type === 'request/header' || event.type.startsWith('compaction/')) return true
+  return typeof event.surfaceOp === 'object' && event.surfaceOp !== null
+}
+
+/**
+ * The loop event behind a wire break: the event that produced the message at the divergent node when it
+ * is new since the previous request, else the latest rewriting event written since then (a header change
+ * or resume, a replacement), else the node's own event.
+ */
+export function breakEvent(
+  node: string | undefined,
+  current: LoopRequest,
+  previousLogLength: number,
+  events: readonly LoopEvent[],
+): LoopEvent | undefined {
+  const match = node === undefined ? null : /^messages\[(\d+)\]/.exec(node)
+  const source = match === null ? undefined : current.sources[Number(match[1])]
+  if (source !== undefined && source >= previousLogLength) return events[source]
+  for (let seq = current.logLength - 1; seq >= previousLogLength; seq -= 1) {
+    const event = events[seq]
+    if (event !== undefined && rewrites(event)) return event
+  }
+  return source === undefined ? undefined : events[source]
+}
+
+/** Rows of one external-loop session, request by request; holds only the previous successful request. */
+export class LoopRowBuilder {
+  private readonly context: LoopRowContext
+  private previous: Previous | undefined
+
+  constructor(context: LoopRowContext) {
+    this.context = context
+  }
+
+  add(exchange: LoopExchange): LoopRow {
+    const { request, observation, usage } = exchange
+    const labels: RowLabels & { loop: LoopName } = {
+      runId: this.context.runId,
+      scenario: this.context.scenario,
+      variant: this.context.variant,
+      provider: this.context.provider,
+      model: this.context.model,
+      route: this.context.route,
+      turn: request.turn,
+      step: request.step,
+      attempt: request.attempt,
+      headerReason: request.headerReason,
+      startsSeries: false,
+      virtualTimeS: request.at,
+      latencyMs: exchange.latencyMs,
+      loop: this.context.loop,
+    }
+    if (usage === undefined || observation === undefined)
+      return {
+        row: { ...failedRow(labels), loop: labels.loop },
+        digest: undefined,
+        breakEventType: undefined,
+      }
+    const digest = digestRequest(exchange.body, observation.prompt)
+    const previous = this.previous
+    let attribution: Attribution | undefined
+    let breakEventType: string | undefined
+    if (previous !== undefined) {
+      const found = wireBreak(previous.digest, digest)
+      if (found !== undefined) {
+        const event = breakEvent(found.node, request, previous.logLength, this.context.events())
+        attribution = { ...found, ...(event !== undefined ? { eventSeq: event.seq } : {}) }
+        breakEventType = event?.type
+      }
+    }
+    this.previous = { digest, observation, logLength: request.logLength }
+    const row = measuredRow(labels, {
+      usage,
+      cold: previous === undefined,
+      counterfactual: previous === undefined ? undefined : observation.trace.counterfactual,
+      attribution,
+      prices: this.context.prices,
+    })
+    return { row: { ...row, loop: labels.loop }, digest, breakEventType }
+  }
+
+  /** The previous request of the session, for the next simulation's counterfactual. */
+  previousRequest(): PreviousRequest | undefined {
+    const previous = this.previous
+    if (previous === undefined) return undefined
+    const machine = previous.observation.trace.machine
+    return { prompt: previous.observation.prompt, ...(machine !== undefined ? { machine } : {}) }
+  }
+}
