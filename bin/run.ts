@@ -3,12 +3,12 @@
 // when given a directory. `cachelab run` and the library's `run` are both this; the command only parses
 // flags and prints.
 
-import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { VirtualClock } from '../harness/clock.ts'
 import { CachelabError } from '../harness/errors.ts'
 import { hashString } from '../harness/random.ts'
 import { PROVIDER_IDS, type ProviderId } from '../harness/types.ts'
+import { liveEndpoint } from '../providers/endpoints.ts'
 import { startMockProviders } from '../providers/index.ts'
 import { CacheSimulators } from '../providers/sim/index.ts'
 import { breaksOf } from '../reports/breaks.ts'
@@ -23,6 +23,7 @@ import type { NotApplicable } from '../scenarios/requirements.ts'
 import { planMatrix, runSession, sessionIdOf } from '../scenarios/run.ts'
 import type { Scenario } from '../scenarios/types.ts'
 import { requireKnown } from './args.ts'
+import { RUN_FILES, RunFolder } from './run-folder.ts'
 
 /** What to run. Every field is optional: the whole matrix on the simulator, nothing written. */
 export interface RunOptions {
@@ -41,8 +42,9 @@ export interface RunOptions {
   /** Use the streaming APIs (usage is identical either way). */
   stream?: boolean
   /**
-   * Write steps.csv, summary.csv, breaks.csv, claims.csv, report.html and `sessions/*.jsonl` here (a
-   * previous run's session logs in it are replaced); nothing is written when absent.
+   * Write steps.csv, summary.csv, breaks.csv, claims.csv, report.html and `sessions/*.jsonl` here, listed
+   * in `.cachelab-manifest.json` and marked complete last; a previous run's files (those its manifest
+   * lists) are replaced, a file cachelab did not write is an error. Nothing is written when absent.
    */
   out?: string
   /** Called after each session, in order: for progress output. */
@@ -108,9 +110,16 @@ export async function run(options: RunOptions = {}): Promise<RunResult> {
   }
   const live = options.live === true
   const stream = options.stream ?? false
+  if (live) requireLiveKeys(plans, options.env ?? process.env)
+  // Every argument is checked by now: only then is the output folder touched.
   const outDir = options.out === undefined ? undefined : resolve(options.out)
-  const sessionsDir = outDir === undefined ? undefined : join(outDir, 'sessions')
-  if (outDir !== undefined && sessionsDir !== undefined) prepareOutput(outDir, sessionsDir)
+  const folder =
+    outDir === undefined
+      ? undefined
+      : RunFolder.replace(outDir, {
+          writer: 'run',
+          files: [...RUN_FILES, ...plans.map((plan) => sessionFileOf(sessionIdOf(plan)))],
+        })
   const runId = live
     ? `live-${timestamp()}`
     : `sim-${hashString(JSON.stringify([plans.map(sessionIdOf), options.model ?? '', stream]))
@@ -129,7 +138,7 @@ export async function run(options: RunOptions = {}): Promise<RunResult> {
         runId,
         stream,
         env: options.env ?? process.env,
-        ...(sessionsDir !== undefined ? { sessionsDir } : {}),
+        ...(folder !== undefined ? { sessionsDir: join(folder.dir, SESSIONS_DIR) } : {}),
         ...(mock !== undefined ? { mock } : { predictor, clock: liveClock }),
       })
       rows.push(...result.rows)
@@ -145,9 +154,10 @@ export async function run(options: RunOptions = {}): Promise<RunResult> {
     mock?.close()
   }
   const verdicts =
-    outDir === undefined
+    folder === undefined
       ? verdictsOf(rows, scenarios)
-      : writeRunFiles(outDir, { runId, rows, scenarios, notApplicable })
+      : writeInto(folder, { runId, rows, scenarios, notApplicable })
+  folder?.complete()
   const failures = runFailures(providerOutcomes(outcomes), live ? 'live' : 'simulated')
   return { runId, rows, ...verdicts, notApplicable, failures, outDir }
 }
@@ -158,28 +168,49 @@ export interface RunFiles {
   claims: ClaimResult[]
 }
 
+/** What a run folder is written from. */
+export interface RunFilesInput {
+  /** The run's id, shown in report.html. */
+  runId: string
+  /** Its rows. */
+  rows: readonly StepRow[]
+  /** The scenarios whose claims are evaluated on the rows. */
+  scenarios: readonly Scenario[]
+  /** Variants left out, listed in report.html. */
+  notApplicable?: readonly NotApplicable[]
+  /** Further files of the folder (name relative to it → content), written before it is marked complete. */
+  files?: Readonly<Record<string, string>>
+  /** The command recorded in the folder's manifest; `run` when absent. */
+  writer?: string
+}
+
 /**
- * Write a run's files into `outDir`: steps.csv, summary.csv, breaks.csv, claims.csv and report.html, the
- * claims evaluated on the rows.
+ * Write a run's files into `outDir`: steps.csv, summary.csv, breaks.csv, claims.csv and report.html (the
+ * claims evaluated on the rows) and any further `files`, each atomically, then mark the folder complete.
+ * A previous cachelab run's files there are replaced; a file cachelab did not write is a usage error,
+ * before anything is touched.
  */
-export function writeRunFiles(
-  outDir: string,
-  run: {
-    runId: string
-    rows: readonly StepRow[]
-    scenarios: readonly Scenario[]
-    notApplicable?: readonly NotApplicable[]
-  },
-): RunFiles {
+export function writeRunFiles(outDir: string, run: RunFilesInput): RunFiles {
+  const folder = RunFolder.replace(resolve(outDir), {
+    writer: run.writer ?? 'run',
+    files: [...RUN_FILES, ...Object.keys(run.files ?? {})],
+  })
+  const written = writeInto(folder, run)
+  folder.complete()
+  return written
+}
+
+/** The run's files into an open folder (not yet marked complete). */
+function writeInto(folder: RunFolder, run: RunFilesInput): RunFiles {
   const { runId, rows } = run
   const notApplicable = run.notApplicable ?? []
   const { summaries, claims } = verdictsOf(rows, run.scenarios)
-  mkdirSync(outDir, { recursive: true })
-  writeFileSync(join(outDir, 'steps.csv'), stepsCsv(rows))
-  writeFileSync(join(outDir, 'summary.csv'), summaryCsv(summaries))
-  writeFileSync(join(outDir, 'breaks.csv'), breaksCsv(breaksOf(rows)))
-  writeFileSync(join(outDir, 'claims.csv'), claimsCsv(claims))
-  writeFileSync(join(outDir, 'report.html'), renderReport({ rows, summaries, runId, claims, notApplicable }))
+  folder.write('steps.csv', stepsCsv(rows))
+  folder.write('summary.csv', summaryCsv(summaries))
+  folder.write('breaks.csv', breaksCsv(breaksOf(rows)))
+  folder.write('claims.csv', claimsCsv(claims))
+  folder.write('report.html', renderReport({ rows, summaries, runId, claims, notApplicable }))
+  for (const [name, content] of Object.entries(run.files ?? {})) folder.write(name, content)
   return { summaries, claims }
 }
 
@@ -213,13 +244,18 @@ function chosenScenarios(chosen: RunOptions['scenarios']): Scenario[] {
   )
 }
 
-/** Make the output directory; a previous run's session logs there are replaced. */
-function prepareOutput(outDir: string, sessionsDir: string): void {
-  mkdirSync(outDir, { recursive: true })
-  if (existsSync(sessionsDir)) {
-    for (const name of readdirSync(sessionsDir)) {
-      if (name.endsWith('.jsonl') || name.endsWith('.torn')) rmSync(join(sessionsDir, name))
-    }
+/** The folder of a run's session logs, relative to the run folder. */
+const SESSIONS_DIR = 'sessions'
+
+/** A session's log, relative to the run folder. */
+function sessionFileOf(sessionId: string): string {
+  return `${SESSIONS_DIR}/${sessionId}.jsonl`
+}
+
+/** Live: every provider of the run needs its key, checked before the output folder is touched. */
+function requireLiveKeys(plans: readonly { provider: ProviderId }[], env: RunOptions['env']): void {
+  for (const provider of new Set(plans.map((plan) => plan.provider))) {
+    const found = liveEndpoint(provider, env ?? process.env)
+    if ('missing' in found) throw new CachelabError('usage', `--live needs ${found.missing} for ${provider}`)
   }
-  mkdirSync(sessionsDir, { recursive: true })
 }
