@@ -10,6 +10,7 @@ import { reportCommand } from './report-command.ts'
 import { runCommand } from './run-command.ts'
 import { serveCommand } from './serve-command.ts'
 import { simulateCommand } from './simulate-command.ts'
+import { validateCommand } from './validate-command.ts'
 
 const USAGE = `usage: cachelab <command> [options]
 
@@ -43,6 +44,9 @@ const USAGE = `usage: cachelab <command> [options]
             every cache write and miss classified, with its tokens and dollars; --as replays the
             requests a transcript holds (DSH) as another provider into counterfactual.csv
   list      [--scenarios PATH]  scenarios (yours and the built-ins), their variants, providers and models
+  validate  FILE|DIR...
+            cachelab's own session logs (DIR: every *.jsonl below it, such as a run's sessions/), every
+            line checked, each problem as file:line; exit 1 when a log is invalid
 
 Exit codes: 0 ok, 1 a check failed, 2 usage or input error.`
 
@@ -67,6 +71,8 @@ export async function main(argv: string[]): Promise<number> {
         return await importCommand(rest)
       case 'report':
         return await reportCommand(rest)
+      case 'validate':
+        return validateCommand(rest)
       case undefined:
       case 'help':
       case '--help':
