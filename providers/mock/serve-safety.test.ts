@@ -39,13 +39,14 @@ describe('the headers the live proxy forwards', () => {
       'anthropic-beta',
       'openai-organization',
       'x-stainless-retry-count',
+      'x-cachelab-session',
       'idempotency-key',
       'user-agent',
     ])
       expect(isForwardedHeader(name), name).toBe(true)
   })
 
-  it('drops cookies, forwarding headers and cachelab’s own', () => {
+  it('drops cookies and forwarding headers', () => {
     for (const name of [
       'cookie',
       'x-forwarded-host',
@@ -54,7 +55,6 @@ describe('the headers the live proxy forwards', () => {
       'x-real-ip',
       'host',
       'origin',
-      'x-cachelab-session',
       'proxy-authorization',
     ])
       expect(isForwardedHeader(name), name).toBe(false)

@@ -38,8 +38,10 @@ export function redactText(text: string, secrets: readonly string[] = []): strin
 /**
  * The request headers the live proxy passes to a provider: what its API reads (content negotiation,
  * credentials, the vendors' own `anthropic-*` / `openai-*` headers, the SDKs' `x-stainless-*`
- * telemetry, idempotency). Never cookies, `forwarded` / `x-forwarded-*` / `x-real-ip` (they would tell
- * the provider about the caller's network, or let a caller spoof it), or cachelab's own `x-cachelab-*`.
+ * telemetry, idempotency), and cachelab's own `x-cachelab-*` (a staging upstream may be another
+ * `cachelab serve`, which reads them; a vendor ignores them). Never cookies, `forwarded` /
+ * `x-forwarded-*` / `x-real-ip`: they would tell the provider about the caller's network, or let a
+ * caller spoof it.
  */
 export function isForwardedHeader(name: string): boolean {
   const lower = name.toLowerCase()
@@ -47,7 +49,8 @@ export function isForwardedHeader(name: string): boolean {
     FORWARDED_HEADERS.has(lower) ||
     lower.startsWith('anthropic-') ||
     lower.startsWith('openai-') ||
-    lower.startsWith('x-stainless-')
+    lower.startsWith('x-stainless-') ||
+    lower.startsWith('x-cachelab-')
   )
 }
 
