@@ -97,8 +97,10 @@ describe('simulate, as a library call', () => {
 })
 
 describe('check, as a library call', () => {
-  it('is an input error when the run directory has no summary.csv', () => {
+  it('is an input error when the run directory is not a finished run', () => {
     const empty = mkdtempSync(join(tmpdir(), 'cachelab-api-'))
-    expect(() => check({ baseline: 'reports/baselines', run: empty })).toThrow(/has no summary.csv/)
+    expect(() => check({ baseline: 'reports/baselines', run: empty })).toThrow(
+      /is not a finished cachelab run: missing \.cachelab-manifest\.json, steps\.csv, summary\.csv/,
+    )
   })
 })

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -7,7 +7,7 @@ import { readBreaksCsv, readSummaryCsv } from '../reports/load.ts'
 import { summarize } from '../reports/summary.ts'
 import { sessionRows } from '../reports/testing.ts'
 import type { StepRow, SummaryRow } from '../reports/types.ts'
-import { runCli } from './testing.ts'
+import { finishedRunDir, runCli } from './testing.ts'
 
 const steps = [
   ...sessionRows({ scenario: 'append-only' }, [{ uncached: 1000 }, { read: 900, uncached: 100 }]),
@@ -20,10 +20,10 @@ const steps = [
 
 /** A run directory with a summary.csv (from `summary`, or from `rows`) and, when given, a steps.csv. */
 function runDir(rows: readonly StepRow[] | undefined, summary?: readonly SummaryRow[]): string {
-  const dir = mkdtempSync(join(tmpdir(), 'cachelab-check-'))
-  writeFileSync(join(dir, 'summary.csv'), summaryCsv(summary ?? summarize(rows ?? [])))
-  if (rows !== undefined) writeFileSync(join(dir, 'steps.csv'), stepsCsv(rows))
-  return dir
+  return finishedRunDir({
+    'summary.csv': summaryCsv(summary ?? summarize(rows ?? [])),
+    ...(rows !== undefined ? { 'steps.csv': stepsCsv(rows) } : {}),
+  })
 }
 
 function raised(scenario: string, points: number): SummaryRow[] {
@@ -100,12 +100,34 @@ describe('cachelab check', () => {
     expect(result.stderr.trim().split('\n')).toHaveLength(1)
   })
 
-  it('exits 2 when the run directory has no summary.csv', async () => {
+  it('exits 2 when the run directory has no summary.csv, naming it and the missing marker', async () => {
     const run = mkdtempSync(join(tmpdir(), 'cachelab-empty-'))
     const result = await check('--baseline', runDir(steps), '--out', run)
     expect(result.code).toBe(2)
     expect(result.stderr).toBe(
-      `cachelab: run directory ${run} has no summary.csv (run cachelab run first, or name a run directory with --out DIR)\n`,
+      `cachelab: run directory ${run} is not a finished cachelab run: missing .cachelab-manifest.json, steps.csv, summary.csv, breaks.csv, claims.csv, report.html (an interrupted run, or files not written by cachelab run, report or import); run cachelab run first, or name a run directory with --out DIR\n`,
+    )
+  })
+
+  it('exits 2 on a run folder without its completion marker, though every file is there', async () => {
+    const run = runDir(steps)
+    rmSync(join(run, '.cachelab-manifest.json'))
+    const result = await check('--baseline', runDir(steps), '--out', run)
+    expect(result.code).toBe(2)
+    expect(result.stderr).toContain(
+      `run directory ${run} is not a finished cachelab run: missing .cachelab-manifest.json,`,
+    )
+  })
+
+  it('exits 2 on a run that never finished writing, naming the folder and what is missing', async () => {
+    const run = runDir(steps)
+    const manifest = join(run, '.cachelab-manifest.json')
+    writeFileSync(manifest, readFileSync(manifest, 'utf8').replace('"complete"', '"writing"'))
+    rmSync(join(run, 'steps.csv'))
+    const result = await check('--baseline', runDir(steps), '--out', run)
+    expect(result.code).toBe(2)
+    expect(result.stderr).toBe(
+      `cachelab: run directory ${run} is incomplete (.cachelab-manifest.json says cachelab test never finished): missing the completion marker, steps.csv; write it again\n`,
     )
   })
 
@@ -193,11 +215,11 @@ describe('the committed baselines', () => {
 
   /** A run directory holding the committed summary and breaks, and a steps.csv with no rows. */
   function committedRun(summary = readSummaryCsv(join(committed, 'summary.csv'))): string {
-    const dir = mkdtempSync(join(tmpdir(), 'cachelab-committed-'))
-    writeFileSync(join(dir, 'summary.csv'), summaryCsv(summary))
-    writeFileSync(join(dir, 'breaks.csv'), readFileSync(join(committed, 'breaks.csv'), 'utf8'))
-    writeFileSync(join(dir, 'steps.csv'), stepsCsv([]))
-    return dir
+    return finishedRunDir({
+      'summary.csv': summaryCsv(summary),
+      'breaks.csv': readFileSync(join(committed, 'breaks.csv'), 'utf8'),
+      'steps.csv': stepsCsv([]),
+    })
   }
 
   it('keep every break and every claim, all holding', () => {

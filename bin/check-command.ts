@@ -2,7 +2,7 @@
 // directory can be the baseline. Exit 0 when the run holds, 1 with every failure named, 2 on bad input. `--update` writes the
 // run's summary, breaks and claims into the baseline directory once nothing fails.
 
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { CachelabError } from '../harness/errors.ts'
 import { breaksCsv, claimsCsv, parseCsv, summaryCsv } from '../reports/csv.ts'
@@ -18,6 +18,7 @@ import { evaluateClaims } from '../scenarios/claims.ts'
 import type { Scenario } from '../scenarios/types.ts'
 import { parse } from './args.ts'
 import { type CheckScope, check, readRunDirectory } from './check.ts'
+import { RunFolder, requireCompleteRun } from './run-folder.ts'
 import { allScenarios, knownScenarios } from './scenarios-option.ts'
 
 const LATEST_RUN = join('reports', 'out', 'latest')
@@ -74,6 +75,7 @@ export async function checkCommand(argv: string[]): Promise<number> {
 
   const baselineDir = values.baseline
   const runDir = values.out ?? LATEST_RUN
+  requireCompleteRun(runDir, 'run')
   const scenarios = allScenarios(await knownScenarios(values.scenarios))
   requireClaimedScenarios(runDir, scenarios)
   if (values.update === true && !existsSync(join(baselineDir, 'summary.csv'))) {
@@ -123,10 +125,15 @@ function updateBaseline(
     process.stdout.write(`baseline not updated: ${reason}; fix the run first\n`)
     return 1
   }
-  mkdirSync(baselineDir, { recursive: true })
-  writeFileSync(join(baselineDir, 'summary.csv'), summaryCsv(run.summary))
-  writeFileSync(join(baselineDir, 'breaks.csv'), breaksCsv(run.breaks ?? []))
-  writeFileSync(join(baselineDir, 'claims.csv'), claimsCsv(claims))
+  // --update names these three files as the baseline's: they are replaced (atomically), nothing else is.
+  const folder = RunFolder.update(baselineDir, {
+    writer: 'check --update',
+    files: ['summary.csv', 'breaks.csv', 'claims.csv'],
+  })
+  folder.write('summary.csv', summaryCsv(run.summary))
+  folder.write('breaks.csv', breaksCsv(run.breaks ?? []))
+  folder.write('claims.csv', claimsCsv(claims))
+  folder.complete()
   process.stdout.write(`updated ${baselineDir}/{summary.csv,breaks.csv,claims.csv} from ${runDir}\n`)
   return 0
 }

@@ -23,6 +23,7 @@ import { evaluateClaims } from '../scenarios/claims.ts'
 import { SCENARIOS } from '../scenarios/index.ts'
 import type { Scenario } from '../scenarios/types.ts'
 import { requireKnown } from './args.ts'
+import { requireCompleteRun } from './run-folder.ts'
 
 /** Which sessions the gate looks at; every one when a list is absent. */
 export interface CheckScope {
@@ -107,6 +108,8 @@ export function check(options: CheckOptions): CheckResult {
 
 /** One directory's files, restricted to the scope: summary.csv (required), breaks and steps when present. */
 export function readRunDirectory(dir: string, what: 'baseline' | 'run', scope: CheckScope): GateSide {
+  // An interrupted run (or a folder whose files were never cachelab's together) is refused, not gated.
+  requireCompleteRun(dir, what)
   const summaryPath = join(dir, 'summary.csv')
   if (!existsSync(summaryPath)) {
     const hint = what === 'run' ? ' (run cachelab run first, or name a run directory with --out DIR)' : ''

@@ -10,6 +10,7 @@ import { reportCommand } from './report-command.ts'
 import { runCommand } from './run-command.ts'
 import { serveCommand } from './serve-command.ts'
 import { simulateCommand } from './simulate-command.ts'
+import { validateCommand } from './validate-command.ts'
 
 const USAGE = `usage: cachelab <command> [options]
 
@@ -44,6 +45,9 @@ const USAGE = `usage: cachelab <command> [options]
             requests a transcript holds (DSH) as another provider into counterfactual.csv; --policy
             re-derives DSH logs under a series-start policy into policy.csv and policy-steps.csv
   list      [--scenarios PATH]  scenarios (yours and the built-ins), their variants, providers and models
+  validate  FILE|DIR...
+            cachelab's own session logs (DIR: every *.jsonl below it, such as a run's sessions/), every
+            line checked, each problem as file:line; exit 1 when a log is invalid
 
 Exit codes: 0 ok, 1 a check failed, 2 usage or input error.`
 
@@ -68,6 +72,8 @@ export async function main(argv: string[]): Promise<number> {
         return await importCommand(rest)
       case 'report':
         return await reportCommand(rest)
+      case 'validate':
+        return validateCommand(rest)
       case undefined:
       case 'help':
       case '--help':

@@ -5,7 +5,6 @@
 // sessions whose requests the transcript holds, replayed as another provider. `--policy` adds policy.csv
 // and policy-steps.csv: DSH sessions re-derived under a series-start policy.
 
-import { writeFileSync } from 'node:fs'
 import { join, relative, resolve } from 'node:path'
 import { stringify } from 'csv-stringify/sync'
 import { CachelabError } from '../harness/errors.ts'
@@ -31,7 +30,7 @@ import { summaryTable } from '../reports/table.ts'
 import { alignedTable, countText, dollarText, percentText } from '../reports/text-table.ts'
 import { parse } from './args.ts'
 import { type ImportOptions, importTranscripts } from './import.ts'
-import { POLICY_FILES, policyOption, policyText, requireDshLog, writePolicyFiles } from './import-policy.ts'
+import { policyFiles, policyOption, policyText, requireDshLog } from './import-policy.ts'
 import { exportForCommand, exportLine, OTEL_FLAGS, otelExport } from './otel-option.ts'
 import { timestamp, writeRunFiles } from './run.ts'
 
@@ -239,40 +238,38 @@ export async function importCommand(
   if (policy !== undefined) requireDshLog(result.files.map((file) => file.format))
   const rows = result.entries.map((entry) => entry.row)
   const outDir = resolve(values.out ?? join('reports', 'out', `import-${timestamp()}`))
-  const { summaries } = writeRunFiles(outDir, { runId: result.runId, rows, scenarios: [] })
   const table = rewritesTable(result.entries)
-  writeFileSync(join(outDir, 'rewrites.csv'), rewritesCsv(table))
+  const files: Record<string, string> = { 'rewrites.csv': rewritesCsv(table) }
+  const sessions = tally?.result()
+  if (policyTally !== undefined) Object.assign(files, policyFiles(policyTally))
+  if (sessions !== undefined && target !== undefined) {
+    files['counterfactual.csv'] = stringify([
+      [...COUNTERFACTUAL_COLUMNS],
+      ...counterfactualRecords(sessions, target),
+    ])
+    files['not-rebuildable.csv'] = stringify([
+      ['source', 'format', 'session', 'reason'],
+      ...sessions.flatMap((session) =>
+        session.notRebuildable.map((entry) => [entry.source, session.format, session.session, entry.reason]),
+      ),
+    ])
+  }
+  // Every file of the import in one folder write, marked complete only once all are in place.
+  const { summaries } = writeRunFiles(outDir, {
+    runId: result.runId,
+    rows,
+    scenarios: [],
+    files,
+    writer: 'import',
+  })
   const lines = [summaryTable(summaries), '', ...rewritesText(table), '']
   if (values.ttl === '1h') lines.push(...hourTtlText(result.entries), '')
-  const written = ['steps.csv', 'summary.csv', 'breaks.csv', 'rewrites.csv', 'report.html']
-  if (tally !== undefined && target !== undefined) {
-    const sessions = tally.result()
-    writeFileSync(
-      join(outDir, 'counterfactual.csv'),
-      stringify([[...COUNTERFACTUAL_COLUMNS], ...counterfactualRecords(sessions, target)]),
-    )
-    writeFileSync(
-      join(outDir, 'not-rebuildable.csv'),
-      stringify([
-        ['source', 'format', 'session', 'reason'],
-        ...sessions.flatMap((session) =>
-          session.notRebuildable.map((entry) => [
-            entry.source,
-            session.format,
-            session.session,
-            entry.reason,
-          ]),
-        ),
-      ]),
-    )
-    written.push('counterfactual.csv', 'not-rebuildable.csv')
-    lines.push(...counterfactualText(sessions, target), '')
-  }
-  if (policyTally !== undefined) {
-    writePolicyFiles(outDir, policyTally)
-    written.push(...POLICY_FILES)
-    lines.push(...policyText(policyTally), '')
-  }
+  const written = [
+    ...['steps.csv', 'summary.csv', 'breaks.csv', 'rewrites.csv', 'report.html'],
+    ...Object.keys(files).filter((name) => name !== 'rewrites.csv'),
+  ]
+  if (sessions !== undefined && target !== undefined) lines.push(...counterfactualText(sessions, target), '')
+  if (policyTally !== undefined) lines.push(...policyText(policyTally), '')
   if (result.mappedModels.size > 0)
     lines.push(
       `models priced as the nearest catalog model: ${[...result.mappedModels].map(([from, to]) => `${from} as ${to}`).join(', ')}`,

@@ -1,8 +1,6 @@
 // `cachelab import --policy consolidate|keep-live` at the command line: the flag's value, the files it
 // writes (policy.csv per session, policy-steps.csv per request) and what the terminal shows.
 
-import { writeFileSync } from 'node:fs'
-import { join } from 'node:path'
 import { stringify } from 'csv-stringify/sync'
 import { CachelabError } from '../harness/errors.ts'
 import type { SeriesStartPolicy } from '../harness/policies.ts'
@@ -46,16 +44,12 @@ export function requireDshLog(formats: readonly TranscriptFormat[]): void {
   )
 }
 
-/** Write policy.csv and policy-steps.csv. */
-export function writePolicyFiles(outDir: string, tally: PolicyTally): void {
-  writeFileSync(
-    join(outDir, 'policy.csv'),
-    stringify([[...POLICY_COLUMNS], ...policyRecords(tally.result(), tally.policy)]),
-  )
-  writeFileSync(
-    join(outDir, 'policy-steps.csv'),
-    stringify([[...POLICY_STEP_COLUMNS], ...policyStepRecords(tally.stepsResult())]),
-  )
+/** policy.csv and policy-steps.csv, by name, for the import's folder write. */
+export function policyFiles(tally: PolicyTally): Record<(typeof POLICY_FILES)[number], string> {
+  return {
+    'policy.csv': stringify([[...POLICY_COLUMNS], ...policyRecords(tally.result(), tally.policy)]),
+    'policy-steps.csv': stringify([[...POLICY_STEP_COLUMNS], ...policyStepRecords(tally.stepsResult())]),
+  }
 }
 
 /** A signed token difference with separators. */

@@ -30,7 +30,12 @@ export async function reportCommand(argv: string[]): Promise<number> {
   const started = Date.parse(report.started)
   const otel = otelExport(values, Number.isFinite(started) ? started : FIXED_EPOCH_MS)
   const outDir = resolve(values.out ?? dir)
-  const { summaries } = writeRunFiles(outDir, { runId: report.runId, rows: report.rows, scenarios: [] })
+  const { summaries } = writeRunFiles(outDir, {
+    runId: report.runId,
+    rows: report.rows,
+    scenarios: [],
+    writer: 'report',
+  })
   const breaks = breaksOf(report.rows)
   const succeeded = report.rows.filter((row) => row.ok).length
   const lines = [summaryTable(summaries), '']

@@ -1,7 +1,6 @@
 // `cachelab run`: the flags made into a run of scenarios × providers × variants (bin/run.ts) on the
 // simulator or live, its files written under the output directory and its summary printed.
 
-import { symlinkSync, unlinkSync } from 'node:fs'
 import { join, relative, resolve } from 'node:path'
 import { config as loadDotenv } from 'dotenv'
 import { LOOP_NAMES } from '../harness/loops/types.ts'
@@ -12,6 +11,7 @@ import type { ClaimResult } from '../reports/types.ts'
 import { listOption, parse, providersOption } from './args.ts'
 import { exportForCommand, exportLine, OTEL_FLAGS, otelExport } from './otel-option.ts'
 import { notApplicableLine, run, timestamp } from './run.ts'
+import { replaceSymlink } from './run-folder.ts'
 import { chosenScenarios, knownScenarios } from './scenarios-option.ts'
 
 const OUT_ROOT = join('reports', 'out')
@@ -129,12 +129,9 @@ function claimsSummary(claims: readonly ClaimResult[]): string {
   ].join('\n')
 }
 
+/** Point `reports/out/latest` at the finished run; a `latest` that is not a link is left alone, with a warning. */
 function linkLatest(outDir: string): void {
   const latest = resolve(OUT_ROOT, 'latest')
-  try {
-    unlinkSync(latest)
-  } catch {
-    // no previous link
-  }
-  symlinkSync(relative(resolve(OUT_ROOT), outDir), latest)
+  if (!replaceSymlink(latest, relative(resolve(OUT_ROOT), outDir)))
+    process.stderr.write(`cachelab: ${latest} is not a link cachelab made; left as it is\n`)
 }

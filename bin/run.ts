@@ -3,7 +3,7 @@
 // when given a directory. `cachelab run` and the library's `run` are both this; the command only parses
 // flags and prints.
 
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { VirtualClock } from '../harness/clock.ts'
@@ -12,6 +12,7 @@ import { type DshModules, loadDshModules, type ModuleImporter } from '../harness
 import type { Inexpressible, LoopName } from '../harness/loops/types.ts'
 import { hashString } from '../harness/random.ts'
 import { PROVIDER_IDS, type ProviderId } from '../harness/types.ts'
+import { liveEndpoint } from '../providers/endpoints.ts'
 import { startMockProviders } from '../providers/index.ts'
 import { CacheSimulators } from '../providers/sim/index.ts'
 import { breaksOf } from '../reports/breaks.ts'
@@ -28,6 +29,7 @@ import { planMatrix, runSession, sessionIdOf } from '../scenarios/run.ts'
 import { DSH_LOOP_PROVIDER, runDshSession } from '../scenarios/run-dsh.ts'
 import type { Scenario } from '../scenarios/types.ts'
 import { requireKnown } from './args.ts'
+import { RUN_FILES, RunFolder } from './run-folder.ts'
 
 /** What to run. Every field is optional: the whole matrix on the simulator, nothing written. */
 export interface RunOptions {
@@ -46,8 +48,9 @@ export interface RunOptions {
   /** Use the streaming APIs (usage is identical either way). */
   stream?: boolean
   /**
-   * Write steps.csv, summary.csv, breaks.csv, claims.csv, report.html and `sessions/*.jsonl` here (a
-   * previous run's session logs in it are replaced); nothing is written when absent.
+   * Write steps.csv, summary.csv, breaks.csv, claims.csv, report.html and `sessions/*.jsonl` here, listed
+   * in `.cachelab-manifest.json` and marked complete last; a previous run's files (those its manifest
+   * lists) are replaced, a file cachelab did not write is an error. Nothing is written when absent.
    */
   out?: string
   /**
@@ -142,9 +145,28 @@ export async function run(options: RunOptions = {}): Promise<RunResult> {
   // DSH's packages are loaded before anything runs: without them the run is a usage error naming them.
   const dshModules: DshModules | undefined = dsh ? await loadDshModules(options.importer) : undefined
   const stream = options.stream ?? false
+  if (live) requireLiveKeys(plans, options.env ?? process.env)
+  // Every argument is checked by now: only then is the output folder touched.
   const outDir = options.out === undefined ? undefined : resolve(options.out)
-  const sessionsDir = outDir === undefined ? undefined : join(outDir, 'sessions')
-  if (outDir !== undefined && sessionsDir !== undefined) prepareOutput(outDir, sessionsDir)
+  const folder =
+    outDir === undefined
+      ? undefined
+      : RunFolder.replace(outDir, {
+          writer: 'run',
+          files: [
+            ...RUN_FILES,
+            ...(loops.includes('model') ? plans.map((plan) => sessionFileOf(sessionIdOf(plan))) : []),
+            ...(dsh
+              ? [
+                  'loops.csv',
+                  ...plans
+                    .filter((plan) => plan.provider === DSH_LOOP_PROVIDER)
+                    .map((plan) => dshSessionFileOf(sessionIdOf(plan))),
+                ]
+              : []),
+          ],
+        })
+  const sessionsDir = folder === undefined ? undefined : join(folder.dir, SESSIONS_DIR)
   const runId = live
     ? `live-${timestamp()}`
     : `sim-${hashString(
@@ -217,9 +239,10 @@ export async function run(options: RunOptions = {}): Promise<RunResult> {
   }
   const comparisons = pairs.map((pair) => compareLoops(pair.model as LoopSession, pair.dsh as LoopSession))
   const verdicts =
-    outDir === undefined
+    folder === undefined
       ? verdictsOf(rows, scenarios)
-      : writeRunFiles(outDir, { runId, rows, scenarios, notApplicable, comparisons, inexpressible })
+      : writeInto(folder, { runId, rows, scenarios, notApplicable, comparisons, inexpressible })
+  folder?.complete()
   const failures = runFailures(providerOutcomes(outcomes), live ? 'live' : 'simulated')
   return { runId, rows, ...verdicts, notApplicable, failures, inexpressible, comparisons, outDir }
 }
@@ -235,36 +258,59 @@ export interface RunFiles {
   claims: ClaimResult[]
 }
 
+/** What a run folder is written from. */
+export interface RunFilesInput {
+  /** The run's id, shown in report.html. */
+  runId: string
+  /** Its rows. */
+  rows: readonly StepRow[]
+  /** The scenarios whose claims are evaluated on the rows. */
+  scenarios: readonly Scenario[]
+  /** Variants left out, listed in report.html. */
+  notApplicable?: readonly NotApplicable[]
+  /** The model and DSH loops compared request by request (loops.csv and a report section when any). */
+  comparisons?: readonly LoopComparison[]
+  /** Scenario events an external loop could not express, listed in report.html. */
+  inexpressible?: readonly LoopInexpressible[]
+  /** Further files of the folder (name relative to it → content), written before it is marked complete. */
+  files?: Readonly<Record<string, string>>
+  /** The command recorded in the folder's manifest; `run` when absent. */
+  writer?: string
+}
+
 /**
- * Write a run's files into `outDir`: steps.csv, summary.csv, breaks.csv, claims.csv and report.html, the
- * claims evaluated on the rows.
+ * Write a run's files into `outDir`: steps.csv, summary.csv, breaks.csv, claims.csv and report.html (the
+ * claims evaluated on the rows) and any further `files`, each atomically, then mark the folder complete.
+ * A previous cachelab run's files there are replaced; a file cachelab did not write is a usage error,
+ * before anything is touched.
  */
-export function writeRunFiles(
-  outDir: string,
-  run: {
-    runId: string
-    rows: readonly StepRow[]
-    scenarios: readonly Scenario[]
-    notApplicable?: readonly NotApplicable[]
-    comparisons?: readonly LoopComparison[]
-    inexpressible?: readonly LoopInexpressible[]
-  },
-): RunFiles {
+export function writeRunFiles(outDir: string, run: RunFilesInput): RunFiles {
+  const folder = RunFolder.replace(resolve(outDir), {
+    writer: run.writer ?? 'run',
+    files: [...RUN_FILES, ...Object.keys(run.files ?? {})],
+  })
+  const written = writeInto(folder, run)
+  folder.complete()
+  return written
+}
+
+/** The run's files into an open folder (not yet marked complete). */
+function writeInto(folder: RunFolder, run: RunFilesInput): RunFiles {
   const { runId, rows } = run
   const notApplicable = run.notApplicable ?? []
   const comparisons = run.comparisons ?? []
   const inexpressible = run.inexpressible ?? []
   const { summaries, claims } = verdictsOf(rows, run.scenarios)
-  mkdirSync(outDir, { recursive: true })
-  writeFileSync(join(outDir, 'steps.csv'), stepsCsv(rows))
-  writeFileSync(join(outDir, 'summary.csv'), summaryCsv(summaries))
-  writeFileSync(join(outDir, 'breaks.csv'), breaksCsv(breaksOf(rows)))
-  writeFileSync(join(outDir, 'claims.csv'), claimsCsv(claims))
-  if (comparisons.length > 0) writeFileSync(join(outDir, 'loops.csv'), loopsCsv(comparisons))
-  writeFileSync(
-    join(outDir, 'report.html'),
+  folder.write('steps.csv', stepsCsv(rows))
+  folder.write('summary.csv', summaryCsv(summaries))
+  folder.write('breaks.csv', breaksCsv(breaksOf(rows)))
+  folder.write('claims.csv', claimsCsv(claims))
+  if (comparisons.length > 0) folder.write('loops.csv', loopsCsv(comparisons))
+  folder.write(
+    'report.html',
     renderReport({ rows, summaries, runId, claims, notApplicable, comparisons, inexpressible }),
   )
+  for (const [name, content] of Object.entries(run.files ?? {})) folder.write(name, content)
   return { summaries, claims }
 }
 
@@ -298,13 +344,23 @@ function chosenScenarios(chosen: RunOptions['scenarios']): Scenario[] {
   )
 }
 
-/** Make the output directory; a previous run's session logs there are replaced. */
-function prepareOutput(outDir: string, sessionsDir: string): void {
-  mkdirSync(outDir, { recursive: true })
-  if (existsSync(sessionsDir)) {
-    for (const name of readdirSync(sessionsDir)) {
-      if (name.endsWith('.jsonl') || name.endsWith('.torn')) rmSync(join(sessionsDir, name))
-    }
+/** The folder of a run's session logs, relative to the run folder. */
+const SESSIONS_DIR = 'sessions'
+
+/** A session's log, relative to the run folder. */
+function sessionFileOf(sessionId: string): string {
+  return `${SESSIONS_DIR}/${sessionId}.jsonl`
+}
+
+/** Where DSH's own session store writes a DSH-loop session's log, relative to the run folder. */
+function dshSessionFileOf(sessionId: string): string {
+  return `${SESSIONS_DIR}/${sessionId}.dsh.jsonl`
+}
+
+/** Live: every provider of the run needs its key, checked before the output folder is touched. */
+function requireLiveKeys(plans: readonly { provider: ProviderId }[], env: RunOptions['env']): void {
+  for (const provider of new Set(plans.map((plan) => plan.provider))) {
+    const found = liveEndpoint(provider, env ?? process.env)
+    if ('missing' in found) throw new CachelabError('usage', `--live needs ${found.missing} for ${provider}`)
   }
-  mkdirSync(sessionsDir, { recursive: true })
 }

@@ -4,15 +4,19 @@
 // reported once, and serving goes on.
 
 import { readFileSync } from 'node:fs'
+import { config as loadDotenv } from 'dotenv'
 import { CachelabError } from '../harness/errors.ts'
 import { ReplaySource } from '../providers/capture/replay.ts'
 import { CaptureWriter, openCapture } from '../providers/capture/store.ts'
 import { CaptureTracker } from '../providers/capture/tracker.ts'
+import type { Vendor } from '../providers/catalog.ts'
+import { DEFAULT_BASE_URLS, ENV_NAMES } from '../providers/endpoints.ts'
 import { CLOCK_PATH } from '../providers/mock/control.ts'
 import { parseFaultSchedule } from '../providers/mock/fault-spec.ts'
 import type { FaultRule } from '../providers/mock/faults.ts'
 import { LOOPBACK_ROUTES, startLoopback } from '../providers/mock/loopback.ts'
 import { readReplies } from '../providers/mock/reply-file.ts'
+import { isLoopbackHost, redactText } from '../providers/mock/serve-safety.ts'
 import { CacheSimulators } from '../providers/sim/index.ts'
 import { parse } from './args.ts'
 import { openJsonlSink } from './jsonl-sink.ts'
@@ -29,6 +33,7 @@ export async function serveCommand(argv: string[], signal?: AbortSignal): Promis
     faults: { type: 'string' },
     lenient: { type: 'boolean' },
     replies: { type: 'string' },
+    expose: { type: 'boolean' },
   })
   const port = values.port === undefined ? 8787 : Number(values.port)
   if (!Number.isInteger(port) || port < 0 || port > 65_535)
@@ -36,6 +41,17 @@ export async function serveCommand(argv: string[], signal?: AbortSignal): Promis
   const upstream = values.upstream ?? 'sim'
   if (upstream !== 'sim' && upstream !== 'live')
     throw new CachelabError('usage', `--upstream must be sim or live, not ${upstream}`)
+  const host = values.host ?? '127.0.0.1'
+  const exposed = !isLoopbackHost(host)
+  // Beyond this machine the simulator is anyone's, and the live proxy an open relay with the callers' keys.
+  if (exposed && values.expose !== true)
+    throw new CachelabError(
+      'usage',
+      upstream === 'live'
+        ? `--host ${host} with --upstream live would relay anyone who reaches it to the provider APIs: add --expose to mean it`
+        : `--host ${host} listens beyond this machine (no authentication): add --expose to mean it, or use 127.0.0.1`,
+    )
+  const liveBaseURLs = upstream === 'live' ? liveUpstreams(process.env) : undefined
   if (values['record-bodies'] === true && values.record === undefined)
     throw new CachelabError('usage', '--record-bodies needs --record DIR')
   if (values.replay !== undefined && upstream !== 'sim')
@@ -94,14 +110,27 @@ export async function serveCommand(argv: string[], signal?: AbortSignal): Promis
             process.stderr.write(`cachelab serve: replay refused a request: ${message}\n`),
         }
       : {}),
-    ...(values.host !== undefined ? { host: values.host } : {}),
+    host,
     port,
+    ...(liveBaseURLs !== undefined ? { liveBaseURLs } : {}),
     upstream,
     ...(values.lenient === true ? { lenient: true } : {}),
     ...(replies !== undefined ? { replies } : {}),
     ...(log !== undefined ? { log: (record) => log.append(record) } : {}),
     ...(faults !== undefined ? { faults } : {}),
   })
+  const loop = liveBaseURLs === undefined ? undefined : selfUpstream(liveBaseURLs, new URL(server.url).port)
+  if (loop !== undefined) {
+    await server.close()
+    throw new CachelabError(
+      'usage',
+      `${loop} points at this server: --upstream live would proxy to itself (unset it in serve's environment, or point it at the provider)`,
+    )
+  }
+  if (exposed)
+    process.stderr.write(
+      `cachelab serve: warning: listening on ${host} (--expose): reachable from other machines, with no authentication${upstream === 'live' ? '; every caller is relayed to the provider APIs' : ''}\n`,
+    )
   process.stdout.write(
     [
       `cachelab serve (${upstream}${values.lenient === true ? ', lenient' : ''}) listening on ${server.url}`,
@@ -109,6 +138,9 @@ export async function serveCommand(argv: string[], signal?: AbortSignal): Promis
       `  ANTHROPIC_BASE_URL=${server.baseURLs.anthropic}`,
       `  DEEPSEEK_BASE_URL=${server.baseURLs.deepseek}`,
       `  (path prefixes: ${LOOPBACK_ROUTES.map(({ prefix }) => prefix).join(', ')}; the README gives each client's setting)`,
+      ...(liveBaseURLs !== undefined
+        ? [`  upstream: ${VENDORS.map((vendor) => `${vendor} ${liveBaseURLs[vendor]}`).join(', ')}`]
+        : []),
       ...(writer !== undefined ? [`  recording to ${writer.dir} (cachelab report ${writer.dir})`] : []),
       ...(replay !== undefined
         ? [
@@ -141,6 +173,53 @@ export async function serveCommand(argv: string[], signal?: AbortSignal): Promis
   if (log !== undefined && log.lost > 0)
     process.stderr.write(`cachelab serve: ${log.lost} log records could not be written to ${log.path}\n`)
   return 0
+}
+
+const VENDORS: readonly Vendor[] = ['openai', 'anthropic', 'deepseek']
+
+/**
+ * `--upstream live`'s provider base URLs: `*_BASE_URL` from the environment or `.env` (a staging
+ * upstream), else the real APIs. A value that is not an http(s) URL is a usage error naming the variable.
+ */
+export function liveUpstreams(processEnv: NodeJS.ProcessEnv): Record<Vendor, string> {
+  const env: Record<string, string | undefined> = { ...processEnv }
+  loadDotenv({ processEnv: env as Record<string, string>, quiet: true })
+  const urls = { ...DEFAULT_BASE_URLS }
+  for (const vendor of VENDORS) {
+    const name = ENV_NAMES[vendor].baseURL
+    const value = env[name]?.trim()
+    if (value === undefined || value === '') continue
+    let url: URL
+    try {
+      url = new URL(value)
+    } catch {
+      throw new CachelabError(
+        'usage',
+        `${name} must be an http(s) URL, not ${JSON.stringify(redactText(value))}`,
+      )
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw new CachelabError(
+        'usage',
+        `${name} must be an http(s) URL, not ${JSON.stringify(redactText(value))}`,
+      )
+    urls[vendor] = value.replace(/\/$/, '')
+  }
+  return urls
+}
+
+/**
+ * The variable whose base URL is this server itself (a loopback host on its port), or undefined: a shell
+ * that points its clients at `cachelab serve` would otherwise make the live proxy call itself forever.
+ */
+export function selfUpstream(urls: Readonly<Record<Vendor, string>>, port: string): string | undefined {
+  for (const vendor of VENDORS) {
+    const url = new URL(urls[vendor])
+    const urlPort = url.port === '' ? (url.protocol === 'https:' ? '443' : '80') : url.port
+    if (urlPort === port && isLoopbackHost(url.hostname))
+      return `${ENV_NAMES[vendor].baseURL}=${urls[vendor]}`
+  }
+  return undefined
 }
 
 /** The rules of a `--faults` file, checked; an unreadable or invalid file is an input error (exit 2). */

@@ -1,8 +1,12 @@
 // Test helpers for the command line: run `main` in process with its output captured, and set
 // environment variables for the length of a call.
 
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { vi } from 'vitest'
 import { main } from './cli.ts'
+import { RunFolder } from './run-folder.ts'
 
 /** What one CLI invocation returned and printed. */
 export interface CliResult {
@@ -50,4 +54,13 @@ export async function withEnv<T>(
   } finally {
     assign(saved)
   }
+}
+
+/** A finished run folder holding exactly `files` (name → content), marked complete as cachelab marks its own. */
+export function finishedRunDir(files: Readonly<Record<string, string>>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'cachelab-run-'))
+  const folder = RunFolder.replace(dir, { writer: 'test', files: Object.keys(files) })
+  for (const [name, content] of Object.entries(files)) folder.write(name, content)
+  folder.complete()
+  return dir
 }

@@ -75,6 +75,71 @@ export function parseSessionLog(content: string, file: string): ReadLog {
   return { events }
 }
 
+/** One problem of a log, at its 1-based line. */
+export interface LogProblem {
+  line: number
+  reason: string
+}
+
+/** What checking every line of a log found. */
+export interface LogCheck {
+  /** Lines that are well-formed events. */
+  events: number
+  /** Every invalid line, in order; empty when the log is valid. */
+  problems: LogProblem[]
+  /** A final line cut mid-write: readable logs may end so (resuming moves it aside), so not a problem. */
+  torn?: TornLine
+}
+
+/**
+ * Check every line of a log (the pure part of `cachelab validate`). Unlike `parseSessionLog`, which stops
+ * at the first fault, each line is checked: JSON and shape on every line, and the session's own rules
+ * (first event, seqs, surface ranges) up to the first line that breaks them — after that the session state
+ * is unknown, so later lines are checked for shape only.
+ */
+export function checkSessionLog(content: string): LogCheck {
+  const lines = content.split('\n')
+  const endsWithNewline = content.endsWith('\n')
+  if (endsWithNewline) lines.pop()
+  const problems: LogProblem[] = []
+  let events = 0
+  let projection: SessionProjection | undefined
+  let projectionBroken = false
+  for (const [index, text] of lines.entries()) {
+    const line = index + 1
+    let value: unknown
+    try {
+      value = JSON.parse(text)
+    } catch {
+      if (index === lines.length - 1 && !endsWithNewline) return { events, problems, torn: { line, text } }
+      problems.push({ line, reason: 'not valid JSON' })
+      continue
+    }
+    const checked = checkEventShape(value)
+    if ('problem' in checked) {
+      problems.push({ line, reason: checked.problem })
+      continue
+    }
+    events += 1
+    if (projectionBroken) continue
+    try {
+      if (projection === undefined) {
+        if (checked.event.type !== 'session/start')
+          throw new CachelabError('log', 'the first event must be session/start')
+        projection = SessionProjection.empty(checked.event.data.sessionId)
+      }
+      projection.apply(checked.event)
+    } catch (error) {
+      projectionBroken = true
+      problems.push({
+        line,
+        reason: `${(error as Error).message} (later lines are checked for shape only)`,
+      })
+    }
+  }
+  return { events, problems }
+}
+
 /**
  * An open log file that events are appended to, one line each, as the loop commits them. Opening an
  * existing log with a torn tail moves the torn bytes to `<file>.torn` before appending.

@@ -37,6 +37,7 @@ import {
   SESSION_HEADER,
   TIME_HEADER,
 } from './script.ts'
+import { isForwardedHeader, pathProblem, redactText } from './serve-safety.ts'
 
 /** The base URL path of each vendor on the loopback server; SDK base URLs are `http://host:port` + these. */
 export const LOOPBACK_PREFIXES: Readonly<Record<Vendor, string>> = {
@@ -160,7 +161,9 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
   const server = createServer((incoming, outgoing) => {
     serve(incoming, outgoing).catch((error: unknown) => {
       if (!outgoing.headersSent)
-        writeJson(outgoing, 500, { error: { type: 'server_error', message: (error as Error).message } })
+        writeJson(outgoing, 500, {
+          error: { type: 'server_error', message: redactText((error as Error).message) },
+        })
       else outgoing.destroy(error as Error)
     })
   })
@@ -169,6 +172,15 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
     const begin = performance.now()
     const path = incoming.url ?? '/'
     const method = incoming.method ?? 'GET'
+    // Only normalised paths go anywhere: a `..` would climb out of the vendor's root on the live proxy.
+    const unsafe = pathProblem(path)
+    if (unsafe !== undefined) {
+      writeJson(outgoing, 400, {
+        type: 'error',
+        error: { type: 'invalid_request_error', message: `${unsafe}: ${redactText(path)}` },
+      })
+      return
+    }
     if (isControlPath(path)) {
       const body = method === 'GET' || method === 'HEAD' ? undefined : await readBody(incoming)
       const answer = handleControl(method, path, body?.toString('utf8'), context)
@@ -178,7 +190,11 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
     }
     const target = routeOf(path)
     if (target === undefined) {
-      writeJson(outgoing, 404, notFound(`no provider API at ${method} ${path}; ${ACCEPTED_PREFIXES}`))
+      writeJson(
+        outgoing,
+        404,
+        notFound(`no provider API at ${method} ${redactText(path)}; ${ACCEPTED_PREFIXES}`),
+      )
       return
     }
     const { vendor, rest } = target
@@ -239,11 +255,16 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
       })
       response =
         (await getResponse(handlers, request)) ??
-        jsonResponse(404, notFound(`no ${vendor} API at ${method} ${path}; ${servedUnder(vendor, handlers)}`))
+        jsonResponse(
+          404,
+          notFound(`no ${vendor} API at ${method} ${redactText(path)}; ${servedUnder(vendor, handlers)}`),
+        )
     } else {
+      // The provider gets an allow-list of headers: no cookies, no x-forwarded-*, no cachelab headers.
+      const forwarded = new Headers([...headers].filter(([name]) => isForwardedHeader(name)))
       response = await fetch(`${apiRoot(vendor, liveBaseURLs)}${rest}`, {
         method,
-        headers,
+        headers: forwarded,
         ...(body !== undefined ? { body } : {}),
       })
     }
@@ -317,7 +338,8 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
         options.log?.({
           time: new Date().toISOString(),
           vendor,
-          path,
+          // A key can ride in the query string (`?key=`, `api-key=`…): the log never holds one.
+          path: redactText(path),
           session: resolution?.session ?? sessionOf(headers, parsed),
           model: typeof parsed?.model === 'string' ? parsed.model : undefined,
           status: response.status,

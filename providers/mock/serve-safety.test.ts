@@ -1,0 +1,91 @@
+import { describe, expect, it } from 'vitest'
+import { isForwardedHeader, isLoopbackHost, pathProblem, redactText } from './serve-safety.ts'
+
+describe('redacting keys from text', () => {
+  it.each([
+    ['/v1/chat?key=abc123', '/v1/chat?key=[redacted]'],
+    ['/v1/chat?api-key=abc&api_key=def&limit=3', '/v1/chat?api-key=[redacted]&api_key=[redacted]&limit=3'],
+    [
+      '/v1/chat?access_token=a%2Fb&x-goog-api-key=z',
+      '/v1/chat?access_token=[redacted]&x-goog-api-key=[redacted]',
+    ],
+    ['/v1/chat?API_KEY=abc', '/v1/chat?API_KEY=[redacted]'],
+    ['/v1/chat?sig=abc#frag', '/v1/chat?sig=[redacted]#frag'],
+    ['/v1/models?after=abc', '/v1/models?after=abc'],
+  ])('redacts the secret query values of %s', (path, redacted) => {
+    expect(redactText(path)).toBe(redacted)
+  })
+
+  it('redacts bearer tokens, URL user-info, sk- keys and known secrets anywhere in a message', () => {
+    expect(
+      redactText(
+        'fetch https://me:pw@api.example.com/x failed; Authorization: Bearer tok.123 sk-ant-api03-abcdefghijklmnopqrstuvwx and my-own-secret-key',
+        ['my-own-secret-key'],
+      ),
+    ).toBe(
+      'fetch https://[redacted]@api.example.com/x failed; Authorization: Bearer [redacted] [redacted] and [redacted]',
+    )
+  })
+})
+
+describe('the headers the live proxy forwards', () => {
+  it('passes what the provider APIs read', () => {
+    for (const name of [
+      'Authorization',
+      'x-api-key',
+      'content-type',
+      'accept',
+      'anthropic-version',
+      'anthropic-beta',
+      'openai-organization',
+      'x-stainless-retry-count',
+      'x-cachelab-session',
+      'idempotency-key',
+      'user-agent',
+    ])
+      expect(isForwardedHeader(name), name).toBe(true)
+  })
+
+  it('drops cookies and forwarding headers', () => {
+    for (const name of [
+      'cookie',
+      'x-forwarded-host',
+      'x-forwarded-for',
+      'forwarded',
+      'x-real-ip',
+      'host',
+      'origin',
+      'proxy-authorization',
+    ])
+      expect(isForwardedHeader(name), name).toBe(false)
+  })
+})
+
+describe('normalised paths', () => {
+  it('accepts a provider path with a query', () => {
+    expect(pathProblem('/openai/v1/chat/completions?x=../y')).toBeUndefined()
+  })
+
+  it.each([
+    '/openai/v1/../../x',
+    '/openai/v1/%2e%2e/x',
+    '/openai/v1/%2E%2E%2Fx',
+    '/openai/v1/./chat',
+    '/openai/v1//chat',
+    '/openai/v1/a%5cb',
+    '/openai/v1/%00',
+    '/openai/v1/%zz',
+    'http://evil.example/openai/v1/chat',
+  ])('refuses %s', (path) => {
+    expect(pathProblem(path)).toBeDefined()
+  })
+})
+
+describe('loopback hosts', () => {
+  it('are localhost, 127.0.0.0/8 and ::1 only', () => {
+    for (const host of ['127.0.0.1', '127.1.2.3', 'localhost', '::1', '[::1]', '::ffff:127.0.0.1'])
+      expect(isLoopbackHost(host), host).toBe(true)
+    for (const host of ['0.0.0.0', '::', '192.168.1.2', 'example.com', '128.0.0.1', '127.0.0.1.nip.io'])
+      expect(isLoopbackHost(host), host).toBe(false)
+  })
+})

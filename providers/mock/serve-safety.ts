@@ -1,0 +1,103 @@
+// The loopback server's security edges, as pure functions: keys redacted from anything it writes, the
+// headers and paths the live proxy passes on, and which hosts count as this machine only
+// (notes/2026-11-30-serve-security.md).
+
+/** What a redacted value is replaced with. */
+export const REDACTED = '[redacted]'
+
+/**
+ * Query parameter names that carry a credential: `key`, `api-key`, `api_key`, `x-goog-api-key`,
+ * `access_token`, `token`, `secret`, `password`, `signature`, `sig`, `auth`, `credential`… (case-insensitive,
+ * anywhere in the name: a redacted harmless parameter costs nothing, a missed key leaks it).
+ */
+const SECRET_PARAMETER = /key|token|secret|passw|signature|^sig$|auth|credential|session_id/i
+
+/** Key shapes worth catching wherever they appear: OpenAI/Anthropic/DeepSeek style `sk-…` keys. */
+const KEY_SHAPE = /\bsk-[A-Za-z0-9_-]{16,}/g
+
+/** A query pair inside a URL or a path: `?name=value` or `&name=value`. */
+const QUERY_PAIR = /([?&;])([^=&;#\s"'<>]+)=([^&;#\s"'<>]*)/g
+
+/**
+ * Text with every credential that can hide in it replaced: secret-named query values in any URL or path,
+ * `Bearer` tokens, URL user-info (`https://user:pass@host`), `sk-…` key shapes, and the given `secrets`
+ * (the keys the process knows) verbatim.
+ */
+export function redactText(text: string, secrets: readonly string[] = []): string {
+  let clean = text
+  for (const secret of secrets) if (secret.length >= 8) clean = clean.split(secret).join(REDACTED)
+  return clean
+    .replace(QUERY_PAIR, (whole, separator: string, name: string) =>
+      SECRET_PARAMETER.test(safeDecode(name)) ? `${separator}${name}=${REDACTED}` : whole,
+    )
+    .replace(/\b(Bearer|Basic)\s+[^\s"',;]+/gi, `$1 ${REDACTED}`)
+    .replace(/(\/\/)[^/@\s"'<>]+@/g, `$1${REDACTED}@`)
+    .replace(KEY_SHAPE, REDACTED)
+}
+
+/**
+ * The request headers the live proxy passes to a provider: what its API reads (content negotiation,
+ * credentials, the vendors' own `anthropic-*` / `openai-*` headers, the SDKs' `x-stainless-*`
+ * telemetry, idempotency), and cachelab's own `x-cachelab-*` (a staging upstream may be another
+ * `cachelab serve`, which reads them; a vendor ignores them). Never cookies, `forwarded` /
+ * `x-forwarded-*` / `x-real-ip`: they would tell the provider about the caller's network, or let a
+ * caller spoof it.
+ */
+export function isForwardedHeader(name: string): boolean {
+  const lower = name.toLowerCase()
+  return (
+    FORWARDED_HEADERS.has(lower) ||
+    lower.startsWith('anthropic-') ||
+    lower.startsWith('openai-') ||
+    lower.startsWith('x-stainless-') ||
+    lower.startsWith('x-cachelab-')
+  )
+}
+
+const FORWARDED_HEADERS: ReadonlySet<string> = new Set([
+  'accept',
+  'authorization',
+  'content-type',
+  'idempotency-key',
+  'user-agent',
+  'x-api-key',
+])
+
+/**
+ * Why a request path is refused, or undefined when it is normalised: no `.` or `..` segment (also
+ * percent-encoded), no backslash, no empty segment, no control characters. A proxy that let `URL`
+ * resolve `/openai/v1/../../x` would send the caller's key wherever the path climbs to.
+ */
+export function pathProblem(path: string): string | undefined {
+  const mark = path.search(/[?#]/)
+  const pathname = mark === -1 ? path : path.slice(0, mark)
+  if (!pathname.startsWith('/')) return 'the path must start with /'
+  let decoded: string
+  try {
+    decoded = decodeURIComponent(pathname)
+  } catch {
+    return 'the path has a malformed percent-encoding'
+  }
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
+  if (/[\\\u0000-\u001f\u007f]/.test(decoded)) return 'the path has a backslash or a control character'
+  const segments = decoded.slice(1).split('/')
+  if (segments.some((segment) => segment === '.' || segment === '..')) return 'the path has a . or .. segment'
+  if (segments.slice(0, -1).some((segment) => segment === '')) return 'the path has an empty segment (//)'
+  return undefined
+}
+
+/** True when `host` (as given to `--host`) binds this machine only: `localhost`, 127.0.0.0/8, `::1`. */
+export function isLoopbackHost(host: string): boolean {
+  const bare = host.replace(/^\[(.*)\]$/, '$1').toLowerCase()
+  if (bare === 'localhost' || bare === '::1' || bare === '0:0:0:0:0:0:0:1') return true
+  const v4 = bare.startsWith('::ffff:') ? bare.slice('::ffff:'.length) : bare
+  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(v4)
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text.replace(/\+/g, ' '))
+  } catch {
+    return text
+  }
+}
