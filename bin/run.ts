@@ -11,6 +11,7 @@ import { hashString } from '../harness/random.ts'
 import { PROVIDER_IDS, type ProviderId } from '../harness/types.ts'
 import { startMockProviders } from '../providers/index.ts'
 import { CacheSimulators } from '../providers/sim/index.ts'
+import { type BreakEvent, breakEventsOf } from '../reports/break-events.ts'
 import { breaksOf } from '../reports/breaks.ts'
 import { breaksCsv, claimsCsv, stepsCsv, summaryCsv } from '../reports/csv.ts'
 import { providerOutcomes, runFailures, type SessionOutcome } from '../reports/failures.ts'
@@ -123,6 +124,7 @@ export async function run(options: RunOptions = {}): Promise<RunResult> {
   const liveClock = new VirtualClock()
   const rows: StepRow[] = []
   const outcomes: SessionOutcome[] = []
+  const breakEvents: BreakEvent[] = []
   try {
     for (const [index, plan] of plans.entries()) {
       const result = await runSession(plan, {
@@ -134,6 +136,8 @@ export async function run(options: RunOptions = {}): Promise<RunResult> {
       })
       rows.push(...result.rows)
       outcomes.push({ provider: plan.provider, rows: result.rows, events: result.events })
+      const [first] = result.rows
+      if (first !== undefined) breakEvents.push(...breakEventsOf(first, result.rows, result.events))
       options.onSession?.({
         index: index + 1,
         total: plans.length,
@@ -147,7 +151,7 @@ export async function run(options: RunOptions = {}): Promise<RunResult> {
   const verdicts =
     outDir === undefined
       ? verdictsOf(rows, scenarios)
-      : writeRunFiles(outDir, { runId, rows, scenarios, notApplicable })
+      : writeRunFiles(outDir, { runId, rows, scenarios, notApplicable, breakEvents })
   const failures = runFailures(providerOutcomes(outcomes), live ? 'live' : 'simulated')
   return { runId, rows, ...verdicts, notApplicable, failures, outDir }
 }
@@ -169,6 +173,8 @@ export function writeRunFiles(
     rows: readonly StepRow[]
     scenarios: readonly Scenario[]
     notApplicable?: readonly NotApplicable[]
+    /** The session events the breaks name, described for report.html. */
+    breakEvents?: readonly BreakEvent[]
   },
 ): RunFiles {
   const { runId, rows } = run
@@ -179,7 +185,10 @@ export function writeRunFiles(
   writeFileSync(join(outDir, 'summary.csv'), summaryCsv(summaries))
   writeFileSync(join(outDir, 'breaks.csv'), breaksCsv(breaksOf(rows)))
   writeFileSync(join(outDir, 'claims.csv'), claimsCsv(claims))
-  writeFileSync(join(outDir, 'report.html'), renderReport({ rows, summaries, runId, claims, notApplicable }))
+  writeFileSync(
+    join(outDir, 'report.html'),
+    renderReport({ rows, summaries, runId, claims, notApplicable, breakEvents: run.breakEvents ?? [] }),
+  )
   return { summaries, claims }
 }
 

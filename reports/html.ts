@@ -1,12 +1,17 @@
-// report.html: one self-contained page per run (inline CSS and SVG, no scripts, nothing fetched), with the
-// summary table, then per session a chart and a collapsible step table. Same rows in, same bytes out.
+// report.html: one self-contained page per run (inline CSS and SVG, no scripts, nothing fetched) that
+// scales to hundreds of sessions: an index by scenario and provider, a breaks-only filter (a checkbox and
+// CSS), the costliest breaks, the summary and the sessions worst first by lost dollars, quiet sessions
+// collapsed and off-screen ones left unrendered by the browser (content-visibility), long sessions
+// windowed around their breaks. Same rows in, same bytes out.
 
-import { chartLegend, sessionChart } from './chart.ts'
+import { type BreakEvent, breakEventIndex } from './break-events.ts'
+import { chartLegend, durationText, sessionChart } from './chart.ts'
 import { providerAdvice, stepLabel } from './labels.ts'
 import { escapeHtml } from './markup.ts'
 import { groupBySession, type SessionKey, sessionKeyString, sessionLabel } from './session-key.ts'
 import { countText } from './text-table.ts'
 import type { ClaimResult, StepRow, SummaryRow } from './types.ts'
+import { IDLE_SECONDS, idleBefore, slotRows, windowRows } from './window.ts'
 
 /** A session the run left out because its model cannot serve the variant. */
 export interface LeftOut {
@@ -29,6 +34,8 @@ export interface ReportInput {
   claims?: readonly ClaimResult[]
   /** Variants not applicable on the model they would run on (no rows, no numbers). */
   notApplicable?: readonly LeftOut[]
+  /** The session events the breaks name, described (`breakEventsOf`); without them a break shows its seq alone. */
+  breakEvents?: readonly BreakEvent[]
 }
 
 interface Session {
@@ -36,16 +43,31 @@ interface Session {
   anchor: string
   summary: SummaryRow | undefined
   rows: readonly StepRow[]
+  /** What the session's breaks cost in dollars: the client's changes and the provider side together. */
+  lostUsd: number
+  /** Requests with a break on either side. */
+  breaks: number
+  /** Claims that read this session and fail. */
+  claimsFailed: number
 }
 
+/** Looks up the described event behind a break. */
+type EventLookup = (key: SessionKey, seq: number) => BreakEvent | undefined
+
+/** Breaks listed in the costliest-breaks table. */
+const COSTLIEST_BREAKS = 20
+/** A step table lists every request up to this many; a longer session lists those near its breaks. */
+const STEP_TABLE_LIMIT = 80
+
 const STYLE = `
-:root { color-scheme: light; --text: #1d1d1f; --muted: #5f6368; --rule: #dcdce2; --panel: #f6f6f8; --break: #fff1e8; }
+:root { color-scheme: light; --text: #1d1d1f; --muted: #5f6368; --rule: #dcdce2; --panel: #f6f6f8; --break: #fff1e8; --break-strong: #D55E00; --fail: #b3261e; }
 * { box-sizing: border-box; }
+html { scroll-padding-top: 56px; }
 body { margin: 0; color: var(--text); background: #fff; font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; }
 main { max-width: 1440px; margin: 0 auto; padding: 32px 24px 64px; }
 h1 { font-size: 1.65rem; margin: 0 0 4px; letter-spacing: -0.01em; }
 h2 { font-size: 1.2rem; margin: 40px 0 8px; }
-h3 { font-size: 1.05rem; margin: 0 0 4px; }
+h3 { font-size: 1.05rem; margin: 0; display: inline; }
 p { margin: 4px 0 12px; }
 code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 0.92em; }
 a { color: #0b57d0; }
@@ -58,19 +80,43 @@ thead th { font-size: 0.78rem; font-weight: 600; color: var(--muted); border-bot
 thead th.num, thead th.label { white-space: normal; }
 .num, .label { text-align: right; white-space: nowrap; }
 .label { text-align: left; }
+table.steps td { text-align: right; white-space: nowrap; }
+table.steps td.label { text-align: left; }
+table.steps td.wrap { white-space: normal; min-width: 30ch; max-width: 60ch; }
 .sub { display: block; font-size: 0.75rem; color: var(--muted); }
 tbody tr:hover { background: var(--panel); }
 tr.break td { background: var(--break); }
 tr.failed td { color: var(--muted); font-style: italic; }
-.fail { color: #b3261e; }
+tr.elided td { color: var(--muted); background: var(--panel); font-style: italic; text-align: left; }
+.fail { color: var(--fail); }
+.lost { color: #8a3200; font-weight: 600; }
 td.wrap { white-space: normal; min-width: 28ch; }
 .tag { display: inline-block; font-size: 0.72rem; font-style: normal; padding: 0 6px; border-radius: 8px; border: 1px solid currentColor; }
-.session { margin-top: 36px; padding-top: 20px; border-top: 1px solid var(--rule); }
+.toolbar { position: sticky; top: 0; z-index: 2; display: flex; flex-wrap: wrap; align-items: center; gap: 6px 20px; margin: 12px -24px 0; padding: 8px 24px; background: rgba(255,255,255,0.96); border-bottom: 1px solid var(--rule); font-size: 0.9rem; }
+.toolbar label { font-weight: 600; cursor: pointer; display: flex; align-items: center; gap: 6px; }
+.toolbar input { width: 16px; height: 16px; margin: 0; accent-color: var(--break-strong); }
+.toolbar nav { display: flex; gap: 14px; }
+main:has(#breaks-only:checked) .quiet { display: none; }
+.index td { vertical-align: top; }
+.index td.scenario { font-weight: 600; white-space: nowrap; }
+.chips { display: flex; flex-wrap: wrap; gap: 4px; }
+.chip { display: inline-flex; gap: 4px; align-items: baseline; padding: 1px 8px; border-radius: 10px; border: 1px solid var(--rule); background: #fff; font-size: 0.8rem; text-decoration: none; color: var(--text); white-space: nowrap; }
+.chip.broke { background: var(--break); border-color: #f0b48c; }
+.chip.broke b { color: #8a3200; }
+.chip.failing { border-color: var(--fail); box-shadow: inset 0 0 0 1px var(--fail); }
+.chip b { font-weight: 600; font-size: 0.75rem; }
+.session { margin-top: 16px; padding-top: 12px; border-top: 1px solid var(--rule); }
+.session > summary { list-style: none; cursor: pointer; }
+.session > summary::-webkit-details-marker { display: none; }
+.session > summary::before { content: "▸"; display: inline-block; width: 1.1em; color: var(--muted); }
+.session[open] > summary::before { content: "▾"; }
+.session > summary .meta { display: block; margin: 2px 0 0 1.1em; font-weight: normal; font-size: 0.9rem; }
+.session-body { content-visibility: auto; contain-intrinsic-size: auto 520px; }
 figure { margin: 12px 0 8px; }
 svg.chart { display: block; max-width: 100%; height: auto; font-family: inherit; }
-svg.chart.wide { max-width: none; }
 .legend { display: flex; flex-wrap: wrap; gap: 4px 18px; list-style: none; margin: 6px 0 0; padding: 0; font-size: 0.82rem; color: var(--muted); }
 .legend li { display: flex; align-items: center; gap: 6px; }
+.legend-box { position: sticky; top: 41px; z-index: 1; background: rgba(255,255,255,0.96); padding: 4px 0 6px; border-bottom: 1px solid var(--rule); }
 details { margin-top: 12px; }
 summary { cursor: pointer; font-weight: 600; }
 footer { margin-top: 48px; padding-top: 16px; border-top: 1px solid var(--rule); }
@@ -80,7 +126,12 @@ footer p { max-width: 100ch; }
 /** The report page. */
 export function renderReport(input: ReportInput): string {
   const sessions = sessionsOf(input)
+  const eventOf = breakEventIndex(input.breakEvents ?? [])
+  const worstFirst = [...sessions].sort(worseFirst)
   const requests = input.rows.length
+  const broken = sessions.filter((session) => session.breaks > 0).length
+  const cost = sessions.reduce((total, session) => total + (session.summary?.costUsd ?? 0), 0)
+  const lost = sessions.reduce((total, session) => total + session.lostUsd, 0)
   const title = `cachelab report: ${input.runId}`
   return [
     '<!doctype html>',
@@ -95,14 +146,22 @@ export function renderReport(input: ReportInput): string {
     '<main>',
     '<header>',
     `<h1>cachelab report <code>${escapeHtml(input.runId)}</code></h1>`,
-    `<p class="meta">${sessions.length} ${plural(sessions.length, 'session')}, ${countText(requests)} ${plural(requests, 'request')}</p>`,
+    `<p class="meta">${sessions.length} ${plural(sessions.length, 'session')}, ${countText(requests)} ${plural(requests, 'request')}, ${dollars(cost, 4)} in all; ${broken} ${plural(broken, 'session')} with breaks lost <span class="lost">${dollars(lost, 4)}</span>.</p>`,
     '</header>',
-    summarySection(sessions),
+    '<div class="toolbar">',
+    `<label for="breaks-only"><input type="checkbox" id="breaks-only">Only sessions with breaks (${broken} of ${sessions.length})</label>`,
+    '<nav><a href="#index">Index</a><a href="#costliest">Costliest breaks</a><a href="#summary">Summary</a><a href="#sessions">Sessions</a></nav>',
+    '</div>',
+    indexSection(sessions),
+    costliestSection(sessions, eventOf),
+    summarySection(worstFirst),
     claimsSection(input.claims ?? []),
     notApplicableSection(input.notApplicable ?? []),
-    '<section>',
+    '<section id="sessions">',
     '<h2>Sessions</h2>',
-    ...sessions.map(sessionSection),
+    '<p class="note">Worst first by the dollars their breaks lost. Sessions with breaks are open; the others open on a click. A session longer than the chart’s 200 columns draws the requests near its breaks one by one and its quiet stretches as lighter bars of their mean; its step table lists the requests near breaks and sums the rest (every request is in steps.csv).</p>',
+    `<div class="legend-box">${chartLegend()}</div>`,
+    ...worstFirst.map((session) => sessionSection(session, eventOf)),
     '</section>',
     '<footer>',
     '<p class="note">Input tokens are split into disjoint buckets: input = cache-read + cache-write + uncached. ',
@@ -110,7 +169,8 @@ export function renderReport(input: ReportInput): string {
     '“warm” leaves out each session’s first request, which starts cold. ',
     'Ideal read is what the provider’s own rules would have read had the request extended the previous one unchanged, from the same cache at the same time; lost = ideal read − read, what the client’s change cost. ',
     'Provider lost is what a warm cache would have read on top of that (nothing expired, no lookback window, the same machine): what an idle gap or the provider’s reach cost. ',
-    'Ideal cost prices the lost tokens as cache reads.</p>',
+    'Ideal cost prices the lost tokens as cache reads; lost dollars are cost − ideal cost plus what the provider side cost. ',
+    `Idle gaps of ${IDLE_SECONDS} seconds or more of virtual time are marked on the request axis.</p>`,
     '</footer>',
     '</main>',
     '</body>',
@@ -119,7 +179,7 @@ export function renderReport(input: ReportInput): string {
   ].join('\n')
 }
 
-/** Sessions in summary order, then any that only have rows, each with its rows and summary. */
+/** Sessions in summary order, then any that only have rows, each with its rows, summary and losses. */
 function sessionsOf(input: ReportInput): Session[] {
   const rowsByKey = new Map(
     groupBySession(input.rows).map((group) => [sessionKeyString(group[0] as StepRow), group]),
@@ -131,12 +191,116 @@ function sessionsOf(input: ReportInput): Session[] {
       keys.set(key, { scenario: row.scenario, variant: row.variant, provider: row.provider })
   }
   const summaries = new Map(input.summaries.map((summary) => [sessionKeyString(summary), summary]))
-  return [...keys.entries()].map(([keyString, key], index) => ({
-    key,
-    anchor: `session-${index + 1}`,
-    summary: summaries.get(keyString),
-    rows: rowsByKey.get(keyString) ?? [],
-  }))
+  return [...keys.entries()].map(([keyString, key], index) => {
+    const summary = summaries.get(keyString)
+    const rows = rowsByKey.get(keyString) ?? []
+    const ok = rows.filter((row) => row.ok)
+    return {
+      key,
+      anchor: `session-${index + 1}`,
+      summary,
+      rows,
+      lostUsd:
+        summary === undefined
+          ? ok.reduce((total, row) => total + rowLostUsd(row) + row.providerLostUsd, 0)
+          : summary.costUsd - summary.idealCostUsd + summary.providerLostUsd,
+      breaks:
+        summary?.breaks ??
+        ok.filter((row) => row.breakCause !== undefined || row.providerCause !== undefined).length,
+      claimsFailed: summary?.claimsFailed ?? 0,
+    }
+  })
+}
+
+/** Most lost dollars first, then most breaks, then failing claims; run order among equals. */
+function worseFirst(left: Session, right: Session): number {
+  return (
+    right.lostUsd - left.lostUsd ||
+    right.breaks - left.breaks ||
+    right.claimsFailed - left.claimsFailed ||
+    Number(left.anchor.slice('session-'.length)) - Number(right.anchor.slice('session-'.length))
+  )
+}
+
+/** What a request's client-side break cost in dollars: its cost above the cost at its ideal read. */
+function rowLostUsd(row: StepRow): number {
+  return row.costUsd - row.idealCostUsd
+}
+
+/** The classes a session's entries share: `quiet` (hidden by the breaks-only filter) when it has no break. */
+function sessionClass(session: Session): string {
+  return session.breaks === 0 ? 'quiet' : 'broke'
+}
+
+/** Scenarios down, providers across, each session a chip to its section, marked when it broke. */
+function indexSection(sessions: readonly Session[]): string {
+  const scenarios = [...new Set(sessions.map((session) => session.key.scenario))]
+  const providers = [...new Set(sessions.map((session) => session.key.provider))]
+  const body = scenarios.map((scenario) => {
+    const ofScenario = sessions.filter((session) => session.key.scenario === scenario)
+    const cells = providers.map((provider) => {
+      const chips = ofScenario
+        .filter((session) => session.key.provider === provider)
+        .map((session) => {
+          const classes = ['chip', sessionClass(session), session.claimsFailed > 0 ? 'failing' : '']
+          const badge =
+            session.breaks === 0 ? '' : `<b>${session.breaks} · ${shortDollars(session.lostUsd)}</b>`
+          const hint = `${sessionLabel(session.key)}: ${session.breaks} ${plural(session.breaks, 'break')}, ${dollars(session.lostUsd, 4)} lost${session.claimsFailed > 0 ? `, ${session.claimsFailed} failing ${plural(session.claimsFailed, 'claim')}` : ''}`
+          return `<a class="${classes.filter((name) => name !== '').join(' ')}" href="#${session.anchor}" title="${escapeHtml(hint)}">${escapeHtml(session.key.variant)}${badge}</a>`
+        })
+      return `<td>${chips.length === 0 ? '<span class="meta">–</span>' : `<div class="chips">${chips.join('')}</div>`}</td>`
+    })
+    const quiet = ofScenario.every((session) => session.breaks === 0) ? ' class="quiet"' : ''
+    return `<tr${quiet}><td class="scenario">${escapeHtml(scenario)}</td>${cells.join('')}</tr>`
+  })
+  return [
+    '<section id="index">',
+    '<h2>Index</h2>',
+    '<p class="note">Each chip is a variant’s session on that provider, with its breaks and the dollars they lost; orange when it broke, outlined red when a claim that reads it fails.</p>',
+    '<div class="table-scroll"><table class="index">',
+    headRow([
+      { title: 'scenario', numeric: false },
+      ...providers.map((provider) => ({ title: provider, numeric: false })),
+    ]),
+    `<tbody>${body.join('\n')}</tbody>`,
+    '</table></div>',
+    '</section>',
+  ].join('\n')
+}
+
+/** The run's most expensive breaks across sessions, with the event behind each. */
+function costliestSection(sessions: readonly Session[], eventOf: EventLookup): string {
+  const breaks = sessions.flatMap((session) =>
+    session.rows
+      .filter((row) => row.ok && (row.breakCause !== undefined || row.providerCause !== undefined))
+      .map((row) => ({ session, row, lostUsd: rowLostUsd(row) + row.providerLostUsd })),
+  )
+  if (breaks.length === 0)
+    return '<section id="costliest"><h2>Costliest breaks</h2><p class="meta">No request broke the cache.</p></section>'
+  const top = breaks
+    .map((entry, order) => ({ ...entry, order }))
+    .sort((left, right) => right.lostUsd - left.lostUsd || left.order - right.order)
+    .slice(0, COSTLIEST_BREAKS)
+  const body = top.map(
+    ({ session, row, lostUsd }) =>
+      `<tr><td class="num lost">${dollars(lostUsd, 4)}</td><td class="num">${countText(row.lostTokens + row.providerLostTokens)}</td><td class="label"><a href="#${session.anchor}">${escapeHtml(sessionLabel(session.key))}</a></td><td class="label">${escapeHtml(stepLabel(row))}</td><td class="label wrap">${breakCell(row, session.key, eventOf)}</td></tr>`,
+  )
+  return [
+    '<section id="costliest">',
+    '<h2>Costliest breaks</h2>',
+    `<p class="note">The ${top.length} most expensive of the run’s ${breaks.length} ${plural(breaks.length, 'break')}, in dollars lost (the client’s change and the provider side together).</p>`,
+    '<div class="table-scroll"><table>',
+    headRow([
+      { title: 'lost', numeric: true, note: 'USD' },
+      { title: 'lost tokens', numeric: true },
+      { title: 'session', numeric: false },
+      { title: 'turn.step', numeric: false },
+      { title: 'break', numeric: false, note: 'cause, node, event: what it did' },
+    ]),
+    `<tbody>${body.join('\n')}</tbody>`,
+    '</table></div>',
+    '</section>',
+  ].join('\n')
 }
 
 interface HeadCell {
@@ -156,6 +320,7 @@ const SUMMARY_HEAD: readonly HeadCell[] = [
   { title: 'write ratio', numeric: true, note: 'of input tokens' },
   { title: 'lost tokens', numeric: true },
   { title: 'provider lost', numeric: true, note: 'idle gaps, reach' },
+  { title: 'lost', numeric: true, note: 'USD, both sides' },
   { title: 'cost', numeric: true },
   { title: 'ideal cost', numeric: true },
   { title: 'breaks', numeric: true },
@@ -169,11 +334,13 @@ function headRow(cells: readonly HeadCell[]): string {
   return `<thead><tr>${cells.map(cell).join('')}</tr></thead>`
 }
 
+/** The summary table, worst first. */
 function summarySection(sessions: readonly Session[]): string {
   const body = sessions.map((session) => {
     const summary = session.summary
+    const rowClass = ` class="${sessionClass(session)}"`
     if (summary === undefined)
-      return `<tr>${labelCells(session, undefined)}<td colspan="${SUMMARY_HEAD.length - 3}" class="meta">no summary row</td></tr>`
+      return `<tr${rowClass}>${labelCells(session, undefined)}<td colspan="${SUMMARY_HEAD.length - 3}" class="meta">no summary row</td></tr>`
     const failed =
       summary.failedAttempts === 0
         ? ''
@@ -186,6 +353,7 @@ function summarySection(sessions: readonly Session[]): string {
       ratioCell(summary.writeRatio, summary.inputTokens),
       countText(summary.lostTokens),
       countText(summary.providerLostTokens),
+      session.lostUsd > 0 ? `<span class="lost">${dollars(session.lostUsd, 4)}</span>` : dollars(0, 4),
       dollars(summary.costUsd, 4),
       dollars(summary.idealCostUsd, 4),
       countText(summary.breaks),
@@ -195,12 +363,12 @@ function summarySection(sessions: readonly Session[]): string {
       claimsCell(summary),
     ]
     const numeric = SUMMARY_HEAD.slice(3).map((head) => head.numeric)
-    return `<tr>${labelCells(session, summary.model)}${cells.map((cell, index) => `<td class="${numeric[index] === true ? 'num' : 'label'}">${cell}</td>`).join('')}</tr>`
+    return `<tr${rowClass}>${labelCells(session, summary.model)}${cells.map((cell, index) => `<td class="${numeric[index] === true ? 'num' : 'label'}">${cell}</td>`).join('')}</tr>`
   })
   return [
-    '<section>',
+    '<section id="summary">',
     '<h2>Summary</h2>',
-    '<p class="note">Hit ratios are token-weighted: cache-read tokens ÷ input tokens of the successful requests, with the denominator in tokens under each value. “Warm” leaves out each session’s first request; the write ratio is cache-write ÷ input tokens.</p>',
+    '<p class="note">Worst first by lost dollars. Hit ratios are token-weighted: cache-read tokens ÷ input tokens of the successful requests, with the denominator in tokens under each value. “Warm” leaves out each session’s first request; the write ratio is cache-write ÷ input tokens.</p>',
     '<div class="table-scroll"><table>',
     headRow(SUMMARY_HEAD),
     `<tbody>${body.join('\n')}</tbody>`,
@@ -236,6 +404,8 @@ function claimsSection(claims: readonly ClaimResult[]): string {
     '<section>',
     '<h2>Claims</h2>',
     `<p class="meta">${held} of ${claims.length} hold${failed > 0 ? `, <strong class="fail">${failed} fail</strong>` : ''}. Each scenario’s “demonstrates” sentence, checked on this run’s rows.</p>`,
+    // Open when something fails; a run where every claim holds keeps the table a click away.
+    `<details${failed > 0 ? ' open' : ''}><summary>Every claim (${claims.length})</summary>`,
     '<div class="table-scroll"><table>',
     headRow([
       { title: 'status', numeric: false },
@@ -246,6 +416,7 @@ function claimsSection(claims: readonly ClaimResult[]): string {
     ]),
     `<tbody>${body.join('\n')}</tbody>`,
     '</table></div>',
+    '</details>',
     '</section>',
   ].join('\n')
 }
@@ -280,7 +451,8 @@ function warmTokens(rows: readonly StepRow[]): { read: number; input: number } |
   }
 }
 
-function sessionSection(session: Session): string {
+/** A session: a line of facts that opens onto its chart and step table; open when it broke. */
+function sessionSection(session: Session, eventOf: EventLookup): string {
   const label = sessionLabel(session.key)
   const { rows, summary } = session
   const facts: string[] = []
@@ -291,29 +463,33 @@ function sessionSection(session: Session): string {
       `warm hit ratio ${percent(summary.hitRatioWarm)}${warm === undefined ? '' : ` (${countText(warm.read)} of ${countText(warm.input)} warm input tokens read from cache)`}`,
       `${countText(summary.lostTokens)} tokens lost`,
       `${countText(summary.providerLostTokens)} on the provider side`,
-      `${countText(summary.breaks)} ${plural(summary.breaks, 'break')}`,
     )
   }
+  facts.push(
+    session.breaks === 0
+      ? 'no break'
+      : `<span class="lost">${countText(session.breaks)} ${plural(session.breaks, 'break')}, ${dollars(session.lostUsd, 4)} lost</span>`,
+  )
   const failed = rows.filter((row) => !row.ok).length
   facts.push(
     `${countText(rows.length)} ${plural(rows.length, 'request')}${failed === 0 ? '' : ` (${failed} failed)`}`,
   )
   const parts = [
-    `<article class="session" id="${session.anchor}">`,
-    `<h3>${escapeHtml(label)}</h3>`,
-    `<p class="meta">${facts.join(' · ')}</p>`,
+    `<details class="session ${sessionClass(session)}" id="${session.anchor}"${session.breaks > 0 ? ' open' : ''}>`,
+    `<summary><h3>${escapeHtml(label)}</h3><span class="meta">${facts.join(' · ')}</span></summary>`,
   ]
   if (rows.length === 0) {
-    parts.push('<p class="meta">No step rows for this session.</p>', '</article>')
+    parts.push('<p class="meta">No step rows for this session.</p>', '</details>')
     return parts.join('\n')
   }
   parts.push(
+    '<div class="session-body">',
     '<figure>',
-    `<div class="chart-scroll">${sessionChart(rows, `${session.anchor}-chart`, `Tokens per request: ${label}`)}</div>`,
-    `<figcaption>${chartLegend()}</figcaption>`,
+    `<div class="chart-scroll">${sessionChart(rows, `${session.anchor}-chart`, `Tokens per request: ${label}`, { eventOf: (seq) => eventOf(session.key, seq) })}</div>`,
     '</figure>',
-    stepTable(rows),
-    '</article>',
+    stepTable(session, eventOf),
+    '</div>',
+    '</details>',
   )
   return parts.join('\n')
 }
@@ -332,9 +508,9 @@ const STEP_HEAD: readonly HeadCell[] = [
   { title: 'ideal read', numeric: true },
   { title: 'lost', numeric: true },
   { title: 'provider lost', numeric: true },
-  { title: 'break', numeric: false, note: 'cause, node, event' },
+  { title: 'break', numeric: false, note: 'cause, node, event: what it did; cost' },
   { title: 'cost', numeric: true },
-  { title: 'time (s)', numeric: true },
+  { title: 'time (s)', numeric: true, note: 'virtual' },
   { title: 'latency (ms)', numeric: true },
 ]
 
@@ -344,13 +520,25 @@ const PREDICTED_HEAD: readonly HeadCell[] = [
   { title: 'predicted write', numeric: true, note: 'simulator' },
 ]
 
-function stepTable(rows: readonly StepRow[]): string {
+/** The session's requests, or in a long session those near a break with one line for each quiet stretch. */
+function stepTable(session: Session, eventOf: EventLookup): string {
+  const { rows } = session
   const predicted = rows.some((row) => row.predictedCacheReadTokens !== undefined)
   const head = predicted ? [...STEP_HEAD.slice(0, 7), ...PREDICTED_HEAD, ...STEP_HEAD.slice(7)] : STEP_HEAD
   const optional = (value: number | undefined) => (value === undefined ? '' : countText(value))
-  const body = rows.map((row, index) => {
+  const slots = windowRows(rows, {
+    limit: STEP_TABLE_LIMIT,
+    context: 2,
+    idleSeconds: IDLE_SECONDS,
+    stretches: 'one',
+  })
+  const body = slots.map((slot) => {
+    if (slot.kind === 'span') return elidedRow(slotRows(rows, slot), head.length)
+    const index = slot.index
+    const row = rows[index] as StepRow
     const broke = row.breakCause !== undefined || row.providerCause !== undefined
     const classes = [row.ok ? '' : 'failed', broke ? 'break' : ''].filter((name) => name !== '')
+    const idle = idleBefore(rows, index)
     const cells = [
       String(index + 1),
       `${escapeHtml(stepLabel(row))}${statusTag(row)}`,
@@ -366,17 +554,23 @@ function stepTable(rows: readonly StepRow[]): string {
       countText(row.idealCacheReadTokens),
       countText(row.lostTokens),
       countText(row.providerLostTokens),
-      breakCell(row),
+      breakCell(row, session.key, eventOf),
       dollars(row.costUsd, 6),
-      row.virtualTimeS.toFixed(3),
+      `${row.virtualTimeS.toFixed(3)}${idle === 0 ? '' : `<span class="sub">after idle ${durationText(idle)}</span>`}`,
       countText(row.latencyMs),
     ]
     const rowClass = classes.length === 0 ? '' : ` class="${classes.join(' ')}"`
-    return `<tr${rowClass}>${cells.map((cell, column) => `<td class="${head[column]?.numeric === true ? 'num' : 'label'}">${cell}</td>`).join('')}</tr>`
+    // Cells are right-aligned by the table's style; only text cells carry a class.
+    return `<tr${rowClass}>${cells.map((cell, column) => (head[column]?.numeric === true ? `<td>${cell}</td>` : `<td class="label${column === head.length - 4 ? ' wrap' : ''}">${cell}</td>`)).join('')}</tr>`
   })
+  const shown = slots.filter((slot) => slot.kind === 'request').length
+  const summaryText =
+    shown === rows.length
+      ? `Steps (${countText(rows.length)} ${plural(rows.length, 'request')})`
+      : `Steps (${countText(shown)} of ${countText(rows.length)} requests: those near breaks, the rest summed)`
   return [
-    `<details><summary>Steps (${countText(rows.length)} ${plural(rows.length, 'request')})</summary>`,
-    '<div class="table-scroll"><table>',
+    `<details><summary>${summaryText}</summary>`,
+    '<div class="table-scroll"><table class="steps">',
     headRow(head),
     `<tbody>${body.join('\n')}</tbody>`,
     '</table></div>',
@@ -384,20 +578,44 @@ function stepTable(rows: readonly StepRow[]): string {
   ].join('\n')
 }
 
+/** One line for a quiet stretch of a long session: how many requests, their hit ratio and cost. */
+function elidedRow(rows: readonly StepRow[], columns: number): string {
+  const first = rows[0] as StepRow
+  const last = rows[rows.length - 1] as StepRow
+  const ok = rows.filter((row) => row.ok)
+  const sum = (pick: (row: StepRow) => number) => ok.reduce((total, row) => total + pick(row), 0)
+  const input = sum((row) => row.inputTokens)
+  const hit = input === 0 ? undefined : sum((row) => row.cacheReadTokens) / input
+  const text = `${countText(rows.length)} requests without a break, ${stepLabel(first)} to ${stepLabel(last)}: hit ratio ${percent(hit)} of ${countText(input)} input tokens, ${countText(sum((row) => row.lostTokens))} tokens lost, ${dollars(
+    sum((row) => row.costUsd),
+    4,
+  )} (every row is in steps.csv)`
+  return `<tr class="elided"><td colspan="${columns}">… ${text}</td></tr>`
+}
+
 function statusTag(row: StepRow): string {
   if (!row.ok) return ' <span class="tag">failed</span>'
   return row.cold ? ' <span class="tag">cold</span>' : ''
 }
 
-function breakCell(row: StepRow): string {
+/** A break as cause, node and the event behind it (its type and what it did), then what it cost in dollars. */
+function breakCell(row: StepRow, key: SessionKey, eventOf: EventLookup): string {
   const parts: string[] = []
   if (row.breakCause !== undefined && row.breakCause !== row.providerCause) {
+    const event = row.breakEventSeq === undefined ? undefined : eventOf(key, row.breakEventSeq)
     const where = [
       row.breakNode,
-      row.breakEventSeq === undefined ? undefined : `event ${row.breakEventSeq}`,
+      row.breakEventSeq === undefined
+        ? undefined
+        : `event ${row.breakEventSeq}${event === undefined ? '' : ` ${event.type}`}`,
     ].filter((part) => part !== undefined)
+    const lines = [
+      where.length === 0 ? undefined : where.join(' · '),
+      event?.description,
+      `${countText(row.lostTokens)} tokens, ${dollars(rowLostUsd(row), 4)}`,
+    ].filter((line) => line !== undefined)
     parts.push(
-      `<strong>${escapeHtml(row.breakCause)}</strong>${where.length === 0 ? '' : `<span class="sub">${escapeHtml(where.join(' · '))}</span>`}`,
+      `<strong>${escapeHtml(row.breakCause)}</strong>${lines.map((line) => `<span class="sub">${escapeHtml(line)}</span>`).join('')}`,
     )
   }
   if (row.providerCause !== undefined) {
@@ -416,6 +634,12 @@ function ratioCell(ratio: number | undefined, denominator: number | undefined): 
 
 function percent(ratio: number | undefined): string {
   return ratio === undefined ? '–' : `${(ratio * 100).toFixed(2)}%`
+}
+
+/** Dollars in a chip: cents from a cent up, four decimals below, `$0` when nothing was lost. */
+function shortDollars(value: number): string {
+  if (value < 0.00005) return '$0'
+  return dollars(value, value < 0.01 ? 4 : 2)
 }
 
 function dollars(value: number, digits: number): string {
