@@ -178,7 +178,7 @@ describe('renderReport: a run of many sessions', () => {
 
   it('opens with an index of scenarios by provider, each session a chip linking to its section', () => {
     expect(indexOf('<section id="index">')).toBeLessThan(indexOf('<section id="sessions">'))
-    const index = page.slice(indexOf('<section id="index">'), indexOf('</section>', indexOf('id="index"')))
+    const index = page.slice(indexOf('<section id="index">'), indexOf('<section id="costliest">'))
     expect(index).toMatch(/<th class="label" scope="col">anthropic<\/th>.*deepseek.*openai-chat/)
     const anchor = page.match(/<details class="session broke" id="(session-\d+)"/)?.[1]
     expect(index).toContain(`<a class="chip broke" href="#${anchor}"`)
