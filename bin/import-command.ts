@@ -25,7 +25,7 @@ import {
   type RewriteSummary,
   rewritesTable,
 } from '../reports/observed-rows.ts'
-import { summaryTable } from '../reports/table.ts'
+import { summaryTable, wantsColour } from '../reports/table.ts'
 import { alignedTable, countText, dollarText, percentText } from '../reports/text-table.ts'
 import { parse } from './args.ts'
 import { type ImportOptions, importTranscripts } from './import.ts'
@@ -227,7 +227,12 @@ export async function importCommand(
   const { summaries } = writeRunFiles(outDir, { runId: result.runId, rows, scenarios: [] })
   const table = rewritesTable(result.entries)
   writeFileSync(join(outDir, 'rewrites.csv'), rewritesCsv(table))
-  const lines = [summaryTable(summaries), '', ...rewritesText(table), '']
+  const lines = [
+    summaryTable(summaries, { colour: wantsColour(process.stdout, process.env) }),
+    '',
+    ...rewritesText(table),
+    '',
+  ]
   if (values.ttl === '1h') lines.push(...hourTtlText(result.entries), '')
   const written = ['steps.csv', 'summary.csv', 'breaks.csv', 'rewrites.csv', 'report.html']
   if (tally !== undefined && target !== undefined) {
