@@ -5,13 +5,28 @@
 // windowed around their breaks. Same rows in, same bytes out.
 
 import { type BreakEvent, breakEventIndex } from './break-events.ts'
-import { chartLegend, durationText, sessionChart } from './chart.ts'
-import { providerAdvice, stepLabel } from './labels.ts'
+import { chartLegend } from './chart.ts'
+import {
+  breakCell,
+  dollars,
+  type EventLookup,
+  type HeadCell,
+  headRow,
+  plural,
+  ratioCell,
+  rowLostUsd,
+  type Session,
+  sessionClass,
+  shortDollars,
+  warmTokens,
+} from './html-parts.ts'
+import { sessionSection } from './html-session.ts'
+import { stepLabel } from './labels.ts'
 import { escapeHtml } from './markup.ts'
 import { groupBySession, type SessionKey, sessionKeyString, sessionLabel } from './session-key.ts'
 import { countText } from './text-table.ts'
 import type { ClaimResult, StepRow, SummaryRow } from './types.ts'
-import { IDLE_SECONDS, idleBefore, slotRows, windowRows } from './window.ts'
+import { IDLE_SECONDS } from './window.ts'
 
 /** A session the run left out because its model cannot serve the variant. */
 export interface LeftOut {
@@ -38,26 +53,8 @@ export interface ReportInput {
   breakEvents?: readonly BreakEvent[]
 }
 
-interface Session {
-  key: SessionKey
-  anchor: string
-  summary: SummaryRow | undefined
-  rows: readonly StepRow[]
-  /** What the session's breaks cost in dollars: the client's changes and the provider side together. */
-  lostUsd: number
-  /** Requests with a break on either side. */
-  breaks: number
-  /** Claims that read this session and fail. */
-  claimsFailed: number
-}
-
-/** Looks up the described event behind a break. */
-type EventLookup = (key: SessionKey, seq: number) => BreakEvent | undefined
-
 /** Breaks listed in the costliest-breaks table. */
 const COSTLIEST_BREAKS = 20
-/** A step table lists every request up to this many; a longer session lists those near its breaks. */
-const STEP_TABLE_LIMIT = 80
 
 const STYLE = `
 :root { color-scheme: light; --text: #1d1d1f; --muted: #5f6368; --rule: #dcdce2; --panel: #f6f6f8; --break: #fff1e8; --break-strong: #D55E00; --fail: #b3261e; }
@@ -197,6 +194,7 @@ function sessionsOf(input: ReportInput): Session[] {
     const ok = rows.filter((row) => row.ok)
     return {
       key,
+      order: index,
       anchor: `session-${index + 1}`,
       summary,
       rows,
@@ -218,18 +216,8 @@ function worseFirst(left: Session, right: Session): number {
     right.lostUsd - left.lostUsd ||
     right.breaks - left.breaks ||
     right.claimsFailed - left.claimsFailed ||
-    Number(left.anchor.slice('session-'.length)) - Number(right.anchor.slice('session-'.length))
+    left.order - right.order
   )
-}
-
-/** What a request's client-side break cost in dollars: its cost above the cost at its ideal read. */
-function rowLostUsd(row: StepRow): number {
-  return row.costUsd - row.idealCostUsd
-}
-
-/** The classes a session's entries share: `quiet` (hidden by the breaks-only filter) when it has no break. */
-function sessionClass(session: Session): string {
-  return session.breaks === 0 ? 'quiet' : 'broke'
 }
 
 /** Scenarios down, providers across, each session a chip to its section, marked when it broke. */
@@ -303,13 +291,6 @@ function costliestSection(sessions: readonly Session[], eventOf: EventLookup): s
   ].join('\n')
 }
 
-interface HeadCell {
-  title: string
-  numeric: boolean
-  /** A second line under the title (the denominator of a ratio). */
-  note?: string
-}
-
 const SUMMARY_HEAD: readonly HeadCell[] = [
   { title: 'scenario', numeric: false },
   { title: 'variant', numeric: false },
@@ -327,12 +308,6 @@ const SUMMARY_HEAD: readonly HeadCell[] = [
   { title: 'largest break', numeric: false, note: 'tokens at turn.step' },
   { title: 'claims', numeric: false, note: 'hold / read this session' },
 ]
-
-function headRow(cells: readonly HeadCell[]): string {
-  const cell = (head: HeadCell) =>
-    `<th class="${head.numeric ? 'num' : 'label'}" scope="col">${escapeHtml(head.title)}${head.note === undefined ? '' : `<span class="sub">${escapeHtml(head.note)}</span>`}</th>`
-  return `<thead><tr>${cells.map(cell).join('')}</tr></thead>`
-}
 
 /** The summary table, worst first. */
 function summarySection(sessions: readonly Session[]): string {
@@ -439,213 +414,4 @@ function labelCells(session: Session, model: string | undefined): string {
     `<td class="label">${escapeHtml(variant)}</td>`,
     `<td class="label">${escapeHtml(provider)}${modelLine}</td>`,
   ].join('')
-}
-
-/** Cache-read and input tokens of the session's warm requests (successful, after the first). */
-function warmTokens(rows: readonly StepRow[]): { read: number; input: number } | undefined {
-  if (rows.length === 0) return undefined
-  const warm = rows.filter((row) => row.ok && !row.cold)
-  return {
-    read: warm.reduce((total, row) => total + row.cacheReadTokens, 0),
-    input: warm.reduce((total, row) => total + row.inputTokens, 0),
-  }
-}
-
-/** A session: a line of facts that opens onto its chart and step table; open when it broke. */
-function sessionSection(session: Session, eventOf: EventLookup): string {
-  const label = sessionLabel(session.key)
-  const { rows, summary } = session
-  const facts: string[] = []
-  if (summary !== undefined) {
-    facts.push(escapeHtml(summary.model))
-    const warm = warmTokens(rows)
-    facts.push(
-      `warm hit ratio ${percent(summary.hitRatioWarm)}${warm === undefined ? '' : ` (${countText(warm.read)} of ${countText(warm.input)} warm input tokens read from cache)`}`,
-      `${countText(summary.lostTokens)} tokens lost`,
-      `${countText(summary.providerLostTokens)} on the provider side`,
-    )
-  }
-  facts.push(
-    session.breaks === 0
-      ? 'no break'
-      : `<span class="lost">${countText(session.breaks)} ${plural(session.breaks, 'break')}, ${dollars(session.lostUsd, 4)} lost</span>`,
-  )
-  const failed = rows.filter((row) => !row.ok).length
-  facts.push(
-    `${countText(rows.length)} ${plural(rows.length, 'request')}${failed === 0 ? '' : ` (${failed} failed)`}`,
-  )
-  const parts = [
-    `<details class="session ${sessionClass(session)}" id="${session.anchor}"${session.breaks > 0 ? ' open' : ''}>`,
-    `<summary><h3>${escapeHtml(label)}</h3><span class="meta">${facts.join(' · ')}</span></summary>`,
-  ]
-  if (rows.length === 0) {
-    parts.push('<p class="meta">No step rows for this session.</p>', '</details>')
-    return parts.join('\n')
-  }
-  parts.push(
-    '<div class="session-body">',
-    '<figure>',
-    `<div class="chart-scroll">${sessionChart(rows, `${session.anchor}-chart`, `Tokens per request: ${label}`, { eventOf: (seq) => eventOf(session.key, seq) })}</div>`,
-    '</figure>',
-    stepTable(session, eventOf),
-    '</div>',
-    '</details>',
-  )
-  return parts.join('\n')
-}
-
-const STEP_HEAD: readonly HeadCell[] = [
-  { title: '#', numeric: true },
-  { title: 'turn.step', numeric: false },
-  { title: 'attempt', numeric: true },
-  { title: 'header', numeric: false },
-  { title: 'input', numeric: true },
-  { title: 'cache-read', numeric: true },
-  { title: 'cache-write', numeric: true },
-  { title: 'uncached', numeric: true },
-  { title: 'output', numeric: true },
-  { title: 'hit ratio', numeric: true },
-  { title: 'ideal read', numeric: true },
-  { title: 'lost', numeric: true },
-  { title: 'provider lost', numeric: true },
-  { title: 'break', numeric: false, note: 'cause, node, event: what it did; cost' },
-  { title: 'cost', numeric: true },
-  { title: 'time (s)', numeric: true, note: 'virtual' },
-  { title: 'latency (ms)', numeric: true },
-]
-
-/** The prediction columns of a session whose usage came from the real provider, after cache-write. */
-const PREDICTED_HEAD: readonly HeadCell[] = [
-  { title: 'predicted read', numeric: true, note: 'simulator' },
-  { title: 'predicted write', numeric: true, note: 'simulator' },
-]
-
-/** The session's requests, or in a long session those near a break with one line for each quiet stretch. */
-function stepTable(session: Session, eventOf: EventLookup): string {
-  const { rows } = session
-  const predicted = rows.some((row) => row.predictedCacheReadTokens !== undefined)
-  const head = predicted ? [...STEP_HEAD.slice(0, 7), ...PREDICTED_HEAD, ...STEP_HEAD.slice(7)] : STEP_HEAD
-  const optional = (value: number | undefined) => (value === undefined ? '' : countText(value))
-  const slots = windowRows(rows, {
-    limit: STEP_TABLE_LIMIT,
-    context: 2,
-    idleSeconds: IDLE_SECONDS,
-    stretches: 'one',
-  })
-  const body = slots.map((slot) => {
-    if (slot.kind === 'span') return elidedRow(slotRows(rows, slot), head.length)
-    const index = slot.index
-    const row = rows[index] as StepRow
-    const broke = row.breakCause !== undefined || row.providerCause !== undefined
-    const classes = [row.ok ? '' : 'failed', broke ? 'break' : ''].filter((name) => name !== '')
-    const idle = idleBefore(rows, index)
-    const cells = [
-      String(index + 1),
-      `${escapeHtml(stepLabel(row))}${statusTag(row)}`,
-      String(row.attempt),
-      escapeHtml(row.headerReason ?? ''),
-      countText(row.inputTokens),
-      countText(row.cacheReadTokens),
-      countText(row.cacheWriteTokens),
-      ...(predicted ? [optional(row.predictedCacheReadTokens), optional(row.predictedCacheWriteTokens)] : []),
-      countText(row.uncachedTokens),
-      countText(row.outputTokens),
-      percent(row.hitRatio),
-      countText(row.idealCacheReadTokens),
-      countText(row.lostTokens),
-      countText(row.providerLostTokens),
-      breakCell(row, session.key, eventOf),
-      dollars(row.costUsd, 6),
-      `${row.virtualTimeS.toFixed(3)}${idle === 0 ? '' : `<span class="sub">after idle ${durationText(idle)}</span>`}`,
-      countText(row.latencyMs),
-    ]
-    const rowClass = classes.length === 0 ? '' : ` class="${classes.join(' ')}"`
-    // Cells are right-aligned by the table's style; only text cells carry a class.
-    return `<tr${rowClass}>${cells.map((cell, column) => (head[column]?.numeric === true ? `<td>${cell}</td>` : `<td class="label${column === head.length - 4 ? ' wrap' : ''}">${cell}</td>`)).join('')}</tr>`
-  })
-  const shown = slots.filter((slot) => slot.kind === 'request').length
-  const summaryText =
-    shown === rows.length
-      ? `Steps (${countText(rows.length)} ${plural(rows.length, 'request')})`
-      : `Steps (${countText(shown)} of ${countText(rows.length)} requests: those near breaks, the rest summed)`
-  return [
-    `<details><summary>${summaryText}</summary>`,
-    '<div class="table-scroll"><table class="steps">',
-    headRow(head),
-    `<tbody>${body.join('\n')}</tbody>`,
-    '</table></div>',
-    '</details>',
-  ].join('\n')
-}
-
-/** One line for a quiet stretch of a long session: how many requests, their hit ratio and cost. */
-function elidedRow(rows: readonly StepRow[], columns: number): string {
-  const first = rows[0] as StepRow
-  const last = rows[rows.length - 1] as StepRow
-  const ok = rows.filter((row) => row.ok)
-  const sum = (pick: (row: StepRow) => number) => ok.reduce((total, row) => total + pick(row), 0)
-  const input = sum((row) => row.inputTokens)
-  const hit = input === 0 ? undefined : sum((row) => row.cacheReadTokens) / input
-  const text = `${countText(rows.length)} requests without a break, ${stepLabel(first)} to ${stepLabel(last)}: hit ratio ${percent(hit)} of ${countText(input)} input tokens, ${countText(sum((row) => row.lostTokens))} tokens lost, ${dollars(
-    sum((row) => row.costUsd),
-    4,
-  )} (every row is in steps.csv)`
-  return `<tr class="elided"><td colspan="${columns}">… ${text}</td></tr>`
-}
-
-function statusTag(row: StepRow): string {
-  if (!row.ok) return ' <span class="tag">failed</span>'
-  return row.cold ? ' <span class="tag">cold</span>' : ''
-}
-
-/** A break as cause, node and the event behind it (its type and what it did), then what it cost in dollars. */
-function breakCell(row: StepRow, key: SessionKey, eventOf: EventLookup): string {
-  const parts: string[] = []
-  if (row.breakCause !== undefined && row.breakCause !== row.providerCause) {
-    const event = row.breakEventSeq === undefined ? undefined : eventOf(key, row.breakEventSeq)
-    const where = [
-      row.breakNode,
-      row.breakEventSeq === undefined
-        ? undefined
-        : `event ${row.breakEventSeq}${event === undefined ? '' : ` ${event.type}`}`,
-    ].filter((part) => part !== undefined)
-    const lines = [
-      where.length === 0 ? undefined : where.join(' · '),
-      event?.description,
-      `${countText(row.lostTokens)} tokens, ${dollars(rowLostUsd(row), 4)}`,
-    ].filter((line) => line !== undefined)
-    parts.push(
-      `<strong>${escapeHtml(row.breakCause)}</strong>${lines.map((line) => `<span class="sub">${escapeHtml(line)}</span>`).join('')}`,
-    )
-  }
-  if (row.providerCause !== undefined) {
-    const advice = providerAdvice(row)
-    parts.push(
-      `<strong>${escapeHtml(row.providerCause)}</strong><span class="sub">${escapeHtml(`${countText(row.providerLostTokens)} tokens, ${dollars(row.providerLostUsd, 4)}${advice === undefined ? '' : `; ${advice}`}`)}</span>`,
-    )
-  }
-  return parts.join('<br>')
-}
-
-/** A ratio over its denominator in tokens, written under it. */
-function ratioCell(ratio: number | undefined, denominator: number | undefined): string {
-  return `${percent(ratio)}${denominator === undefined ? '' : `<span class="sub">of ${countText(denominator)}</span>`}`
-}
-
-function percent(ratio: number | undefined): string {
-  return ratio === undefined ? '–' : `${(ratio * 100).toFixed(2)}%`
-}
-
-/** Dollars in a chip: cents from a cent up, four decimals below, `$0` when nothing was lost. */
-function shortDollars(value: number): string {
-  if (value < 0.00005) return '$0'
-  return dollars(value, value < 0.01 ? 4 : 2)
-}
-
-function dollars(value: number, digits: number): string {
-  return `$${value.toFixed(digits)}`
-}
-
-function plural(count: number, word: string): string {
-  return count === 1 ? word : `${word}s`
 }
