@@ -72,7 +72,7 @@ describe('describeEvent', () => {
 
   it('names a header change by what differs from the header before it', () => {
     expect(describe_(5)).toBe('change header: tools +grep')
-    expect(describe_(1)).toBe('initial header')
+    expect(describe_(1)).toBe('initial header with 1 tool')
   })
 
   it('names the tool result a prune cut and what it kept', () => {

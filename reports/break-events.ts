@@ -122,7 +122,18 @@ function headerDescription(
     if (candidate?.type === 'request/header') previous = candidate
   }
   const series = event.data.startsSeries === true ? ', new series' : ''
-  if (previous === undefined) return `${reason} header${series}`
+  if (previous === undefined) {
+    // No header before it: say what this one carries.
+    const parts = [
+      header.system === undefined ? undefined : 'system prompt',
+      header.tools === undefined
+        ? undefined
+        : `${header.tools.length} ${header.tools.length === 1 ? 'tool' : 'tools'}`,
+      header.sessionPrefix === undefined ? undefined : 'session prefix',
+      header.afterSlot === undefined ? undefined : 'after-slot',
+    ].filter((part) => part !== undefined)
+    return `${reason} header${series}${parts.length === 0 ? '' : ` with ${parts.join(', ')}`}`
+  }
   const before = previous.data.header
   const changes: string[] = []
   if (before.system !== header.system) changes.push('system prompt changed')
