@@ -26,7 +26,7 @@ import {
   rewritesTable,
 } from '../reports/observed-rows.ts'
 import { PolicyTally } from '../reports/series-policy.ts'
-import { summaryTable } from '../reports/table.ts'
+import { summaryTable, wantsColour } from '../reports/table.ts'
 import { alignedTable, countText, dollarText, percentText } from '../reports/text-table.ts'
 import { parse } from './args.ts'
 import { type ImportOptions, importTranscripts } from './import.ts'
@@ -262,7 +262,12 @@ export async function importCommand(
     files,
     writer: 'import',
   })
-  const lines = [summaryTable(summaries), '', ...rewritesText(table), '']
+  const lines = [
+    summaryTable(summaries, { colour: wantsColour(process.stdout, process.env) }),
+    '',
+    ...rewritesText(table),
+    '',
+  ]
   if (values.ttl === '1h') lines.push(...hourTtlText(result.entries), '')
   const written = [
     ...['steps.csv', 'summary.csv', 'breaks.csv', 'rewrites.csv', 'report.html'],

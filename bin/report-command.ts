@@ -7,7 +7,7 @@ import { CachelabError } from '../harness/errors.ts'
 import { breakLine, breaksOf } from '../reports/breaks.ts'
 import { CAPTURE_SCENARIO } from '../reports/capture-rows.ts'
 import { FIXED_EPOCH_MS } from '../reports/otel.ts'
-import { summaryTable } from '../reports/table.ts'
+import { summaryTable, wantsColour } from '../reports/table.ts'
 import { parse } from './args.ts'
 import { exportForCommand, exportLine, OTEL_FLAGS, otelExport } from './otel-option.ts'
 import { reportCapture } from './report.ts'
@@ -38,7 +38,7 @@ export async function reportCommand(argv: string[]): Promise<number> {
   })
   const breaks = breaksOf(report.rows)
   const succeeded = report.rows.filter((row) => row.ok).length
-  const lines = [summaryTable(summaries), '']
+  const lines = [summaryTable(summaries, { colour: wantsColour(process.stdout, process.env) }), '']
   if (breaks.length > 0) lines.push('breaks:', ...breaks.map((entry) => `  ${breakLine(entry)}`), '')
   const { header, continuation } = report.identities
   const keyed = report.identities['conversation-key']

@@ -4,9 +4,10 @@
 import { join, relative, resolve } from 'node:path'
 import { config as loadDotenv } from 'dotenv'
 import { LOOP_NAMES } from '../harness/loops/types.ts'
+import { breaksOf } from '../reports/breaks.ts'
 import { loopsSummaryLines } from '../reports/loops.ts'
 import { FIXED_EPOCH_MS } from '../reports/otel.ts'
-import { summaryTable } from '../reports/table.ts'
+import { breaksDigest, summaryTable, wantsColour } from '../reports/table.ts'
 import type { ClaimResult } from '../reports/types.ts'
 import { listOption, parse, providersOption } from './args.ts'
 import { exportForCommand, exportLine, OTEL_FLAGS, otelExport } from './otel-option.ts'
@@ -79,7 +80,10 @@ export async function runCommand(argv: string[]): Promise<number> {
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`)
   } else {
     const succeeded = rows.filter((row) => row.ok).length
-    const lines = [summaryTable(summaries), '']
+    const colour = wantsColour(process.stdout, process.env)
+    const lines = [summaryTable(summaries, { colour }), '']
+    const digest = breaksDigest(breaksOf(rows), { colour })
+    if (digest !== '') lines.push(digest, '')
     if (notApplicable.length > 0) {
       lines.push(
         `not applicable (no rows, no numbers):`,

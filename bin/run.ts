@@ -15,6 +15,7 @@ import { PROVIDER_IDS, type ProviderId } from '../harness/types.ts'
 import { liveEndpoint } from '../providers/endpoints.ts'
 import { startMockProviders } from '../providers/index.ts'
 import { CacheSimulators } from '../providers/sim/index.ts'
+import { type BreakEvent, breakEventsOf } from '../reports/break-events.ts'
 import { breaksOf } from '../reports/breaks.ts'
 import { breaksCsv, claimsCsv, stepsCsv, summaryCsv } from '../reports/csv.ts'
 import { providerOutcomes, runFailures, type SessionOutcome } from '../reports/failures.ts'
@@ -182,6 +183,7 @@ export async function run(options: RunOptions = {}): Promise<RunResult> {
   const rows: StepRow[] = []
   const outcomes: SessionOutcome[] = []
   const inexpressible: LoopInexpressible[] = []
+  const breakEvents: BreakEvent[] = []
   const pairs: Array<{ model?: LoopSession; dsh?: LoopSession }> = []
   // DSH's store needs a folder even when the run writes nothing: a temporary one, removed at the end.
   const dshDir = dsh ? (sessionsDir ?? mkdtempSync(join(tmpdir(), 'cachelab-dsh-'))) : undefined
@@ -204,6 +206,8 @@ export async function run(options: RunOptions = {}): Promise<RunResult> {
         sessionRows.push(...labelled)
         outcomes.push({ provider: plan.provider, rows: labelled, events: result.events })
         pair.model = { rows: labelled, digests: result.digests ?? [], breakEventTypes: [] }
+        const [first] = labelled
+        if (first !== undefined) breakEvents.push(...breakEventsOf(first, labelled, result.events))
       }
       if (dshModules !== undefined && mock !== undefined && dshDir !== undefined) {
         if (plan.provider !== DSH_LOOP_PROVIDER) {
@@ -241,7 +245,7 @@ export async function run(options: RunOptions = {}): Promise<RunResult> {
   const verdicts =
     folder === undefined
       ? verdictsOf(rows, scenarios)
-      : writeInto(folder, { runId, rows, scenarios, notApplicable, comparisons, inexpressible })
+      : writeInto(folder, { runId, rows, scenarios, notApplicable, comparisons, inexpressible, breakEvents })
   folder?.complete()
   const failures = runFailures(providerOutcomes(outcomes), live ? 'live' : 'simulated')
   return { runId, rows, ...verdicts, notApplicable, failures, inexpressible, comparisons, outDir }
@@ -272,6 +276,8 @@ export interface RunFilesInput {
   comparisons?: readonly LoopComparison[]
   /** Scenario events an external loop could not express, listed in report.html. */
   inexpressible?: readonly LoopInexpressible[]
+  /** The session events the breaks name, described for report.html. */
+  breakEvents?: readonly BreakEvent[]
   /** Further files of the folder (name relative to it → content), written before it is marked complete. */
   files?: Readonly<Record<string, string>>
   /** The command recorded in the folder's manifest; `run` when absent. */
@@ -308,7 +314,16 @@ function writeInto(folder: RunFolder, run: RunFilesInput): RunFiles {
   if (comparisons.length > 0) folder.write('loops.csv', loopsCsv(comparisons))
   folder.write(
     'report.html',
-    renderReport({ rows, summaries, runId, claims, notApplicable, comparisons, inexpressible }),
+    renderReport({
+      rows,
+      summaries,
+      runId,
+      claims,
+      notApplicable,
+      comparisons,
+      inexpressible,
+      breakEvents: run.breakEvents ?? [],
+    }),
   )
   for (const [name, content] of Object.entries(run.files ?? {})) folder.write(name, content)
   return { summaries, claims }

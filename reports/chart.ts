@@ -1,10 +1,14 @@
 // The per-session chart of report.html as inline SVG: one stacked bar per request (cache-read, cache-write,
-// uncached tokens), the hit ratio as a line on a 0–100% right axis, breaks marked with their cause.
+// uncached tokens), the hit ratio as a line on a 0–100% right axis, breaks marked with their cause, idle
+// gaps marked on the request axis. A long session keeps a fixed width: the requests near its breaks are
+// drawn one by one and the quiet stretches between them as lighter bars of their mean (window.ts).
 
-import { breakDescription, stepLabel } from './labels.ts'
+import type { BreakEvent } from './break-events.ts'
+import { stepLabel } from './labels.ts'
 import { coordinate, escapeHtml } from './markup.ts'
-import { countText } from './text-table.ts'
+import { countText, dollarText } from './text-table.ts'
 import type { StepRow } from './types.ts'
+import { IDLE_SECONDS, type Slot, slotRows, slotStart, windowRows } from './window.ts'
 
 /** Okabe–Ito colours, distinguishable with the common colour-vision deficiencies. */
 export const CHART_COLOURS = {
@@ -14,6 +18,7 @@ export const CHART_COLOURS = {
   hitRatio: '#1f1f1f',
   break: '#D55E00',
   failed: '#8a8a8a',
+  idle: '#5f6368',
 } as const
 
 const PLOT_HEIGHT = 236
@@ -21,13 +26,39 @@ const MARGIN = { right: 60, bottom: 48, left: 68 }
 /** Room above the plot for break markers and their labels; less when the session has no break. */
 const TOP_WITH_BREAKS = 64
 const TOP_WITHOUT_BREAKS = 20
-const BASE_PLOT_WIDTH = 1000
-/** Below this many units per request the chart grows wider and scrolls instead. */
-const MIN_BAND = 5
+const PLOT_WIDTH = 1000
+/** Most columns a chart draws: at least 5 units per column, so a chart never outgrows the page. */
+export const MAX_COLUMNS = 200
+/** Requests drawn one by one on each side of a break in a long session. */
+const BREAK_CONTEXT = 2
+/** Quiet stretches are drawn this much lighter than single requests. */
+const SPAN_OPACITY = 0.45
 const LABEL_SPACING = 36
 const LABEL_FONT = 10.5
 const LABEL_CHARACTER_WIDTH = 6.2
 const BREAK_LANES = 3
+
+/** What the chart draws for one slot: its rows and their per-request mean, or a single request. */
+interface Column {
+  slot: Slot
+  rows: readonly StepRow[]
+  /** The first row (its turn.step labels the column). */
+  first: StepRow
+  /** False for a single failed attempt (drawn hatched). */
+  ok: boolean
+  /** Mean tokens per successful request of the column (exact for a single request). */
+  read: number
+  write: number
+  uncached: number
+  ideal: number
+  lost: number
+  /** Token-weighted over the column's successful requests. */
+  hitRatio: number | undefined
+  /** The column's rows with a client-side break. */
+  breaks: readonly StepRow[]
+  /** Virtual seconds between this column's first request and the previous column's last, when idle. */
+  idleBefore: number
+}
 
 /** Where things go in one chart. */
 interface Geometry {
@@ -40,46 +71,105 @@ interface Geometry {
   plotHeight: number
   /** The x axis, in user units from the top. */
   bottom: number
-  /** Horizontal room per request. */
+  /** Horizontal room per column. */
   band: number
   barWidth: number
   /** Token-axis top and ticks. */
   scale: { top: number; ticks: number[] }
 }
 
+/** What a chart can say beyond the rows. */
+export interface ChartOptions {
+  /** The session event a break names, when the session log was read. */
+  eventOf?: (seq: number) => BreakEvent | undefined
+}
+
 /** The chart of one session's rows; `id` makes its element ids unique in the page. */
-export function sessionChart(rows: readonly StepRow[], id: string, title: string): string {
-  const count = Math.max(rows.length, 1)
+export function sessionChart(
+  rows: readonly StepRow[],
+  id: string,
+  title: string,
+  options: ChartOptions = {},
+): string {
+  const columns = columnsOf(rows)
   const breaks = rows.filter((row) => row.breakCause !== undefined).length
+  const spans = columns.filter((column) => column.slot.kind === 'span')
   const plotTop = breaks > 0 ? TOP_WITH_BREAKS : TOP_WITHOUT_BREAKS
-  const plotWidth = Math.max(BASE_PLOT_WIDTH, count * MIN_BAND)
-  const band = plotWidth / count
+  const band = PLOT_WIDTH / Math.max(columns.length, 1)
   const geometry: Geometry = {
     id,
-    width: MARGIN.left + plotWidth + MARGIN.right,
+    width: MARGIN.left + PLOT_WIDTH + MARGIN.right,
     height: plotTop + PLOT_HEIGHT + MARGIN.bottom,
     plotTop,
-    plotWidth,
+    plotWidth: PLOT_WIDTH,
     plotHeight: PLOT_HEIGHT,
     bottom: plotTop + PLOT_HEIGHT,
     band,
     barWidth: Math.max(1, Math.min(band * 0.72, 48)),
-    scale: tokenScale(Math.max(0, ...rows.map((row) => Math.max(row.inputTokens, row.idealCacheReadTokens)))),
+    scale: tokenScale(
+      Math.max(
+        0,
+        ...columns.map((column) => Math.max(column.read + column.write + column.uncached, column.ideal)),
+      ),
+    ),
   }
   const { width, height } = geometry
+  const drawn =
+    spans.length === 0
+      ? ''
+      : ` Quiet stretches are drawn as the mean of their requests: ${columns.length} columns for ${rows.length} requests.`
   return [
-    `<svg class="chart${plotWidth > BASE_PLOT_WIDTH ? ' wide' : ''}" id="${id}" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="img" aria-labelledby="${id}-title ${id}-desc">`,
+    `<svg class="chart" id="${id}" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="img" aria-labelledby="${id}-title ${id}-desc">`,
     `<title id="${id}-title">${escapeHtml(title)}</title>`,
-    `<desc id="${id}-desc">${rows.length} requests, ${breaks} cache ${breaks === 1 ? 'break' : 'breaks'}. Bars: cache-read, cache-write and uncached input tokens per request; line: hit ratio.</desc>`,
-    `<defs><pattern id="${id}-hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="6" height="6" fill="#f2f2f2"/><line x1="0" y1="0" x2="0" y2="6" stroke="${CHART_COLOURS.failed}" stroke-width="2"/></pattern></defs>`,
-    axes(rows, geometry),
-    breakColumns(rows, geometry),
-    bars(rows, geometry),
-    hitRatioLine(rows, geometry),
-    breakMarkers(rows, geometry),
-    `<line x1="${MARGIN.left}" x2="${MARGIN.left + plotWidth}" y1="${geometry.bottom}" y2="${geometry.bottom}" stroke="#5f6368"/>`,
+    `<desc id="${id}-desc">${rows.length} requests, ${breaks} cache ${breaks === 1 ? 'break' : 'breaks'}. Bars: cache-read, cache-write and uncached input tokens per request; line: hit ratio.${drawn}</desc>`,
+    rows.some((row) => !row.ok)
+      ? `<defs><pattern id="${id}-hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="6" height="6" fill="#f2f2f2"/><line x1="0" y1="0" x2="0" y2="6" stroke="${CHART_COLOURS.failed}" stroke-width="2"/></pattern></defs>`
+      : '',
+    axes(columns, geometry),
+    breakColumns(columns, geometry),
+    bars(columns, geometry, options),
+    hitRatioLine(columns, geometry),
+    idleGaps(columns, geometry),
+    breakMarkers(columns, geometry, options),
+    `<line x1="${MARGIN.left}" x2="${MARGIN.left + PLOT_WIDTH}" y1="${geometry.bottom}" y2="${geometry.bottom}" stroke="#5f6368"/>`,
     '</svg>',
   ].join('\n')
+}
+
+/** The session's columns: every request when they fit, else windowed around the breaks. */
+function columnsOf(rows: readonly StepRow[]): Column[] {
+  const slots = windowRows(rows, {
+    limit: MAX_COLUMNS,
+    context: BREAK_CONTEXT,
+    idleSeconds: IDLE_SECONDS,
+    stretches: 'bins',
+  })
+  let previousLast: StepRow | undefined
+  return slots.map((slot) => {
+    const covered = slotRows(rows, slot)
+    const first = covered[0] as StepRow
+    const ok = covered.filter((row) => row.ok)
+    const mean = (pick: (row: StepRow) => number) =>
+      ok.length === 0 ? 0 : ok.reduce((total, row) => total + pick(row), 0) / ok.length
+    const input = ok.reduce((total, row) => total + row.inputTokens, 0)
+    const read = ok.reduce((total, row) => total + row.cacheReadTokens, 0)
+    const gap = previousLast === undefined ? 0 : first.virtualTimeS - previousLast.virtualTimeS
+    previousLast = covered[covered.length - 1]
+    return {
+      slot,
+      rows: covered,
+      first,
+      ok: ok.length > 0,
+      read: mean((row) => row.cacheReadTokens),
+      write: mean((row) => row.cacheWriteTokens),
+      uncached: mean((row) => row.uncachedTokens),
+      ideal: mean((row) => row.idealCacheReadTokens),
+      lost: mean((row) => row.lostTokens),
+      hitRatio: input === 0 ? undefined : read / input,
+      breaks: covered.filter((row) => row.breakCause !== undefined),
+      idleBefore: gap >= IDLE_SECONDS ? gap : 0,
+    }
+  })
 }
 
 const centreOf = (geometry: Geometry, index: number) => MARGIN.left + geometry.band * (index + 0.5)
@@ -88,7 +178,7 @@ const tokensY = (geometry: Geometry, tokens: number) =>
 const ratioY = (geometry: Geometry, ratio: number) => geometry.bottom - ratio * geometry.plotHeight
 
 /** Grid lines, both axes' ticks and titles, and the x labels (thinned so they do not collide). */
-function axes(rows: readonly StepRow[], geometry: Geometry): string {
+function axes(columns: readonly Column[], geometry: Geometry): string {
   const { plotTop, plotWidth, plotHeight, bottom, width, height } = geometry
   const parts: string[] = ['<g class="axes" font-size="11" fill="#5f6368">']
   for (const tick of geometry.scale.ticks) {
@@ -110,10 +200,10 @@ function axes(rows: readonly StepRow[], geometry: Geometry): string {
     `<text x="${coordinate(MARGIN.left + plotWidth / 2)}" y="${height - 6}" text-anchor="middle">request (turn.step)</text>`,
   )
   const every = Math.max(1, Math.ceil(LABEL_SPACING / geometry.band))
-  for (const [index, row] of rows.entries()) {
+  for (const [index, column] of columns.entries()) {
     if (index % every !== 0) continue
     parts.push(
-      `<text x="${coordinate(centreOf(geometry, index))}" y="${bottom + 16}" text-anchor="middle">${escapeHtml(stepLabel(row))}</text>`,
+      `<text x="${coordinate(centreOf(geometry, index))}" y="${bottom + 16}" text-anchor="middle">${escapeHtml(stepLabel(column.first))}</text>`,
     )
   }
   parts.push('</g>')
@@ -121,10 +211,10 @@ function axes(rows: readonly StepRow[], geometry: Geometry): string {
 }
 
 /** A tinted column behind each break, so a break reads as a highlighted request. */
-function breakColumns(rows: readonly StepRow[], geometry: Geometry): string {
+function breakColumns(columns: readonly Column[], geometry: Geometry): string {
   const parts: string[] = ['<g class="break-columns">']
-  for (const [index, row] of rows.entries()) {
-    if (row.breakCause === undefined) continue
+  for (const [index, column] of columns.entries()) {
+    if (column.breaks.length === 0) continue
     parts.push(
       `<rect x="${coordinate(centreOf(geometry, index) - geometry.band / 2)}" y="${geometry.plotTop}" width="${coordinate(geometry.band)}" height="${geometry.plotHeight}" fill="${CHART_COLOURS.break}" fill-opacity="0.09"/>`,
     )
@@ -133,54 +223,76 @@ function breakColumns(rows: readonly StepRow[], geometry: Geometry): string {
   return parts.join('')
 }
 
-/** One group per request: stacked buckets and the ideal-read mark, or a hatched column for a failed attempt. */
-function bars(rows: readonly StepRow[], geometry: Geometry): string {
-  const parts: string[] = ['<g class="bars">']
+/**
+ * The stacked buckets as one path per colour (a chart's bytes grow by a few characters per bar, not an
+ * element per bucket), quiet stretches lighter; the ideal-read marks; then one full-height target per
+ * column carrying its tooltip, a failed attempt's hatched.
+ */
+function bars(columns: readonly Column[], geometry: Geometry, options: ChartOptions): string {
+  const buckets = [
+    ['read', CHART_COLOURS.read],
+    ['write', CHART_COLOURS.write],
+    ['uncached', CHART_COLOURS.uncached],
+  ] as const
+  const paths = { single: { read: '', write: '', uncached: '' }, span: { read: '', write: '', uncached: '' } }
+  const ideals: string[] = []
+  const targets: string[] = []
   const widthText = coordinate(geometry.barWidth)
-  for (const [index, row] of rows.entries()) {
+  for (const [index, column] of columns.entries()) {
     const centre = centreOf(geometry, index)
     const left = coordinate(centre - geometry.barWidth / 2)
-    if (!row.ok) {
-      parts.push(
-        `<g class="bar failed" data-index="${index}"><title>${escapeHtml(barTitle(row))}</title>`,
-        `<rect x="${left}" y="${geometry.plotTop}" width="${widthText}" height="${geometry.plotHeight}" fill="url(#${geometry.id}-hatch)" stroke="${CHART_COLOURS.failed}" stroke-dasharray="3 2"/></g>`,
-      )
-      continue
-    }
-    const segments: string[] = []
+    const classes = [
+      'bar',
+      column.ok ? '' : 'failed',
+      column.slot.kind === 'span' ? 'span' : '',
+      column.breaks.length > 0 ? 'break' : '',
+    ].filter((name) => name !== '')
+    const fill = column.ok
+      ? 'fill="transparent"'
+      : `fill="url(#${geometry.id}-hatch)" stroke="${CHART_COLOURS.failed}" stroke-dasharray="3 2"`
+    targets.push(
+      `<g class="${classes.join(' ')}" data-index="${slotStart(column.slot)}"><title>${escapeHtml(columnTitle(column, options))}</title><rect x="${left}" y="${geometry.plotTop}" width="${widthText}" height="${geometry.plotHeight}" ${fill}/></g>`,
+    )
+    if (!column.ok) continue
+    const kind = column.slot.kind === 'span' ? 'span' : 'single'
     let base = 0
-    for (const [tokens, colour] of [
-      [row.cacheReadTokens, CHART_COLOURS.read],
-      [row.cacheWriteTokens, CHART_COLOURS.write],
-      [row.uncachedTokens, CHART_COLOURS.uncached],
-    ] as const) {
+    for (const [bucket] of buckets) {
+      const tokens = column[bucket]
       if (tokens > 0) {
         const top = tokensY(geometry, base + tokens)
-        segments.push(
-          `<rect x="${left}" y="${coordinate(top)}" width="${widthText}" height="${coordinate(tokensY(geometry, base) - top)}" fill="${colour}"/>`,
-        )
+        paths[kind][bucket] +=
+          `M${left} ${coordinate(top)}h${widthText}v${coordinate(tokensY(geometry, base) - top)}h-${widthText}z`
       }
       base += tokens
     }
-    if (row.lostTokens > 0) {
-      const at = coordinate(tokensY(geometry, row.idealCacheReadTokens))
-      segments.push(
-        `<line class="ideal" x1="${left}" x2="${coordinate(centre + geometry.barWidth / 2)}" y1="${at}" y2="${at}" stroke="#1f1f1f" stroke-width="1.5" stroke-dasharray="3 2"/>`,
-      )
+    if (column.lost > 0) {
+      const at = coordinate(tokensY(geometry, column.ideal))
+      ideals.push(`M${left} ${at}H${coordinate(centre + geometry.barWidth / 2)}`)
     }
-    parts.push(
-      `<g class="bar${row.breakCause === undefined ? '' : ' break'}" data-index="${index}"><title>${escapeHtml(barTitle(row))}</title>${segments.join('')}</g>`,
-    )
   }
-  parts.push('</g>')
+  const parts: string[] = ['<g class="bars">']
+  for (const kind of ['single', 'span'] as const) {
+    for (const [bucket, colour] of buckets) {
+      const path = paths[kind][bucket]
+      if (path !== '')
+        parts.push(
+          `<path class="${bucket}" d="${path}" fill="${colour}"${kind === 'span' ? ` fill-opacity="${SPAN_OPACITY}"` : ''}/>`,
+        )
+    }
+  }
+  if (ideals.length > 0)
+    parts.push(
+      `<path class="ideal" d="${ideals.join('')}" stroke="#1f1f1f" stroke-width="1.5" stroke-dasharray="3 2" fill="none"/>`,
+    )
+  parts.push('</g>', '<g class="targets">', ...targets, '</g>')
   return parts.join('')
 }
 
 /** The hit ratio over the bars, with a light halo so it stays legible on any bar colour; dots when there is room. */
-function hitRatioLine(rows: readonly StepRow[], geometry: Geometry): string {
-  const points = rows.flatMap((row, index) =>
-    row.ok && row.hitRatio !== undefined
-      ? [{ x: centreOf(geometry, index), y: ratioY(geometry, row.hitRatio), row }]
+function hitRatioLine(columns: readonly Column[], geometry: Geometry): string {
+  const points = columns.flatMap((column, index) =>
+    column.ok && column.hitRatio !== undefined
+      ? [{ x: centreOf(geometry, index), y: ratioY(geometry, column.hitRatio), column }]
       : [],
   )
   if (points.length === 0) return ''
@@ -188,35 +300,54 @@ function hitRatioLine(rows: readonly StepRow[], geometry: Geometry): string {
     .map((point, index) => `${index === 0 ? 'M' : 'L'}${coordinate(point.x)} ${coordinate(point.y)}`)
     .join(' ')
   const parts = [
-    `<g class="hit-ratio" fill="none"><path d="${path}" stroke="#ffffff" stroke-width="4" stroke-linejoin="round" stroke-opacity="0.85"/>`,
+    `<g class="hit-ratio" fill="none" pointer-events="none"><path d="${path}" stroke="#ffffff" stroke-width="4" stroke-linejoin="round" stroke-opacity="0.85"/>`,
     `<path d="${path}" stroke="${CHART_COLOURS.hitRatio}" stroke-width="1.75" stroke-linejoin="round"/>`,
   ]
   if (geometry.band >= 10) {
-    for (const point of points) {
-      parts.push(
-        `<circle cx="${coordinate(point.x)}" cy="${coordinate(point.y)}" r="2.6" fill="${CHART_COLOURS.hitRatio}" stroke="#ffffff"><title>${escapeHtml(`${stepLabel(point.row)}: hit ${percentOf(point.row.hitRatio)}`)}</title></circle>`,
-      )
-    }
+    // Dots without tooltips of their own: the column's target under them says the same and more.
+    parts.push(`<g fill="${CHART_COLOURS.hitRatio}" stroke="#ffffff">`)
+    for (const point of points)
+      parts.push(`<circle cx="${coordinate(point.x)}" cy="${coordinate(point.y)}" r="2.6"/>`)
+    parts.push('</g>')
+  }
+  parts.push('</g>')
+  return parts.join('')
+}
+
+/** A dashed line where the session sat idle between two requests, with how long, on the request axis. */
+function idleGaps(columns: readonly Column[], geometry: Geometry): string {
+  const parts: string[] = ['<g class="idle-gaps">']
+  for (const [index, column] of columns.entries()) {
+    if (column.idleBefore === 0) continue
+    const x = coordinate(MARGIN.left + geometry.band * index)
+    const label = `idle ${durationText(column.idleBefore)}`
+    parts.push(
+      `<g class="idle-gap"><title>${escapeHtml(`${label} before ${stepLabel(column.first)}`)}</title>`,
+      `<line x1="${x}" x2="${x}" y1="${geometry.plotTop}" y2="${geometry.bottom + 6}" stroke="${CHART_COLOURS.idle}" stroke-width="1.5" stroke-dasharray="5 3"/>`,
+      `<text x="${x}" y="${coordinate(geometry.bottom + 30)}" text-anchor="middle" font-size="10.5" fill="${CHART_COLOURS.idle}" font-weight="600">${escapeHtml(label)}</text></g>`,
+    )
   }
   parts.push('</g>')
   return parts.join('')
 }
 
 /** A marker at the top of each break column, its cause as a tooltip and, where there is room, a label. */
-function breakMarkers(rows: readonly StepRow[], geometry: Geometry): string {
+function breakMarkers(columns: readonly Column[], geometry: Geometry, options: ChartOptions): string {
   const { width, plotTop } = geometry
   const laneEnds: number[] = new Array<number>(BREAK_LANES).fill(Number.NEGATIVE_INFINITY)
   const markers: string[] = ['<g class="breaks">']
-  for (const [index, row] of rows.entries()) {
-    if (row.breakCause === undefined) continue
+  for (const [index, column] of columns.entries()) {
+    const [first] = column.breaks
+    if (first === undefined) continue
     const x = centreOf(geometry, index)
     const top = plotTop - 4
-    const tooltip = escapeHtml(breakTitle(row))
+    const tooltip = escapeHtml(column.breaks.map((row) => breakTitle(row, options)).join('\n'))
     markers.push(
-      `<g class="break-marker" data-index="${index}"><title>${tooltip}</title>`,
+      `<g class="break-marker" data-index="${slotStart(column.slot)}"><title>${tooltip}</title>`,
       `<path d="M${coordinate(x - 5)} ${coordinate(top - 8)} L${coordinate(x + 5)} ${coordinate(top - 8)} L${coordinate(x)} ${coordinate(top)} Z" fill="${CHART_COLOURS.break}"/>`,
     )
-    const label = row.breakCause
+    const causes = new Set(column.breaks.map((row) => row.breakCause))
+    const label = causes.size === 1 ? `${first.breakCause}` : `${column.breaks.length} breaks`
     const labelWidth = label.length * LABEL_CHARACTER_WIDTH
     const anchor = Math.min(Math.max(x, labelWidth / 2 + 2), width - labelWidth / 2 - 2)
     const start = anchor - labelWidth / 2
@@ -233,7 +364,20 @@ function breakMarkers(rows: readonly StepRow[], geometry: Geometry): string {
   return markers.join('')
 }
 
-function barTitle(row: StepRow): string {
+function columnTitle(column: Column, options: ChartOptions): string {
+  if (column.slot.kind === 'span') {
+    const last = column.rows[column.rows.length - 1] as StepRow
+    const lines = [
+      `${stepLabel(column.first)} to ${stepLabel(last)}: ${column.rows.length} requests, the mean of each drawn`,
+      `mean input ${countText(column.read + column.write + column.uncached)} = read ${countText(column.read)} + write ${countText(column.write)} + uncached ${countText(column.uncached)}`,
+      `hit ratio ${percentOf(column.hitRatio)} (token-weighted)`,
+    ]
+    const lost = column.rows.reduce((total, row) => total + row.lostTokens, 0)
+    if (lost > 0) lines.push(`${countText(lost)} tokens lost in all`)
+    lines.push(...column.breaks.map((row) => breakTitle(row, options)))
+    return lines.join('\n')
+  }
+  const row = column.first
   const where = `turn ${row.turn} step ${row.step}${row.attempt === 0 ? '' : ` attempt ${row.attempt}`}`
   if (!row.ok) return `${where}: failed attempt`
   const lines = [
@@ -243,12 +387,32 @@ function barTitle(row: StepRow): string {
   ]
   if (row.lostTokens > 0)
     lines.push(`ideal read ${countText(row.idealCacheReadTokens)}, lost ${countText(row.lostTokens)}`)
-  if (row.breakCause !== undefined) lines.push(breakTitle(row))
+  if (row.breakCause !== undefined) lines.push(breakTitle(row, options))
   return lines.join('\n')
 }
 
-function breakTitle(row: StepRow): string {
-  return `break at ${stepLabel(row)}: ${breakDescription(row)}`
+/** A break in a tooltip: where, why, the event behind it and what it cost in tokens and dollars. */
+function breakTitle(row: StepRow, options: ChartOptions): string {
+  const node = row.breakNode === undefined ? '' : ` at ${row.breakNode}`
+  const event = row.breakEventSeq === undefined ? undefined : options.eventOf?.(row.breakEventSeq)
+  const source =
+    row.breakEventSeq === undefined
+      ? ''
+      : ` (event ${row.breakEventSeq}${event === undefined ? '' : ` ${event.type}: ${event.description}`})`
+  const cost = `${countText(row.lostTokens)} tokens lost, ${dollarText(row.costUsd - row.idealCostUsd)}`
+  return `break at ${stepLabel(row)}: ${row.breakCause ?? 'unknown cause'}${node}${source}, ${cost}`
+}
+
+/** Seconds as the largest two units: `45s`, `6m`, `6m 30s`, `2h 5m`. */
+export function durationText(seconds: number): string {
+  const whole = Math.round(seconds)
+  if (whole < 60) return `${whole}s`
+  if (whole < 3600) {
+    const rest = whole % 60
+    return `${Math.floor(whole / 60)}m${rest === 0 ? '' : ` ${rest}s`}`
+  }
+  const minutes = Math.round((whole % 3600) / 60)
+  return `${Math.floor(whole / 3600)}h${minutes === 0 ? '' : ` ${minutes}m`}`
 }
 
 function percentOf(ratio: number | undefined): string {
@@ -295,6 +459,18 @@ export function chartLegend(): string {
       'ideal read (the gap down to cache-read is lost)',
     ],
     [swatch(`<path d="M4 2 L14 2 L9 10 Z" fill="${CHART_COLOURS.break}"/>`), 'cache break (label: cause)'],
+    [
+      swatch(
+        `<rect x="2" y="1" width="14" height="10" fill="${CHART_COLOURS.read}" fill-opacity="${SPAN_OPACITY}"/>`,
+      ),
+      'lighter: the mean of a quiet stretch (long sessions)',
+    ],
+    [
+      swatch(
+        `<line x1="9" x2="9" y1="0" y2="12" stroke="${CHART_COLOURS.idle}" stroke-width="1.5" stroke-dasharray="3 2"/>`,
+      ),
+      'idle gap (virtual time)',
+    ],
     [
       swatch(
         `<rect x="2" y="1" width="14" height="10" fill="#f2f2f2" stroke="${CHART_COLOURS.failed}" stroke-dasharray="3 2"/><line x1="4" y1="11" x2="14" y2="1" stroke="${CHART_COLOURS.failed}" stroke-width="2"/>`,

@@ -36,12 +36,12 @@ describe('renderReport', () => {
     expect(page.trimEnd().endsWith('</html>')).toBe(true)
   })
 
-  it('has a section, a chart and a collapsible step table for every session', () => {
+  it('has a collapsible section, a chart and a collapsible step table for every session', () => {
     expect(page).toContain('append-only · default · anthropic')
     expect(page).toContain('system-change · surface · openai-chat')
-    expect(page.match(/<article class="session"/g)).toHaveLength(2)
+    expect(page.match(/<details class="session/g)).toHaveLength(2)
     expect(page.match(/<svg class="chart/g)).toHaveLength(2)
-    expect(page.match(/<details>/g)).toHaveLength(2)
+    expect(page.match(/<details><summary>Steps/g)).toHaveLength(2)
   })
 
   it('draws one bar group per row, failed attempts distinctly', () => {
@@ -58,7 +58,9 @@ describe('renderReport', () => {
 
   it('marks a break with its cause as a tooltip and a visible label', () => {
     const marker = page.match(/<g class="break-marker"[^>]*><title>([^<]*)<\/title>/)
-    expect(marker?.[1]).toBe('break at 1.3: system-replace at messages[0] (event 12), 5,000 tokens lost')
+    expect(marker?.[1]).toBe(
+      'break at 1.3: system-replace at messages[0] (event 12), 5,000 tokens lost, $0.0135',
+    )
     expect(page).toMatch(/<text class="break-label"[^>]*>system-replace<\/text>/)
     expect(page.match(/<g class="break-marker"/g)).toHaveLength(1)
   })
@@ -149,5 +151,130 @@ describe('renderReport: claims, variants left out and the provider side', () => 
 
   it('shows what an idle gap cost and what a 1-hour lifetime would have cost instead', () => {
     expect(page).toMatch(/6,000 tokens, \$0\.\d{4}; a 1h TTL would have cost \$0\.0135 more in writes/)
+  })
+})
+
+describe('renderReport: a run of many sessions', () => {
+  const quiet = sessionRows({ scenario: 'append-only', provider: 'deepseek' }, [
+    { uncached: 6000 },
+    { read: 5900, uncached: 300 },
+  ])
+  const page = renderReport({
+    rows: [...appendOnly, ...quiet, ...broken],
+    summaries: summarize([...appendOnly, ...quiet, ...broken]),
+    runId: 'sim-0003',
+    breakEvents: [
+      {
+        scenario: 'system-change',
+        variant: 'surface',
+        provider: 'openai-chat',
+        seq: 12,
+        type: 'system/message',
+        description: 'rewrote event 3 as system prompt “You are terse.”',
+      },
+    ],
+  })
+  const indexOf = (text: string) => page.indexOf(text)
+
+  it('opens with an index of scenarios by provider, each session a chip linking to its section', () => {
+    expect(indexOf('<section id="index">')).toBeLessThan(indexOf('<section id="sessions">'))
+    const index = page.slice(indexOf('<section id="index">'), indexOf('<section id="costliest">'))
+    expect(index).toMatch(/<th class="label" scope="col">anthropic<\/th>.*deepseek.*openai-chat/)
+    const anchor = page.match(/<details class="session broke" id="(session-\d+)"/)?.[1]
+    expect(index).toContain(`<a class="chip broke" href="#${anchor}"`)
+    expect(index).toMatch(/>surface<b>1 · \$0\.01<\/b><\/a>/)
+  })
+
+  it('filters to the sessions with breaks with a checkbox and CSS, marking every entry of a quiet session', () => {
+    expect(page).toContain('<input type="checkbox" id="breaks-only">')
+    expect(page).toContain('main:has(#breaks-only:checked) .quiet { display: none; }')
+    expect(page).toContain('Only sessions with breaks (1 of 3)')
+    expect(page.match(/<details class="session quiet"/g)).toHaveLength(2)
+    expect(page.match(/<tr class="quiet">/g)?.length).toBeGreaterThanOrEqual(2)
+    expect(page.match(/<tr class="broke">/g)).toHaveLength(1)
+  })
+
+  it('orders the summary and the sessions worst first by lost dollars', () => {
+    const summary = page.slice(indexOf('<section id="summary">'))
+    expect(summary.indexOf('system-change')).toBeLessThan(summary.indexOf('append-only'))
+    const sessions = page.slice(indexOf('<section id="sessions">'))
+    expect(sessions.indexOf('<h3>system-change')).toBeLessThan(sessions.indexOf('<h3>append-only'))
+    expect(sessions).toMatch(/<details class="session broke" id="session-\d+" open>/)
+  })
+
+  it('states break costs in dollars and names the breaking event by type and what it did', () => {
+    expect(page).toContain('$0.0135 lost')
+    expect(page).toContain('messages[0] · event 12 system/message')
+    expect(page).toContain('rewrote event 3 as system prompt “You are terse.”')
+    const costliest = page.slice(indexOf('<section id="costliest">'), indexOf('<section id="summary">'))
+    expect(costliest).toMatch(/<td class="num lost">\$0\.0135<\/td><td class="num">5,000<\/td>/)
+  })
+
+  it('still has no script, no URL and nothing external', () => {
+    expect(page).not.toMatch(/https?:/)
+    expect(page).not.toMatch(/<script|<link|@import|url\((?!#)/)
+  })
+})
+
+describe('renderReport: long sessions and idle gaps', () => {
+  const length = 1500
+  const breakAt = 700
+  const long = sessionRows(
+    { scenario: 'long-session', provider: 'anthropic' },
+    Array.from({ length }, (_, index) =>
+      index === breakAt
+        ? {
+            turn: index + 1,
+            step: 1,
+            at: index * 10,
+            uncached: 9000,
+            lost: 8000,
+            breakCause: 'tools-changed' as const,
+          }
+        : { turn: index + 1, step: 1, at: index * 10, read: 9000, uncached: 20 },
+    ),
+  )
+  const idle = sessionRows({ scenario: 'idle-ttl', variant: 'ttl-5m' }, [
+    { uncached: 5000, at: 0 },
+    { read: 5000, uncached: 10, at: 2 },
+    {
+      write: 5000,
+      uncached: 10,
+      at: 383,
+      providerCause: 'ttl-expired',
+      breakCause: 'ttl-expired',
+      providerLost: 5000,
+    },
+  ])
+  const page = report([...long, ...idle])
+  const longChart = page.slice(
+    page.indexOf('Tokens per request: long-session'),
+    page.indexOf('</svg>', page.indexOf('Tokens per request: long-session')),
+  )
+
+  it('keeps a long session’s chart within the page width, the break and its neighbours drawn one by one', () => {
+    expect(page).toMatch(/<svg class="chart" id="session-1-chart" viewBox="0 0 1128 /)
+    const columns = longChart.match(/<g class="bar[ "]/g) ?? []
+    expect(columns.length).toBeLessThanOrEqual(200)
+    expect(columns.length).toBeGreaterThan(100)
+    expect(longChart).toContain(`<g class="bar break" data-index="${breakAt}">`)
+    expect(longChart).toContain(`<g class="bar" data-index="${breakAt - 1}">`)
+    expect(longChart).toContain(`<g class="bar" data-index="${breakAt + 1}">`)
+    expect(longChart).toMatch(
+      /<g class="bar span" data-index="\d+"><title>[\d.]+ to [\d.]+: \d+ requests, the mean of each drawn/,
+    )
+  })
+
+  it('lists a long session’s requests near its breaks and sums the quiet stretches', () => {
+    expect(page).toContain('Steps (11 of 1,500 requests: those near breaks, the rest summed)')
+    expect(page).toMatch(
+      /<tr class="elided"><td colspan="17">… 695 requests without a break, 4\.1 to 698\.1: hit ratio 99\.78%/,
+    )
+  })
+
+  it('marks an idle gap on the request axis and in the step table', () => {
+    expect(page).toMatch(/<g class="idle-gap"><title>idle 6m 21s before 1\.3<\/title>/)
+    expect(page).toContain('>idle 6m 21s</text>')
+    expect(page).toContain('<span class="sub">after idle 6m 21s</span>')
   })
 })

@@ -1,14 +1,34 @@
-// report.html: one self-contained page per run (inline CSS and SVG, no scripts, nothing fetched), with the
-// summary table, then per session a chart and a collapsible step table. Same rows in, same bytes out.
+// report.html: one self-contained page per run (inline CSS and SVG, no scripts, nothing fetched) that
+// scales to hundreds of sessions: an index by scenario and provider, a breaks-only filter (a checkbox and
+// CSS), the costliest breaks, the summary and the sessions worst first by lost dollars, quiet sessions
+// collapsed and off-screen ones left unrendered by the browser (content-visibility), long sessions
+// windowed around their breaks. Same rows in, same bytes out.
 
-import { chartLegend, sessionChart } from './chart.ts'
-import { providerAdvice, stepLabel } from './labels.ts'
+import { type BreakEvent, breakEventIndex } from './break-events.ts'
+import { chartLegend } from './chart.ts'
+import {
+  breakCell,
+  dollars,
+  type EventLookup,
+  type HeadCell,
+  headRow,
+  plural,
+  ratioCell,
+  rowLostUsd,
+  type Session,
+  sessionClass,
+  shortDollars,
+  warmTokens,
+} from './html-parts.ts'
+import { sessionSection } from './html-session.ts'
+import { stepLabel } from './labels.ts'
 import type { LoopComparison } from './loops.ts'
 import { loopsSection, type SessionInexpressible } from './loops-html.ts'
 import { escapeHtml } from './markup.ts'
 import { groupBySession, type SessionKey, sessionKeyString, sessionLabel } from './session-key.ts'
 import { countText } from './text-table.ts'
 import type { ClaimResult, StepRow, SummaryRow } from './types.ts'
+import { IDLE_SECONDS } from './window.ts'
 
 /** A session the run left out because its model cannot serve the variant. */
 export interface LeftOut {
@@ -35,23 +55,22 @@ export interface ReportInput {
   comparisons?: readonly LoopComparison[]
   /** Scenario events an external loop could not express. */
   inexpressible?: readonly SessionInexpressible[]
+  /** The session events the breaks name, described (`breakEventsOf`); without them a break shows its seq alone. */
+  breakEvents?: readonly BreakEvent[]
 }
 
-interface Session {
-  key: SessionKey
-  anchor: string
-  summary: SummaryRow | undefined
-  rows: readonly StepRow[]
-}
+/** Breaks listed in the costliest-breaks table. */
+const COSTLIEST_BREAKS = 20
 
 const STYLE = `
-:root { color-scheme: light; --text: #1d1d1f; --muted: #5f6368; --rule: #dcdce2; --panel: #f6f6f8; --break: #fff1e8; }
+:root { color-scheme: light; --text: #1d1d1f; --muted: #5f6368; --rule: #dcdce2; --panel: #f6f6f8; --break: #fff1e8; --break-strong: #D55E00; --fail: #b3261e; }
 * { box-sizing: border-box; }
+html { scroll-padding-top: 56px; }
 body { margin: 0; color: var(--text); background: #fff; font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; }
 main { max-width: 1440px; margin: 0 auto; padding: 32px 24px 64px; }
 h1 { font-size: 1.65rem; margin: 0 0 4px; letter-spacing: -0.01em; }
 h2 { font-size: 1.2rem; margin: 40px 0 8px; }
-h3 { font-size: 1.05rem; margin: 0 0 4px; }
+h3 { font-size: 1.05rem; margin: 0; display: inline; }
 p { margin: 4px 0 12px; }
 code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 0.92em; }
 a { color: #0b57d0; }
@@ -64,19 +83,43 @@ thead th { font-size: 0.78rem; font-weight: 600; color: var(--muted); border-bot
 thead th.num, thead th.label { white-space: normal; }
 .num, .label { text-align: right; white-space: nowrap; }
 .label { text-align: left; }
+table.steps td { text-align: right; white-space: nowrap; }
+table.steps td.label { text-align: left; }
+table.steps td.wrap { white-space: normal; min-width: 30ch; max-width: 60ch; }
 .sub { display: block; font-size: 0.75rem; color: var(--muted); }
 tbody tr:hover { background: var(--panel); }
 tr.break td { background: var(--break); }
 tr.failed td { color: var(--muted); font-style: italic; }
-.fail { color: #b3261e; }
+tr.elided td { color: var(--muted); background: var(--panel); font-style: italic; text-align: left; }
+.fail { color: var(--fail); }
+.lost { color: #8a3200; font-weight: 600; }
 td.wrap { white-space: normal; min-width: 28ch; }
 .tag { display: inline-block; font-size: 0.72rem; font-style: normal; padding: 0 6px; border-radius: 8px; border: 1px solid currentColor; }
-.session { margin-top: 36px; padding-top: 20px; border-top: 1px solid var(--rule); }
+.toolbar { position: sticky; top: 0; z-index: 2; display: flex; flex-wrap: wrap; align-items: center; gap: 6px 20px; margin: 12px -24px 0; padding: 8px 24px; background: rgba(255,255,255,0.96); border-bottom: 1px solid var(--rule); font-size: 0.9rem; }
+.toolbar label { font-weight: 600; cursor: pointer; display: flex; align-items: center; gap: 6px; }
+.toolbar input { width: 16px; height: 16px; margin: 0; accent-color: var(--break-strong); }
+.toolbar nav { display: flex; gap: 14px; }
+main:has(#breaks-only:checked) .quiet { display: none; }
+.index td { vertical-align: top; }
+.index td.scenario { font-weight: 600; white-space: nowrap; }
+.chips { display: flex; flex-wrap: wrap; gap: 4px; }
+.chip { display: inline-flex; gap: 4px; align-items: baseline; padding: 1px 8px; border-radius: 10px; border: 1px solid var(--rule); background: #fff; font-size: 0.8rem; text-decoration: none; color: var(--text); white-space: nowrap; }
+.chip.broke { background: var(--break); border-color: #f0b48c; }
+.chip.broke b { color: #8a3200; }
+.chip.failing { border-color: var(--fail); box-shadow: inset 0 0 0 1px var(--fail); }
+.chip b { font-weight: 600; font-size: 0.75rem; }
+.session { margin-top: 16px; padding-top: 12px; border-top: 1px solid var(--rule); }
+.session > summary { list-style: none; cursor: pointer; }
+.session > summary::-webkit-details-marker { display: none; }
+.session > summary::before { content: "▸"; display: inline-block; width: 1.1em; color: var(--muted); }
+.session[open] > summary::before { content: "▾"; }
+.session > summary .meta { display: block; margin: 2px 0 0 1.1em; font-weight: normal; font-size: 0.9rem; }
+.session-body { content-visibility: auto; contain-intrinsic-size: auto 520px; }
 figure { margin: 12px 0 8px; }
 svg.chart { display: block; max-width: 100%; height: auto; font-family: inherit; }
-svg.chart.wide { max-width: none; }
 .legend { display: flex; flex-wrap: wrap; gap: 4px 18px; list-style: none; margin: 6px 0 0; padding: 0; font-size: 0.82rem; color: var(--muted); }
 .legend li { display: flex; align-items: center; gap: 6px; }
+.legend-box { position: sticky; top: 41px; z-index: 1; background: rgba(255,255,255,0.96); padding: 4px 0 6px; border-bottom: 1px solid var(--rule); }
 details { margin-top: 12px; }
 summary { cursor: pointer; font-weight: 600; }
 footer { margin-top: 48px; padding-top: 16px; border-top: 1px solid var(--rule); }
@@ -86,7 +129,12 @@ footer p { max-width: 100ch; }
 /** The report page. */
 export function renderReport(input: ReportInput): string {
   const sessions = sessionsOf(input)
+  const eventOf = breakEventIndex(input.breakEvents ?? [])
+  const worstFirst = [...sessions].sort(worseFirst)
   const requests = input.rows.length
+  const broken = sessions.filter((session) => session.breaks > 0).length
+  const cost = sessions.reduce((total, session) => total + (session.summary?.costUsd ?? 0), 0)
+  const lost = sessions.reduce((total, session) => total + session.lostUsd, 0)
   const title = `cachelab report: ${input.runId}`
   return [
     '<!doctype html>',
@@ -101,15 +149,23 @@ export function renderReport(input: ReportInput): string {
     '<main>',
     '<header>',
     `<h1>cachelab report <code>${escapeHtml(input.runId)}</code></h1>`,
-    `<p class="meta">${sessions.length} ${plural(sessions.length, 'session')}, ${countText(requests)} ${plural(requests, 'request')}</p>`,
+    `<p class="meta">${sessions.length} ${plural(sessions.length, 'session')}, ${countText(requests)} ${plural(requests, 'request')}, ${dollars(cost, 4)} in all; ${broken} ${plural(broken, 'session')} with breaks lost <span class="lost">${dollars(lost, 4)}</span>.</p>`,
     '</header>',
-    summarySection(sessions),
+    '<div class="toolbar">',
+    `<label for="breaks-only"><input type="checkbox" id="breaks-only">Only sessions with breaks (${broken} of ${sessions.length})</label>`,
+    '<nav><a href="#index">Index</a><a href="#costliest">Costliest breaks</a><a href="#summary">Summary</a><a href="#sessions">Sessions</a></nav>',
+    '</div>',
+    indexSection(sessions),
+    costliestSection(sessions, eventOf),
+    summarySection(worstFirst),
     claimsSection(input.claims ?? []),
     notApplicableSection(input.notApplicable ?? []),
     loopsSection(input.comparisons ?? [], input.inexpressible ?? []),
-    '<section>',
+    '<section id="sessions">',
     '<h2>Sessions</h2>',
-    ...sessions.map(sessionSection),
+    '<p class="note">Worst first by the dollars their breaks lost. Sessions with breaks are open; the others open on a click. A session longer than the chart’s 200 columns draws the requests near its breaks one by one and its quiet stretches as lighter bars of their mean; its step table lists the requests near breaks and sums the rest (every request is in steps.csv).</p>',
+    `<div class="legend-box">${chartLegend()}</div>`,
+    ...worstFirst.map((session) => sessionSection(session, eventOf)),
     '</section>',
     '<footer>',
     '<p class="note">Input tokens are split into disjoint buckets: input = cache-read + cache-write + uncached. ',
@@ -117,7 +173,8 @@ export function renderReport(input: ReportInput): string {
     '“warm” leaves out each session’s first request, which starts cold. ',
     'Ideal read is what the provider’s own rules would have read had the request extended the previous one unchanged, from the same cache at the same time; lost = ideal read − read, what the client’s change cost. ',
     'Provider lost is what a warm cache would have read on top of that (nothing expired, no lookback window, the same machine): what an idle gap or the provider’s reach cost. ',
-    'Ideal cost prices the lost tokens as cache reads.</p>',
+    'Ideal cost prices the lost tokens as cache reads; lost dollars are cost − ideal cost plus what the provider side cost. ',
+    `Idle gaps of ${IDLE_SECONDS} seconds or more of virtual time are marked on the request axis.</p>`,
     '</footer>',
     '</main>',
     '</body>',
@@ -126,7 +183,7 @@ export function renderReport(input: ReportInput): string {
   ].join('\n')
 }
 
-/** Sessions in summary order, then any that only have rows, each with its rows and summary. */
+/** Sessions in summary order, then any that only have rows, each with its rows, summary and losses. */
 function sessionsOf(input: ReportInput): Session[] {
   const rowsByKey = new Map(
     groupBySession(input.rows).map((group) => [sessionKeyString(group[0] as StepRow), group]),
@@ -143,19 +200,107 @@ function sessionsOf(input: ReportInput): Session[] {
       })
   }
   const summaries = new Map(input.summaries.map((summary) => [sessionKeyString(summary), summary]))
-  return [...keys.entries()].map(([keyString, key], index) => ({
-    key,
-    anchor: `session-${index + 1}`,
-    summary: summaries.get(keyString),
-    rows: rowsByKey.get(keyString) ?? [],
-  }))
+  return [...keys.entries()].map(([keyString, key], index) => {
+    const summary = summaries.get(keyString)
+    const rows = rowsByKey.get(keyString) ?? []
+    const ok = rows.filter((row) => row.ok)
+    return {
+      key,
+      order: index,
+      anchor: `session-${index + 1}`,
+      summary,
+      rows,
+      lostUsd:
+        summary === undefined
+          ? ok.reduce((total, row) => total + rowLostUsd(row) + row.providerLostUsd, 0)
+          : summary.costUsd - summary.idealCostUsd + summary.providerLostUsd,
+      breaks:
+        summary?.breaks ??
+        ok.filter((row) => row.breakCause !== undefined || row.providerCause !== undefined).length,
+      claimsFailed: summary?.claimsFailed ?? 0,
+    }
+  })
 }
 
-interface HeadCell {
-  title: string
-  numeric: boolean
-  /** A second line under the title (the denominator of a ratio). */
-  note?: string
+/** Most lost dollars first, then most breaks, then failing claims; run order among equals. */
+function worseFirst(left: Session, right: Session): number {
+  return (
+    right.lostUsd - left.lostUsd ||
+    right.breaks - left.breaks ||
+    right.claimsFailed - left.claimsFailed ||
+    left.order - right.order
+  )
+}
+
+/** Scenarios down, providers across, each session a chip to its section, marked when it broke. */
+function indexSection(sessions: readonly Session[]): string {
+  const scenarios = [...new Set(sessions.map((session) => session.key.scenario))]
+  const providers = [...new Set(sessions.map((session) => session.key.provider))]
+  const body = scenarios.map((scenario) => {
+    const ofScenario = sessions.filter((session) => session.key.scenario === scenario)
+    const cells = providers.map((provider) => {
+      const chips = ofScenario
+        .filter((session) => session.key.provider === provider)
+        .map((session) => {
+          const classes = ['chip', sessionClass(session), session.claimsFailed > 0 ? 'failing' : '']
+          const badge =
+            session.breaks === 0 ? '' : `<b>${session.breaks} · ${shortDollars(session.lostUsd)}</b>`
+          const hint = `${sessionLabel(session.key)}: ${session.breaks} ${plural(session.breaks, 'break')}, ${dollars(session.lostUsd, 4)} lost${session.claimsFailed > 0 ? `, ${session.claimsFailed} failing ${plural(session.claimsFailed, 'claim')}` : ''}`
+          return `<a class="${classes.filter((name) => name !== '').join(' ')}" href="#${session.anchor}" title="${escapeHtml(hint)}">${escapeHtml(session.key.variant)}${badge}</a>`
+        })
+      return `<td>${chips.length === 0 ? '<span class="meta">–</span>' : `<div class="chips">${chips.join('')}</div>`}</td>`
+    })
+    const quiet = ofScenario.every((session) => session.breaks === 0) ? ' class="quiet"' : ''
+    return `<tr${quiet}><td class="scenario">${escapeHtml(scenario)}</td>${cells.join('')}</tr>`
+  })
+  return [
+    '<section id="index">',
+    '<h2>Index</h2>',
+    '<p class="note">Each chip is a variant’s session on that provider, with its breaks and the dollars they lost; orange when it broke, outlined red when a claim that reads it fails.</p>',
+    '<div class="table-scroll"><table class="index">',
+    headRow([
+      { title: 'scenario', numeric: false },
+      ...providers.map((provider) => ({ title: provider, numeric: false })),
+    ]),
+    `<tbody>${body.join('\n')}</tbody>`,
+    '</table></div>',
+    '</section>',
+  ].join('\n')
+}
+
+/** The run's most expensive breaks across sessions, with the event behind each. */
+function costliestSection(sessions: readonly Session[], eventOf: EventLookup): string {
+  const breaks = sessions.flatMap((session) =>
+    session.rows
+      .filter((row) => row.ok && (row.breakCause !== undefined || row.providerCause !== undefined))
+      .map((row) => ({ session, row, lostUsd: rowLostUsd(row) + row.providerLostUsd })),
+  )
+  if (breaks.length === 0)
+    return '<section id="costliest"><h2>Costliest breaks</h2><p class="meta">No request broke the cache.</p></section>'
+  const top = breaks
+    .map((entry, order) => ({ ...entry, order }))
+    .sort((left, right) => right.lostUsd - left.lostUsd || left.order - right.order)
+    .slice(0, COSTLIEST_BREAKS)
+  const body = top.map(
+    ({ session, row, lostUsd }) =>
+      `<tr><td class="num lost">${dollars(lostUsd, 4)}</td><td class="num">${countText(row.lostTokens + row.providerLostTokens)}</td><td class="label"><a href="#${session.anchor}">${escapeHtml(sessionLabel(session.key))}</a></td><td class="label">${escapeHtml(stepLabel(row))}</td><td class="label wrap">${breakCell(row, session.key, eventOf)}</td></tr>`,
+  )
+  return [
+    '<section id="costliest">',
+    '<h2>Costliest breaks</h2>',
+    `<p class="note">The ${top.length} most expensive of the run’s ${breaks.length} ${plural(breaks.length, 'break')}, in dollars lost (the client’s change and the provider side together).</p>`,
+    '<div class="table-scroll"><table>',
+    headRow([
+      { title: 'lost', numeric: true, note: 'USD' },
+      { title: 'lost tokens', numeric: true },
+      { title: 'session', numeric: false },
+      { title: 'turn.step', numeric: false },
+      { title: 'break', numeric: false, note: 'cause, node, event: what it did' },
+    ]),
+    `<tbody>${body.join('\n')}</tbody>`,
+    '</table></div>',
+    '</section>',
+  ].join('\n')
 }
 
 const SUMMARY_HEAD: readonly HeadCell[] = [
@@ -168,6 +313,7 @@ const SUMMARY_HEAD: readonly HeadCell[] = [
   { title: 'write ratio', numeric: true, note: 'of input tokens' },
   { title: 'lost tokens', numeric: true },
   { title: 'provider lost', numeric: true, note: 'idle gaps, reach' },
+  { title: 'lost', numeric: true, note: 'USD, both sides' },
   { title: 'cost', numeric: true },
   { title: 'ideal cost', numeric: true },
   { title: 'breaks', numeric: true },
@@ -175,17 +321,13 @@ const SUMMARY_HEAD: readonly HeadCell[] = [
   { title: 'claims', numeric: false, note: 'hold / read this session' },
 ]
 
-function headRow(cells: readonly HeadCell[]): string {
-  const cell = (head: HeadCell) =>
-    `<th class="${head.numeric ? 'num' : 'label'}" scope="col">${escapeHtml(head.title)}${head.note === undefined ? '' : `<span class="sub">${escapeHtml(head.note)}</span>`}</th>`
-  return `<thead><tr>${cells.map(cell).join('')}</tr></thead>`
-}
-
+/** The summary table, worst first. */
 function summarySection(sessions: readonly Session[]): string {
   const body = sessions.map((session) => {
     const summary = session.summary
+    const rowClass = ` class="${sessionClass(session)}"`
     if (summary === undefined)
-      return `<tr>${labelCells(session, undefined)}<td colspan="${SUMMARY_HEAD.length - 3}" class="meta">no summary row</td></tr>`
+      return `<tr${rowClass}>${labelCells(session, undefined)}<td colspan="${SUMMARY_HEAD.length - 3}" class="meta">no summary row</td></tr>`
     const failed =
       summary.failedAttempts === 0
         ? ''
@@ -198,6 +340,7 @@ function summarySection(sessions: readonly Session[]): string {
       ratioCell(summary.writeRatio, summary.inputTokens),
       countText(summary.lostTokens),
       countText(summary.providerLostTokens),
+      session.lostUsd > 0 ? `<span class="lost">${dollars(session.lostUsd, 4)}</span>` : dollars(0, 4),
       dollars(summary.costUsd, 4),
       dollars(summary.idealCostUsd, 4),
       countText(summary.breaks),
@@ -207,12 +350,12 @@ function summarySection(sessions: readonly Session[]): string {
       claimsCell(summary),
     ]
     const numeric = SUMMARY_HEAD.slice(3).map((head) => head.numeric)
-    return `<tr>${labelCells(session, summary.model)}${cells.map((cell, index) => `<td class="${numeric[index] === true ? 'num' : 'label'}">${cell}</td>`).join('')}</tr>`
+    return `<tr${rowClass}>${labelCells(session, summary.model)}${cells.map((cell, index) => `<td class="${numeric[index] === true ? 'num' : 'label'}">${cell}</td>`).join('')}</tr>`
   })
   return [
-    '<section>',
+    '<section id="summary">',
     '<h2>Summary</h2>',
-    '<p class="note">Hit ratios are token-weighted: cache-read tokens ÷ input tokens of the successful requests, with the denominator in tokens under each value. “Warm” leaves out each session’s first request; the write ratio is cache-write ÷ input tokens.</p>',
+    '<p class="note">Worst first by lost dollars. Hit ratios are token-weighted: cache-read tokens ÷ input tokens of the successful requests, with the denominator in tokens under each value. “Warm” leaves out each session’s first request; the write ratio is cache-write ÷ input tokens.</p>',
     '<div class="table-scroll"><table>',
     headRow(SUMMARY_HEAD),
     `<tbody>${body.join('\n')}</tbody>`,
@@ -248,6 +391,8 @@ function claimsSection(claims: readonly ClaimResult[]): string {
     '<section>',
     '<h2>Claims</h2>',
     `<p class="meta">${held} of ${claims.length} hold${failed > 0 ? `, <strong class="fail">${failed} fail</strong>` : ''}. Each scenario’s “demonstrates” sentence, checked on this run’s rows.</p>`,
+    // Open when something fails; a run where every claim holds keeps the table a click away.
+    `<details${failed > 0 ? ' open' : ''}><summary>Every claim (${claims.length})</summary>`,
     '<div class="table-scroll"><table>',
     headRow([
       { title: 'status', numeric: false },
@@ -258,6 +403,7 @@ function claimsSection(claims: readonly ClaimResult[]): string {
     ]),
     `<tbody>${body.join('\n')}</tbody>`,
     '</table></div>',
+    '</details>',
     '</section>',
   ].join('\n')
 }
@@ -280,160 +426,4 @@ function labelCells(session: Session, model: string | undefined): string {
     `<td class="label">${escapeHtml(variant)}${session.key.loop === 'dsh' ? '<span class="sub">DSH loop</span>' : ''}</td>`,
     `<td class="label">${escapeHtml(provider)}${modelLine}</td>`,
   ].join('')
-}
-
-/** Cache-read and input tokens of the session's warm requests (successful, after the first). */
-function warmTokens(rows: readonly StepRow[]): { read: number; input: number } | undefined {
-  if (rows.length === 0) return undefined
-  const warm = rows.filter((row) => row.ok && !row.cold)
-  return {
-    read: warm.reduce((total, row) => total + row.cacheReadTokens, 0),
-    input: warm.reduce((total, row) => total + row.inputTokens, 0),
-  }
-}
-
-function sessionSection(session: Session): string {
-  const label = sessionLabel(session.key)
-  const { rows, summary } = session
-  const facts: string[] = []
-  if (summary !== undefined) {
-    facts.push(escapeHtml(summary.model))
-    const warm = warmTokens(rows)
-    facts.push(
-      `warm hit ratio ${percent(summary.hitRatioWarm)}${warm === undefined ? '' : ` (${countText(warm.read)} of ${countText(warm.input)} warm input tokens read from cache)`}`,
-      `${countText(summary.lostTokens)} tokens lost`,
-      `${countText(summary.providerLostTokens)} on the provider side`,
-      `${countText(summary.breaks)} ${plural(summary.breaks, 'break')}`,
-    )
-  }
-  const failed = rows.filter((row) => !row.ok).length
-  facts.push(
-    `${countText(rows.length)} ${plural(rows.length, 'request')}${failed === 0 ? '' : ` (${failed} failed)`}`,
-  )
-  const parts = [
-    `<article class="session" id="${session.anchor}">`,
-    `<h3>${escapeHtml(label)}</h3>`,
-    `<p class="meta">${facts.join(' · ')}</p>`,
-  ]
-  if (rows.length === 0) {
-    parts.push('<p class="meta">No step rows for this session.</p>', '</article>')
-    return parts.join('\n')
-  }
-  parts.push(
-    '<figure>',
-    `<div class="chart-scroll">${sessionChart(rows, `${session.anchor}-chart`, `Tokens per request: ${label}`)}</div>`,
-    `<figcaption>${chartLegend()}</figcaption>`,
-    '</figure>',
-    stepTable(rows),
-    '</article>',
-  )
-  return parts.join('\n')
-}
-
-const STEP_HEAD: readonly HeadCell[] = [
-  { title: '#', numeric: true },
-  { title: 'turn.step', numeric: false },
-  { title: 'attempt', numeric: true },
-  { title: 'header', numeric: false },
-  { title: 'input', numeric: true },
-  { title: 'cache-read', numeric: true },
-  { title: 'cache-write', numeric: true },
-  { title: 'uncached', numeric: true },
-  { title: 'output', numeric: true },
-  { title: 'hit ratio', numeric: true },
-  { title: 'ideal read', numeric: true },
-  { title: 'lost', numeric: true },
-  { title: 'provider lost', numeric: true },
-  { title: 'break', numeric: false, note: 'cause, node, event' },
-  { title: 'cost', numeric: true },
-  { title: 'time (s)', numeric: true },
-  { title: 'latency (ms)', numeric: true },
-]
-
-/** The prediction columns of a session whose usage came from the real provider, after cache-write. */
-const PREDICTED_HEAD: readonly HeadCell[] = [
-  { title: 'predicted read', numeric: true, note: 'simulator' },
-  { title: 'predicted write', numeric: true, note: 'simulator' },
-]
-
-function stepTable(rows: readonly StepRow[]): string {
-  const predicted = rows.some((row) => row.predictedCacheReadTokens !== undefined)
-  const head = predicted ? [...STEP_HEAD.slice(0, 7), ...PREDICTED_HEAD, ...STEP_HEAD.slice(7)] : STEP_HEAD
-  const optional = (value: number | undefined) => (value === undefined ? '' : countText(value))
-  const body = rows.map((row, index) => {
-    const broke = row.breakCause !== undefined || row.providerCause !== undefined
-    const classes = [row.ok ? '' : 'failed', broke ? 'break' : ''].filter((name) => name !== '')
-    const cells = [
-      String(index + 1),
-      `${escapeHtml(stepLabel(row))}${statusTag(row)}`,
-      String(row.attempt),
-      escapeHtml(row.headerReason ?? ''),
-      countText(row.inputTokens),
-      countText(row.cacheReadTokens),
-      countText(row.cacheWriteTokens),
-      ...(predicted ? [optional(row.predictedCacheReadTokens), optional(row.predictedCacheWriteTokens)] : []),
-      countText(row.uncachedTokens),
-      countText(row.outputTokens),
-      percent(row.hitRatio),
-      countText(row.idealCacheReadTokens),
-      countText(row.lostTokens),
-      countText(row.providerLostTokens),
-      breakCell(row),
-      dollars(row.costUsd, 6),
-      row.virtualTimeS.toFixed(3),
-      countText(row.latencyMs),
-    ]
-    const rowClass = classes.length === 0 ? '' : ` class="${classes.join(' ')}"`
-    return `<tr${rowClass}>${cells.map((cell, column) => `<td class="${head[column]?.numeric === true ? 'num' : 'label'}">${cell}</td>`).join('')}</tr>`
-  })
-  return [
-    `<details><summary>Steps (${countText(rows.length)} ${plural(rows.length, 'request')})</summary>`,
-    '<div class="table-scroll"><table>',
-    headRow(head),
-    `<tbody>${body.join('\n')}</tbody>`,
-    '</table></div>',
-    '</details>',
-  ].join('\n')
-}
-
-function statusTag(row: StepRow): string {
-  if (!row.ok) return ' <span class="tag">failed</span>'
-  return row.cold ? ' <span class="tag">cold</span>' : ''
-}
-
-function breakCell(row: StepRow): string {
-  const parts: string[] = []
-  if (row.breakCause !== undefined && row.breakCause !== row.providerCause) {
-    const where = [
-      row.breakNode,
-      row.breakEventSeq === undefined ? undefined : `event ${row.breakEventSeq}`,
-    ].filter((part) => part !== undefined)
-    parts.push(
-      `<strong>${escapeHtml(row.breakCause)}</strong>${where.length === 0 ? '' : `<span class="sub">${escapeHtml(where.join(' · '))}</span>`}`,
-    )
-  }
-  if (row.providerCause !== undefined) {
-    const advice = providerAdvice(row)
-    parts.push(
-      `<strong>${escapeHtml(row.providerCause)}</strong><span class="sub">${escapeHtml(`${countText(row.providerLostTokens)} tokens, ${dollars(row.providerLostUsd, 4)}${advice === undefined ? '' : `; ${advice}`}`)}</span>`,
-    )
-  }
-  return parts.join('<br>')
-}
-
-/** A ratio over its denominator in tokens, written under it. */
-function ratioCell(ratio: number | undefined, denominator: number | undefined): string {
-  return `${percent(ratio)}${denominator === undefined ? '' : `<span class="sub">of ${countText(denominator)}</span>`}`
-}
-
-function percent(ratio: number | undefined): string {
-  return ratio === undefined ? '–' : `${(ratio * 100).toFixed(2)}%`
-}
-
-function dollars(value: number, digits: number): string {
-  return `$${value.toFixed(digits)}`
-}
-
-function plural(count: number, word: string): string {
-  return count === 1 ? word : `${word}s`
 }

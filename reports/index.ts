@@ -1,6 +1,8 @@
 // The public surface of reports/: the row vocabulary, CSV writing and reading, the summary, comparison
 // and gate, the HTML report, and the Vitest matchers. Everything else in the folder is internal.
 
+export type { BreakEvent } from './break-events.ts'
+export { breakEventsOf, describeEvent } from './break-events.ts'
 export { breaksOf } from './breaks.ts'
 export type { ComparisonEntry } from './compare.ts'
 export { compareSummaries, comparisonTable } from './compare.ts'
@@ -23,7 +25,8 @@ export { SessionRowBuilder } from './rows.ts'
 export { rowProblems } from './sanity.ts'
 export type { SessionKey } from './session-key.ts'
 export { summarize } from './summary.ts'
-export { summaryTable } from './table.ts'
+export type { SummaryTableOptions } from './table.ts'
+export { breaksDigest, summaryTable, wantsColour } from './table.ts'
 export type { BreakCause, BreakRow, ClaimResult, StepRow, SummaryRow } from './types.ts'
 export { BREAK_COLUMNS, CLAIM_COLUMNS, STEP_COLUMNS, SUMMARY_COLUMNS } from './types.ts'
 export type { BaselineMatchOptions, CachelabMatchers } from './vitest.ts'

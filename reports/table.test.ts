@@ -1,7 +1,27 @@
 import { describe, expect, it } from 'vitest'
+import { breaksOf } from './breaks.ts'
 import { summarize } from './summary.ts'
-import { summaryTable } from './table.ts'
-import { stepRow } from './testing.ts'
+import { breaksDigest, SUMMARY_WIDTH, summaryTable, wantsColour } from './table.ts'
+import { sessionRows, stepRow } from './testing.ts'
+import type { SummaryRow } from './types.ts'
+
+const ESCAPE = '\u001b['
+
+/** Summaries of a clean session and a broken one, with the matrix's longest names. */
+function matrix(): SummaryRow[] {
+  const clean = sessionRows({ scenario: 'long-session', provider: 'openai-responses' }, [
+    { uncached: 40_000 },
+    ...Array.from({ length: 1439 }, () => ({ read: 40_000, uncached: 40 })),
+  ])
+  const broken = sessionRows(
+    { scenario: 'series-start-unchanged', variant: 'automatic-block-rule', provider: 'openai-responses' },
+    [
+      { uncached: 6000 },
+      { uncached: 200_000, lost: 181_869, breakCause: 'compaction-summary', turn: 111, step: 12 },
+    ],
+  )
+  return summarize([...clean, ...broken])
+}
 
 describe('the summary table printed after a run', () => {
   it('counts successful requests and failed attempts apart, as summary.csv does', () => {
@@ -13,9 +33,86 @@ describe('the summary table printed after a run', () => {
     ]
     const [summary] = summarize(rows)
     expect(summary).toMatchObject({ requests: 3, failedAttempts: 1 })
-    const [header, , line] = summaryTable(summarize(rows)).split('\n')
-    const cells = (text: string | undefined) => (text ?? '').split(/\s{2,}/)
-    const byColumn = Object.fromEntries(cells(header).map((title, index) => [title, cells(line)[index]]))
-    expect(byColumn).toMatchObject({ model: 'test-model', requests: '3', 'failed attempts': '1' })
+    const lines = summaryTable(summarize(rows)).split('\n')
+    expect(lines[3]).toBe('append-only')
+    expect(lines[4]).toMatch(/^ {2}default\s+anthropic\s+3\+1\s+\d+\.\d\d%/)
+  })
+
+  it('fits 100 columns with the longest names and numbers of the matrix', () => {
+    const table = summaryTable(matrix())
+    for (const line of table.split('\n')) expect(line.length).toBeLessThanOrEqual(SUMMARY_WIDTH)
+    expect(table).toContain('series-start-unchanged\n  automatic-block-rule  openai-responses')
+    expect(table).toMatch(/openai-responses\s+2\s+0\.00%\s+181,869\s+\d+\.\d{4}\s+\d+\.\d{4}\s+1\s+-$/m)
+  })
+
+  it('cuts what does not fit with an ellipsis rather than overflowing', () => {
+    const [summary] = matrix()
+    const long = {
+      ...(summary as SummaryRow),
+      variant: 'a-variant-name-far-longer-than-any-column-should-ever-be-here',
+    }
+    const table = summaryTable([long], { width: 90 })
+    for (const line of table.split('\n')) expect(line.length).toBeLessThanOrEqual(90)
+    expect(table).toContain('…')
+  })
+
+  it('prints plain text unless asked for colour', () => {
+    expect(summaryTable(matrix())).not.toContain(ESCAPE)
+  })
+
+  it('colours breaks yellow and failing claims red, leaving the text the same', () => {
+    const [clean, broken] = matrix()
+    const failing = { ...(clean as SummaryRow), claimsHeld: 1, claimsFailed: 1 }
+    const summaries = [failing, broken as SummaryRow]
+    const coloured = summaryTable(summaries, { colour: true })
+    expect(coloured).toContain(`${ESCAPE}33m181,869`)
+    expect(coloured).toContain(`${ESCAPE}1;31m1 fail`)
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: removing the escapes leaves the plain table.
+    expect(coloured.replace(/\u001b\[[\d;]*m/g, '')).toBe(summaryTable(summaries))
+  })
+})
+
+describe('the costliest breaks under the table', () => {
+  const rows = sessionRows({ scenario: 'prompt-change', variant: 'unsupported' }, [
+    { uncached: 6000 },
+    { uncached: 6200, lost: 6000, breakCause: 'system-replace', breakNode: 'system', turn: 5 },
+    { uncached: 6400, lost: 6200, breakCause: 'tools-changed', breakNode: 'tools', turn: 9 },
+    { write: 6600, providerCause: 'ttl-expired', breakCause: 'ttl-expired', providerLost: 6400, turn: 12 },
+  ])
+
+  it('lists them worst first in dollars, cause and cost before the session', () => {
+    const lines = breaksDigest(breaksOf(rows)).split('\n')
+    expect(lines[0]).toBe('breaks, costliest first (3):')
+    expect(lines).toContainEqual(
+      expect.stringMatching(
+        /^ {2}\$0\.\d{4} {2}tools-changed at 9\.3, 6,200 tokens: prompt-change · unsupported · anthropic$/,
+      ),
+    )
+    const dollars = lines.slice(1).map((line) => Number(line.match(/\$(\d+\.\d+)/)?.[1]))
+    expect(dollars).toHaveLength(3)
+    expect(dollars).toEqual([...dollars].sort((left, right) => right - left))
+  })
+
+  it('keeps to the limit and the width, saying where the rest are', () => {
+    const digest = breaksDigest(breaksOf(rows), { limit: 1, width: 40 })
+    expect(digest.split('\n')[0]).toBe('costliest breaks (1 of 3, all in breaks.csv):')
+    for (const line of digest.split('\n').slice(1)) expect(line.length).toBeLessThanOrEqual(40)
+  })
+
+  it('says nothing for a run without breaks', () => {
+    expect(breaksDigest([])).toBe('')
+  })
+})
+
+describe('wantsColour', () => {
+  it('colours a terminal only', () => {
+    expect(wantsColour({ isTTY: true }, {})).toBe(true)
+    expect(wantsColour({ isTTY: false }, {})).toBe(false)
+    expect(wantsColour({}, {})).toBe(false)
+  })
+
+  it('respects NO_COLOR set to anything but the empty string', () => {
+    expect(wantsColour({ isTTY: true }, { NO_COLOR: '1' })).toBe(false)
+    expect(wantsColour({ isTTY: true }, { NO_COLOR: '' })).toBe(true)
   })
 })

@@ -29,6 +29,8 @@ export interface StepSketch {
   breakNode?: string
   breakEventSeq?: number
   cold?: boolean
+  /** Virtual time of the request, in seconds. */
+  at?: number
 }
 
 /** One step row; buckets sum to the input, the hit ratio is read / input. */
@@ -70,7 +72,7 @@ export function stepRow(sketch: StepSketch = {}): StepRow {
     providerLostUsd: failed ? 0 : ((sketch.providerLost ?? 0) * 2.7) / 1_000_000,
     costUsd: cost,
     idealCostUsd: cost - (lost * 2.7) / 1_000_000,
-    virtualTimeS: 0,
+    virtualTimeS: sketch.at ?? 0,
     latencyMs: 100,
     predictedCacheReadTokens: undefined,
     predictedCacheWriteTokens: undefined,
