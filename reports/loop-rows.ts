@@ -11,7 +11,7 @@ import type { Prices } from '../providers/catalog.ts'
 import type { PreviousRequest } from '../providers/sim/types.ts'
 import type { Attribution } from './attribution.ts'
 import { failedRow, measuredRow, type Observation, type RowLabels } from './rows.ts'
-import type { StepRow } from './types.ts'
+import type { BreakCause, StepRow } from './types.ts'
 import { wireBreak } from './wire-attribution.ts'
 
 /** The part of an external loop's log event attribution reads. */
@@ -24,6 +24,8 @@ export interface LoopEvent {
 
 /** What an external loop knows about one of its requests. */
 export interface LoopRequest {
+  /** A loop step, or a compaction's summarizer call (which does not continue the conversation). */
+  purpose: 'step' | 'summary'
   turn: number
   step: number
   attempt: number
@@ -79,6 +81,30 @@ interface Previous {
 function rewrites(event: LoopEvent): boolean {
   if (event.type === 'request/header' || event.type.startsWith('compaction/')) return true
   return typeof event.surfaceOp === 'object' && event.surfaceOp !== null
+}
+
+/**
+ * The cause of a break once the loop's log names its event: a surface replacement of a tool result (after
+ * its `compaction/prune` pricing event) is a prune, a replacement by a user message or a compaction
+ * summary is summary compaction; otherwise the cause read off the wire stands.
+ */
+export function loopCause(event: LoopEvent | undefined, wireCause: BreakCause): BreakCause {
+  if (event === undefined) return wireCause
+  if (event.type === 'compaction/prune') return 'tool-result-prune'
+  if (event.type === 'compaction/summary' || event.type === 'compaction/start') return 'compaction-summary'
+  if (typeof event.surfaceOp !== 'object' || event.surfaceOp === null) return wireCause
+  if (event.type === 'tool/result') return 'tool-result-prune'
+  if (event.type === 'user/message') return 'compaction-summary'
+  return wireCause
+}
+
+/** The latest event of a type written before `end`. */
+function latestBefore(events: readonly LoopEvent[], type: string, end: number): LoopEvent | undefined {
+  for (let seq = Math.min(end, events.length) - 1; seq >= 0; seq -= 1) {
+    const event = events[seq]
+    if (event?.type === type) return event
+  }
+  return undefined
 }
 
 /**
@@ -142,12 +168,19 @@ export class LoopRowBuilder {
     if (previous !== undefined) {
       const found = wireBreak(previous.digest, digest)
       if (found !== undefined) {
-        const event = breakEvent(found.node, request, previous.logLength, this.context.events())
-        attribution = { ...found, ...(event !== undefined ? { eventSeq: event.seq } : {}) }
+        const events = this.context.events()
+        // A summarizer call diverges from the conversation because of the compaction that sent it.
+        const event =
+          request.purpose === 'summary'
+            ? latestBefore(events, 'compaction/start', request.logLength)
+            : breakEvent(found.node, request, previous.logLength, events)
+        const cause = request.purpose === 'summary' ? 'compaction-summary' : loopCause(event, found.cause)
+        attribution = { ...found, cause, ...(event !== undefined ? { eventSeq: event.seq } : {}) }
         breakEventType = event?.type
       }
     }
-    this.previous = { digest, observation, logLength: request.logLength }
+    // The next step continues the conversation, not the summarizer call.
+    if (request.purpose === 'step') this.previous = { digest, observation, logLength: request.logLength }
     const row = measuredRow(labels, {
       usage,
       cold: previous === undefined,

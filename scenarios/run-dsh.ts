@@ -5,8 +5,13 @@
 
 import { VirtualClock } from '../harness/clock.ts'
 import { CachelabError } from '../harness/errors.ts'
-import { DshDriver, type DshRequest } from '../harness/loops/dsh/driver.ts'
-import { type DshModules, loadDshModules, type ModuleImporter } from '../harness/loops/dsh/modules.ts'
+import { DshDriver, type DshPrunerConfig, type DshRequest } from '../harness/loops/dsh/driver.ts'
+import {
+  type DshModules,
+  type DshPlugin,
+  loadDshModules,
+  type ModuleImporter,
+} from '../harness/loops/dsh/modules.ts'
 import type { Inexpressible } from '../harness/loops/types.ts'
 import { DEFAULT_PACE, resolveText, type ScriptAction } from '../harness/script.ts'
 import type { ToolSchema } from '../harness/types.ts'
@@ -27,14 +32,44 @@ export const DSH_LOOP_PROVIDER = 'deepseek'
 
 /** Why a scenario action has no DSH 0.1.0 counterpart. */
 export const DSH_INEXPRESSIBLE: Readonly<Partial<Record<ScriptAction['kind'], string>>> = {
-  compact:
-    'summary compaction is a DSH plugin (@deepseek-ai/dsh-compaction-basic), not among the installed packages',
-  prune:
-    'tool-result pruning is a DSH plugin (@deepseek-ai/dsh-compaction-tool-result-pruner), not among the installed packages',
   'set-prefix-source': 'DSH 0.1.0 has no session prefix (it was removed before this release)',
   'set-config': 'a call-config change needs an agent/request listener; the adapter does not drive one yet',
   'start-series': 'DSH 0.1.0 has no explicit request series (its headers have no series reason)',
 }
+
+/**
+ * Why DSH cannot run a plugin-backed action here: the first plugin it needs that did not load (missing:
+ * the command that installs it; unsupported: what the runtime lacks), or undefined when all loaded.
+ */
+export function pluginGap(plugins: readonly DshPlugin[], what: string): string | undefined {
+  for (const plugin of plugins) {
+    switch (plugin.status) {
+      case 'loaded':
+        continue
+      case 'missing':
+        return `${what} is a DSH plugin that is not installed: ${plugin.install}`
+      case 'unsupported':
+        return `${what}: ${plugin.reason}`
+      default: {
+        const unreachable: never = plugin
+        throw new Error(`unknown plugin state ${JSON.stringify(unreachable)}`)
+      }
+    }
+  }
+  return undefined
+}
+
+/**
+ * DSH's pruner budgets for a script's prune: its threshold, and the kept characters split as DSH's defaults
+ * split them (head 4,096, tail 1,024: four fifths head). DSH always keeps head and tail, so the script's
+ * `keep` (head, middle, tail) and `skipLastNodes` have no DSH counterpart; the note says so.
+ */
+export function prunerConfig(action: PruneAction): DshPrunerConfig {
+  const headChars = Math.round((action.keepChars * 4) / 5)
+  return { thresholdChars: action.thresholdChars, headChars, tailChars: action.keepChars - headChars }
+}
+
+type PruneAction = Extract<ScriptAction, { kind: 'prune' }>
 
 /** What one DSH session produced. */
 export interface DshSessionResult {
@@ -111,6 +146,11 @@ export async function runDshSession(
     breakEventTypes.push(added.breakEventType)
   }
   let system = resolveText(scenario.system, `${scenario.name}:system`)
+  const { tokenMeter, pruner, compaction } = modules.plugins
+  const pruneGap = pluginGap([pruner, tokenMeter], 'tool-result pruning')
+  const compactGap = pluginGap([compaction, tokenMeter], 'summary compaction')
+  const firstPrune = actions.find((action): action is PruneAction => action.kind === 'prune')
+  const prunes = firstPrune !== undefined && pruneGap === undefined
   driver = await DshDriver.start({
     modules,
     sessionId,
@@ -120,6 +160,8 @@ export async function runDshSession(
     tools: scenario.tools,
     toolOrder: stableToolOrder(scenario.tools, actions),
     directory: options.sessionsDir,
+    ...(prunes ? { pruner: prunerConfig(firstPrune) } : {}),
+    compaction: compactGap === undefined && actions.some((action) => action.kind === 'compact'),
     toolSeconds: pace.toolSeconds,
     hooks: {
       advance: (seconds) => clock.advance(seconds),
@@ -175,8 +217,28 @@ export async function runDshSession(
         case 'restart':
           await driver.restart()
           break
+        case 'prune': {
+          const reason = pruneGap ?? differentBudgets(action, firstPrune)
+          if (reason !== undefined) {
+            inexpressible.push({ action: action.kind, turn: turns, reason })
+            break
+          }
+          driver.prune()
+          break
+        }
         case 'compact':
-        case 'prune':
+          if (compactGap !== undefined) {
+            inexpressible.push({ action: action.kind, turn: turns, reason: compactGap })
+            break
+          }
+          if (!(await driver.compact(action.summaryTokens)))
+            inexpressible.push({
+              action: action.kind,
+              turn: turns,
+              reason: "DSH's manual compaction found no range to summarize",
+            })
+          flush()
+          break
         case 'set-prefix-source':
         case 'set-config':
         case 'start-series':
@@ -204,6 +266,16 @@ export async function runDshSession(
     await driver.close()
   }
   return { rows, digests, breakEventTypes, inexpressible, entry }
+}
+
+/**
+ * DSH's pruner is one service with one configuration per runtime: a later prune with other budgets than
+ * the first cannot be run as scripted.
+ */
+function differentBudgets(action: PruneAction, first: PruneAction | undefined): string | undefined {
+  if (first === undefined) return undefined
+  if (action.thresholdChars === first.thresholdChars && action.keepChars === first.keepChars) return undefined
+  return "DSH's pruner runs with one configuration per runtime, the script's first prune's budgets"
 }
 
 /** The row of one DSH request from the mock provider's record of it. */

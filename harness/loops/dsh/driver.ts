@@ -1,16 +1,20 @@
 // DSH's real published agent loop driven by a scenario script: a Cordis context with DSH's LLM runtime,
-// session store, system prompt, tool runtime, agent registry, agent loop and DeepSeek adapter, the
-// persistence seam writing under the run's sessions folder. Scenario events become DSH calls (followup,
-// inject, a prompt section, tool registrations, a restart that resumes from the store); the model's
-// answers and tool results are the script's. Each request DSH sends is tagged in flight with the script's
-// answer, the virtual time and the session, and described from DSH's own log.
+// session store, system prompt, tool runtime, agent registry, agent loop and DeepSeek adapter, DSH's
+// JSONL session store writing under the run's sessions folder, and, when installed, DSH's token meter,
+// tool-result pruner and basic compaction. Scenario events become DSH calls (followup, steer, inject, a
+// prompt section, tool registrations, the pruner's pass, a manual compaction, a restart that resumes from
+// the store); the model's answers, summaries and tool results are the script's. Each request DSH sends is
+// tagged in flight with the script's answer, the virtual time and the session, and described from DSH's
+// own log.
 
+import { existsSync, rmSync } from 'node:fs'
+import { dirname, join } from 'node:path'
 import { CachelabError } from '../../errors.ts'
 import { resolveText, type StepScript, type TextSpec, type TurnScript } from '../../script.ts'
 import type { AssistantMessage, HeaderReason, ToolSchema } from '../../types.ts'
 import { type DshModules, ensurePromiseWithResolvers } from './modules.ts'
 import { type DshEventView, type DshMessageView, latestHeader, wireSources } from './sources.ts'
-import { jsonlPersistence } from './store.ts'
+import { DSH_STORE_FOLDER, jsonlPersistence } from './store.ts'
 
 /** DSH's provider route of its DeepSeek adapter. */
 export const DSH_PROVIDER = 'deepseek-official'
@@ -23,6 +27,8 @@ export const DSH_KEY_VARIABLE = 'CACHELAB_DSH_API_KEY'
 
 /** What DSH sent for one provider request, read off its log when the request left. */
 export interface DshRequest {
+  /** A loop step, or the summarizer call of a compaction (its step is 0, as the model loop's). */
+  purpose: 'step' | 'summary'
   turn: number
   step: number
   /** Requests of this turn and step before this one (DSH retries only with its retry plugin). */
@@ -57,12 +63,42 @@ export interface DshDriverOptions {
   tools: readonly ToolSchema[]
   /** Tools declared at some point of the script: the order DSH lists them in is theirs. */
   toolOrder: readonly string[]
-  /** Where DSH's session store writes `<id>.dsh.jsonl`. */
+  /** The run's sessions folder: DSH's store writes under its `dsh/` folder. */
   directory: string
+  /**
+   * The budgets DSH's tool-result pruner is installed with (from the script's prune), or undefined when the
+   * script does not prune or the pruner is not installed.
+   */
+  pruner?: DshPrunerConfig
+  /** Install DSH's basic compaction (manual only: the script says when). */
+  compaction: boolean
   /** Seconds each tool call takes. */
   toolSeconds: number
   hooks: DshDriverHooks
 }
+
+/** DSH's tool-result pruner configuration (Unicode code points). */
+export interface DshPrunerConfig {
+  thresholdChars: number
+  headChars: number
+  tailChars: number
+}
+
+/** What one explicit pruner pass did. */
+export interface DshPruneOutcome {
+  /** Tool results replaced. */
+  pruned: number
+}
+
+/**
+ * Input that arrives while a step's request is in flight (seed 003), as step scripts list it under
+ * `arrivals` where the model loop delivers them (issue 14). Read structurally so the DSH side is keyed on
+ * the same names: a steer is DSH's `steer`, a followup its `followup`, an injection its `inject`.
+ */
+export type DshArrival =
+  | { delivery: 'steer'; text: TextSpec }
+  | { delivery: 'followup'; text: TextSpec; steps: StepScript[] }
+  | { delivery: 'inject'; text: TextSpec; plugin: string }
 
 /** The Cordis and DSH surfaces the driver touches (DSH is loaded at run time). */
 interface DshContext {
@@ -74,11 +110,15 @@ interface DshContext {
     resume(options: { resumeSessionId: string; agentOptions?: unknown }): Promise<{ agent: DshAgent }>
   }
   agentLoop: { create(id: string, options: unknown): DshAgent }
+  sessionPersistence: { locate(meta: { id: string }): { path?: string } }
+  toolResultPruner?: { pruneSession(session: DshSession): { entries?: readonly unknown[] } }
+  compaction?: { compactNow(agent: DshAgent, signal: AbortSignal): Promise<unknown> }
   fiber: { dispose(): Promise<void> }
 }
 
 interface DshAgent {
   followup(message: unknown): void
+  steer(message: unknown): void
   inject(message: unknown): void
   session: DshSession
 }
@@ -86,11 +126,11 @@ interface DshAgent {
 interface DshSession {
   id: string
   events: readonly DshEventView[]
-  surface: { nodes: readonly number[] }
+  surface: { nodes: readonly number[]; replaceGeneration?: number }
 }
 
 /** Routes in-flight requests of each live DSH session to its driver (one fetch wrapper per process). */
-const routes = new Map<string, (init: Headers) => void>()
+const routes = new Map<string, (headers: Headers) => void>()
 let unwrapped: typeof fetch | undefined
 
 function installFetch(): void {
@@ -120,8 +160,13 @@ export class DshDriver {
   private system: string
   private readonly active = new Map<string, () => void>()
   private tools: readonly ToolSchema[]
-  private turnScript: { number: number; script: TurnScript } | undefined
+  private turnScript: { number: number; script: TurnScript; startSeq: number } | undefined
   private turnNumber = 0
+  /** Followups that arrived while a turn ran, each with the steps of the DSH turn it opens. */
+  private readonly followups: Array<readonly StepScript[]> = []
+  /** The summary the next summarizer call answers with, while a compaction runs. */
+  private summary: string | undefined
+  private compactions = 0
   /** Scripted tool results by call id. */
   private readonly results = new Map<string, { text: string; isError: boolean }>()
   private readonly attempts = new Map<string, number>()
@@ -141,6 +186,7 @@ export class DshDriver {
     process.env[DSH_KEY_VARIABLE] ??= 'cachelab-simulated-key'
     const driver = new DshDriver(options)
     const context = await driver.compose()
+    driver.clearStoredLog(context)
     driver.agent = context.agentLoop.create(options.sessionId, driver.agentOptions())
     driver.route()
     return driver
@@ -165,11 +211,44 @@ export class DshDriver {
     if (Array.isArray(script.user))
       throw new CachelabError('invariant', 'a turn with image blocks cannot be sent through DSH')
     this.turnNumber += 1
-    this.turnScript = { number: this.turnNumber, script }
+    this.turnScript = { number: this.turnNumber, script, startSeq: this.session.events.length }
     const text = resolveText(script.user as TextSpec, `${this.options.sessionId}:user:${this.turnNumber}`)
     const idle = waitForIdle(context, agent)
     agent.followup(this.userMessage(text, { kind: 'user' }))
     await idle
+  }
+
+  /**
+   * DSH's tool-result pruner over the current surface, between turns: every result over its threshold is
+   * replaced (head, marker, tail), each replacement priced by a `compaction/prune` event before it.
+   */
+  prune(): DshPruneOutcome {
+    const pruner = this.context?.toolResultPruner
+    if (pruner === undefined)
+      throw new CachelabError('invariant', "DSH's tool-result pruner is not installed")
+    const result = pruner.pruneSession(this.session)
+    return { pruned: result.entries?.length ?? 0 }
+  }
+
+  /**
+   * DSH's manual compaction (`compactNow`, what its `/compact` command calls) on the idle agent: DSH picks
+   * the range, its summarizer call is answered with the script's summary. False when DSH found no range.
+   */
+  async compact(summaryTokens: number): Promise<boolean> {
+    const compaction = this.context?.compaction
+    const agent = this.agent
+    if (compaction === undefined || agent === undefined)
+      throw new CachelabError('invariant', "DSH's basic compaction is not installed")
+    this.compactions += 1
+    this.summary = resolveText(
+      { tokens: summaryTokens },
+      `${this.options.sessionId}:compaction-${this.compactions}`,
+    )
+    try {
+      return (await compaction.compactNow(agent, new AbortController().signal)) !== null
+    } finally {
+      this.summary = undefined
+    }
   }
 
   /** A plugin's context: DSH's `inject` (next-step input that does not wake the agent). */
@@ -210,6 +289,11 @@ export class DshDriver {
     this.context = undefined
   }
 
+  /** The file DSH's store writes this session's log to. */
+  logFile(): string | undefined {
+    return this.context?.sessionPersistence.locate({ id: this.options.sessionId }).path
+  }
+
   private agentOptions() {
     const { model, maxTokens } = this.options
     return { provider: DSH_PROVIDER, model, ...(maxTokens !== undefined ? { maxTokens } : {}) }
@@ -229,9 +313,25 @@ export class DshDriver {
     await context.plugin(modules.tools.default)
     await context.plugin(modules.agent.default)
     await context.plugin(modules.agentLoop.default, { agents: [] })
-    await context.plugin(
-      jsonlPersistence(modules.persistence.default as abstract new (ctx: never) => object, directory),
-    )
+    const root = join(directory, DSH_STORE_FOLDER)
+    const store = modules.plugins.jsonlStore
+    // DSH's published store where it loads (one event per line, uncompressed: readable, and a break's seq
+    // is a line); on Node 20 the same layout and lines through DSH's persistence seam (store.ts).
+    if (store.status === 'loaded')
+      await context.plugin(store.module.default, { root, compression: 'none', packChunks: false })
+    else
+      await context.plugin(
+        jsonlPersistence(modules.persistence.default as abstract new (ctx: never) => object, root),
+      )
+    const { tokenMeter, pruner, compaction } = modules.plugins
+    if (tokenMeter.status === 'loaded' && (this.options.pruner !== undefined || this.options.compaction))
+      await context.plugin(tokenMeter.module.default)
+    if (pruner.status === 'loaded' && this.options.pruner !== undefined)
+      await context.plugin(pruner.module.default, this.options.pruner)
+    // Manual only: the script's compact is the trigger. DSH's pressure compaction stays off, so it cannot
+    // prune or summarize where the script does not.
+    if (compaction.status === 'loaded' && this.options.compaction)
+      await context.plugin(compaction.module.default, { auto: false })
     // Thinking off: the model loop's DeepSeek requests carry no reasoning either.
     await context.plugin(modules.deepseek, {
       baseURL: DSH_BASE_URL,
@@ -253,9 +353,50 @@ export class DshDriver {
   private route(): void {
     installFetch()
     routes.set(this.options.sessionId, (headers) => {
-      for (const [name, value] of Object.entries(this.options.hooks.request(this.describe())))
+      // DSH's adapter marks its summarizer call (purpose `compaction`) with this header.
+      const summary = headers.get('x-deepseek-harness-compact') === '1'
+      const request = summary ? this.describeSummary() : this.describe()
+      for (const [name, value] of Object.entries(this.options.hooks.request(request)))
         headers.set(name, value)
+      if (!summary) this.deliverArrivals(request)
     })
+  }
+
+  /** Forget a previous run's log of this session: DSH's store never overwrites a log. */
+  private clearStoredLog(context: DshContext): void {
+    const path = context.sessionPersistence.locate({ id: this.options.sessionId }).path
+    if (path !== undefined && existsSync(dirname(path))) rmSync(dirname(path), { recursive: true })
+  }
+
+  /** Input the script says arrives while this request is in flight, through DSH's own delivery. */
+  private deliverArrivals(request: DshRequest): void {
+    const agent = this.agent
+    const script = this.turnScript?.script.steps[request.step - 1] as
+      | (StepScript & { arrivals?: readonly DshArrival[] })
+      | undefined
+    if (agent === undefined || script?.arrivals === undefined) return
+    for (const [index, arrival] of script.arrivals.entries()) {
+      const text = resolveText(
+        arrival.text,
+        `${this.options.sessionId}:${arrival.delivery}:${request.turn}:${request.step}:${index}`,
+      )
+      switch (arrival.delivery) {
+        case 'steer':
+          agent.steer(this.userMessage(text, { kind: 'user' }))
+          break
+        case 'followup':
+          this.followups.push(arrival.steps)
+          agent.followup(this.userMessage(text, { kind: 'user' }))
+          break
+        case 'inject':
+          agent.inject(this.userMessage(text, { kind: 'plugin', plugin: arrival.plugin, form: 'relay' }))
+          break
+        default: {
+          const unreachable: never = arrival
+          throw new CachelabError('invariant', `unknown arrival ${JSON.stringify(unreachable)}`)
+        }
+      }
+    }
   }
 
   /** Make DSH's registered tools the active set: register what is new, unregister what left. */
@@ -299,6 +440,7 @@ export class DshDriver {
   /** The request leaving now, read off DSH's log: its step, header reason and message sources. */
   private describe(): DshRequest {
     const events = this.session.events
+    this.followTurn(events)
     const start = latestOf(events, 'step/start')
     const position = (start?.data ?? { turn: this.turnNumber, step: 1 }) as { turn: number; step: number }
     const key = `${position.turn}.${position.step}`
@@ -311,6 +453,7 @@ export class DshDriver {
       event: DshEventView,
     ) => DshMessageView | null
     return {
+      purpose: 'step',
       turn: this.turnScript?.number ?? position.turn,
       step: position.step,
       attempt,
@@ -318,6 +461,45 @@ export class DshDriver {
       logLength: events.length,
       sources: wireSources(events, this.session.surface.nodes, project),
       scripted: this.scriptedReply(position.step),
+    }
+  }
+
+  /**
+   * A followup that arrived during a turn opens a DSH turn of its own when that turn ends: once DSH has
+   * started a turn after the scripted one, the queued followup's steps answer it.
+   */
+  private followTurn(events: readonly DshEventView[]): void {
+    const current = this.turnScript
+    const started = latestOf(events, 'turn/start')
+    if (current === undefined || started === undefined || started.seq < current.startSeq) return
+    const turnsSince = events.slice(current.startSeq).filter((event) => event.type === 'turn/start').length
+    if (turnsSince < 2) return
+    const steps = this.followups.shift()
+    if (steps === undefined) return
+    this.turnNumber += 1
+    this.turnScript = {
+      number: this.turnNumber,
+      script: { kind: 'turn', user: '', steps: [...steps] },
+      startSeq: started.seq,
+    }
+  }
+
+  /** The summarizer call of a running compaction: step 0 of the current turn, answered with the summary. */
+  private describeSummary(): DshRequest {
+    const events = this.session.events
+    const turn = this.turnScript?.number ?? this.turnNumber
+    const key = `${turn}.0`
+    const attempt = this.attempts.get(key) ?? 0
+    this.attempts.set(key, attempt + 1)
+    return {
+      purpose: 'summary',
+      turn,
+      step: 0,
+      attempt,
+      headerReason: undefined,
+      logLength: events.length,
+      sources: [],
+      scripted: { role: 'assistant', content: [{ type: 'text', text: this.summary ?? 'Summary.' }] },
     }
   }
 

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest'
 import { CachelabError } from '../../errors.ts'
-import { DSH_INSTALL, ensurePromiseWithResolvers, loadDshModules } from './modules.ts'
+import {
+  DSH_INSTALL,
+  DSH_PLUGINS,
+  ensurePromiseWithResolvers,
+  jsonlStoreUnsupported,
+  loadDshModules,
+} from './modules.ts'
 
 const missing = (specifier: string) =>
   Object.assign(new Error(`Cannot find package '${specifier}'`), { code: 'ERR_MODULE_NOT_FOUND' })
@@ -25,6 +31,31 @@ describe('loading DSH', () => {
         throw broken
       }),
     ).rejects.toBe(broken)
+  })
+
+  it('takes a missing plugin as missing, naming the command that installs it, and loads the rest', async () => {
+    const modules = await loadDshModules(async (specifier) => {
+      if (specifier === DSH_PLUGINS.pruner) throw missing(specifier)
+      return import(specifier)
+    })
+    expect(modules.plugins.pruner).toEqual({
+      status: 'missing',
+      install: 'npm i @deepseek-ai/dsh-compaction-tool-result-pruner@0.1.0-rc.8',
+    })
+    expect(modules.plugins.compaction.status).toBe('loaded')
+  })
+
+  it("does not import DSH's JSONL store where Node has no Zstandard API, and says so", async () => {
+    const reason = jsonlStoreUnsupported({})
+    expect(reason).toMatch(/Zstandard API \(node:zlib, Node 22\.15\+\)/)
+    expect(jsonlStoreUnsupported({ zstdCompress: () => undefined })).toBeUndefined()
+    const imported: string[] = []
+    const modules = await loadDshModules(async (specifier) => {
+      imported.push(specifier)
+      return import(specifier)
+    }, reason)
+    expect(modules.plugins.jsonlStore).toEqual({ status: 'unsupported', reason })
+    expect(imported).not.toContain(DSH_PLUGINS.jsonlStore)
   })
 
   it('loads every package it composes when they are installed', async () => {

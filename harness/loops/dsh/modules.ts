@@ -1,7 +1,9 @@
 // DSH's published packages, loaded at run time: they are optional dependencies, so `--loop dsh` works only
 // where they are installed. The importer is injectable so tests can simulate their absence; a missing
-// package is a usage error naming what to install.
+// core package is a usage error naming what to install, a missing plugin (pruner, compaction, JSONL
+// store) only takes away what it does, with the reason.
 
+import * as zlib from 'node:zlib'
 import { CachelabError } from '../../errors.ts'
 
 /** The DSH release cachelab drives (the exact optional dependencies). */
@@ -28,8 +30,46 @@ export const DSH_PACKAGES = {
 
 export type DshRole = keyof typeof DSH_PACKAGES
 
-/** The loaded modules, each as its namespace object. */
-export type DshModules = Readonly<Record<DshRole, Readonly<Record<string, unknown>>>>
+/**
+ * DSH's optional plugins the adapter installs when they load: the token meter both compaction plugins
+ * measure with, the model-free tool-result pruner, the basic (summary) compaction engine, and the
+ * published JSONL session store.
+ */
+export const DSH_PLUGINS = {
+  tokenMeter: '@deepseek-ai/dsh-token-meter',
+  pruner: '@deepseek-ai/dsh-compaction-tool-result-pruner',
+  compaction: '@deepseek-ai/dsh-compaction-basic',
+  jsonlStore: '@deepseek-ai/dsh-session-persistence-jsonl',
+} as const
+
+export type DshPluginRole = keyof typeof DSH_PLUGINS
+
+/** One optional plugin: loaded, or why not (what to install, or what the runtime lacks). */
+export type DshPlugin =
+  | { status: 'loaded'; module: Readonly<Record<string, unknown>> }
+  | { status: 'missing'; install: string }
+  | { status: 'unsupported'; reason: string }
+
+/** The loaded modules, each as its namespace object, and the optional plugins as they loaded. */
+export type DshModules = Readonly<Record<DshRole, Readonly<Record<string, unknown>>>> & {
+  readonly plugins: Readonly<Record<DshPluginRole, DshPlugin>>
+}
+
+/** The command that installs one optional plugin at the driven release. */
+export function pluginInstall(role: DshPluginRole): string {
+  return `npm i ${DSH_PLUGINS[role]}@${DSH_VERSION}`
+}
+
+/**
+ * The published JSONL store imports Node's Zstandard API by name (`node:zlib`, Node 22.15+ and 23.8+), so
+ * on older Node the import itself fails; it is not attempted there.
+ */
+export function jsonlStoreUnsupported(
+  runtime: Readonly<Record<string, unknown>> = zlib as unknown as Record<string, unknown>,
+): string | undefined {
+  if (typeof runtime.zstdCompress === 'function') return undefined
+  return `${DSH_PLUGINS.jsonlStore} imports Node's Zstandard API (node:zlib, Node 22.15+), which Node ${process.versions.node} lacks`
+}
 
 /**
  * Load every package the adapter composes. A package that is not installed is a usage error naming it and
@@ -37,6 +77,7 @@ export type DshModules = Readonly<Record<DshRole, Readonly<Record<string, unknow
  */
 export async function loadDshModules(
   importer: ModuleImporter = (specifier) => import(specifier),
+  jsonlUnsupported: string | undefined = jsonlStoreUnsupported(),
 ): Promise<DshModules> {
   const loaded: Partial<Record<DshRole, Readonly<Record<string, unknown>>>> = {}
   for (const [role, specifier] of Object.entries(DSH_PACKAGES) as Array<[DshRole, string]>) {
@@ -50,7 +91,23 @@ export async function loadDshModules(
       )
     }
   }
-  return loaded as DshModules
+  const plugins: Partial<Record<DshPluginRole, DshPlugin>> = {}
+  for (const [role, specifier] of Object.entries(DSH_PLUGINS) as Array<[DshPluginRole, string]>) {
+    if (role === 'jsonlStore' && jsonlUnsupported !== undefined) {
+      plugins[role] = { status: 'unsupported', reason: jsonlUnsupported }
+      continue
+    }
+    try {
+      plugins[role] = {
+        status: 'loaded',
+        module: (await importer(specifier)) as Readonly<Record<string, unknown>>,
+      }
+    } catch (error) {
+      if (!isMissingModule(error)) throw error
+      plugins[role] = { status: 'missing', install: pluginInstall(role) }
+    }
+  }
+  return { ...(loaded as Record<DshRole, Readonly<Record<string, unknown>>>), plugins } as DshModules
 }
 
 function isMissingModule(error: unknown): boolean {

@@ -1,15 +1,23 @@
-// DSH's session-persistence seam with a JSON Lines store under the run's sessions folder: DSH's own
-// `SessionPersistence` service (its resume path reads it through `prepare` → `load`), writing every event
-// the session commits, one line each, after a first line holding the session header. The published JSONL
-// backend (`@deepseek-ai/dsh-session-persistence-jsonl`) is not among the installed packages, so cachelab
-// supplies the storage: append on `session/event`, read back on `load`.
+// DSH's session-persistence seam with storage cachelab supplies, for where DSH's published JSONL store
+// (`@deepseek-ai/dsh-session-persistence-jsonl`) does not load: it imports Node's Zstandard API, which Node
+// 20 lacks. It keeps the published store's uncompressed layout and lines — `<root>/_no-cwd/<id>/
+// session.jsonl`, a first line tagging the session header `session`, then every committed event verbatim,
+// one per line — so a run's DSH logs read alike on every Node. DSH's resume reads it back through the
+// seam's own `prepare` → `load`.
 
-import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
 
-/** The file of one DSH session's log: `<id>.dsh.jsonl`. */
-export function dshLogFile(directory: string, sessionId: string): string {
-  return join(directory, `${sessionId}.dsh.jsonl`)
+/** The folder under a run's sessions folder that DSH's store owns. */
+export const DSH_STORE_FOLDER = 'dsh'
+
+/**
+ * The file of one DSH session's log under a store root, as the published store lays it out for a session
+ * without a working directory, uncompressed. cachelab's session ids are safe path segments as they are
+ * (letters, digits, `.`, `-`), which DSH's segment escaping keeps literal.
+ */
+export function dshLogFile(root: string, sessionId: string): string {
+  return join(root, '_no-cwd', sessionId, 'session.jsonl')
 }
 
 /** What a stored log holds: the session header (DSH's metadata) and the events in seq order. */
@@ -18,22 +26,23 @@ export interface StoredDshLog {
   events: Array<Record<string, unknown>>
 }
 
-/** Read a stored log: the header line, then one event per line. */
+/** Read a stored log: the `session` header line, then one event per line. */
 export function readDshLog(file: string): StoredDshLog {
   const lines = readFileSync(file, 'utf8')
     .split('\n')
     .filter((line) => line !== '')
   const [first, ...rest] = lines
   if (first === undefined) throw new Error(`${file}: empty DSH session log`)
-  const header = JSON.parse(first) as { header?: Record<string, unknown> }
-  if (header.header === undefined) throw new Error(`${file}:1: not a DSH session header line`)
-  return { meta: header.header, events: rest.map((line) => JSON.parse(line) as Record<string, unknown>) }
+  const { type, ...meta } = JSON.parse(first) as { type?: unknown } & Record<string, unknown>
+  if (type !== 'session') throw new Error(`${file}:1: not a DSH session header line`)
+  return { meta, events: rest.map((line) => JSON.parse(line) as Record<string, unknown>) }
 }
 
 /** The session a `session/*` event is about, as far as this store needs it. */
 interface StoredSession {
   id: string
-  header: unknown
+  header: Record<string, unknown>
+  events: ReadonlyArray<{ seq: number }>
 }
 
 /** The Cordis context surface the store uses. */
@@ -45,28 +54,54 @@ type PersistenceBase = abstract new (ctx: never) => object
 
 /**
  * Build the store as a subclass of DSH's abstract `SessionPersistence` (loaded at run time, like every DSH
- * package), writing under `directory`.
+ * package), writing under `root`.
  */
-export function jsonlPersistence(base: PersistenceBase, directory: string) {
+export function jsonlPersistence(base: PersistenceBase, root: string) {
   abstract class Base extends (base as unknown as abstract new (ctx: StoreContext) => object) {}
   return class CachelabJsonlPersistence extends Base {
-    static readonly directory = directory
+    static readonly root = root
     readonly supportsRawArtifacts = false
 
     constructor(ctx: StoreContext) {
       super(ctx)
+      // Per session, how many events the file holds: a resumed session is constructed with its stored
+      // events and the seed's end marker, which no `session/event` announces.
+      const written = new Map<string, number>()
+      const write = (session: StoredSession, events: ReadonlyArray<{ seq: number }>) => {
+        const from = written.get(session.id) ?? 0
+        const fresh = events.filter((event) => event.seq >= from)
+        if (fresh.length === 0) return
+        appendFileSync(
+          dshLogFile(root, session.id),
+          fresh.map((event) => `${JSON.stringify(event)}\n`).join(''),
+        )
+        written.set(session.id, (fresh.at(-1)?.seq ?? from) + 1)
+      }
       ctx.on('session/created', ((session: StoredSession) => {
-        const file = dshLogFile(directory, session.id)
-        // A resumed session keeps its file: the new instance only appends.
-        if (!existsSync(file)) writeFileSync(file, `${JSON.stringify({ header: session.header })}\n`)
+        const file = dshLogFile(root, session.id)
+        if (existsSync(file)) {
+          // A resumed session keeps its file: the new instance appends what it added to the stored log.
+          written.set(session.id, readDshLog(file).events.length)
+        } else {
+          mkdirSync(dirname(file), { recursive: true })
+          // The published store's header line: the session header tagged `session`, a top-level depth 0.
+          const line = {
+            type: 'session',
+            ...session.header,
+            delegationDepth: session.header.delegationDepth ?? 0,
+          }
+          writeFileSync(file, `${JSON.stringify(line)}\n`)
+          written.set(session.id, 0)
+        }
+        write(session, session.events)
       }) as (...args: never[]) => unknown)
-      ctx.on('session/event', ((session: StoredSession, event: unknown) => {
-        appendFileSync(dshLogFile(directory, session.id), `${JSON.stringify(event)}\n`)
+      ctx.on('session/event', ((session: StoredSession, event: { seq: number }) => {
+        write(session, [event])
       }) as (...args: never[]) => unknown)
     }
 
     locate(meta: { id: string }) {
-      return { kind: 'jsonl', path: dshLogFile(directory, meta.id) }
+      return { kind: 'jsonl', path: dshLogFile(root, meta.id) }
     }
 
     async create(): Promise<void> {}
@@ -74,7 +109,7 @@ export function jsonlPersistence(base: PersistenceBase, directory: string) {
     async append(): Promise<void> {}
 
     async load(id: string) {
-      return readDshLog(dshLogFile(directory, id))
+      return readDshLog(dshLogFile(root, id))
     }
 
     async inspect(id: string) {
