@@ -5,10 +5,11 @@
 
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { join, resolve, sep } from 'node:path'
 import { VirtualClock } from '../harness/clock.ts'
 import { CachelabError } from '../harness/errors.ts'
 import { type DshModules, loadDshModules, type ModuleImporter } from '../harness/loops/dsh/modules.ts'
+import { DSH_STORE_FOLDER, dshLogFile } from '../harness/loops/dsh/store.ts'
 import type { Inexpressible, LoopName } from '../harness/loops/types.ts'
 import { hashString } from '../harness/random.ts'
 import { PROVIDER_IDS, type ProviderId } from '../harness/types.ts'
@@ -369,7 +370,7 @@ function sessionFileOf(sessionId: string): string {
 
 /** Where DSH's own session store writes a DSH-loop session's log, relative to the run folder. */
 function dshSessionFileOf(sessionId: string): string {
-  return `${SESSIONS_DIR}/${sessionId}.dsh.jsonl`
+  return dshLogFile(`${SESSIONS_DIR}/${DSH_STORE_FOLDER}`, sessionId).split(sep).join('/')
 }
 
 /** Live: every provider of the run needs its key, checked before the output folder is touched. */
