@@ -32,6 +32,7 @@ import {
   type DerivedRequest,
   type EventDraft,
   type Message,
+  type RequestHeader,
   SESSION_FORMAT_VERSION,
   type SessionEvent,
   type TurnEndReason,
@@ -39,8 +40,12 @@ import {
   type UserMessage,
 } from './types.ts'
 
-/** Render the session-prefix message from what it describes. */
+/**
+ * Render the session-prefix messages from what they describe. An empty source composes nothing: as in
+ * seed 000, an empty composition is the prefix's absence, not an empty wrapper.
+ */
 export function composePrefix(source: string): Message[] {
+  if (source === '') return []
   return [
     { role: 'user', content: [{ type: 'text', text: `<session-context>\n${source}\n</session-context>` }] },
   ]
@@ -238,11 +243,13 @@ export class AgentLoop {
   /** The `opener` policy: the session prefix as durable history, once, right after the system head. */
   private injectOpener(turn: number, world: World): void {
     if (this.setup.policies.sessionPrefix !== 'opener' || this.session.log.some(isOpener)) return
+    const opener = composePrefix(world.prefixSource)[0]
+    if (opener === undefined || opener.role !== 'user') return
     this.append({
       type: 'user/message',
       data: {
         turn,
-        message: composePrefix(world.prefixSource)[0] as UserMessage,
+        message: opener,
         source: { kind: 'plugin', plugin: OPENER },
       },
       surfaceOp: 'append',
@@ -283,14 +290,17 @@ export class AgentLoop {
   private commitHeader(world: World, tools: ToolProjection): HeaderDecision | undefined {
     const policies = this.setup.policies
     if (policies.sessionPrefix === 'frozen') this.frozenPrefix ??= composePrefix(world.prefixSource)
-    const header = {
+    const header: RequestHeader = {
       config: world.config,
       ...(policies.systemPrompt === 'header' && world.system !== '' ? { system: world.system } : {}),
       ...(tools.tools.length > 0 ? { tools: tools.tools } : {}),
       ...(tools.retired.length > 0 ? { retiredTools: tools.retired } : {}),
-      ...(this.frozenPrefix !== undefined ? { sessionPrefix: this.frozenPrefix } : {}),
-      ...(policies.sessionPrefix === 'after-slot' ? { afterSlot: composePrefix(world.prefixSource) } : {}),
+      ...(this.frozenPrefix !== undefined && this.frozenPrefix.length > 0
+        ? { messagePrefix: this.frozenPrefix }
+        : {}),
     }
+    const afterSlot = policies.sessionPrefix === 'after-slot' ? composePrefix(world.prefixSource) : []
+    if (afterSlot.length > 0) header.afterSlot = afterSlot
     const decision = decideHeader({
       loggedThisInstance: this.headerLogged,
       baseline: this.session.header?.header,

@@ -120,7 +120,7 @@ describe('sessionPrefix', () => {
     expect(prefixes[0]?.length).toBe(1)
     for (const prefix of prefixes) expect(prefix).toEqual(prefixes[0])
     expect(port.calls[0]?.request.messages[1]?.origin).toBe('session-prefix')
-    expect(headers(events)[0]?.data.header.sessionPrefix).toEqual(
+    expect(headers(events)[0]?.data.header.messagePrefix).toEqual(
       prefixes[0]?.map((message) => message.message),
     )
     expect(headers(events)).toHaveLength(1)
@@ -134,8 +134,8 @@ describe('sessionPrefix', () => {
     await resumed.turn(say('b'), first.world)
     const [initial, resume] = headers(first.events)
     expect(resume?.data.reason).toBe('resume')
-    expect(JSON.stringify(resume?.data.header.sessionPrefix)).toContain('skills: a, b, c')
-    expect(JSON.stringify(initial?.data.header.sessionPrefix)).not.toContain('skills: a, b, c')
+    expect(JSON.stringify(resume?.data.header.messagePrefix)).toContain('skills: a, b, c')
+    expect(JSON.stringify(initial?.data.header.messagePrefix)).not.toContain('skills: a, b, c')
   })
 
   it('after-slot is recomputed each step, sent after the history, and a change is a change header', async () => {
@@ -146,6 +146,25 @@ describe('sessionPrefix', () => {
     for (const call of port.calls) expect(call.request.messages.at(-1)?.origin).toBe('after-slot')
     expect(headers(events).map((event) => event.data.reason)).toEqual(['initial', 'change'])
   })
+
+  it.each(['frozen', 'after-slot', 'opener'] as const)(
+    '%s composes nothing from an empty source: no header field, no message (seed 000)',
+    async (sessionPrefix) => {
+      const { loop, world, port, events } = testLoop({
+        policies: { sessionPrefix },
+        world: { prefixSource: '' },
+      })
+      await loop.turn(withTool('a'), world)
+      const header = headers(events)[0]?.data.header
+      expect(header).not.toHaveProperty('messagePrefix')
+      expect(header).not.toHaveProperty('afterSlot')
+      expect(events.filter((event) => event.type === 'user/message')).toHaveLength(1)
+      for (const call of port.calls) {
+        expect(call.request.messages.every((message) => message.origin === 'surface')).toBe(true)
+        expect(JSON.stringify(call.request.messages)).not.toContain('session-context')
+      }
+    },
+  )
 
   it('opener is durable history injected once after the system head and never refreshed', async () => {
     const { loop, world, port, events } = testLoop({ policies: { sessionPrefix: 'opener' } })

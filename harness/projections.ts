@@ -50,7 +50,7 @@ export function canonicalHeader(header: RequestHeader): string {
     config: header.config,
     system: header.system === '' ? undefined : header.system,
     tools: header.tools?.length === 0 ? undefined : header.tools,
-    sessionPrefix: header.sessionPrefix?.length === 0 ? undefined : header.sessionPrefix,
+    messagePrefix: header.messagePrefix?.length === 0 ? undefined : header.messagePrefix,
     afterSlot: header.afterSlot?.length === 0 ? undefined : header.afterSlot,
     retiredTools: header.retiredTools?.length === 0 ? undefined : header.retiredTools,
   })

@@ -8,9 +8,9 @@ import {
   type HeaderReason,
   type Message,
   type ProviderId,
+  READABLE_FORMAT_VERSIONS,
   type RequestHeader,
   type Route,
-  SESSION_FORMAT_VERSION,
   type Seq,
   type SessionEvent,
   type SessionEventType,
@@ -259,10 +259,10 @@ export class SessionProjection {
     if (this.events.length === 0) {
       if (event.type !== 'session/start')
         throw new CachelabError('log', `${where}: the first event must be session/start`)
-      if (event.data.formatVersion !== SESSION_FORMAT_VERSION) {
+      if (!READABLE_FORMAT_VERSIONS.includes(event.data.formatVersion)) {
         throw new CachelabError(
           'log',
-          `${where}: format version ${event.data.formatVersion} is not ${SESSION_FORMAT_VERSION}`,
+          `${where}: format version ${event.data.formatVersion} is not one of ${READABLE_FORMAT_VERSIONS.join(', ')}`,
         )
       }
     } else if (event.type === 'session/start') {

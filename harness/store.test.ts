@@ -37,6 +37,24 @@ function errorOf(fn: () => unknown): CachelabError {
 }
 
 describe('reading a session log', () => {
+  it('reads a format-1 log, naming its session prefix messagePrefix as format 2 does', () => {
+    const prefix = [{ role: 'user', content: [{ type: 'text', text: 'skills: a' }] }]
+    const legacyHeader = {
+      seq: 3,
+      time: 1,
+      type: 'request/header',
+      data: {
+        header: { config: { provider: 'deepseek', model: 'm' }, sessionPrefix: prefix },
+        reason: 'initial',
+      },
+    }
+    const [, , , header] = parseSessionLog(lines(start, turn, user, legacyHeader), 'old.jsonl').events
+    expect(header?.type === 'request/header' && header.data.header).toEqual({
+      config: { provider: 'deepseek', model: 'm' },
+      messagePrefix: prefix,
+    })
+  })
+
   it('round-trips what was written', () => {
     expect(parseSessionLog(lines(start, turn, user), 'log.jsonl').events).toEqual([start, turn, user])
   })

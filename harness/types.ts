@@ -124,8 +124,11 @@ export interface RequestHeader {
   system?: string
   /** Tool definitions the request carries, in order. */
   tools?: ToolSchema[]
-  /** Request-only messages sent right after the system slot (the `frozen` session-prefix policy). */
-  sessionPrefix?: Message[]
+  /**
+   * The session prefix: request-only messages sent right after the system slot (the `frozen`
+   * session-prefix policy). DSH generation A's name; logs of format 1 called it `sessionPrefix`.
+   */
+  messagePrefix?: Message[]
   /** Request-only messages sent after the whole history, recomputed each step (the `after-slot` policy). */
   afterSlot?: Message[]
   /** Tools still declared only to keep the tools prefix stable (removed on an `in-history` tool route). */
@@ -176,8 +179,14 @@ export interface Usage {
 
 // ─── Session events ───────────────────────────────────────────────────────────────────────────────
 
-/** Version of the session log format this code writes and reads. */
-export const SESSION_FORMAT_VERSION = 1
+/**
+ * Version of the session log format this code writes. Format 2 took DSH's field names (`messagePrefix`,
+ * `systemPromptUpdate`, shadowed ranges); format 1 logs are still read, upgraded line by line.
+ */
+export const SESSION_FORMAT_VERSION = 2
+
+/** Every format version this code reads. */
+export const READABLE_FORMAT_VERSIONS: readonly number[] = [1, 2]
 
 /** Where a user message came from. */
 export type MessageSource = { kind: 'user' } | { kind: 'plugin'; plugin: string }

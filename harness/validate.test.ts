@@ -289,9 +289,9 @@ describe('checkEventShape', () => {
     {
       name: 'a header message of an unknown role',
       type: 'request/header',
-      path: ['data', 'header', 'sessionPrefix'],
+      path: ['data', 'header', 'messagePrefix'],
       value: [{ role: 'robot', text: 'hi' }],
-      problem: 'data.header.sessionPrefix[0].role must be one of user, assistant, system, developer, tool',
+      problem: 'data.header.messagePrefix[0].role must be one of user, assistant, system, developer, tool',
     },
     {
       name: 'a header reason outside the vocabulary',

@@ -113,7 +113,7 @@ const header = shape({
   config: shape({ provider, model: str, maxTokens: optional(count), temperature: optional(num) }),
   system: optional(str),
   tools: optional(arrayOf(toolSchema)),
-  sessionPrefix: optional(arrayOf(message)),
+  messagePrefix: optional(arrayOf(message)),
   afterSlot: optional(arrayOf(message)),
   retiredTools: optional(arrayOf(str)),
 })

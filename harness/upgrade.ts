@@ -1,0 +1,25 @@
+// Reading logs written by earlier cachelab versions: a format-1 line is rewritten to format 2's names
+// before it is validated, so every reader past the store sees one vocabulary. Pure and idempotent: a
+// format-2 line passes through unchanged, so a format-1 log resumed (and appended to) by this version
+// still reads.
+
+type Json = Record<string, unknown>
+
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
+
+/** A parsed log line with format 1's field names replaced by format 2's. */
+export function upgradeLogLine(value: unknown): unknown {
+  if (!isObject(value) || !isObject(value.data)) return value
+  const data = value.data
+  switch (value.type) {
+    case 'request/header': {
+      const header = data.header
+      if (!isObject(header) || !('sessionPrefix' in header)) return value
+      const { sessionPrefix, ...rest } = header
+      return { ...value, data: { ...data, header: { ...rest, messagePrefix: sessionPrefix } } }
+    }
+    default:
+      return value
+  }
+}
