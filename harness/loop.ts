@@ -35,6 +35,7 @@ import {
   type RequestHeader,
   SESSION_FORMAT_VERSION,
   type SessionEvent,
+  systemPromptUpdateOf,
   type TurnEndReason,
   type Usage,
   type UserMessage,
@@ -329,7 +330,11 @@ export class AgentLoop {
       context.model !== model ||
       context.route !== this.setup.route
     ) {
-      this.append({ type: 'request/context', data: { provider, model, route: this.setup.route } })
+      const systemPromptUpdate = systemPromptUpdateOf(this.setup.route)
+      this.append({
+        type: 'request/context',
+        data: { provider, model, ...(systemPromptUpdate !== undefined ? { systemPromptUpdate } : {}) },
+      })
     }
     return decision
   }

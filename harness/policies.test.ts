@@ -56,6 +56,21 @@ describe('systemPrompt: surface, route: unsupported', () => {
   })
 })
 
+describe('request/context', () => {
+  it.each([
+    ['in-history', { provider: 'deepseek', model: 'deepseek-flash', systemPromptUpdate: 'in-history' }],
+    ['unsupported', { provider: 'deepseek', model: 'deepseek-flash' }],
+  ] as const)(
+    'on an %s route records what DSH records: systemPromptUpdate, or its absence',
+    async (route, data) => {
+      const { loop, world, events } = testLoop({ route })
+      await loop.turn(say('a'), world)
+      const contexts = events.filter((event) => event.type === 'request/context')
+      expect(contexts.map((event) => event.data)).toEqual([data])
+    },
+  )
+})
+
 describe('seriesStart after a tool-result prune with the rendering unchanged', () => {
   async function promptAppendedThenPruned(seriesStart: 'consolidate' | 'keep-live') {
     const { loop, world, events, port } = testLoop({ route: 'in-history', policies: { seriesStart } })

@@ -11,6 +11,7 @@ import {
   READABLE_FORMAT_VERSIONS,
   type RequestHeader,
   type Route,
+  routeOf,
   type Seq,
   type SessionEvent,
   type SessionEventType,
@@ -204,7 +205,7 @@ export class SessionProjection {
           seq: event.seq,
           provider: event.data.provider,
           model: event.data.model,
-          route: event.data.route,
+          route: routeOf(event.data.systemPromptUpdate),
         }
         break
       case 'image/offload':

@@ -55,6 +55,20 @@ describe('reading a session log', () => {
     })
   })
 
+  it.each([
+    ['in-history', { systemPromptUpdate: 'in-history' }],
+    ['unsupported', {}],
+  ])('reads a format-1 request/context route %s as DSH systemPromptUpdate', (route, capability) => {
+    const context = {
+      seq: 3,
+      time: 1,
+      type: 'request/context',
+      data: { provider: 'deepseek', model: 'm', route },
+    }
+    const [, , , read] = parseSessionLog(lines(start, turn, user, context), 'old.jsonl').events
+    expect(read?.data).toEqual({ provider: 'deepseek', model: 'm', ...capability })
+  })
+
   it('round-trips what was written', () => {
     expect(parseSessionLog(lines(start, turn, user), 'log.jsonl').events).toEqual([start, turn, user])
   })

@@ -149,6 +149,22 @@ export type HeaderReason = 'initial' | 'resume' | 'change' | 'series'
  */
 export type Route = 'in-history' | 'unsupported'
 
+/**
+ * A route's system-prompt capability as DSH logs it (`request/context.systemPromptUpdate`): present
+ * only on an in-history route; absence means only a leading system message is read.
+ */
+export type SystemPromptUpdate = 'in-history'
+
+/** The logged capability of a route. */
+export function systemPromptUpdateOf(route: Route): SystemPromptUpdate | undefined {
+  return route === 'in-history' ? 'in-history' : undefined
+}
+
+/** The route a logged capability describes. */
+export function routeOf(update: SystemPromptUpdate | undefined): Route {
+  return update === 'in-history' ? 'in-history' : 'unsupported'
+}
+
 // ─── Usage ────────────────────────────────────────────────────────────────────────────────────────
 
 /**
@@ -234,7 +250,12 @@ export interface SessionEventMap {
   'tool/call': { turn: number; step: number; callId: string; name: string; arguments: string }
   'tool/result': { turn: number; step: number; message: ToolResultMessage }
   'request/header': { header: RequestHeader; reason: HeaderReason; startsSeries?: true }
-  'request/context': { provider: ProviderId; model: string; route: Route }
+  'request/context': {
+    provider: ProviderId
+    model: string
+    /** DSH's name and values: `in-history`, or absent on a route that reads only a leading system message. */
+    systemPromptUpdate?: SystemPromptUpdate
+  }
   'compaction/start': { compactionId: string; kind: 'summary' | 'prune'; replayPrefix?: boolean }
   'compaction/summary': { compactionId: string; shadowedSeqs: Seq[]; usage?: Usage }
   'compaction/prune': { compactionId: string; targetSeq: Seq; keep: PruneKeep }

@@ -19,6 +19,12 @@ export function upgradeLogLine(value: unknown): unknown {
       const { sessionPrefix, ...rest } = header
       return { ...value, data: { ...data, header: { ...rest, messagePrefix: sessionPrefix } } }
     }
+    case 'request/context': {
+      if (!('route' in data)) return value
+      // Format 1 logged `route: 'in-history' | 'unsupported'`; DSH logs only the capability, absent when missing.
+      const { route, ...rest } = data
+      return { ...value, data: route === 'in-history' ? { ...rest, systemPromptUpdate: route } : rest }
+    }
     default:
       return value
   }

@@ -301,11 +301,11 @@ describe('checkEventShape', () => {
       problem: 'data.reason must be one of initial, resume, change, series',
     },
     {
-      name: 'a route outside the vocabulary',
+      name: 'a system-prompt update outside the vocabulary',
       type: 'request/context',
-      path: ['data', 'route'],
-      value: 'sideways',
-      problem: 'data.route must be one of in-history, unsupported',
+      path: ['data', 'systemPromptUpdate'],
+      value: 'unsupported',
+      problem: 'data.systemPromptUpdate must be one of in-history',
     },
     {
       name: 'a developer message whose header seq is not a number',

@@ -153,7 +153,7 @@ const DATA_CHECKS: Record<string, Check> = {
     reason: oneOf('initial', 'resume', 'change', 'series'),
     startsSeries: optional(bool),
   }),
-  'request/context': shape({ provider, model: str, route: oneOf('in-history', 'unsupported') }),
+  'request/context': shape({ provider, model: str, systemPromptUpdate: optional(oneOf('in-history')) }),
   'compaction/start': shape({
     compactionId: str,
     kind: oneOf('summary', 'prune'),

@@ -101,7 +101,7 @@ class Session {
     this.add(
       { type: 'session/start', data: { formatVersion: 1, sessionId: 'session' } },
       header(initial, 'initial'),
-      { type: 'request/context', data: { provider, model, route: 'in-history' } },
+      { type: 'request/context', data: { provider, model, systemPromptUpdate: 'in-history' } },
       { type: 'turn/start', data: { turn: 1 } },
       ...surface,
     )
