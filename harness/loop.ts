@@ -28,7 +28,10 @@ import { retryDelayMs } from './retry.ts'
 import { resolveText, type StepScript, type TurnScript } from './script.ts'
 import { SessionProjection } from './session.ts'
 import {
+  type AdapterConfigDefaults,
+  type AdapterDefaults,
   type AssistantMessage,
+  type CallConfig,
   type DerivedRequest,
   type EventDraft,
   type Message,
@@ -291,8 +294,10 @@ export class AgentLoop {
   private commitHeader(world: World, tools: ToolProjection): HeaderDecision | undefined {
     const policies = this.setup.policies
     if (policies.sessionPrefix === 'frozen') this.frozenPrefix ??= composePrefix(world.prefixSource)
+    const { config, adapterDefaults } = withAdapterDefaults(world.config, this.setup.adapterDefaults)
     const header: RequestHeader = {
-      config: world.config,
+      config,
+      ...(adapterDefaults !== undefined ? { adapterDefaults } : {}),
       ...(policies.systemPrompt === 'header' && world.system !== '' ? { system: world.system } : {}),
       ...(tools.tools.length > 0 ? { tools: tools.tools } : {}),
       ...(tools.retired.length > 0 ? { retiredTools: tools.retired } : {}),
@@ -473,6 +478,18 @@ export class AgentLoop {
     this.env.sink?.(event)
     return event
   }
+}
+
+/**
+ * The call config a request is sent with: the world's, with the adapter's value for each field it leaves
+ * out, flagged so the header records whose value it is (DSH logs the flag, not a second config).
+ */
+export function withAdapterDefaults(
+  config: CallConfig,
+  defaults: AdapterConfigDefaults | undefined,
+): { config: CallConfig; adapterDefaults?: AdapterDefaults } {
+  if (config.maxTokens !== undefined || defaults?.maxTokens === undefined) return { config }
+  return { config: { ...config, maxTokens: defaults.maxTokens }, adapterDefaults: { maxTokens: true } }
 }
 
 const OPENER = 'session-opener'

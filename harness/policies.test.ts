@@ -56,6 +56,38 @@ describe('systemPrompt: surface, route: unsupported', () => {
   })
 })
 
+describe('adapterDefaults', () => {
+  it('records the adapter-supplied output cap in config and flags it as the adapter default', async () => {
+    const { loop, world, events, port } = testLoop({ adapterDefaults: { maxTokens: 4096 } })
+    await loop.turn(say('a'), world)
+    expect(headers(events)[0]?.data.header).toMatchObject({
+      config: { provider: 'deepseek', model: 'deepseek-flash', maxTokens: 4096 },
+      adapterDefaults: { maxTokens: true },
+    })
+    expect(port.calls[0]?.request.config.maxTokens).toBe(4096)
+  })
+
+  it('records no adapter default when the config names its own cap', async () => {
+    const { loop, world, events } = testLoop({
+      adapterDefaults: { maxTokens: 4096 },
+      world: { config: { provider: 'anthropic', model: 'claude', maxTokens: 512 } },
+    })
+    await loop.turn(say('a'), world)
+    const header = headers(events)[0]?.data.header
+    expect(header?.config.maxTokens).toBe(512)
+    expect(header).not.toHaveProperty('adapterDefaults')
+  })
+
+  it('writes a change header when the caller takes over a value the adapter supplied', async () => {
+    const { loop, world, events } = testLoop({ adapterDefaults: { maxTokens: 4096 } })
+    await loop.turn(say('a'), world)
+    world.config = { ...world.config, maxTokens: 4096 }
+    await loop.turn(say('b'), world)
+    expect(headers(events).map((event) => event.data.reason)).toEqual(['initial', 'change'])
+    expect(headers(events)[1]?.data.header).not.toHaveProperty('adapterDefaults')
+  })
+})
+
 describe('request/context', () => {
   it.each([
     ['in-history', { provider: 'deepseek', model: 'deepseek-flash', systemPromptUpdate: 'in-history' }],

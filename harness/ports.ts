@@ -7,6 +7,7 @@ import type { HeaderDecision } from './projections.ts'
 import type { Random } from './random.ts'
 import type { Pace } from './script.ts'
 import type {
+  AdapterConfigDefaults,
   AssistantMessage,
   AttemptError,
   CallConfig,
@@ -83,6 +84,8 @@ export interface LoopEnvironment {
 export interface LoopSetup {
   policies: Policies
   route: Route
+  /** Config values the provider's adapter supplies when the world's config leaves them out. */
+  adapterDefaults?: AdapterConfigDefaults
   /** How tool-set changes reach the model on this route (policy override or catalog capability). */
   toolUpdate: ToolUpdatePolicy
   pace: Pace

@@ -48,6 +48,7 @@ export function projectSystemPrompt(
 export function canonicalHeader(header: RequestHeader): string {
   return JSON.stringify({
     config: header.config,
+    adapterDefaults: header.adapterDefaults?.maxTokens === true ? header.adapterDefaults : undefined,
     system: header.system === '' ? undefined : header.system,
     tools: header.tools?.length === 0 ? undefined : header.tools,
     messagePrefix: header.messagePrefix?.length === 0 ? undefined : header.messagePrefix,

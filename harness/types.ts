@@ -114,12 +114,28 @@ export interface CallConfig {
   temperature?: number
 }
 
+/** Call-config values a provider's adapter supplies when the call configuration leaves them out. */
+export interface AdapterConfigDefaults {
+  /** The output cap the adapter sends when none is configured (Anthropic requires one). */
+  maxTokens?: number
+}
+
+/**
+ * Which header config fields the adapter supplied rather than the caller (DSH's `adapterDefaults`, a
+ * flag per field, present only when true): the value is in `config`, the flag says whose it is.
+ */
+export interface AdapterDefaults {
+  maxTokens?: true
+}
+
 /**
  * Request state that lives outside the derived history. Written to the log as `request/header` only
  * when it changes, so every request can be rebuilt from the log.
  */
 export interface RequestHeader {
   config: CallConfig
+  /** Config fields the adapter supplied (DSH B/C `EpochHeader.adapterDefaults`); absent when none. */
+  adapterDefaults?: AdapterDefaults
   /** System prompt in the provider's system slot (the `header` system-prompt policy only). */
   system?: string
   /** Tool definitions the request carries, in order. */

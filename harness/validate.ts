@@ -111,6 +111,7 @@ const toolSchema = shape({
 const provider = oneOf(...PROVIDER_IDS)
 const header = shape({
   config: shape({ provider, model: str, maxTokens: optional(count), temperature: optional(num) }),
+  adapterDefaults: optional(shape({ maxTokens: optional(yes) })),
   system: optional(str),
   tools: optional(arrayOf(toolSchema)),
   messagePrefix: optional(arrayOf(message)),

@@ -14,6 +14,7 @@ import { JsonlSessionWriter } from '../harness/store.ts'
 import type { ProviderId, SessionEvent } from '../harness/types.ts'
 import { withCacheRules } from '../providers/catalog.ts'
 import {
+  adapterDefaults,
   adapterPort,
   createAdapter,
   type Endpoint,
@@ -97,6 +98,7 @@ export async function runSession(plan: SessionPlan, options: SessionOptions): Pr
   const setup: LoopSetup = {
     policies,
     route: policies.route ?? entry.route,
+    adapterDefaults: adapterDefaults(provider),
     toolUpdate: policies.toolUpdates ?? entry.toolUpdate,
     pace: { ...DEFAULT_PACE, ...scenario.pace },
     maxRetries: 2,
