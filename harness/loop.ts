@@ -155,7 +155,7 @@ export class AgentLoop {
     this.append({ type: 'step/start', data: { turn, step } })
     this.projectSystem(turn, step, world)
     this.injectOpener(turn, world)
-    const tools = this.projectToolUpdates(turn, step, world)
+    const tools = this.projectToolUpdates(world)
     if (user !== undefined) {
       this.append({
         type: 'user/message',
@@ -165,6 +165,7 @@ export class AgentLoop {
     }
     this.offloadImages()
     const header = this.commitHeader(world, tools)
+    this.announceToolUpdate(turn, step, tools)
     const scripted = this.scriptedReply(turn, step, script)
     const sent = await this.send({ turn, step, purpose: 'step', scripted }, header)
     if (sent === undefined) {
@@ -267,20 +268,32 @@ export class AgentLoop {
     return JSON.stringify(baseline) !== JSON.stringify(world.tools)
   }
 
-  /** Declare the step's tools for the route's tool-update mode; announce additions and removals in history. */
-  private projectToolUpdates(turn: number, step: number, world: World): ToolProjection {
+  /** Declare the step's tools for the route's tool-update mode. */
+  private projectToolUpdates(world: World): ToolProjection {
     const header = this.session.header?.header
     const previous =
       header === undefined ? undefined : { tools: header.tools ?? [], retired: header.retiredTools ?? [] }
-    const projection = projectTools(previous, world.tools, this.setup.toolUpdate)
-    if (projection.update !== undefined) {
-      this.append({
-        type: 'developer/message',
-        data: { turn, step, message: { role: 'developer', text: toolUpdateText(projection.update) } },
-        surfaceOp: 'append',
-      })
-    }
-    return projection
+    return projectTools(previous, world.tools, this.setup.toolUpdate)
+  }
+
+  /**
+   * Announce additions and removals in history, after the header that declares them: an announcement
+   * with additions names that header (`headerSeq`, DSH D), so it must already be in the log.
+   */
+  private announceToolUpdate(turn: number, step: number, projection: ToolProjection): void {
+    const update = projection.update
+    if (update === undefined) return
+    const headerSeq = this.session.header?.seq
+    this.append({
+      type: 'developer/message',
+      data: {
+        turn,
+        step,
+        message: { role: 'developer', text: toolUpdateText(update) },
+        ...(update.added.length > 0 && headerSeq !== undefined ? { headerSeq } : {}),
+      },
+      surfaceOp: 'append',
+    })
   }
 
   /** Offload the oldest images once the request would carry more than the policy's limit. */

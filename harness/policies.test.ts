@@ -251,6 +251,38 @@ describe('toolUpdates', () => {
     expect(update?.type === 'developer/message' && update.data.message.text).toContain('added grep')
   })
 
+  it.each(['addition-only', 'in-history'] as const)(
+    '%s: the announcement of an addition names the earlier header that declares it (headerSeq)',
+    async (toolUpdate) => {
+      const { loop, world, events } = testLoop({ toolUpdate })
+      await loop.turn(say('a'), world)
+      world.tools = [...TEST_TOOLS, grep]
+      await loop.turn(say('b'), world)
+      const update = events.find((event) => event.type === 'developer/message')
+      const headerSeq = update?.type === 'developer/message' ? update.data.headerSeq : undefined
+      const header = events.find((event) => event.seq === headerSeq)
+      expect(header?.type).toBe('request/header')
+      expect(headerSeq).toBeLessThan(update?.seq ?? 0)
+      expect(header?.type === 'request/header' && header.data.header.tools).toContainEqual({
+        ...grep,
+        deferLoading: true,
+      })
+    },
+  )
+
+  it('in-history: an announcement of removals only carries no headerSeq', async () => {
+    const { loop, world, events } = testLoop({
+      toolUpdate: 'in-history',
+      world: { tools: [...TEST_TOOLS, grep] },
+    })
+    await loop.turn(say('a'), world)
+    world.tools = TEST_TOOLS
+    await loop.turn(say('b'), world)
+    const update = events.find((event) => event.type === 'developer/message')
+    expect(update?.type === 'developer/message' && update.data.message.text).toContain('removed grep')
+    expect(update?.data).not.toHaveProperty('headerSeq')
+  })
+
   it('addition-only drops a removed tool silently; in-history retires it and announces the removal', () => {
     const previous = { tools: [...TEST_TOOLS, grep], retired: [] }
     expect(projectTools(previous, TEST_TOOLS, 'addition-only')).toEqual({ tools: TEST_TOOLS, retired: [] })

@@ -269,6 +269,14 @@ export class SessionProjection {
     } else if (event.type === 'session/start') {
       throw new CachelabError('log', `${where}: session/start may only be the first event`)
     }
+    if (event.type === 'developer/message' && event.data.headerSeq !== undefined) {
+      const named = this.events[event.data.headerSeq]
+      if (named?.type !== 'request/header')
+        throw new CachelabError(
+          'log',
+          `${where}: headerSeq ${event.data.headerSeq} is not an earlier request/header`,
+        )
+    }
     const isSurface = SURFACE_EVENT_TYPES.has(event.type)
     if (isSurface && event.surfaceOp === undefined)
       throw new CachelabError('log', `${where}: surface event without surfaceOp`)
