@@ -6,6 +6,7 @@
 import {
   type PruneOptions,
   pruneTargets,
+  shadowedTokens,
   summarizerRequest,
   summaryMessage,
   summaryRange,
@@ -442,7 +443,13 @@ export class AgentLoop {
     this.env.onRequest?.(sent.record)
     this.append({
       type: 'compaction/summary',
-      data: { compactionId, shadowedSeqs: shadowed, usage: sent.usage },
+      data: {
+        compactionId,
+        shadowedRange: { start: shadowed[0] as number, end: shadowed.at(-1) as number },
+        shadowedSeqs: shadowed,
+        shadowedTokenCount: shadowedTokens(this.session, shadowed),
+        usage: sent.usage,
+      },
     })
     this.append({
       type: 'user/message',
@@ -472,7 +479,16 @@ export class AgentLoop {
     const compactionId = `compaction-${++this.compactions}`
     this.append({ type: 'compaction/start', data: { compactionId, kind: 'prune' } })
     for (const { seq, data, text } of cuts) {
-      this.append({ type: 'compaction/prune', data: { compactionId, targetSeq: seq, keep } })
+      this.append({
+        type: 'compaction/prune',
+        data: {
+          compactionId,
+          shadowedRange: { start: seq, end: seq },
+          shadowedSeqs: [seq],
+          shadowedTokenCount: shadowedTokens(this.session, [seq]),
+          keep,
+        },
+      })
       this.append({
         type: 'tool/result',
         data: { ...data, message: { ...data.message, text } },

@@ -351,6 +351,43 @@ describe('compaction: tool-result prune', () => {
     expect(replacement?.surfaceOp).toMatchObject({ op: 'replace' })
     expect(events.some((event) => event.type === 'compaction/prune')).toBe(true)
   })
+
+  it('prices each cut as DSH does: the shadowed range, its seqs and their token count, right before the replacement', async () => {
+    const { loop, world, events } = testLoop()
+    await loop.turn(withTool('b', 'y'.repeat(500)), world)
+    await loop.turn(say('c'), world)
+    const original = events.find((event) => event.type === 'tool/result')
+    loop.prune({ thresholdChars: 100, keepChars: 20, keep: 'head', skipLastNodes: 0 })
+    const price = events.find((event) => event.type === 'compaction/prune')
+    expect(price?.data).toEqual({
+      compactionId: 'compaction-1',
+      shadowedRange: { start: original?.seq, end: original?.seq },
+      shadowedSeqs: [original?.seq],
+      shadowedTokenCount: 125,
+      keep: 'head',
+    })
+    expect(events[(price?.seq ?? 0) + 1]?.sourceEventSeqs).toEqual([original?.seq])
+  })
+})
+
+describe('compaction/summary', () => {
+  it('records the shadowed range, seqs and token count of what the summary replaces', async () => {
+    const { loop, world, events } = testLoop()
+    await loop.turn(withTool('a', 'x'.repeat(400)), world)
+    await loop.turn(say('b'), world)
+    await loop.compact(1, 50, world)
+    const summary = events.find((event) => event.type === 'compaction/summary')
+    const replacement = events.find((event) => event.type === 'user/message' && event.surfaceOp !== 'append')
+    const shadowed = replacement?.sourceEventSeqs ?? []
+    expect(summary?.type === 'compaction/summary' && summary.data).toMatchObject({
+      shadowedRange: { start: shadowed[0], end: shadowed.at(-1) },
+      shadowedSeqs: shadowed,
+    })
+    const count = summary?.type === 'compaction/summary' ? (summary.data.shadowedTokenCount ?? 0) : 0
+    // The 400-character tool result alone is 100 tokens; the user, call and answer add a few more.
+    expect(count).toBeGreaterThan(100)
+    expect(count).toBeLessThan(130)
+  })
 })
 
 describe('image offload', () => {

@@ -69,6 +69,33 @@ describe('reading a session log', () => {
     expect(read?.data).toEqual({ provider: 'deepseek', model: 'm', ...capability })
   })
 
+  it('reads format-1 compaction events with DSH shadowed ranges', () => {
+    const summary = {
+      seq: 3,
+      time: 1,
+      type: 'compaction/summary',
+      data: { compactionId: 'c1', shadowedSeqs: [2] },
+    }
+    const prune = {
+      seq: 4,
+      time: 1,
+      type: 'compaction/prune',
+      data: { compactionId: 'c2', targetSeq: 2, keep: 'head' },
+    }
+    const read = parseSessionLog(lines(start, turn, user, summary, prune), 'old.jsonl').events
+    expect(read[3]?.data).toEqual({
+      compactionId: 'c1',
+      shadowedRange: { start: 2, end: 2 },
+      shadowedSeqs: [2],
+    })
+    expect(read[4]?.data).toEqual({
+      compactionId: 'c2',
+      shadowedRange: { start: 2, end: 2 },
+      shadowedSeqs: [2],
+      keep: 'head',
+    })
+  })
+
   it('round-trips what was written', () => {
     expect(parseSessionLog(lines(start, turn, user), 'log.jsonl').events).toEqual([start, turn, user])
   })

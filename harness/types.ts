@@ -273,11 +273,34 @@ export interface SessionEventMap {
     systemPromptUpdate?: SystemPromptUpdate
   }
   'compaction/start': { compactionId: string; kind: 'summary' | 'prune'; replayPrefix?: boolean }
-  'compaction/summary': { compactionId: string; shadowedSeqs: Seq[]; usage?: Usage }
-  'compaction/prune': { compactionId: string; targetSeq: Seq; keep: PruneKeep }
+  'compaction/summary': {
+    compactionId: string
+    /** First and last shadowed surface node (DSH B's `shadowedRange`). */
+    shadowedRange: SeqRange
+    /** Every shadowed surface node, in surface order. */
+    shadowedSeqs: Seq[]
+    /** The loop meter's estimate of the shadowed nodes' tokens; absent in format-1 logs. */
+    shadowedTokenCount?: number
+    usage?: Usage
+  }
+  /** The shadow price of one pruned tool result; the replacing `tool/result` follows it directly. */
+  'compaction/prune': {
+    compactionId: string
+    shadowedRange: SeqRange
+    shadowedSeqs: Seq[]
+    /** The loop meter's estimate of the pruned result's tokens before the cut; absent in format-1 logs. */
+    shadowedTokenCount?: number
+    keep: PruneKeep
+  }
   'compaction/end': { compactionId: string }
   'image/offload': { mode: ImageOffloadMode; targets: Array<{ seq: Seq; imageIds: string[] }> }
   'session/end-seed': { inherited?: true }
+}
+
+/** An inclusive range of seqs. */
+export interface SeqRange {
+  start: Seq
+  end: Seq
 }
 
 /** Which part of a pruned tool result survives. */

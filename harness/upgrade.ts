@@ -25,6 +25,18 @@ export function upgradeLogLine(value: unknown): unknown {
       const { route, ...rest } = data
       return { ...value, data: route === 'in-history' ? { ...rest, systemPromptUpdate: route } : rest }
     }
+    case 'compaction/summary': {
+      // Format 1 recorded only the shadowed seqs; the range is their ends. The token count is unknown.
+      if ('shadowedRange' in data || !Array.isArray(data.shadowedSeqs)) return value
+      const seqs = data.shadowedSeqs
+      return { ...value, data: { ...data, shadowedRange: { start: seqs[0], end: seqs.at(-1) } } }
+    }
+    case 'compaction/prune': {
+      if (!('targetSeq' in data)) return value
+      const { targetSeq, ...rest } = data
+      const shadowed = { shadowedRange: { start: targetSeq, end: targetSeq }, shadowedSeqs: [targetSeq] }
+      return { ...value, data: { ...rest, ...shadowed } }
+    }
     default:
       return value
   }

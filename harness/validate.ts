@@ -119,6 +119,7 @@ const header = shape({
   retiredTools: optional(arrayOf(str)),
 })
 const turnStep = { turn: count, step: count }
+const seqRange = shape({ start: count, end: count })
 const attemptError = shape({ status: optional(count), type: str, message: str, retryable: bool })
 
 const DATA_CHECKS: Record<string, Check> = {
@@ -160,8 +161,19 @@ const DATA_CHECKS: Record<string, Check> = {
     kind: oneOf('summary', 'prune'),
     replayPrefix: optional(bool),
   }),
-  'compaction/summary': shape({ compactionId: str, shadowedSeqs: arrayOf(count) }),
-  'compaction/prune': shape({ compactionId: str, targetSeq: count, keep: oneOf('head', 'middle', 'tail') }),
+  'compaction/summary': shape({
+    compactionId: str,
+    shadowedRange: seqRange,
+    shadowedSeqs: arrayOf(count),
+    shadowedTokenCount: optional(count),
+  }),
+  'compaction/prune': shape({
+    compactionId: str,
+    shadowedRange: seqRange,
+    shadowedSeqs: arrayOf(count),
+    shadowedTokenCount: optional(count),
+    keep: oneOf('head', 'middle', 'tail'),
+  }),
   'compaction/end': shape({ compactionId: str }),
   'image/offload': shape({
     mode: oneOf('quantized', 'per-request'),

@@ -233,7 +233,10 @@ describe('clientBreak', () => {
     const session = new Session(SONNET, READ_TURN)
     const previous = session.request()
     session.add({ type: 'compaction/start', data: { compactionId: 'c1', kind: 'prune' } })
-    session.add({ type: 'compaction/prune', data: { compactionId: 'c1', targetSeq: 6, keep: 'head' } })
+    session.add({
+      type: 'compaction/prune',
+      data: { compactionId: 'c1', shadowedRange: { start: 6, end: 6 }, shadowedSeqs: [6], keep: 'head' },
+    })
     const seq = session.add(replacing(toolResult('export const a = 1\n[… 1 line pruned]'), 6, 6))
     session.add({ type: 'compaction/end', data: { compactionId: 'c1' } })
     const found = session.breakOf(previous)
@@ -244,7 +247,10 @@ describe('clientBreak', () => {
     const session = new Session(SONNET, READ_TURN)
     const previous = session.request()
     session.add({ type: 'compaction/start', data: { compactionId: 'c1', kind: 'summary' } })
-    session.add({ type: 'compaction/summary', data: { compactionId: 'c1', shadowedSeqs: [4, 5, 6, 7] } })
+    session.add({
+      type: 'compaction/summary',
+      data: { compactionId: 'c1', shadowedRange: { start: 4, end: 7 }, shadowedSeqs: [4, 5, 6, 7] },
+    })
     const summary = user('The user asked for a.ts; it exports a and b.', [], COMPACTION)
     const seq = session.add(replacing(summary, 4, 7))
     session.add({ type: 'compaction/end', data: { compactionId: 'c1' } })

@@ -50,7 +50,7 @@ describe('series-start-unchanged on deepseek (seed 004)', () => {
     const rewritten = afterPrune(consolidate.rows)
 
     const pruneSeq = keepLive.events.find((event) => event.type === 'compaction/prune')
-    const prunedSeq = pruneSeq?.type === 'compaction/prune' ? pruneSeq.data.targetSeq : -1
+    const prunedSeq = pruneSeq?.type === 'compaction/prune' ? pruneSeq.data.shadowedRange.start : -1
     const before = keepLive.events
       .filter((event) => event.type === 'assistant/message' && event.seq < prunedSeq)
       .at(-1)
