@@ -121,3 +121,39 @@ describe('the loop', () => {
     ).toEqual([1, 2])
   })
 })
+
+describe('cancel and discard', () => {
+  it('discards a cancelled attempt: an assistant/attempt, no assistant message, the turn aborted', async () => {
+    const { loop, world, events, records, port } = testLoop()
+    const reason = await loop.turn(
+      {
+        kind: 'turn',
+        user: 'read a.ts',
+        steps: [
+          { toolCalls: [{ name: 'read_file', arguments: { path: 'a.ts' }, result: 'x' }], cancel: true },
+          { text: 'never sent' },
+        ],
+      },
+      world,
+    )
+    expect(reason).toBe('aborted')
+    const attempt = events.find((event) => event.type === 'assistant/attempt')
+    expect(attempt?.type === 'assistant/attempt' && attempt.data.error.type).toBe('cancelled')
+    expect(events.some((event) => event.type === 'assistant/message' || event.type === 'tool/call')).toBe(
+      false,
+    )
+    expect(events.at(-1)?.data).toEqual({ turn: 1, reason: 'aborted' })
+    // The request reached the provider once; its row has no usage.
+    expect(port.calls).toHaveLength(1)
+    expect(records.map((record) => record.outcome.ok)).toEqual([false])
+  })
+
+  it('sends the next turn after the cancelled prompt with nothing of the discarded answer', async () => {
+    const { loop, world, port } = testLoop()
+    await loop.turn({ kind: 'turn', user: 'first', steps: [{ text: 'discarded', cancel: true }] }, world)
+    await loop.turn(say('second'), world)
+    const roles = port.calls.at(-1)?.request.messages.map((message) => message.message.role)
+    expect(roles).toEqual(['system', 'user', 'user'])
+    expect(JSON.stringify(port.calls.at(-1)?.request.messages)).not.toContain('discarded')
+  })
+})

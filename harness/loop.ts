@@ -14,7 +14,7 @@ import {
 import { deriveRequest } from './derive.ts'
 import { CachelabError } from './errors.ts'
 import { fillerText } from './filler.ts'
-import type { LlmCall, LoopEnvironment, LoopSetup, RequestRecord, World } from './ports.ts'
+import type { LlmCall, LlmOutcome, LoopEnvironment, LoopSetup, RequestRecord, World } from './ports.ts'
 import {
   decideHeader,
   type HeaderDecision,
@@ -32,6 +32,7 @@ import {
   type AdapterConfigDefaults,
   type AdapterDefaults,
   type AssistantMessage,
+  CANCELLED_ATTEMPT,
   type CallConfig,
   type DerivedRequest,
   type EventDraft,
@@ -123,9 +124,9 @@ export class AgentLoop {
     }
     let reason: TurnEndReason = 'completed'
     for (const [index, stepScript] of script.steps.entries()) {
-      const ok = await this.step(turn, index + 1, stepScript, world, index === 0 ? user : undefined)
-      if (!ok) {
-        reason = 'error'
+      const outcome = await this.step(turn, index + 1, stepScript, world, index === 0 ? user : undefined)
+      if (outcome !== 'answered') {
+        reason = outcome === 'cancelled' ? 'aborted' : 'error'
         break
       }
     }
@@ -152,7 +153,7 @@ export class AgentLoop {
     script: StepScript,
     world: World,
     user?: UserMessage,
-  ): Promise<boolean> {
+  ): Promise<'answered' | 'failed' | 'cancelled'> {
     this.append({ type: 'step/start', data: { turn, step } })
     this.projectSystem(turn, step, world)
     this.injectOpener(turn, world)
@@ -168,10 +169,10 @@ export class AgentLoop {
     const header = this.commitHeader(world, tools)
     this.announceToolUpdate(turn, step, tools)
     const scripted = this.scriptedReply(turn, step, script)
-    const sent = await this.send({ turn, step, purpose: 'step', scripted }, header)
+    const sent = await this.send({ turn, step, purpose: 'step', scripted }, header, undefined, script.cancel)
     if (sent === undefined) {
       this.append({ type: 'step/end', data: { turn, step } })
-      return false
+      return script.cancel === true ? 'cancelled' : 'failed'
     }
     this.append({
       type: 'assistant/message',
@@ -212,7 +213,7 @@ export class AgentLoop {
       })
     }
     this.append({ type: 'step/end', data: { turn, step } })
-    return true
+    return 'answered'
   }
 
   /** Whether the next request begins a new series: explicitly, or because the surface was rewritten. */
@@ -380,18 +381,34 @@ export class AgentLoop {
 
   /**
    * Send the current derived request (or `override`) with the SDKs' retry rules: each failed attempt is
-   * an `assistant/attempt` event and a report row. Returns undefined when every attempt failed.
+   * an `assistant/attempt` event and a report row. Returns undefined when every attempt failed, or when
+   * the user `cancel`s: the first attempt reaches the provider, and its answer is discarded.
    */
   private async send(
     call: { turn: number; step: number; purpose: 'step' | 'summary'; scripted: AssistantMessage },
     header: HeaderDecision | undefined,
     override?: DerivedRequest,
+    cancel?: true,
   ): Promise<{ attempt: number; usage: Usage; latencyMs: number; record: RequestRecord } | undefined> {
     for (let attempt = 0; ; attempt += 1) {
       const request = override ?? deriveRequest(this.session)
       const logLength = this.session.nextSeq
       const full: LlmCall = { ...call, request, at: this.env.clock.now(), attempt }
-      const outcome = await this.env.llm.send(full)
+      const answer = await this.env.llm.send(full)
+      // A cancelled stream is abandoned before its final usage frame: the client never learns the usage.
+      const outcome: LlmOutcome =
+        cancel === true && answer.ok
+          ? {
+              ok: false,
+              error: {
+                type: CANCELLED_ATTEMPT,
+                message: 'cancelled by the user; the attempt is discarded',
+                retryable: false,
+              },
+              latencyMs: answer.latencyMs,
+              wire: answer.wire,
+            }
+          : answer
       this.env.clock.advance(outcome.latencyMs / 1000)
       const record: RequestRecord = {
         sessionId: this.env.sessionId,

@@ -24,6 +24,12 @@ export interface ToolCallScript {
 export interface StepScript {
   text?: TextSpec
   toolCalls?: ToolCallScript[]
+  /**
+   * The user cancels this step while its response streams: the attempt is discarded (an
+   * `assistant/attempt` with the `cancelled` type, no assistant message) and the turn ends `aborted`.
+   * The provider has still read the request, so what it cached stays cached.
+   */
+  cancel?: true
 }
 
 /** A user turn. */

@@ -223,8 +223,11 @@ export const READABLE_FORMAT_VERSIONS: readonly number[] = [1, 2]
 /** Where a user message came from. */
 export type MessageSource = { kind: 'user' } | { kind: 'plugin'; plugin: string }
 
-/** How a turn ended. */
-export type TurnEndReason = 'completed' | 'error' | 'max-steps'
+/** How a turn ended; `aborted` when the user cancelled a step (DSH C's `{ kind: 'aborted' }`). */
+export type TurnEndReason = 'completed' | 'error' | 'max-steps' | 'aborted'
+
+/** The error type of an attempt the user cancelled and the loop discarded. */
+export const CANCELLED_ATTEMPT = 'cancelled'
 
 /** A failure of one provider attempt, as the loop recorded it. */
 export interface AttemptError {

@@ -125,7 +125,7 @@ const attemptError = shape({ status: optional(count), type: str, message: str, r
 const DATA_CHECKS: Record<string, Check> = {
   'session/start': shape({ formatVersion: count, sessionId: str }),
   'turn/start': shape({ turn: count }),
-  'turn/end': shape({ turn: count, reason: oneOf('completed', 'error', 'max-steps') }),
+  'turn/end': shape({ turn: count, reason: oneOf('completed', 'error', 'max-steps', 'aborted') }),
   'step/start': shape(turnStep),
   'step/end': shape(turnStep),
   'user/message': shape({

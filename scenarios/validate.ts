@@ -157,7 +157,11 @@ const TOOL_CALL: Shape = object<ToolCallScript>({
   isError: optional(TRUE),
 })
 
-const STEP: Shape = object<StepScript>({ text: optional(TEXT_SPEC), toolCalls: optional(arrayOf(TOOL_CALL)) })
+const STEP: Shape = object<StepScript>({
+  text: optional(TEXT_SPEC),
+  toolCalls: optional(arrayOf(TOOL_CALL)),
+  cancel: optional(TRUE),
+})
 
 const FAULT: Shape = union<Fault, 'kind'>('kind', {
   'rate-limit': { retryAfterMs: optional(COUNT), retryAfterSeconds: optional(COUNT) },
