@@ -26,7 +26,7 @@ import {
   toolUpdateText,
 } from './projections.ts'
 import { retryDelayMs } from './retry.ts'
-import { resolveText, type StepScript, type TurnScript } from './script.ts'
+import { type Arrival, resolveText, type StepScript, type TurnScript } from './script.ts'
 import { SessionProjection } from './session.ts'
 import {
   type AdapterConfigDefaults,
@@ -68,6 +68,10 @@ export class AgentLoop {
   private explicitSeries = false
   private lastTurn: number
   private compactions = 0
+  /** Steers waiting for the next step. */
+  private readonly steers: UserMessage[] = []
+  /** Followups waiting for the running turn to end, each with the steps of the turn it opens. */
+  private readonly followups: Array<{ user: UserMessage; steps: readonly StepScript[] }> = []
 
   private constructor(env: LoopEnvironment, setup: LoopSetup, session: SessionProjection) {
     this.env = env
@@ -111,19 +115,36 @@ export class AgentLoop {
     this.explicitSeries = true
   }
 
-  /** Run one user turn through its scripted steps. */
+  /**
+   * Run one user turn through its scripted steps, then every followup queued while it ran: each opens a
+   * turn of its own as soon as the previous one ends (seed 003), so no turn gap comes between them.
+   * Returns how the last of those turns ended.
+   */
   async turn(script: TurnScript, world: World): Promise<TurnEndReason> {
     const turn = this.lastTurn + 1
-    this.lastTurn = turn
-    this.append({ type: 'turn/start', data: { turn } })
     const user: UserMessage = {
       role: 'user',
       content: Array.isArray(script.user)
         ? script.user
         : [{ type: 'text', text: resolveText(script.user, `${this.env.sessionId}:user:${turn}`) }],
     }
+    let reason = await this.runTurn(user, script.steps, world)
+    for (let next = this.followups.shift(); next !== undefined; next = this.followups.shift()) {
+      reason = await this.runTurn(next.user, next.steps, world)
+    }
+    return reason
+  }
+
+  private async runTurn(
+    user: UserMessage,
+    steps: readonly StepScript[],
+    world: World,
+  ): Promise<TurnEndReason> {
+    const turn = this.lastTurn + 1
+    this.lastTurn = turn
+    this.append({ type: 'turn/start', data: { turn } })
     let reason: TurnEndReason = 'completed'
-    for (const [index, stepScript] of script.steps.entries()) {
+    for (const [index, stepScript] of steps.entries()) {
       const outcome = await this.step(turn, index + 1, stepScript, world, index === 0 ? user : undefined)
       if (outcome !== 'answered') {
         reason = outcome === 'cancelled' ? 'aborted' : 'error'
@@ -158,10 +179,11 @@ export class AgentLoop {
     this.projectSystem(turn, step, world)
     this.injectOpener(turn, world)
     const tools = this.projectToolUpdates(world)
-    if (user !== undefined) {
+    // The inbox is claimed at the step boundary: steers that arrived since the last step, then the turn's prompt.
+    for (const message of [...this.steers.splice(0), ...(user !== undefined ? [user] : [])]) {
       this.append({
         type: 'user/message',
-        data: { turn, message: user, source: { kind: 'user' } },
+        data: { turn, message, source: { kind: 'user' } },
         surfaceOp: 'append',
       })
     }
@@ -171,6 +193,7 @@ export class AgentLoop {
     const scripted = this.scriptedReply(turn, step, script)
     const sent = await this.send({ turn, step, purpose: 'step', scripted }, header, undefined, script.cancel)
     if (sent === undefined) {
+      this.receive(turn, step, script.arrivals ?? [])
       this.append({ type: 'step/end', data: { turn, step } })
       return script.cancel === true ? 'cancelled' : 'failed'
     }
@@ -212,8 +235,38 @@ export class AgentLoop {
         surfaceOp: 'append',
       })
     }
+    this.receive(turn, step, script.arrivals ?? [])
     this.append({ type: 'step/end', data: { turn, step } })
     return 'answered'
+  }
+
+  /**
+   * Input that arrived while a step's request was in flight (seed 003): a steer waits for the next step,
+   * a followup for the end of the turn, and an injection is committed at once, silently.
+   */
+  private receive(turn: number, step: number, arrivals: readonly Arrival[]): void {
+    for (const [index, arrival] of arrivals.entries()) {
+      const text = resolveText(
+        arrival.text,
+        `${this.env.sessionId}:${arrival.delivery}:${turn}:${step}:${index}`,
+      )
+      const message: UserMessage = { role: 'user', content: [{ type: 'text', text }] }
+      switch (arrival.delivery) {
+        case 'steer':
+          this.steers.push(message)
+          break
+        case 'followup':
+          this.followups.push({ user: message, steps: arrival.steps })
+          break
+        case 'inject':
+          this.inject(text, arrival.plugin)
+          break
+        default: {
+          const unreachable: never = arrival
+          throw new CachelabError('invariant', `unknown arrival ${JSON.stringify(unreachable)}`)
+        }
+      }
+    }
   }
 
   /** Whether the next request begins a new series: explicitly, or because the surface was rewritten. */

@@ -30,7 +30,21 @@ export interface StepScript {
    * The provider has still read the request, so what it cached stays cached.
    */
   cancel?: true
+  /** Input that arrives while this step's request is in flight, delivered as each kind says (seed 003). */
+  arrivals?: Arrival[]
 }
+
+/**
+ * User or plugin input that arrives while a turn runs (seed 003: followup, steer, inject). Steer and
+ * followup wake the agent; inject is silent. Where each lands decides what the next request carries.
+ */
+export type Arrival =
+  /** The user adds to the running task: the message enters the next step (this turn's, if it has one). */
+  | { delivery: 'steer'; text: TextSpec }
+  /** The user queues the next task: it waits for this turn to end and opens a turn of its own, with these steps. */
+  | { delivery: 'followup'; text: TextSpec; steps: StepScript[] }
+  /** A plugin adds context silently: it is committed at once and joins whatever request comes next. */
+  | { delivery: 'inject'; text: TextSpec; plugin: string }
 
 /** A user turn. */
 export interface TurnScript {

@@ -159,7 +159,7 @@ describe('checkEventShape', () => {
       type: 'turn/end',
       path: ['data', 'reason'],
       value: 'done',
-      problem: 'data.reason must be one of completed, error, max-steps',
+      problem: 'data.reason must be one of completed, error, max-steps, aborted',
     },
     {
       name: 'a session id that is missing',
