@@ -258,3 +258,42 @@ function textOf(event: SessionEvent): string | undefined {
   const block = event.data.message.content[0]
   return block?.type === 'text' ? block.text : undefined
 }
+
+describe('pressure prune (seed 004)', () => {
+  const big = 'y'.repeat(2000)
+  const readBig = {
+    kind: 'turn' as const,
+    user: 'read the schema',
+    steps: [
+      { toolCalls: [{ name: 'read_file', arguments: { path: 'schema.ts' }, result: big }] },
+      { text: 'read' },
+    ],
+  }
+
+  it('prunes inside a turn, at the pre-step after the call that crossed the threshold', async () => {
+    const { loop, world, events, port } = testLoop()
+    await loop.turn(readBig, world)
+    // The next turn's first request is the first to carry the result and a long paste: it crosses.
+    world.pressurePrune = { contextTokens: 1000, thresholdChars: 1000, keepChars: 100, skipLastNodes: 3 }
+    expect(port.calls.at(-1)?.request.messages.length).toBeGreaterThan(0)
+    await loop.turn(withTool('x'.repeat(2000), 'short'), world)
+    const prune = events.find((event) => event.type === 'compaction/prune')
+    const stepStarts = events.flatMap((event) => (event.type === 'step/start' ? [event] : []))
+    const following = stepStarts.find((event) => event.seq > (prune?.seq ?? Number.POSITIVE_INFINITY))
+    expect(following?.data).toEqual({ turn: 2, step: 2 })
+    // Step 1 of turn 2 still carried the whole result; step 2 carries the cut one and starts a series.
+    expect(JSON.stringify(port.calls.at(-2)?.request.messages)).toContain(big)
+    expect(JSON.stringify(port.calls.at(-1)?.request.messages)).not.toContain(big)
+    expect(events.filter((event) => event.type === 'request/header').at(-1)?.data).toMatchObject({
+      reason: 'series',
+    })
+  })
+
+  it('does not prune while the measured context stays under the threshold', async () => {
+    const { loop, world, events } = testLoop()
+    world.pressurePrune = { contextTokens: 100_000, thresholdChars: 1000, keepChars: 100, skipLastNodes: 0 }
+    await loop.turn(readBig, world)
+    await loop.turn(withTool('more'), world)
+    expect(events.some((event) => event.type === 'compaction/start')).toBe(false)
+  })
+})

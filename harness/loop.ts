@@ -14,6 +14,7 @@ import {
 import { deriveRequest } from './derive.ts'
 import { CachelabError } from './errors.ts'
 import { fillerText } from './filler.ts'
+import { messageTokens, requestTokens } from './meter.ts'
 import type { LlmCall, LlmOutcome, LoopEnvironment, LoopSetup, RequestRecord, World } from './ports.ts'
 import {
   decideHeader,
@@ -68,6 +69,8 @@ export class AgentLoop {
   private explicitSeries = false
   private lastTurn: number
   private compactions = 0
+  /** The meter's estimate of the last step request and its answer: the context pressure after that call. */
+  private measuredContext = 0
   /** Steers waiting for the next step. */
   private readonly steers: UserMessage[] = []
   /** Followups waiting for the running turn to end, each with the steps of the turn it opens. */
@@ -175,6 +178,7 @@ export class AgentLoop {
     world: World,
     user?: UserMessage,
   ): Promise<'answered' | 'failed' | 'cancelled'> {
+    this.relievePressure(world)
     this.append({ type: 'step/start', data: { turn, step } })
     this.projectSystem(turn, step, world)
     this.injectOpener(turn, world)
@@ -210,6 +214,7 @@ export class AgentLoop {
       surfaceOp: 'append',
     })
     this.env.onRequest?.(sent.record)
+    this.measuredContext = requestTokens(sent.record.call.request) + messageTokens(scripted)
     for (const [index, call] of (script.toolCalls ?? []).entries()) {
       const block = scripted.content.filter((part) => part.type === 'tool-call')[index]
       if (block === undefined || block.type !== 'tool-call') continue
@@ -267,6 +272,17 @@ export class AgentLoop {
         }
       }
     }
+  }
+
+  /**
+   * DSH's pressure compaction at `agent/pre-step`, before the step's request is derived: when the context
+   * measured after the previous call reaches the threshold, prune. It can fire at any step, mid-turn too.
+   */
+  private relievePressure(world: World): void {
+    const pressure = world.pressurePrune
+    if (pressure === undefined || this.measuredContext < pressure.contextTokens) return
+    const { contextTokens: _trigger, ...options } = pressure
+    this.prune(options)
   }
 
   /** Whether the next request begins a new series: explicitly, or because the surface was rewritten. */

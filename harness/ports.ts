@@ -5,7 +5,7 @@ import type { VirtualClock } from './clock.ts'
 import type { Policies, ToolUpdatePolicy } from './policies.ts'
 import type { HeaderDecision } from './projections.ts'
 import type { Random } from './random.ts'
-import type { Pace } from './script.ts'
+import type { Pace, PressurePrune } from './script.ts'
 import type {
   AdapterConfigDefaults,
   AssistantMessage,
@@ -26,6 +26,8 @@ export interface World {
   config: CallConfig
   /** What a session prefix describes (skill catalog, workspace baseline). */
   prefixSource: string
+  /** Pruning under context pressure, when the deployment has it (it outlives a loop instance). */
+  pressurePrune?: PressurePrune
 }
 
 /** One provider call the loop asks for. */

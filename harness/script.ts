@@ -72,12 +72,29 @@ export type ScriptAction =
   | { kind: 'compact'; retainNodes: number; summaryTokens: number }
   /** Tool-result pruning: results over `thresholdChars` outside the last `skipLastNodes` nodes keep `keepChars` (which part: `keep`, else the policy). */
   | { kind: 'prune'; thresholdChars: number; keepChars: number; skipLastNodes: number; keep?: PruneKeep }
+  /**
+   * The deployment prunes under context pressure from now on (DSH's pressure compaction, pruner first):
+   * at each step's pre-step, when the context measured after the previous call is at least
+   * `contextTokens` (the loop's estimate), results over `thresholdChars` outside the last
+   * `skipLastNodes` nodes keep `keepChars`. Inside a turn too: seed 004's cliff came at step 2.
+   */
+  | ({ kind: 'pressure-prune' } & PressurePrune)
   /** The process restarts: a new loop instance resumes the same log. */
   | { kind: 'restart' }
   /** The next provider request fails this way (simulated providers only). */
   | { kind: 'fault'; fault: Fault }
   /** The next request explicitly starts a new message series. */
   | { kind: 'start-series' }
+
+/** When and how the loop prunes tool results under context pressure. */
+export interface PressurePrune {
+  /** The measured context (the loop's estimate of the last request and its answer) that triggers a prune. */
+  contextTokens: number
+  thresholdChars: number
+  keepChars: number
+  skipLastNodes: number
+  keep?: PruneKeep
+}
 
 /** The pace of a scenario in virtual time. */
 export interface Pace {

@@ -231,6 +231,11 @@ async function perform(
     case 'prune':
       loop.prune(action)
       return loop
+    case 'pressure-prune': {
+      const { kind: _kind, ...pressure } = action
+      world.pressurePrune = pressure
+      return loop
+    }
     case 'start-series':
       loop.startSeries()
       return loop
