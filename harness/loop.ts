@@ -17,6 +17,7 @@ import { fillerText } from './filler.ts'
 import { messageTokens, requestTokens } from './meter.ts'
 import type { LlmCall, LlmOutcome, LoopEnvironment, LoopSetup, RequestRecord, World } from './ports.ts'
 import {
+  composePrefix,
   decideHeader,
   type HeaderDecision,
   planImageOffload,
@@ -25,16 +26,14 @@ import {
   pruneText,
   type ToolProjection,
   toolUpdateText,
+  withAdapterDefaults,
 } from './projections.ts'
 import { retryDelayMs } from './retry.ts'
 import { type Arrival, resolveText, type StepScript, type TurnScript } from './script.ts'
 import { SessionProjection } from './session.ts'
 import {
-  type AdapterConfigDefaults,
-  type AdapterDefaults,
   type AssistantMessage,
   CANCELLED_ATTEMPT,
-  type CallConfig,
   type DerivedRequest,
   type EventDraft,
   type Message,
@@ -46,17 +45,6 @@ import {
   type Usage,
   type UserMessage,
 } from './types.ts'
-
-/**
- * Render the session-prefix messages from what they describe. An empty source composes nothing: as in
- * seed 000, an empty composition is the prefix's absence, not an empty wrapper.
- */
-export function composePrefix(source: string): Message[] {
-  if (source === '') return []
-  return [
-    { role: 'user', content: [{ type: 'text', text: `<session-context>\n${source}\n</session-context>` }] },
-  ]
-}
 
 export class AgentLoop {
   readonly session: SessionProjection
@@ -593,18 +581,6 @@ export class AgentLoop {
     this.env.sink?.(event)
     return event
   }
-}
-
-/**
- * The call config a request is sent with: the world's, with the adapter's value for each field it leaves
- * out, flagged so the header records whose value it is (DSH logs the flag, not a second config).
- */
-export function withAdapterDefaults(
-  config: CallConfig,
-  defaults: AdapterConfigDefaults | undefined,
-): { config: CallConfig; adapterDefaults?: AdapterDefaults } {
-  if (config.maxTokens !== undefined || defaults?.maxTokens === undefined) return { config }
-  return { config: { ...config, maxTokens: defaults.maxTokens }, adapterDefaults: { maxTokens: true } }
 }
 
 const OPENER = 'session-opener'
