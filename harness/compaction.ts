@@ -3,6 +3,7 @@
 // events.
 
 import { deriveRequest } from './derive.ts'
+import { messageTokens } from './meter.ts'
 import type { SessionProjection } from './session.ts'
 import type { CallConfig, DerivedRequest, PruneKeep, Seq, UserMessage } from './types.ts'
 
@@ -34,6 +35,15 @@ export function summaryRange(session: SessionProjection, retainNodes: number): S
   if (first < 0 || end <= first) return undefined
   while (end < surface.length && session.event(surface[end] as number).type === 'tool/result') end += 1
   return surface.slice(first, end)
+}
+
+/** The meter's estimate of what the given surface nodes send now (offloaded images as their placeholders). */
+export function shadowedTokens(session: SessionProjection, shadowed: readonly Seq[]): number {
+  const nodes = new Set(shadowed)
+  return session
+    .messages()
+    .filter((derived) => derived.sourceSeqs.some((seq) => nodes.has(seq)))
+    .reduce((sum, derived) => sum + messageTokens(derived.message), 0)
 }
 
 /** The summary node's message. */

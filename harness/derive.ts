@@ -15,9 +15,9 @@ export function deriveRequest(session: SessionProjection): DerivedRequest {
     throw new CachelabError('invariant', 'cannot derive a request before a request/context')
   const { header, seq: headerSeq } = headerState
   const messages = session.messages()
-  if (header.sessionPrefix !== undefined && header.sessionPrefix.length > 0) {
+  if (header.messagePrefix !== undefined && header.messagePrefix.length > 0) {
     const at = messages[0]?.message.role === 'system' ? 1 : 0
-    messages.splice(at, 0, ...requestOnly(header.sessionPrefix, headerSeq, 'session-prefix'))
+    messages.splice(at, 0, ...requestOnly(header.messagePrefix, headerSeq, 'session-prefix'))
   }
   if (header.afterSlot !== undefined && header.afterSlot.length > 0) {
     messages.push(...requestOnly(header.afterSlot, headerSeq, 'after-slot'))

@@ -16,7 +16,7 @@ export type {
   RequestRecord,
   World,
 } from './ports.ts'
-export type { Pace, ScriptAction, StepScript, TurnScript } from './script.ts'
+export type { Arrival, Pace, PressurePrune, ScriptAction, StepScript, TurnScript } from './script.ts'
 export { resolveText } from './script.ts'
 export { SessionProjection } from './session.ts'
 export { JsonlSessionWriter, readSessionLog } from './store.ts'

@@ -6,6 +6,7 @@
 import {
   type PruneOptions,
   pruneTargets,
+  shadowedTokens,
   summarizerRequest,
   summaryMessage,
   summaryRange,
@@ -13,8 +14,10 @@ import {
 import { deriveRequest } from './derive.ts'
 import { CachelabError } from './errors.ts'
 import { fillerText } from './filler.ts'
-import type { LlmCall, LoopEnvironment, LoopSetup, RequestRecord, World } from './ports.ts'
+import { messageTokens, requestTokens } from './meter.ts'
+import type { LlmCall, LlmOutcome, LoopEnvironment, LoopSetup, RequestRecord, World } from './ports.ts'
 import {
+  composePrefix,
   decideHeader,
   type HeaderDecision,
   planImageOffload,
@@ -23,28 +26,25 @@ import {
   pruneText,
   type ToolProjection,
   toolUpdateText,
+  withAdapterDefaults,
 } from './projections.ts'
 import { retryDelayMs } from './retry.ts'
-import { resolveText, type StepScript, type TurnScript } from './script.ts'
+import { type Arrival, resolveText, type StepScript, type TurnScript } from './script.ts'
 import { SessionProjection } from './session.ts'
 import {
   type AssistantMessage,
+  CANCELLED_ATTEMPT,
   type DerivedRequest,
   type EventDraft,
   type Message,
+  type RequestHeader,
   SESSION_FORMAT_VERSION,
   type SessionEvent,
+  systemPromptUpdateOf,
   type TurnEndReason,
   type Usage,
   type UserMessage,
 } from './types.ts'
-
-/** Render the session-prefix message from what it describes. */
-export function composePrefix(source: string): Message[] {
-  return [
-    { role: 'user', content: [{ type: 'text', text: `<session-context>\n${source}\n</session-context>` }] },
-  ]
-}
 
 export class AgentLoop {
   readonly session: SessionProjection
@@ -57,6 +57,12 @@ export class AgentLoop {
   private explicitSeries = false
   private lastTurn: number
   private compactions = 0
+  /** The meter's estimate of the last step request and its answer: the context pressure after that call. */
+  private measuredContext = 0
+  /** Steers waiting for the next step. */
+  private readonly steers: UserMessage[] = []
+  /** Followups waiting for the running turn to end, each with the steps of the turn it opens. */
+  private readonly followups: Array<{ user: UserMessage; steps: readonly StepScript[] }> = []
 
   private constructor(env: LoopEnvironment, setup: LoopSetup, session: SessionProjection) {
     this.env = env
@@ -100,22 +106,39 @@ export class AgentLoop {
     this.explicitSeries = true
   }
 
-  /** Run one user turn through its scripted steps. */
+  /**
+   * Run one user turn through its scripted steps, then every followup queued while it ran: each opens a
+   * turn of its own as soon as the previous one ends (seed 003), so no turn gap comes between them.
+   * Returns how the last of those turns ended.
+   */
   async turn(script: TurnScript, world: World): Promise<TurnEndReason> {
     const turn = this.lastTurn + 1
-    this.lastTurn = turn
-    this.append({ type: 'turn/start', data: { turn } })
     const user: UserMessage = {
       role: 'user',
       content: Array.isArray(script.user)
         ? script.user
         : [{ type: 'text', text: resolveText(script.user, `${this.env.sessionId}:user:${turn}`) }],
     }
+    let reason = await this.runTurn(user, script.steps, world)
+    for (let next = this.followups.shift(); next !== undefined; next = this.followups.shift()) {
+      reason = await this.runTurn(next.user, next.steps, world)
+    }
+    return reason
+  }
+
+  private async runTurn(
+    user: UserMessage,
+    steps: readonly StepScript[],
+    world: World,
+  ): Promise<TurnEndReason> {
+    const turn = this.lastTurn + 1
+    this.lastTurn = turn
+    this.append({ type: 'turn/start', data: { turn } })
     let reason: TurnEndReason = 'completed'
-    for (const [index, stepScript] of script.steps.entries()) {
-      const ok = await this.step(turn, index + 1, stepScript, world, index === 0 ? user : undefined)
-      if (!ok) {
-        reason = 'error'
+    for (const [index, stepScript] of steps.entries()) {
+      const outcome = await this.step(turn, index + 1, stepScript, world, index === 0 ? user : undefined)
+      if (outcome !== 'answered') {
+        reason = outcome === 'cancelled' ? 'aborted' : 'error'
         break
       }
     }
@@ -142,25 +165,29 @@ export class AgentLoop {
     script: StepScript,
     world: World,
     user?: UserMessage,
-  ): Promise<boolean> {
+  ): Promise<'answered' | 'failed' | 'cancelled'> {
+    this.relievePressure(world)
     this.append({ type: 'step/start', data: { turn, step } })
     this.projectSystem(turn, step, world)
     this.injectOpener(turn, world)
-    const tools = this.projectToolUpdates(turn, step, world)
-    if (user !== undefined) {
+    const tools = this.projectToolUpdates(world)
+    // The inbox is claimed at the step boundary: steers that arrived since the last step, then the turn's prompt.
+    for (const message of [...this.steers.splice(0), ...(user !== undefined ? [user] : [])]) {
       this.append({
         type: 'user/message',
-        data: { turn, message: user, source: { kind: 'user' } },
+        data: { turn, message, source: { kind: 'user' } },
         surfaceOp: 'append',
       })
     }
     this.offloadImages()
     const header = this.commitHeader(world, tools)
+    this.announceToolUpdate(turn, step, tools)
     const scripted = this.scriptedReply(turn, step, script)
-    const sent = await this.send({ turn, step, purpose: 'step', scripted }, header)
+    const sent = await this.send({ turn, step, purpose: 'step', scripted }, header, undefined, script.cancel)
     if (sent === undefined) {
+      this.receive(turn, step, script.arrivals ?? [])
       this.append({ type: 'step/end', data: { turn, step } })
-      return false
+      return script.cancel === true ? 'cancelled' : 'failed'
     }
     this.append({
       type: 'assistant/message',
@@ -175,6 +202,7 @@ export class AgentLoop {
       surfaceOp: 'append',
     })
     this.env.onRequest?.(sent.record)
+    this.measuredContext = requestTokens(sent.record.call.request) + messageTokens(scripted)
     for (const [index, call] of (script.toolCalls ?? []).entries()) {
       const block = scripted.content.filter((part) => part.type === 'tool-call')[index]
       if (block === undefined || block.type !== 'tool-call') continue
@@ -200,8 +228,49 @@ export class AgentLoop {
         surfaceOp: 'append',
       })
     }
+    this.receive(turn, step, script.arrivals ?? [])
     this.append({ type: 'step/end', data: { turn, step } })
-    return true
+    return 'answered'
+  }
+
+  /**
+   * Input that arrived while a step's request was in flight (seed 003): a steer waits for the next step,
+   * a followup for the end of the turn, and an injection is committed at once, silently.
+   */
+  private receive(turn: number, step: number, arrivals: readonly Arrival[]): void {
+    for (const [index, arrival] of arrivals.entries()) {
+      const text = resolveText(
+        arrival.text,
+        `${this.env.sessionId}:${arrival.delivery}:${turn}:${step}:${index}`,
+      )
+      const message: UserMessage = { role: 'user', content: [{ type: 'text', text }] }
+      switch (arrival.delivery) {
+        case 'steer':
+          this.steers.push(message)
+          break
+        case 'followup':
+          this.followups.push({ user: message, steps: arrival.steps })
+          break
+        case 'inject':
+          this.inject(text, arrival.plugin)
+          break
+        default: {
+          const unreachable: never = arrival
+          throw new CachelabError('invariant', `unknown arrival ${JSON.stringify(unreachable)}`)
+        }
+      }
+    }
+  }
+
+  /**
+   * DSH's pressure compaction at `agent/pre-step`, before the step's request is derived: when the context
+   * measured after the previous call reaches the threshold, prune. It can fire at any step, mid-turn too.
+   */
+  private relievePressure(world: World): void {
+    const pressure = world.pressurePrune
+    if (pressure === undefined || this.measuredContext < pressure.contextTokens) return
+    const { contextTokens: _trigger, ...options } = pressure
+    this.prune(options)
   }
 
   /** Whether the next request begins a new series: explicitly, or because the surface was rewritten. */
@@ -238,11 +307,13 @@ export class AgentLoop {
   /** The `opener` policy: the session prefix as durable history, once, right after the system head. */
   private injectOpener(turn: number, world: World): void {
     if (this.setup.policies.sessionPrefix !== 'opener' || this.session.log.some(isOpener)) return
+    const opener = composePrefix(world.prefixSource)[0]
+    if (opener === undefined || opener.role !== 'user') return
     this.append({
       type: 'user/message',
       data: {
         turn,
-        message: composePrefix(world.prefixSource)[0] as UserMessage,
+        message: opener,
         source: { kind: 'plugin', plugin: OPENER },
       },
       surfaceOp: 'append',
@@ -256,20 +327,32 @@ export class AgentLoop {
     return JSON.stringify(baseline) !== JSON.stringify(world.tools)
   }
 
-  /** Declare the step's tools for the route's tool-update mode; announce additions and removals in history. */
-  private projectToolUpdates(turn: number, step: number, world: World): ToolProjection {
+  /** Declare the step's tools for the route's tool-update mode. */
+  private projectToolUpdates(world: World): ToolProjection {
     const header = this.session.header?.header
     const previous =
       header === undefined ? undefined : { tools: header.tools ?? [], retired: header.retiredTools ?? [] }
-    const projection = projectTools(previous, world.tools, this.setup.toolUpdate)
-    if (projection.update !== undefined) {
-      this.append({
-        type: 'developer/message',
-        data: { turn, step, message: { role: 'developer', text: toolUpdateText(projection.update) } },
-        surfaceOp: 'append',
-      })
-    }
-    return projection
+    return projectTools(previous, world.tools, this.setup.toolUpdate)
+  }
+
+  /**
+   * Announce additions and removals in history, after the header that declares them: an announcement
+   * with additions names that header (`headerSeq`, DSH D), so it must already be in the log.
+   */
+  private announceToolUpdate(turn: number, step: number, projection: ToolProjection): void {
+    const update = projection.update
+    if (update === undefined) return
+    const headerSeq = this.session.header?.seq
+    this.append({
+      type: 'developer/message',
+      data: {
+        turn,
+        step,
+        message: { role: 'developer', text: toolUpdateText(update) },
+        ...(update.added.length > 0 && headerSeq !== undefined ? { headerSeq } : {}),
+      },
+      surfaceOp: 'append',
+    })
   }
 
   /** Offload the oldest images once the request would carry more than the policy's limit. */
@@ -283,14 +366,19 @@ export class AgentLoop {
   private commitHeader(world: World, tools: ToolProjection): HeaderDecision | undefined {
     const policies = this.setup.policies
     if (policies.sessionPrefix === 'frozen') this.frozenPrefix ??= composePrefix(world.prefixSource)
-    const header = {
-      config: world.config,
+    const { config, adapterDefaults } = withAdapterDefaults(world.config, this.setup.adapterDefaults)
+    const header: RequestHeader = {
+      config,
+      ...(adapterDefaults !== undefined ? { adapterDefaults } : {}),
       ...(policies.systemPrompt === 'header' && world.system !== '' ? { system: world.system } : {}),
       ...(tools.tools.length > 0 ? { tools: tools.tools } : {}),
       ...(tools.retired.length > 0 ? { retiredTools: tools.retired } : {}),
-      ...(this.frozenPrefix !== undefined ? { sessionPrefix: this.frozenPrefix } : {}),
-      ...(policies.sessionPrefix === 'after-slot' ? { afterSlot: composePrefix(world.prefixSource) } : {}),
+      ...(this.frozenPrefix !== undefined && this.frozenPrefix.length > 0
+        ? { messagePrefix: this.frozenPrefix }
+        : {}),
     }
+    const afterSlot = policies.sessionPrefix === 'after-slot' ? composePrefix(world.prefixSource) : []
+    if (afterSlot.length > 0) header.afterSlot = afterSlot
     const decision = decideHeader({
       loggedThisInstance: this.headerLogged,
       baseline: this.session.header?.header,
@@ -319,7 +407,11 @@ export class AgentLoop {
       context.model !== model ||
       context.route !== this.setup.route
     ) {
-      this.append({ type: 'request/context', data: { provider, model, route: this.setup.route } })
+      const systemPromptUpdate = systemPromptUpdateOf(this.setup.route)
+      this.append({
+        type: 'request/context',
+        data: { provider, model, ...(systemPromptUpdate !== undefined ? { systemPromptUpdate } : {}) },
+      })
     }
     return decision
   }
@@ -346,18 +438,34 @@ export class AgentLoop {
 
   /**
    * Send the current derived request (or `override`) with the SDKs' retry rules: each failed attempt is
-   * an `assistant/attempt` event and a report row. Returns undefined when every attempt failed.
+   * an `assistant/attempt` event and a report row. Returns undefined when every attempt failed, or when
+   * the user `cancel`s: the first attempt reaches the provider, and its answer is discarded.
    */
   private async send(
     call: { turn: number; step: number; purpose: 'step' | 'summary'; scripted: AssistantMessage },
     header: HeaderDecision | undefined,
     override?: DerivedRequest,
+    cancel?: true,
   ): Promise<{ attempt: number; usage: Usage; latencyMs: number; record: RequestRecord } | undefined> {
     for (let attempt = 0; ; attempt += 1) {
       const request = override ?? deriveRequest(this.session)
       const logLength = this.session.nextSeq
       const full: LlmCall = { ...call, request, at: this.env.clock.now(), attempt }
-      const outcome = await this.env.llm.send(full)
+      const answer = await this.env.llm.send(full)
+      // A cancelled stream is abandoned before its final usage frame: the client never learns the usage.
+      const outcome: LlmOutcome =
+        cancel === true && answer.ok
+          ? {
+              ok: false,
+              error: {
+                type: CANCELLED_ATTEMPT,
+                message: 'cancelled by the user; the attempt is discarded',
+                retryable: false,
+              },
+              latencyMs: answer.latencyMs,
+              wire: answer.wire,
+            }
+          : answer
       this.env.clock.advance(outcome.latencyMs / 1000)
       const record: RequestRecord = {
         sessionId: this.env.sessionId,
@@ -409,7 +517,13 @@ export class AgentLoop {
     this.env.onRequest?.(sent.record)
     this.append({
       type: 'compaction/summary',
-      data: { compactionId, shadowedSeqs: shadowed, usage: sent.usage },
+      data: {
+        compactionId,
+        shadowedRange: { start: shadowed[0] as number, end: shadowed.at(-1) as number },
+        shadowedSeqs: shadowed,
+        shadowedTokenCount: shadowedTokens(this.session, shadowed),
+        usage: sent.usage,
+      },
     })
     this.append({
       type: 'user/message',
@@ -439,7 +553,16 @@ export class AgentLoop {
     const compactionId = `compaction-${++this.compactions}`
     this.append({ type: 'compaction/start', data: { compactionId, kind: 'prune' } })
     for (const { seq, data, text } of cuts) {
-      this.append({ type: 'compaction/prune', data: { compactionId, targetSeq: seq, keep } })
+      this.append({
+        type: 'compaction/prune',
+        data: {
+          compactionId,
+          shadowedRange: { start: seq, end: seq },
+          shadowedSeqs: [seq],
+          shadowedTokenCount: shadowedTokens(this.session, [seq]),
+          keep,
+        },
+      })
       this.append({
         type: 'tool/result',
         data: { ...data, message: { ...data.message, text } },

@@ -56,6 +56,53 @@ describe('systemPrompt: surface, route: unsupported', () => {
   })
 })
 
+describe('adapterDefaults', () => {
+  it('records the adapter-supplied output cap in config and flags it as the adapter default', async () => {
+    const { loop, world, events, port } = testLoop({ adapterDefaults: { maxTokens: 4096 } })
+    await loop.turn(say('a'), world)
+    expect(headers(events)[0]?.data.header).toMatchObject({
+      config: { provider: 'deepseek', model: 'deepseek-flash', maxTokens: 4096 },
+      adapterDefaults: { maxTokens: true },
+    })
+    expect(port.calls[0]?.request.config.maxTokens).toBe(4096)
+  })
+
+  it('records no adapter default when the config names its own cap', async () => {
+    const { loop, world, events } = testLoop({
+      adapterDefaults: { maxTokens: 4096 },
+      world: { config: { provider: 'anthropic', model: 'claude', maxTokens: 512 } },
+    })
+    await loop.turn(say('a'), world)
+    const header = headers(events)[0]?.data.header
+    expect(header?.config.maxTokens).toBe(512)
+    expect(header).not.toHaveProperty('adapterDefaults')
+  })
+
+  it('writes a change header when the caller takes over a value the adapter supplied', async () => {
+    const { loop, world, events } = testLoop({ adapterDefaults: { maxTokens: 4096 } })
+    await loop.turn(say('a'), world)
+    world.config = { ...world.config, maxTokens: 4096 }
+    await loop.turn(say('b'), world)
+    expect(headers(events).map((event) => event.data.reason)).toEqual(['initial', 'change'])
+    expect(headers(events)[1]?.data.header).not.toHaveProperty('adapterDefaults')
+  })
+})
+
+describe('request/context', () => {
+  it.each([
+    ['in-history', { provider: 'deepseek', model: 'deepseek-flash', systemPromptUpdate: 'in-history' }],
+    ['unsupported', { provider: 'deepseek', model: 'deepseek-flash' }],
+  ] as const)(
+    'on an %s route records what DSH records: systemPromptUpdate, or its absence',
+    async (route, data) => {
+      const { loop, world, events } = testLoop({ route })
+      await loop.turn(say('a'), world)
+      const contexts = events.filter((event) => event.type === 'request/context')
+      expect(contexts.map((event) => event.data)).toEqual([data])
+    },
+  )
+})
+
 describe('seriesStart after a tool-result prune with the rendering unchanged', () => {
   async function promptAppendedThenPruned(seriesStart: 'consolidate' | 'keep-live') {
     const { loop, world, events, port } = testLoop({ route: 'in-history', policies: { seriesStart } })
@@ -120,7 +167,7 @@ describe('sessionPrefix', () => {
     expect(prefixes[0]?.length).toBe(1)
     for (const prefix of prefixes) expect(prefix).toEqual(prefixes[0])
     expect(port.calls[0]?.request.messages[1]?.origin).toBe('session-prefix')
-    expect(headers(events)[0]?.data.header.sessionPrefix).toEqual(
+    expect(headers(events)[0]?.data.header.messagePrefix).toEqual(
       prefixes[0]?.map((message) => message.message),
     )
     expect(headers(events)).toHaveLength(1)
@@ -134,8 +181,8 @@ describe('sessionPrefix', () => {
     await resumed.turn(say('b'), first.world)
     const [initial, resume] = headers(first.events)
     expect(resume?.data.reason).toBe('resume')
-    expect(JSON.stringify(resume?.data.header.sessionPrefix)).toContain('skills: a, b, c')
-    expect(JSON.stringify(initial?.data.header.sessionPrefix)).not.toContain('skills: a, b, c')
+    expect(JSON.stringify(resume?.data.header.messagePrefix)).toContain('skills: a, b, c')
+    expect(JSON.stringify(initial?.data.header.messagePrefix)).not.toContain('skills: a, b, c')
   })
 
   it('after-slot is recomputed each step, sent after the history, and a change is a change header', async () => {
@@ -146,6 +193,25 @@ describe('sessionPrefix', () => {
     for (const call of port.calls) expect(call.request.messages.at(-1)?.origin).toBe('after-slot')
     expect(headers(events).map((event) => event.data.reason)).toEqual(['initial', 'change'])
   })
+
+  it.each(['frozen', 'after-slot', 'opener'] as const)(
+    '%s composes nothing from an empty source: no header field, no message (seed 000)',
+    async (sessionPrefix) => {
+      const { loop, world, port, events } = testLoop({
+        policies: { sessionPrefix },
+        world: { prefixSource: '' },
+      })
+      await loop.turn(withTool('a'), world)
+      const header = headers(events)[0]?.data.header
+      expect(header).not.toHaveProperty('messagePrefix')
+      expect(header).not.toHaveProperty('afterSlot')
+      expect(events.filter((event) => event.type === 'user/message')).toHaveLength(1)
+      for (const call of port.calls) {
+        expect(call.request.messages.every((message) => message.origin === 'surface')).toBe(true)
+        expect(JSON.stringify(call.request.messages)).not.toContain('session-context')
+      }
+    },
+  )
 
   it('opener is durable history injected once after the system head and never refreshed', async () => {
     const { loop, world, port, events } = testLoop({ policies: { sessionPrefix: 'opener' } })
@@ -183,6 +249,38 @@ describe('toolUpdates', () => {
     expect(port.calls.at(-1)?.request.tools).toEqual([...TEST_TOOLS, { ...grep, deferLoading: true }])
     const update = events.find((event) => event.type === 'developer/message')
     expect(update?.type === 'developer/message' && update.data.message.text).toContain('added grep')
+  })
+
+  it.each(['addition-only', 'in-history'] as const)(
+    '%s: the announcement of an addition names the earlier header that declares it (headerSeq)',
+    async (toolUpdate) => {
+      const { loop, world, events } = testLoop({ toolUpdate })
+      await loop.turn(say('a'), world)
+      world.tools = [...TEST_TOOLS, grep]
+      await loop.turn(say('b'), world)
+      const update = events.find((event) => event.type === 'developer/message')
+      const headerSeq = update?.type === 'developer/message' ? update.data.headerSeq : undefined
+      const header = events.find((event) => event.seq === headerSeq)
+      expect(header?.type).toBe('request/header')
+      expect(headerSeq).toBeLessThan(update?.seq ?? 0)
+      expect(header?.type === 'request/header' && header.data.header.tools).toContainEqual({
+        ...grep,
+        deferLoading: true,
+      })
+    },
+  )
+
+  it('in-history: an announcement of removals only carries no headerSeq', async () => {
+    const { loop, world, events } = testLoop({
+      toolUpdate: 'in-history',
+      world: { tools: [...TEST_TOOLS, grep] },
+    })
+    await loop.turn(say('a'), world)
+    world.tools = TEST_TOOLS
+    await loop.turn(say('b'), world)
+    const update = events.find((event) => event.type === 'developer/message')
+    expect(update?.type === 'developer/message' && update.data.message.text).toContain('removed grep')
+    expect(update?.data).not.toHaveProperty('headerSeq')
   })
 
   it('addition-only drops a removed tool silently; in-history retires it and announces the removal', () => {
@@ -252,6 +350,43 @@ describe('compaction: tool-result prune', () => {
     const replacement = events.filter((event) => event.type === 'tool/result').at(-1)
     expect(replacement?.surfaceOp).toMatchObject({ op: 'replace' })
     expect(events.some((event) => event.type === 'compaction/prune')).toBe(true)
+  })
+
+  it('prices each cut as DSH does: the shadowed range, its seqs and their token count, right before the replacement', async () => {
+    const { loop, world, events } = testLoop()
+    await loop.turn(withTool('b', 'y'.repeat(500)), world)
+    await loop.turn(say('c'), world)
+    const original = events.find((event) => event.type === 'tool/result')
+    loop.prune({ thresholdChars: 100, keepChars: 20, keep: 'head', skipLastNodes: 0 })
+    const price = events.find((event) => event.type === 'compaction/prune')
+    expect(price?.data).toEqual({
+      compactionId: 'compaction-1',
+      shadowedRange: { start: original?.seq, end: original?.seq },
+      shadowedSeqs: [original?.seq],
+      shadowedTokenCount: 125,
+      keep: 'head',
+    })
+    expect(events[(price?.seq ?? 0) + 1]?.sourceEventSeqs).toEqual([original?.seq])
+  })
+})
+
+describe('compaction/summary', () => {
+  it('records the shadowed range, seqs and token count of what the summary replaces', async () => {
+    const { loop, world, events } = testLoop()
+    await loop.turn(withTool('a', 'x'.repeat(400)), world)
+    await loop.turn(say('b'), world)
+    await loop.compact(1, 50, world)
+    const summary = events.find((event) => event.type === 'compaction/summary')
+    const replacement = events.find((event) => event.type === 'user/message' && event.surfaceOp !== 'append')
+    const shadowed = replacement?.sourceEventSeqs ?? []
+    expect(summary?.type === 'compaction/summary' && summary.data).toMatchObject({
+      shadowedRange: { start: shadowed[0], end: shadowed.at(-1) },
+      shadowedSeqs: shadowed,
+    })
+    const count = summary?.type === 'compaction/summary' ? (summary.data.shadowedTokenCount ?? 0) : 0
+    // The 400-character tool result alone is 100 tokens; the user, call and answer add a few more.
+    expect(count).toBeGreaterThan(100)
+    expect(count).toBeLessThan(130)
   })
 })
 

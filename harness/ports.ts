@@ -5,8 +5,9 @@ import type { VirtualClock } from './clock.ts'
 import type { Policies, ToolUpdatePolicy } from './policies.ts'
 import type { HeaderDecision } from './projections.ts'
 import type { Random } from './random.ts'
-import type { Pace } from './script.ts'
+import type { Pace, PressurePrune } from './script.ts'
 import type {
+  AdapterConfigDefaults,
   AssistantMessage,
   AttemptError,
   CallConfig,
@@ -25,6 +26,8 @@ export interface World {
   config: CallConfig
   /** What a session prefix describes (skill catalog, workspace baseline). */
   prefixSource: string
+  /** Pruning under context pressure, when the deployment has it (it outlives a loop instance). */
+  pressurePrune?: PressurePrune
 }
 
 /** One provider call the loop asks for. */
@@ -83,6 +86,8 @@ export interface LoopEnvironment {
 export interface LoopSetup {
   policies: Policies
   route: Route
+  /** Config values the provider's adapter supplies when the world's config leaves them out. */
+  adapterDefaults?: AdapterConfigDefaults
   /** How tool-set changes reach the model on this route (policy override or catalog capability). */
   toolUpdate: ToolUpdatePolicy
   pace: Pace

@@ -1,9 +1,19 @@
 // Pure decisions of the loop: how a rendered system prompt reaches the surface, when a request header
-// is written and why, and what a tool-result prune keeps. Each is a function of data; the loop commits
-// what they return.
+// is written and why, what a tool-result prune keeps, the session prefix and the adapter's defaults.
+// Each is a function of data; the loop commits what they return.
 
 import type { ImageOffloadPolicy, SeriesStartPolicy, ToolUpdatePolicy } from './policies.ts'
-import type { HeaderReason, PruneKeep, RequestHeader, Seq, ToolSchema } from './types.ts'
+import type {
+  AdapterConfigDefaults,
+  AdapterDefaults,
+  CallConfig,
+  HeaderReason,
+  Message,
+  PruneKeep,
+  RequestHeader,
+  Seq,
+  ToolSchema,
+} from './types.ts'
 
 /** A system-prompt surface change: append a new node, or replace one node's text. */
 export type SystemCommit = { kind: 'append'; text: string } | { kind: 'replace'; seq: Seq; text: string }
@@ -48,9 +58,10 @@ export function projectSystemPrompt(
 export function canonicalHeader(header: RequestHeader): string {
   return JSON.stringify({
     config: header.config,
+    adapterDefaults: header.adapterDefaults?.maxTokens === true ? header.adapterDefaults : undefined,
     system: header.system === '' ? undefined : header.system,
     tools: header.tools?.length === 0 ? undefined : header.tools,
-    sessionPrefix: header.sessionPrefix?.length === 0 ? undefined : header.sessionPrefix,
+    messagePrefix: header.messagePrefix?.length === 0 ? undefined : header.messagePrefix,
     afterSlot: header.afterSlot?.length === 0 ? undefined : header.afterSlot,
     retiredTools: header.retiredTools?.length === 0 ? undefined : header.retiredTools,
   })
@@ -201,4 +212,27 @@ export function planImageOffload(
     else targets.push({ seq: image.seq, imageIds: [image.id] })
   }
   return targets
+}
+
+/**
+ * Render the session-prefix messages from what they describe. An empty source composes nothing: as in
+ * seed 000, an empty composition is the prefix's absence, not an empty wrapper.
+ */
+export function composePrefix(source: string): Message[] {
+  if (source === '') return []
+  return [
+    { role: 'user', content: [{ type: 'text', text: `<session-context>\n${source}\n</session-context>` }] },
+  ]
+}
+
+/**
+ * The call config a request is sent with: the world's, with the adapter's value for each field it leaves
+ * out, flagged so the header records whose value it is (DSH logs the flag, not a second config).
+ */
+export function withAdapterDefaults(
+  config: CallConfig,
+  defaults: AdapterConfigDefaults | undefined,
+): { config: CallConfig; adapterDefaults?: AdapterDefaults } {
+  if (config.maxTokens !== undefined || defaults?.maxTokens === undefined) return { config }
+  return { config: { ...config, maxTokens: defaults.maxTokens }, adapterDefaults: { maxTokens: true } }
 }

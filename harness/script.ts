@@ -24,7 +24,27 @@ export interface ToolCallScript {
 export interface StepScript {
   text?: TextSpec
   toolCalls?: ToolCallScript[]
+  /**
+   * The user cancels this step while its response streams: the attempt is discarded (an
+   * `assistant/attempt` with the `cancelled` type, no assistant message) and the turn ends `aborted`.
+   * The provider has still read the request, so what it cached stays cached.
+   */
+  cancel?: true
+  /** Input that arrives while this step's request is in flight, delivered as each kind says (seed 003). */
+  arrivals?: Arrival[]
 }
+
+/**
+ * User or plugin input that arrives while a turn runs (seed 003: followup, steer, inject). Steer and
+ * followup wake the agent; inject is silent. Where each lands decides what the next request carries.
+ */
+export type Arrival =
+  /** The user adds to the running task: the message enters the next step (this turn's, if it has one). */
+  | { delivery: 'steer'; text: TextSpec }
+  /** The user queues the next task: it waits for this turn to end and opens a turn of its own, with these steps. */
+  | { delivery: 'followup'; text: TextSpec; steps: StepScript[] }
+  /** A plugin adds context silently: it is committed at once and joins whatever request comes next. */
+  | { delivery: 'inject'; text: TextSpec; plugin: string }
 
 /** A user turn. */
 export interface TurnScript {
@@ -52,12 +72,29 @@ export type ScriptAction =
   | { kind: 'compact'; retainNodes: number; summaryTokens: number }
   /** Tool-result pruning: results over `thresholdChars` outside the last `skipLastNodes` nodes keep `keepChars` (which part: `keep`, else the policy). */
   | { kind: 'prune'; thresholdChars: number; keepChars: number; skipLastNodes: number; keep?: PruneKeep }
+  /**
+   * The deployment prunes under context pressure from now on (DSH's pressure compaction, pruner first):
+   * at each step's pre-step, when the context measured after the previous call is at least
+   * `contextTokens` (the loop's estimate), results over `thresholdChars` outside the last
+   * `skipLastNodes` nodes keep `keepChars`. Inside a turn too: seed 004's cliff came at step 2.
+   */
+  | ({ kind: 'pressure-prune' } & PressurePrune)
   /** The process restarts: a new loop instance resumes the same log. */
   | { kind: 'restart' }
   /** The next provider request fails this way (simulated providers only). */
   | { kind: 'fault'; fault: Fault }
   /** The next request explicitly starts a new message series. */
   | { kind: 'start-series' }
+
+/** When and how the loop prunes tool results under context pressure. */
+export interface PressurePrune {
+  /** The measured context (the loop's estimate of the last request and its answer) that triggers a prune. */
+  contextTokens: number
+  thresholdChars: number
+  keepChars: number
+  skipLastNodes: number
+  keep?: PruneKeep
+}
 
 /** The pace of a scenario in virtual time. */
 export interface Pace {

@@ -103,6 +103,23 @@ describe('the surface', () => {
     ).toThrow(/only be the first/)
   })
 
+  it('refuses a tool announcement whose headerSeq names no earlier request/header', () => {
+    const announcement = (headerSeq: number): EventDraft => ({
+      type: 'developer/message',
+      data: { turn: 1, step: 1, message: { role: 'developer', text: 'added grep' }, headerSeq },
+      surfaceOp: 'append',
+    })
+    const header: EventDraft = {
+      type: 'request/header',
+      data: { header: { config: { provider: 'deepseek', model: 'm' } }, reason: 'initial' },
+    }
+    expect(() => SessionProjection.fromEvents(build(user('a'), announcement(1)))).toThrow(
+      /headerSeq 1 is not an earlier request\/header/,
+    )
+    expect(() => SessionProjection.fromEvents(build(header, announcement(5)))).toThrow(/headerSeq 5/)
+    expect(SessionProjection.fromEvents(build(header, announcement(1))).surface).toEqual([2])
+  })
+
   it('projects offloaded images as placeholder text', () => {
     const image = {
       type: 'image' as const,

@@ -8,9 +8,10 @@ import {
   type HeaderReason,
   type Message,
   type ProviderId,
+  READABLE_FORMAT_VERSIONS,
   type RequestHeader,
   type Route,
-  SESSION_FORMAT_VERSION,
+  routeOf,
   type Seq,
   type SessionEvent,
   type SessionEventType,
@@ -204,7 +205,7 @@ export class SessionProjection {
           seq: event.seq,
           provider: event.data.provider,
           model: event.data.model,
-          route: event.data.route,
+          route: routeOf(event.data.systemPromptUpdate),
         }
         break
       case 'image/offload':
@@ -259,14 +260,22 @@ export class SessionProjection {
     if (this.events.length === 0) {
       if (event.type !== 'session/start')
         throw new CachelabError('log', `${where}: the first event must be session/start`)
-      if (event.data.formatVersion !== SESSION_FORMAT_VERSION) {
+      if (!READABLE_FORMAT_VERSIONS.includes(event.data.formatVersion)) {
         throw new CachelabError(
           'log',
-          `${where}: format version ${event.data.formatVersion} is not ${SESSION_FORMAT_VERSION}`,
+          `${where}: format version ${event.data.formatVersion} is not one of ${READABLE_FORMAT_VERSIONS.join(', ')}`,
         )
       }
     } else if (event.type === 'session/start') {
       throw new CachelabError('log', `${where}: session/start may only be the first event`)
+    }
+    if (event.type === 'developer/message' && event.data.headerSeq !== undefined) {
+      const named = this.events[event.data.headerSeq]
+      if (named?.type !== 'request/header')
+        throw new CachelabError(
+          'log',
+          `${where}: headerSeq ${event.data.headerSeq} is not an earlier request/header`,
+        )
     }
     const isSurface = SURFACE_EVENT_TYPES.has(event.type)
     if (isSurface && event.surfaceOp === undefined)

@@ -37,6 +37,65 @@ function errorOf(fn: () => unknown): CachelabError {
 }
 
 describe('reading a session log', () => {
+  it('reads a format-1 log, naming its session prefix messagePrefix as format 2 does', () => {
+    const prefix = [{ role: 'user', content: [{ type: 'text', text: 'skills: a' }] }]
+    const legacyHeader = {
+      seq: 3,
+      time: 1,
+      type: 'request/header',
+      data: {
+        header: { config: { provider: 'deepseek', model: 'm' }, sessionPrefix: prefix },
+        reason: 'initial',
+      },
+    }
+    const [, , , header] = parseSessionLog(lines(start, turn, user, legacyHeader), 'old.jsonl').events
+    expect(header?.type === 'request/header' && header.data.header).toEqual({
+      config: { provider: 'deepseek', model: 'm' },
+      messagePrefix: prefix,
+    })
+  })
+
+  it.each([
+    ['in-history', { systemPromptUpdate: 'in-history' }],
+    ['unsupported', {}],
+  ])('reads a format-1 request/context route %s as DSH systemPromptUpdate', (route, capability) => {
+    const context = {
+      seq: 3,
+      time: 1,
+      type: 'request/context',
+      data: { provider: 'deepseek', model: 'm', route },
+    }
+    const [, , , read] = parseSessionLog(lines(start, turn, user, context), 'old.jsonl').events
+    expect(read?.data).toEqual({ provider: 'deepseek', model: 'm', ...capability })
+  })
+
+  it('reads format-1 compaction events with DSH shadowed ranges', () => {
+    const summary = {
+      seq: 3,
+      time: 1,
+      type: 'compaction/summary',
+      data: { compactionId: 'c1', shadowedSeqs: [2] },
+    }
+    const prune = {
+      seq: 4,
+      time: 1,
+      type: 'compaction/prune',
+      data: { compactionId: 'c2', targetSeq: 2, keep: 'head' },
+    }
+    const read = parseSessionLog(lines(start, turn, user, summary, prune), 'old.jsonl').events
+    expect(read[3]?.data).toEqual({
+      compactionId: 'c1',
+      shadowedRange: { start: 2, end: 2 },
+      shadowedSeqs: [2],
+    })
+    expect(read[4]?.data).toEqual({
+      compactionId: 'c2',
+      shadowedRange: { start: 2, end: 2 },
+      shadowedSeqs: [2],
+      keep: 'head',
+    })
+  })
+
   it('round-trips what was written', () => {
     expect(parseSessionLog(lines(start, turn, user), 'log.jsonl').events).toEqual([start, turn, user])
   })

@@ -14,6 +14,7 @@ import {
 import { CachelabError, logError } from './errors.ts'
 import { SessionProjection } from './session.ts'
 import type { SessionEvent } from './types.ts'
+import { upgradeLogLine } from './upgrade.ts'
 import { checkEventShape } from './validate.ts'
 
 /** A torn final line: its 1-based number and the bytes that were there. */
@@ -57,7 +58,7 @@ export function parseSessionLog(content: string, file: string): ReadLog {
       if (isLast && !endsWithNewline) return { events, torn: { line: lineNumber, text } }
       throw logError(file, lineNumber, 'not valid JSON')
     }
-    const checked = checkEventShape(value)
+    const checked = checkEventShape(upgradeLogLine(value))
     if ('problem' in checked) throw logError(file, lineNumber, checked.problem)
     const event = checked.event
     try {

@@ -7,7 +7,7 @@ import { DEFAULT_POLICIES, type Policies, type ToolUpdatePolicy } from './polici
 import type { LlmCall, LlmOutcome, LlmPort, LoopSetup, RequestRecord, World } from './ports.ts'
 import { seededRandom } from './random.ts'
 import { DEFAULT_PACE } from './script.ts'
-import type { AttemptError, Route, SessionEvent, ToolSchema } from './types.ts'
+import type { AdapterConfigDefaults, AttemptError, Route, SessionEvent, ToolSchema } from './types.ts'
 
 /** A port that answers every call with its script, or fails the calls listed in `failures`. */
 export class RecordingPort implements LlmPort {
@@ -63,6 +63,7 @@ export function testLoop(
     policies?: Partial<Policies>
     route?: Route
     toolUpdate?: ToolUpdatePolicy
+    adapterDefaults?: AdapterConfigDefaults
     world?: Partial<World>
   } = {},
 ): TestLoop {
@@ -74,6 +75,7 @@ export function testLoop(
     policies: { ...DEFAULT_POLICIES, ...options.policies },
     route: options.route ?? 'in-history',
     toolUpdate: options.toolUpdate ?? 'unsupported',
+    ...(options.adapterDefaults !== undefined ? { adapterDefaults: options.adapterDefaults } : {}),
     pace: DEFAULT_PACE,
     maxRetries: 2,
   }

@@ -114,18 +114,37 @@ export interface CallConfig {
   temperature?: number
 }
 
+/** Call-config values a provider's adapter supplies when the call configuration leaves them out. */
+export interface AdapterConfigDefaults {
+  /** The output cap the adapter sends when none is configured (Anthropic requires one). */
+  maxTokens?: number
+}
+
+/**
+ * Which header config fields the adapter supplied rather than the caller (DSH's `adapterDefaults`, a
+ * flag per field, present only when true): the value is in `config`, the flag says whose it is.
+ */
+export interface AdapterDefaults {
+  maxTokens?: true
+}
+
 /**
  * Request state that lives outside the derived history. Written to the log as `request/header` only
  * when it changes, so every request can be rebuilt from the log.
  */
 export interface RequestHeader {
   config: CallConfig
+  /** Config fields the adapter supplied (DSH B/C `EpochHeader.adapterDefaults`); absent when none. */
+  adapterDefaults?: AdapterDefaults
   /** System prompt in the provider's system slot (the `header` system-prompt policy only). */
   system?: string
   /** Tool definitions the request carries, in order. */
   tools?: ToolSchema[]
-  /** Request-only messages sent right after the system slot (the `frozen` session-prefix policy). */
-  sessionPrefix?: Message[]
+  /**
+   * The session prefix: request-only messages sent right after the system slot (the `frozen`
+   * session-prefix policy). DSH generation A's name; logs of format 1 called it `sessionPrefix`.
+   */
+  messagePrefix?: Message[]
   /** Request-only messages sent after the whole history, recomputed each step (the `after-slot` policy). */
   afterSlot?: Message[]
   /** Tools still declared only to keep the tools prefix stable (removed on an `in-history` tool route). */
@@ -145,6 +164,22 @@ export type HeaderReason = 'initial' | 'resume' | 'change' | 'series'
  * rewritten.
  */
 export type Route = 'in-history' | 'unsupported'
+
+/**
+ * A route's system-prompt capability as DSH logs it (`request/context.systemPromptUpdate`): present
+ * only on an in-history route; absence means only a leading system message is read.
+ */
+export type SystemPromptUpdate = 'in-history'
+
+/** The logged capability of a route. */
+export function systemPromptUpdateOf(route: Route): SystemPromptUpdate | undefined {
+  return route === 'in-history' ? 'in-history' : undefined
+}
+
+/** The route a logged capability describes. */
+export function routeOf(update: SystemPromptUpdate | undefined): Route {
+  return update === 'in-history' ? 'in-history' : 'unsupported'
+}
 
 // ─── Usage ────────────────────────────────────────────────────────────────────────────────────────
 
@@ -176,14 +211,23 @@ export interface Usage {
 
 // ─── Session events ───────────────────────────────────────────────────────────────────────────────
 
-/** Version of the session log format this code writes and reads. */
-export const SESSION_FORMAT_VERSION = 1
+/**
+ * Version of the session log format this code writes. Format 2 took DSH's field names (`messagePrefix`,
+ * `systemPromptUpdate`, shadowed ranges); format 1 logs are still read, upgraded line by line.
+ */
+export const SESSION_FORMAT_VERSION = 2
+
+/** Every format version this code reads. */
+export const READABLE_FORMAT_VERSIONS: readonly number[] = [1, 2]
 
 /** Where a user message came from. */
 export type MessageSource = { kind: 'user' } | { kind: 'plugin'; plugin: string }
 
-/** How a turn ended. */
-export type TurnEndReason = 'completed' | 'error' | 'max-steps'
+/** How a turn ended; `aborted` when the user cancelled a step (DSH C's `{ kind: 'aborted' }`). */
+export type TurnEndReason = 'completed' | 'error' | 'max-steps' | 'aborted'
+
+/** The error type of an attempt the user cancelled and the loop discarded. */
+export const CANCELLED_ATTEMPT = 'cancelled'
 
 /** A failure of one provider attempt, as the loop recorded it. */
 export interface AttemptError {
@@ -225,13 +269,41 @@ export interface SessionEventMap {
   'tool/call': { turn: number; step: number; callId: string; name: string; arguments: string }
   'tool/result': { turn: number; step: number; message: ToolResultMessage }
   'request/header': { header: RequestHeader; reason: HeaderReason; startsSeries?: true }
-  'request/context': { provider: ProviderId; model: string; route: Route }
+  'request/context': {
+    provider: ProviderId
+    model: string
+    /** DSH's name and values: `in-history`, or absent on a route that reads only a leading system message. */
+    systemPromptUpdate?: SystemPromptUpdate
+  }
   'compaction/start': { compactionId: string; kind: 'summary' | 'prune'; replayPrefix?: boolean }
-  'compaction/summary': { compactionId: string; shadowedSeqs: Seq[]; usage?: Usage }
-  'compaction/prune': { compactionId: string; targetSeq: Seq; keep: PruneKeep }
+  'compaction/summary': {
+    compactionId: string
+    /** First and last shadowed surface node (DSH B's `shadowedRange`). */
+    shadowedRange: SeqRange
+    /** Every shadowed surface node, in surface order. */
+    shadowedSeqs: Seq[]
+    /** The loop meter's estimate of the shadowed nodes' tokens; absent in format-1 logs. */
+    shadowedTokenCount?: number
+    usage?: Usage
+  }
+  /** The shadow price of one pruned tool result; the replacing `tool/result` follows it directly. */
+  'compaction/prune': {
+    compactionId: string
+    shadowedRange: SeqRange
+    shadowedSeqs: Seq[]
+    /** The loop meter's estimate of the pruned result's tokens before the cut; absent in format-1 logs. */
+    shadowedTokenCount?: number
+    keep: PruneKeep
+  }
   'compaction/end': { compactionId: string }
   'image/offload': { mode: ImageOffloadMode; targets: Array<{ seq: Seq; imageIds: string[] }> }
   'session/end-seed': { inherited?: true }
+}
+
+/** An inclusive range of seqs. */
+export interface SeqRange {
+  start: Seq
+  end: Seq
 }
 
 /** Which part of a pruned tool result survives. */

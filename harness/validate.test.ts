@@ -159,7 +159,7 @@ describe('checkEventShape', () => {
       type: 'turn/end',
       path: ['data', 'reason'],
       value: 'done',
-      problem: 'data.reason must be one of completed, error, max-steps',
+      problem: 'data.reason must be one of completed, error, max-steps, aborted',
     },
     {
       name: 'a session id that is missing',
@@ -289,9 +289,9 @@ describe('checkEventShape', () => {
     {
       name: 'a header message of an unknown role',
       type: 'request/header',
-      path: ['data', 'header', 'sessionPrefix'],
+      path: ['data', 'header', 'messagePrefix'],
       value: [{ role: 'robot', text: 'hi' }],
-      problem: 'data.header.sessionPrefix[0].role must be one of user, assistant, system, developer, tool',
+      problem: 'data.header.messagePrefix[0].role must be one of user, assistant, system, developer, tool',
     },
     {
       name: 'a header reason outside the vocabulary',
@@ -301,11 +301,11 @@ describe('checkEventShape', () => {
       problem: 'data.reason must be one of initial, resume, change, series',
     },
     {
-      name: 'a route outside the vocabulary',
+      name: 'a system-prompt update outside the vocabulary',
       type: 'request/context',
-      path: ['data', 'route'],
-      value: 'sideways',
-      problem: 'data.route must be one of in-history, unsupported',
+      path: ['data', 'systemPromptUpdate'],
+      value: 'unsupported',
+      problem: 'data.systemPromptUpdate must be one of in-history',
     },
     {
       name: 'a developer message whose header seq is not a number',

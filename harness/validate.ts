@@ -111,19 +111,21 @@ const toolSchema = shape({
 const provider = oneOf(...PROVIDER_IDS)
 const header = shape({
   config: shape({ provider, model: str, maxTokens: optional(count), temperature: optional(num) }),
+  adapterDefaults: optional(shape({ maxTokens: optional(yes) })),
   system: optional(str),
   tools: optional(arrayOf(toolSchema)),
-  sessionPrefix: optional(arrayOf(message)),
+  messagePrefix: optional(arrayOf(message)),
   afterSlot: optional(arrayOf(message)),
   retiredTools: optional(arrayOf(str)),
 })
 const turnStep = { turn: count, step: count }
+const seqRange = shape({ start: count, end: count })
 const attemptError = shape({ status: optional(count), type: str, message: str, retryable: bool })
 
 const DATA_CHECKS: Record<string, Check> = {
   'session/start': shape({ formatVersion: count, sessionId: str }),
   'turn/start': shape({ turn: count }),
-  'turn/end': shape({ turn: count, reason: oneOf('completed', 'error', 'max-steps') }),
+  'turn/end': shape({ turn: count, reason: oneOf('completed', 'error', 'max-steps', 'aborted') }),
   'step/start': shape(turnStep),
   'step/end': shape(turnStep),
   'user/message': shape({
@@ -153,14 +155,25 @@ const DATA_CHECKS: Record<string, Check> = {
     reason: oneOf('initial', 'resume', 'change', 'series'),
     startsSeries: optional(bool),
   }),
-  'request/context': shape({ provider, model: str, route: oneOf('in-history', 'unsupported') }),
+  'request/context': shape({ provider, model: str, systemPromptUpdate: optional(oneOf('in-history')) }),
   'compaction/start': shape({
     compactionId: str,
     kind: oneOf('summary', 'prune'),
     replayPrefix: optional(bool),
   }),
-  'compaction/summary': shape({ compactionId: str, shadowedSeqs: arrayOf(count) }),
-  'compaction/prune': shape({ compactionId: str, targetSeq: count, keep: oneOf('head', 'middle', 'tail') }),
+  'compaction/summary': shape({
+    compactionId: str,
+    shadowedRange: seqRange,
+    shadowedSeqs: arrayOf(count),
+    shadowedTokenCount: optional(count),
+  }),
+  'compaction/prune': shape({
+    compactionId: str,
+    shadowedRange: seqRange,
+    shadowedSeqs: arrayOf(count),
+    shadowedTokenCount: optional(count),
+    keep: oneOf('head', 'middle', 'tail'),
+  }),
   'compaction/end': shape({ compactionId: str }),
   'image/offload': shape({
     mode: oneOf('quantized', 'per-request'),

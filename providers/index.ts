@@ -1,8 +1,9 @@
 // The providers layer's public surface: adapters by provider id, the catalog, endpoints, the port the
 // loop sends through, and the mock providers.
 
-import type { ProviderId } from '../harness/types.ts'
+import type { AdapterConfigDefaults, ProviderId } from '../harness/types.ts'
 import { anthropicAdapter } from './anthropic.ts'
+import { DEFAULT_MAX_TOKENS } from './anthropic-request.ts'
 import { deepSeekAdapter } from './deepseek.ts'
 import type { Endpoint } from './endpoints.ts'
 import { openAIChatAdapter } from './openai-chat.ts'
@@ -14,6 +15,15 @@ export { ENV_NAMES, type Endpoint, liveEndpoint, simulatedEndpoint } from './end
 export { type MockProviders, startMockProviders } from './mock/server.ts'
 export { adapterPort, modeledLatencyMs } from './port.ts'
 export type { BuildOptions, BuiltRequest, ProviderAdapter, WireApi } from './types.ts'
+
+/**
+ * Call-config values a provider's adapter supplies when the configuration leaves them out: the loop
+ * records them in the header as adapter defaults. Only Anthropic's adapter supplies one (`max_tokens`
+ * is required there); the others leave an unset cap to the provider.
+ */
+export function adapterDefaults(provider: ProviderId): AdapterConfigDefaults {
+  return provider === 'anthropic' ? { maxTokens: DEFAULT_MAX_TOKENS } : {}
+}
 
 /** The adapter of a provider id, bound to an endpoint. */
 export function createAdapter(provider: ProviderId, endpoint: Endpoint): ProviderAdapter {

@@ -101,7 +101,7 @@ class Session {
     this.add(
       { type: 'session/start', data: { formatVersion: 1, sessionId: 'session' } },
       header(initial, 'initial'),
-      { type: 'request/context', data: { provider, model, route: 'in-history' } },
+      { type: 'request/context', data: { provider, model, systemPromptUpdate: 'in-history' } },
       { type: 'turn/start', data: { turn: 1 } },
       ...surface,
     )
@@ -233,7 +233,10 @@ describe('clientBreak', () => {
     const session = new Session(SONNET, READ_TURN)
     const previous = session.request()
     session.add({ type: 'compaction/start', data: { compactionId: 'c1', kind: 'prune' } })
-    session.add({ type: 'compaction/prune', data: { compactionId: 'c1', targetSeq: 6, keep: 'head' } })
+    session.add({
+      type: 'compaction/prune',
+      data: { compactionId: 'c1', shadowedRange: { start: 6, end: 6 }, shadowedSeqs: [6], keep: 'head' },
+    })
     const seq = session.add(replacing(toolResult('export const a = 1\n[… 1 line pruned]'), 6, 6))
     session.add({ type: 'compaction/end', data: { compactionId: 'c1' } })
     const found = session.breakOf(previous)
@@ -244,7 +247,10 @@ describe('clientBreak', () => {
     const session = new Session(SONNET, READ_TURN)
     const previous = session.request()
     session.add({ type: 'compaction/start', data: { compactionId: 'c1', kind: 'summary' } })
-    session.add({ type: 'compaction/summary', data: { compactionId: 'c1', shadowedSeqs: [4, 5, 6, 7] } })
+    session.add({
+      type: 'compaction/summary',
+      data: { compactionId: 'c1', shadowedRange: { start: 4, end: 7 }, shadowedSeqs: [4, 5, 6, 7] },
+    })
     const summary = user('The user asked for a.ts; it exports a and b.', [], COMPACTION)
     const seq = session.add(replacing(summary, 4, 7))
     session.add({ type: 'compaction/end', data: { compactionId: 'c1' } })
@@ -334,11 +340,11 @@ describe('clientBreak', () => {
   it('calls a session prefix that shrank on resume prefix-drift, on the resume header', () => {
     const skill = (text: string): UserMessage => ({ role: 'user', content: [{ type: 'text', text }] })
     const session = new Session(
-      { ...SONNET, sessionPrefix: [skill('skill: a'), skill('skill: b')] },
+      { ...SONNET, messagePrefix: [skill('skill: a'), skill('skill: b')] },
       READ_TURN,
     )
     const previous = session.request()
-    const seq = session.add(header({ ...SONNET, sessionPrefix: [skill('skill: a')] }, 'resume'))
+    const seq = session.add(header({ ...SONNET, messagePrefix: [skill('skill: a')] }, 'resume'))
     expect(session.breakOf(previous)).toMatchObject({ eventSeq: seq, cause: 'prefix-drift' })
   })
 
@@ -374,12 +380,12 @@ describe('clientBreak', () => {
 
 describe('clientBreak under a frozen session prefix (the header holds it)', () => {
   const skill = (text: string): UserMessage => ({ role: 'user', content: [{ type: 'text', text }] })
-  const FROZEN: RequestHeader = { ...SONNET, sessionPrefix: [skill('skill: a'), skill('skill: b')] }
+  const FROZEN: RequestHeader = { ...SONNET, messagePrefix: [skill('skill: a'), skill('skill: b')] }
   const CHAT: RequestHeader = {
     config: { provider: 'openai-chat', model: 'gpt-5.4' },
     system: 'You are a terse coding agent.',
     tools: [READ_FILE],
-    sessionPrefix: FROZEN.sessionPrefix ?? [],
+    messagePrefix: FROZEN.messagePrefix ?? [],
   }
 
   it.each([
@@ -408,7 +414,7 @@ describe('clientBreak under a frozen session prefix (the header holds it)', () =
       const session = new Session(initial, READ_TURN, api)
       const previous = session.request()
       const drifted = [skill('skill: a'), skill('skill: b, c')]
-      const seq = session.add(header({ ...initial, sessionPrefix: drifted }, 'resume'))
+      const seq = session.add(header({ ...initial, messagePrefix: drifted }, 'resume'))
       expect(session.breakOf(previous)).toEqual({ node, eventSeq: seq, cause: 'prefix-drift' })
     },
   )
@@ -416,7 +422,7 @@ describe('clientBreak under a frozen session prefix (the header holds it)', () =
   it('names the system prompt when both the system prompt and the prefix changed, as it comes first on the wire', () => {
     const session = new Session(FROZEN, READ_TURN)
     const previous = session.request()
-    const changed = { ...FROZEN, system: dated('Tuesday'), sessionPrefix: [skill('skill: z')] }
+    const changed = { ...FROZEN, system: dated('Tuesday'), messagePrefix: [skill('skill: z')] }
     const seq = session.add(header(changed, 'resume'))
     expect(session.breakOf(previous)).toEqual({ node: 'system[0]', eventSeq: seq, cause: 'system-replace' })
   })
@@ -426,7 +432,7 @@ describe('clientBreak under a frozen session prefix (the header holds it)', () =
     const session = new Session(bare, [system('You are terse.'), ...READ_TURN])
     const previous = session.request()
     expect(previous.sources.tools).toEqual([])
-    const seq = session.add(header({ ...bare, sessionPrefix: [skill('skill: a')] }))
+    const seq = session.add(header({ ...bare, messagePrefix: [skill('skill: a')] }))
     expect(session.breakOf(previous)).toEqual({ node: 'messages[0].0', eventSeq: seq, cause: 'prefix-drift' })
   })
 
@@ -458,7 +464,7 @@ describe('clientBreak under a frozen session prefix (the header holds it)', () =
   it('calls a prefix dropped on resume prefix-drift at the history message that took its place', () => {
     const session = new Session(FROZEN, READ_TURN)
     const previous = session.request()
-    const { sessionPrefix: _prefix, ...withoutPrefix } = FROZEN
+    const { messagePrefix: _prefix, ...withoutPrefix } = FROZEN
     const seq = session.add(header(withoutPrefix, 'resume'))
     expect(session.breakOf(previous)).toEqual({ node: 'messages[0].0', eventSeq: seq, cause: 'prefix-drift' })
   })

@@ -53,7 +53,7 @@ const nonEmpty = <T>(values: readonly T[] | undefined) => (values?.length === 0 
  */
 const HEADER_PARTS: ReadonlyArray<{ cause: BreakCause; part: (header: RequestHeader) => unknown }> = [
   { cause: 'system-replace', part: (header) => (header.system === '' ? undefined : header.system) },
-  { cause: 'prefix-drift', part: (header) => nonEmpty(header.sessionPrefix) },
+  { cause: 'prefix-drift', part: (header) => nonEmpty(header.messagePrefix) },
   { cause: 'after-slot', part: (header) => nonEmpty(header.afterSlot) },
   { cause: 'tools-changed', part: (header) => nonEmpty(header.tools) },
   { cause: 'config-changed', part: (header) => header.config },

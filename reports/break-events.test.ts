@@ -54,7 +54,17 @@ const log: SessionEvent[] = [
     type: 'request/header',
     data: { header: { config, tools: [tool('read_file'), tool('grep')] }, reason: 'change' },
   },
-  { seq: 6, time: 11, type: 'compaction/prune', data: { compactionId: 'p1', targetSeq: 3, keep: 'head' } },
+  {
+    seq: 6,
+    time: 11,
+    type: 'compaction/prune',
+    data: {
+      compactionId: 'p1',
+      shadowedRange: { start: 3, end: 3 },
+      shadowedSeqs: [3],
+      keep: 'head',
+    },
+  },
 ]
 const bySeq = new Map(log.map((event) => [event.seq, event]))
 const describe_ = (seq: number) => describeEvent(log[seq] as SessionEvent, bySeq)

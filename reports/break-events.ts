@@ -87,15 +87,16 @@ export function describeEvent(
     case 'request/header':
       return headerDescription(event, bySeq)
     case 'request/context':
-      return `context ${event.data.provider} ${event.data.model} (${event.data.route} route)`
+      return `context ${event.data.provider} ${event.data.model} (${event.data.systemPromptUpdate === 'in-history' ? 'in-history' : 'unsupported'} route)`
     case 'compaction/start':
       return `${event.data.kind} compaction started${event.data.replayPrefix === true ? ' (replaying the prefix)' : ''}`
     case 'compaction/summary':
       return `summary replaced ${event.data.shadowedSeqs.length} ${event.data.shadowedSeqs.length === 1 ? 'event' : 'events'}`
     case 'compaction/prune': {
-      const target = bySeq.get(event.data.targetSeq)
+      const [targetSeq] = event.data.shadowedSeqs
+      const target = targetSeq === undefined ? undefined : bySeq.get(targetSeq)
       const what = target?.type === 'tool/result' ? `result of ${target.data.message.name}` : 'tool result'
-      return `pruned the ${what} (event ${event.data.targetSeq}) to its ${event.data.keep}`
+      return `pruned the ${what} (event ${targetSeq ?? '?'}) to its ${event.data.keep}`
     }
     case 'compaction/end':
       return 'compaction ended'
@@ -129,7 +130,7 @@ function headerDescription(
       header.tools === undefined
         ? undefined
         : `${header.tools.length} ${header.tools.length === 1 ? 'tool' : 'tools'}`,
-      header.sessionPrefix === undefined ? undefined : 'session prefix',
+      header.messagePrefix === undefined ? undefined : 'session prefix',
       header.afterSlot === undefined ? undefined : 'after-slot',
     ].filter((part) => part !== undefined)
     return `${reason} header${series}${parts.length === 0 ? '' : ` with ${parts.join(', ')}`}`
@@ -152,7 +153,7 @@ function headerDescription(
         `${field} ${String(before.config[field] ?? 'unset')} → ${String(header.config[field] ?? 'unset')}`,
       )
   }
-  if (JSON.stringify(before.sessionPrefix) !== JSON.stringify(header.sessionPrefix))
+  if (JSON.stringify(before.messagePrefix) !== JSON.stringify(header.messagePrefix))
     changes.push('session prefix changed')
   if (JSON.stringify(before.afterSlot) !== JSON.stringify(header.afterSlot))
     changes.push('after-slot changed')

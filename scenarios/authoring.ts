@@ -7,7 +7,9 @@ import type { Claim, ClaimVerdict, Scenario, Variant } from './types.ts'
 
 export type { Policies } from '../harness/policies.ts'
 export type {
+  Arrival,
   Pace,
+  PressurePrune,
   ScriptAction,
   StepScript,
   TextSpec,

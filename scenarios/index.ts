@@ -6,6 +6,7 @@ import { flakyProvider } from './flaky-provider.ts'
 import { idleTtl } from './idle-ttl.ts'
 import { imageOffload } from './image-offload.ts'
 import { longSession } from './long-session.ts'
+import { midTurnInput } from './mid-turn-input.ts'
 import { parallelToolResults } from './parallel-tool-results.ts'
 import { promptChange } from './prompt-change.ts'
 import { resume } from './resume.ts'
@@ -40,6 +41,7 @@ export const SCENARIOS: readonly Scenario[] = [
   resume,
   imageOffload,
   flakyProvider,
+  midTurnInput,
   longSession,
 ]
 

@@ -48,9 +48,12 @@ describe('series-start-unchanged on deepseek (seed 004)', () => {
     const afterPrune = (rows: StepRow[]) => rows.find((row) => row.headerReason === 'series') as StepRow
     const kept = afterPrune(keepLive.rows)
     const rewritten = afterPrune(consolidate.rows)
+    // The pressure prune comes inside the paste's turn, at the pre-step of its second step (seed 004).
+    expect([kept.turn, kept.step]).toEqual([10, 2])
+    expect([rewritten.turn, rewritten.step]).toEqual([10, 2])
 
     const pruneSeq = keepLive.events.find((event) => event.type === 'compaction/prune')
-    const prunedSeq = pruneSeq?.type === 'compaction/prune' ? pruneSeq.data.targetSeq : -1
+    const prunedSeq = pruneSeq?.type === 'compaction/prune' ? pruneSeq.data.shadowedRange.start : -1
     const before = keepLive.events
       .filter((event) => event.type === 'assistant/message' && event.seq < prunedSeq)
       .at(-1)

@@ -13,10 +13,11 @@ beforeAll(() => {
 })
 afterAll(() => mock.close())
 
-// Summarizer calls and failed attempts reach the provider but are not rebuilt from the log, so a replay
-// of those scenarios would run on a different cache; the long session is the benchmark's.
+// Summarizer calls and failed or cancelled attempts reach the provider but are not rebuilt from the log, so
+// a replay of those scenarios would run on a different cache; the long session is the benchmark's.
 const REPLAYABLE = SCENARIOS.filter(
-  (scenario) => !['compaction-summary', 'flaky-provider', 'long-session'].includes(scenario.name),
+  (scenario) =>
+    !['compaction-summary', 'flaky-provider', 'mid-turn-input', 'long-session'].includes(scenario.name),
 )
 
 describe('replaying a session log', () => {

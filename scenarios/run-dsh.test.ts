@@ -9,6 +9,7 @@ import { DSH_PLUGINS } from '../harness/loops/dsh/modules.ts'
 import { dshLogFile } from '../harness/loops/dsh/store.ts'
 import type { StepScript } from '../harness/script.ts'
 import { CODING_TOOLS } from './fixtures.ts'
+import { SCENARIOS } from './index.ts'
 import type { Scenario } from './types.ts'
 
 const missing = (specifier: string) =>
@@ -76,7 +77,7 @@ describe("DSH's published loop driven by the scenario scripts", async () => {
     ])
   })
 
-  it("rewrites the head at seed 004's prompt change, then its pruner breaks at the pruned result and keeps the head", () => {
+  it("rewrites the head at seed 004's prompt change; with the script's pressure threshold DSH's own meter never prunes", () => {
     const first = comparison('series-start-unchanged', 'keep-live')?.steps.find(
       (step) => step.agreement !== 'same',
     )
@@ -84,17 +85,34 @@ describe("DSH's published loop driven by the scenario scripts", async () => {
     const broken = dshRows('series-start-unchanged', 'keep-live').filter(
       (row) => row.breakCause !== undefined,
     )
+    // DSH measures the context with its usage-anchored meter (23,002 where the model's estimate says
+    // 27,542): below the script's 26,500, so its pre-step hook is installed but does not prune.
+    expect(broken.map((row) => [row.turn, row.step, row.breakCause])).toEqual([[5, 1, 'system-replace']])
+    expect(
+      result.inexpressible.filter((entry) => entry.loop === 'dsh' && entry.action === 'pressure-prune'),
+    ).toEqual([])
+  })
+
+  it("prunes under pressure in DSH's own pre-step hook, mid-turn, when its meter reaches the threshold", async () => {
+    const seed004 = SCENARIOS.find((scenario) => scenario.name === 'series-start-unchanged') as Scenario
+    const lowered: Scenario = {
+      ...seed004,
+      name: 'series-start-dsh-pressure',
+      variants: seed004.variants.filter((variant) => variant.name === 'keep-live'),
+      claims: [],
+      script: seed004.script.map((action) =>
+        action.kind === 'pressure-prune' ? { ...action, contextTokens: 21_000 } : action,
+      ),
+    }
+    const pressured = await run({ scenarios: [lowered], providers: ['deepseek'], loops: ['dsh'] })
+    const broken = pressured.rows.filter((row) => row.breakCause !== undefined)
+    // 20,607 measured before 10.1, 23,002 before 10.2: the prune lands inside turn 10, at its second step.
     expect(broken.map((row) => [row.turn, row.step, row.breakCause])).toEqual([
       [5, 1, 'system-replace'],
-      [11, 1, 'tool-result-prune'],
+      [10, 2, 'tool-result-prune'],
     ])
-    const prune = comparison('series-start-unchanged', 'keep-live')?.steps.find((step) => step.turn === 11)
-    expect(prune?.dsh?.breakEventType).toBe('tool/result')
     // No series, no head rewrite: everything before the pruned result still reads.
     expect(broken[1]?.hitRatio).toBeGreaterThan(0.5)
-    expect(result.inexpressible.filter((entry) => entry.loop === 'dsh' && entry.action === 'prune')).toEqual(
-      [],
-    )
   })
 
   it("prunes through DSH's pruner once, and every later request is smaller than without it", () => {

@@ -31,10 +31,12 @@ import { sessionIdOf } from './run.ts'
 export const DSH_LOOP_PROVIDER = 'deepseek'
 
 /** Why a scenario action has no DSH 0.1.0 counterpart. */
-export const DSH_INEXPRESSIBLE: Readonly<Partial<Record<ScriptAction['kind'], string>>> = {
+export const DSH_INEXPRESSIBLE: Readonly<Partial<Record<ScriptAction['kind'] | 'cancel', string>>> = {
   'set-prefix-source': 'DSH 0.1.0 has no session prefix (it was removed before this release)',
   'set-config': 'a call-config change needs an agent/request listener; the adapter does not drive one yet',
   'start-series': 'DSH 0.1.0 has no explicit request series (its headers have no series reason)',
+  cancel:
+    'a cancelled step: the adapter does not abort DSH mid-stream yet, so DSH keeps the answer the model loop discards (later requests differ from the model loop by that answer)',
 }
 
 /**
@@ -64,12 +66,13 @@ export function pluginGap(plugins: readonly DshPlugin[], what: string): string |
  * split them (head 4,096, tail 1,024: four fifths head). DSH always keeps head and tail, so the script's
  * `keep` (head, middle, tail) and `skipLastNodes` have no DSH counterpart; the note says so.
  */
-export function prunerConfig(action: PruneAction): DshPrunerConfig {
+export function prunerConfig(action: PruneAction | PressureAction): DshPrunerConfig {
   const headChars = Math.round((action.keepChars * 4) / 5)
   return { thresholdChars: action.thresholdChars, headChars, tailChars: action.keepChars - headChars }
 }
 
 type PruneAction = Extract<ScriptAction, { kind: 'prune' }>
+type PressureAction = Extract<ScriptAction, { kind: 'pressure-prune' }>
 
 /** What one DSH session produced. */
 export interface DshSessionResult {
@@ -149,7 +152,8 @@ export async function runDshSession(
   const { tokenMeter, pruner, compaction } = modules.plugins
   const pruneGap = pluginGap([pruner, tokenMeter], 'tool-result pruning')
   const compactGap = pluginGap([compaction, tokenMeter], 'summary compaction')
-  const firstPrune = actions.find((action): action is PruneAction => action.kind === 'prune')
+  const pressure = actions.find((action): action is PressureAction => action.kind === 'pressure-prune')
+  const firstPrune = actions.find((action): action is PruneAction => action.kind === 'prune') ?? pressure
   const prunes = firstPrune !== undefined && pruneGap === undefined
   driver = await DshDriver.start({
     modules,
@@ -161,6 +165,7 @@ export async function runDshSession(
     toolOrder: stableToolOrder(scenario.tools, actions),
     directory: options.sessionsDir,
     ...(prunes ? { pruner: prunerConfig(firstPrune) } : {}),
+    ...(prunes && pressure !== undefined ? { pressureTokens: pressure.contextTokens } : {}),
     compaction: compactGap === undefined && actions.some((action) => action.kind === 'compact'),
     toolSeconds: pace.toolSeconds,
     hooks: {
@@ -194,6 +199,12 @@ export async function runDshSession(
             continue
           }
           turns += 1
+          if (action.steps.some((step) => step.cancel === true))
+            inexpressible.push({
+              action: 'cancel',
+              turn: turns,
+              reason: DSH_INEXPRESSIBLE.cancel ?? '',
+            })
           await driver.turn(action)
           flush()
           clock.advance(pace.turnGapSeconds)
@@ -239,6 +250,12 @@ export async function runDshSession(
             })
           flush()
           break
+        case 'pressure-prune': {
+          // Installed with the driver, as DSH's compaction is: it prunes at the pre-steps that measure over it.
+          const reason = pruneGap ?? differentBudgets(action, firstPrune)
+          if (reason !== undefined) inexpressible.push({ action: action.kind, turn: turns, reason })
+          break
+        }
         case 'set-prefix-source':
         case 'set-config':
         case 'start-series':
@@ -272,7 +289,10 @@ export async function runDshSession(
  * DSH's pruner is one service with one configuration per runtime: a later prune with other budgets than
  * the first cannot be run as scripted.
  */
-function differentBudgets(action: PruneAction, first: PruneAction | undefined): string | undefined {
+function differentBudgets(
+  action: PruneAction | PressureAction,
+  first: PruneAction | PressureAction | undefined,
+): string | undefined {
   if (first === undefined) return undefined
   if (action.thresholdChars === first.thresholdChars && action.keepChars === first.keepChars) return undefined
   return "DSH's pruner runs with one configuration per runtime, the script's first prune's budgets"

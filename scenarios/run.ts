@@ -15,6 +15,7 @@ import type { ProviderId, SessionEvent } from '../harness/types.ts'
 import { digestRequest, type RequestDigest } from '../providers/capture/digest.ts'
 import { withCacheRules } from '../providers/catalog.ts'
 import {
+  adapterDefaults,
   adapterPort,
   createAdapter,
   type Endpoint,
@@ -102,6 +103,7 @@ export async function runSession(plan: SessionPlan, options: SessionOptions): Pr
   const setup: LoopSetup = {
     policies,
     route: policies.route ?? entry.route,
+    adapterDefaults: adapterDefaults(provider),
     toolUpdate: policies.toolUpdates ?? entry.toolUpdate,
     pace: { ...DEFAULT_PACE, ...scenario.pace },
     maxRetries: 2,
@@ -247,6 +249,11 @@ async function perform(
     case 'prune':
       loop.prune(action)
       return loop
+    case 'pressure-prune': {
+      const { kind: _kind, ...pressure } = action
+      world.pressurePrune = pressure
+      return loop
+    }
     case 'start-series':
       loop.startSeries()
       return loop

@@ -1,6 +1,6 @@
-// Seed 004: on an in-history route a prompt update is appended; later a tool-result prune starts a new
-// request series with the rendering unchanged. Consolidating rewrites node 0 anyway (the 722k-token miss);
-// keeping the live node reads every token before the pruned result.
+// Seed 004: on an in-history route a prompt update is appended; later a pressure prune inside a turn (at
+// step 2, as in the seed) starts a new request series with the rendering unchanged. Consolidating rewrites
+// node 0 anyway (the 722k-token miss); keeping the live node reads every token before the pruned result.
 
 import { stepLabel } from '../reports/labels.ts'
 import { percentText } from '../reports/text-table.ts'
@@ -10,13 +10,16 @@ import type { Scenario } from './types.ts'
 
 const system = agentSystemPrompt(4000, 'series-start')
 
+/** The loop's context estimate at which it prunes: between the schema turn's last call and the paste's first. */
+const PRESSURE_TOKENS = 26_500
+
 /** The first request of the new series the prune started. */
 const seriesStep = (rows: readonly StepRow[]) => rows.find((row) => row.ok && row.headerReason === 'series')
 
 export const seriesStartUnchanged: Scenario = {
   name: 'series-start-unchanged',
   demonstrates:
-    'After an appended prompt update, a prune that starts a new series must not rewrite node 0 when the rendering is unchanged.',
+    'After an appended prompt update, a mid-turn pressure prune that starts a new series must not rewrite node 0 when the rendering is unchanged.',
   variants: [
     { name: 'consolidate', policies: { route: 'in-history', seriesStart: 'consolidate' } },
     { name: 'keep-live', policies: { route: 'in-history', seriesStart: 'keep-live' } },
@@ -25,6 +28,15 @@ export const seriesStartUnchanged: Scenario = {
   tools: CODING_TOOLS,
   maxTokens: 1024,
   script: [
+    // Pruning under pressure, as DSH's compaction runs it: the paste in turn 10 crosses the threshold on
+    // that turn's first call, so the prune comes at the pre-step of step 2, as in seed 004.
+    {
+      kind: 'pressure-prune',
+      contextTokens: PRESSURE_TOKENS,
+      thresholdChars: 8192,
+      keepChars: 5120,
+      skipLastNodes: 3,
+    },
     ...codingTurns(4, { seed: 'series-start', resultTokens: 400 }),
     {
       kind: 'set-system',
@@ -47,11 +59,37 @@ export const seriesStartUnchanged: Scenario = {
         { text: 'The schema defines 214 record types; the one you asked about is RecordKind.' },
       ],
     },
-    ...codingTurns(1, { seed: 'series-start', resultTokens: 400, from: 8 }),
-    { kind: 'prune', thresholdChars: 8192, keepChars: 5120, skipLastNodes: 4 },
+    {
+      kind: 'turn',
+      user: { tokens: 1500, seed: 'series-start:ci-log' },
+      steps: [
+        {
+          toolCalls: [
+            {
+              name: 'grep',
+              arguments: { pattern: 'RecordKind', path: 'src' },
+              result: { tokens: 240, seed: 'series-start:grep:ci' },
+            },
+          ],
+        },
+        { text: { tokens: 40, seed: 'series-start:answer:ci' } },
+      ],
+    },
     ...codingTurns(2, { seed: 'series-start', resultTokens: 400, from: 9 }),
   ],
   claims: [
+    {
+      id: 'cliff-at-step-2',
+      text: 'The pressure prune comes inside a turn: the new series starts at step 2, as in seed 004.',
+      variants: ['consolidate', 'keep-live'],
+      check(rows) {
+        const steps = [seriesStep(rows('consolidate')), seriesStep(rows('keep-live'))]
+        return {
+          holds: steps.every((step) => step?.step === 2),
+          observed: steps.map((step) => (step === undefined ? 'no series step' : stepLabel(step))).join(', '),
+        }
+      },
+    },
     {
       id: 'consolidate-rereads-all',
       text: 'Consolidating rewrites node 0 at the new series: where a changed block loses everything after it, that step reads under 1% of its input.',

@@ -35,6 +35,29 @@ describe('scenarioProblems', () => {
       { path: 'script[0].steps', message: /^missing$/ },
     ],
     [
+      'an arrival with an unknown delivery',
+      (scenario) =>
+        (scenario.script = [
+          { kind: 'turn', user: 'hi', steps: [{ text: 'ok', arrivals: [{ delivery: 'shout', text: 'x' }] }] },
+        ]),
+      {
+        path: 'script[0].steps[0].arrivals[0].delivery',
+        message: /unknown value "shout" \(expected one of: steer, followup, inject\)/,
+      },
+    ],
+    [
+      "a followup arrival's steps checked like a turn's",
+      (scenario) =>
+        (scenario.script = [
+          {
+            kind: 'turn',
+            user: 'hi',
+            steps: [{ text: 'ok', arrivals: [{ delivery: 'followup', text: 'x', steps: [{ txt: 'y' }] }] }],
+          },
+        ]),
+      { path: 'script[0].steps[0].arrivals[0].steps[0].txt', message: /unknown field/ },
+    ],
+    [
       'an unknown action',
       (scenario) => (scenario.script = [{ kind: 'sleep', seconds: 3 }]),
       { path: 'script[0].kind', message: /unknown value "sleep" \(expected one of: turn, idle, set-system/ },

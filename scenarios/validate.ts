@@ -7,7 +7,7 @@ import type {
   SeriesStartPolicy,
   SystemPromptPolicy,
 } from '../harness/policies.ts'
-import type { Pace, ScriptAction, StepScript, TextSpec, ToolCallScript } from '../harness/script.ts'
+import type { Arrival, Pace, ScriptAction, StepScript, TextSpec, ToolCallScript } from '../harness/script.ts'
 import type {
   CallConfig,
   Fault,
@@ -51,6 +51,8 @@ export type Shape =
   /** Any JSON object (tool parameters, call arguments). */
   | { kind: 'json-object' }
   | { kind: 'function' }
+  /** A shape defined later: for recursive vocabularies (a followup arrival carries its own steps). */
+  | { kind: 'lazy'; shape: () => Shape }
 
 /** A field of an object shape. */
 export interface Field {
@@ -157,7 +159,18 @@ const TOOL_CALL: Shape = object<ToolCallScript>({
   isError: optional(TRUE),
 })
 
-const STEP: Shape = object<StepScript>({ text: optional(TEXT_SPEC), toolCalls: optional(arrayOf(TOOL_CALL)) })
+const STEP: Shape = object<StepScript>({
+  text: optional(TEXT_SPEC),
+  toolCalls: optional(arrayOf(TOOL_CALL)),
+  cancel: optional(TRUE),
+  arrivals: optional(arrayOf({ kind: 'lazy', shape: () => ARRIVAL })),
+})
+
+const ARRIVAL: Shape = union<Arrival, 'delivery'>('delivery', {
+  steer: { text: required(TEXT_SPEC) },
+  followup: { text: required(TEXT_SPEC), steps: required(arrayOf(STEP, 'non-empty')) },
+  inject: { text: required(TEXT_SPEC), plugin: required(TEXT) },
+})
 
 const FAULT: Shape = union<Fault, 'kind'>('kind', {
   'rate-limit': { retryAfterMs: optional(COUNT), retryAfterSeconds: optional(COUNT) },
@@ -201,6 +214,13 @@ const SCRIPT_ACTION: Shape = union<ScriptAction, 'kind'>('kind', {
     skipLastNodes: required(COUNT),
     keep: optional(PRUNE_KEEP),
   },
+  'pressure-prune': {
+    contextTokens: required(POSITIVE_COUNT),
+    thresholdChars: required(COUNT),
+    keepChars: required(COUNT),
+    skipLastNodes: required(COUNT),
+    keep: optional(PRUNE_KEEP),
+  },
   restart: {},
   fault: { fault: required(FAULT) },
   'start-series': {},
@@ -218,6 +238,7 @@ const ACTION_KIND = oneOf<ScriptAction['kind']>({
   inject: true,
   compact: true,
   prune: true,
+  'pressure-prune': true,
   restart: true,
   fault: true,
   'start-series': true,
@@ -425,6 +446,8 @@ export function problemsOf(shape: Shape, value: unknown, path: string): Problem[
       return jsonProblems(value, path)
     case 'function':
       return typeof value === 'function' ? [] : problem(`expected a function, got ${describe(value)}`)
+    case 'lazy':
+      return problemsOf(shape.shape(), value, path)
   }
 }
 

@@ -70,6 +70,12 @@ export interface DshDriverOptions {
    * script does not prune or the pruner is not installed.
    */
   pruner?: DshPrunerConfig
+  /**
+   * Prune under pressure as DSH's compaction does, at `agent/pre-step` (mid-turn too): when DSH's own token
+   * meter measures at least this many tokens, DSH's pruner runs. The threshold is the script's; DSH's
+   * default (80% of the model's context window) is one no scenario reaches. Needs `pruner`.
+   */
+  pressureTokens?: number
   /** Install DSH's basic compaction (manual only: the script says when). */
   compaction: boolean
   /** Seconds each tool call takes. */
@@ -112,6 +118,7 @@ interface DshContext {
   agentLoop: { create(id: string, options: unknown): DshAgent }
   sessionPersistence: { locate(meta: { id: string }): { path?: string } }
   toolResultPruner?: { pruneSession(session: DshSession): { entries?: readonly unknown[] } }
+  tokenMeter?: { measure(session: DshSession): { totalTokens: number } }
   compaction?: { compactNow(agent: DshAgent, signal: AbortSignal): Promise<unknown> }
   fiber: { dispose(): Promise<void> }
 }
@@ -326,8 +333,11 @@ export class DshDriver {
     const { tokenMeter, pruner, compaction } = modules.plugins
     if (tokenMeter.status === 'loaded' && (this.options.pruner !== undefined || this.options.compaction))
       await context.plugin(tokenMeter.module.default)
-    if (pruner.status === 'loaded' && this.options.pruner !== undefined)
+    if (pruner.status === 'loaded' && this.options.pruner !== undefined) {
       await context.plugin(pruner.module.default, this.options.pruner)
+      const threshold = this.options.pressureTokens
+      if (threshold !== undefined) this.relievePressure(context, threshold)
+    }
     // Manual only: the script's compact is the trigger. DSH's pressure compaction stays off, so it cannot
     // prune or summarize where the script does not.
     if (compaction.status === 'loaded' && this.options.compaction)
@@ -348,6 +358,22 @@ export class DshDriver {
     this.context = context
     this.registerTools()
     return context
+  }
+
+  /**
+   * DSH's step-pressure hook, with the script's threshold: at every `agent/pre-step`, DSH's token meter
+   * measures the session and, at or above the threshold, DSH's pruner runs before the step's request is
+   * assembled — where DSH's basic compaction relieves pressure, with its pruning pass and no summary.
+   */
+  private relievePressure(context: DshContext, threshold: number): void {
+    context.on('agent/pre-step', (async (payload: { agent: DshAgent }, next: () => Promise<unknown>) => {
+      const { tokenMeter, toolResultPruner } = context
+      if (tokenMeter !== undefined && toolResultPruner !== undefined) {
+        const measured = tokenMeter.measure(payload.agent.session).totalTokens
+        if (measured >= threshold) toolResultPruner.pruneSession(payload.agent.session)
+      }
+      return next()
+    }) as never)
   }
 
   private route(): void {
