@@ -405,7 +405,7 @@ export async function sendBedrock(
   request: BuiltRequest,
   options: SendOptions,
 ): Promise<ProviderReply> {
-  const input = request.body as unknown as ConverseCommandInput
+  const input = withImageBytes(request.body) as unknown as ConverseCommandInput
   const abort = options.signal !== undefined ? { abortSignal: options.signal } : {}
   try {
     if (options.stream) {
@@ -424,6 +424,33 @@ export async function sendBedrock(
   } catch (error) {
     throw toProviderError(error)
   }
+}
+
+/**
+ * The command input with image bytes as binary: the body keeps them base64, as the JSON wire carries
+ * them, and the SDK base64-encodes a blob member itself (a string would be encoded twice).
+ */
+function withImageBytes(body: Raw): Raw {
+  const convert = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(convert)
+    if (typeof value !== 'object' || value === null) return value
+    const block = value as Raw
+    if (block.image !== undefined) {
+      const image = record(block.image)
+      const bytes = record(image.source).bytes
+      if (typeof bytes === 'string')
+        return { ...block, image: { ...image, source: { bytes: Buffer.from(bytes, 'base64') } } }
+    }
+    if (block.toolResult !== undefined) {
+      const result = record(block.toolResult)
+      return { ...block, toolResult: { ...result, content: convert(result.content) } }
+    }
+    return block
+  }
+  const messages = Array.isArray(body.messages)
+    ? body.messages.map((message) => ({ ...record(message), content: convert(record(message).content) }))
+    : body.messages
+  return { ...body, messages }
 }
 
 /** The slice of the SDK's middleware stack a build-step middleware needs. */
