@@ -7,7 +7,7 @@ import type { ToolUpdatePolicy } from '../harness/policies.ts'
 import type { ProviderId, Route } from '../harness/types.ts'
 
 /** The vendor behind a provider id: the two OpenAI wire APIs share one catalog and one cache. */
-export type Vendor = 'anthropic' | 'openai' | 'deepseek'
+export type Vendor = 'anthropic' | 'openai' | 'deepseek' | 'bedrock'
 
 /** How a route applies tool-set changes mid-session (DSH generation D). */
 export type ToolUpdateMode = ToolUpdatePolicy
@@ -101,7 +101,26 @@ export interface DeepSeekCacheRules {
   persistDelaySeconds: number
 }
 
-export type CacheRules = AnthropicCacheRules | OpenAIPrefixRules | OpenAIBreakpointRules | DeepSeekCacheRules
+/**
+ * Bedrock's cache checkpoints (Converse `cachePoint` blocks): Anthropic's breakpoint machinery with the
+ * Bedrock rules as parameters (notes/2026-11-30-bedrock-cache-rules.md).
+ */
+export interface BedrockCacheRules extends Omit<AnthropicCacheRules, 'kind'> {
+  kind: 'bedrock'
+  /** The `cachePoint.ttl` values the model takes; another is a ValidationException. */
+  ttlOptions: readonly ('5m' | '1h')[]
+  /** Whether `toolConfig.tools` may carry a cache point (Claude: yes; Nova: no). */
+  toolCheckpoints: boolean
+  /** Most prompt tokens a request may cache (Nova); a checkpoint past it writes nothing. */
+  maxCachedTokens?: number
+}
+
+export type CacheRules =
+  | AnthropicCacheRules
+  | OpenAIPrefixRules
+  | OpenAIBreakpointRules
+  | DeepSeekCacheRules
+  | BedrockCacheRules
 
 /** What an Anthropic model's Messages API accepts beyond the common schema (the mocks' validation reads it). */
 export interface AnthropicRequestRules {
@@ -138,7 +157,18 @@ export interface DeepSeekRequestRules {
   thinkingByDefault: boolean
 }
 
-export type RequestRules = AnthropicRequestRules | OpenAIRequestRules | DeepSeekRequestRules
+/** What a Bedrock model's Converse API accepts beyond the common schema. */
+export interface BedrockRequestRules {
+  kind: 'bedrock'
+  /** The model family behind the id: Claude (Anthropic's rules) or Amazon Nova. */
+  family: 'claude' | 'nova'
+}
+
+export type RequestRules =
+  | AnthropicRequestRules
+  | OpenAIRequestRules
+  | DeepSeekRequestRules
+  | BedrockRequestRules
 
 /** Prices in USD per million tokens. */
 export interface Prices {
@@ -282,6 +312,75 @@ function openai(
 /** DeepSeek V4: thinking mode is on unless a request turns it off. */
 const DEEPSEEK_V4: DeepSeekRequestRules = { kind: 'deepseek', thinkingByDefault: true }
 
+/**
+ * A Bedrock Claude model: the Anthropic API's prices and lookback, Bedrock's minimum per checkpoint
+ * (docs.aws.amazon.com/bedrock/latest/userguide/prompt-caching.html, as tabulated by docs.litellm.ai
+ * 2026-10-07), 1-hour TTL where Bedrock lists it.
+ */
+function bedrockClaude(
+  model: string,
+  minTokens: number,
+  prices: Prices,
+  thinkingHistory: ThinkingHistory,
+  assumptions: string[],
+): ModelEntry {
+  return {
+    vendor: 'bedrock',
+    model,
+    route: 'unsupported',
+    toolUpdate: 'unsupported',
+    cache: {
+      ...ANTHROPIC_BASE,
+      kind: 'bedrock',
+      minTokens,
+      thinkingHistory,
+      ttlOptions: ['5m', '1h'],
+      toolCheckpoints: true,
+    },
+    request: { kind: 'bedrock', family: 'claude' },
+    prices,
+    tokenScale: 1,
+    assumptions: [
+      'prices: the Anthropic API prices (Bedrock on-demand, us-east-1, not retrieved)',
+      ...assumptions,
+    ],
+  }
+}
+
+/**
+ * An Amazon Nova model: explicit checkpoints in `system` and `messages` only, 1,000 tokens per
+ * checkpoint, 5-minute TTL, at most 32k tokens cached; reads at 25% of the input price, writes at the
+ * input price (notes/2026-11-30-bedrock-cache-rules.md).
+ */
+function bedrockNova(model: string, input: number, output: number): ModelEntry {
+  return {
+    vendor: 'bedrock',
+    model,
+    route: 'unsupported',
+    toolUpdate: 'unsupported',
+    cache: {
+      ...ANTHROPIC_BASE,
+      kind: 'bedrock',
+      minTokens: 1000,
+      lookback: 1,
+      collapseToolRuns: false,
+      thinkingHistory: 'kept',
+      ttlOptions: ['5m'],
+      toolCheckpoints: false,
+      maxCachedTokens: 32_000,
+    },
+    request: { kind: 'bedrock', family: 'nova' },
+    prices: { input, cacheRead: input * 0.25, cacheWrite5m: input, output },
+    tokenScale: 1,
+    reasoning: 'never',
+    assumptions: [
+      'lookback: a checkpoint reads only an entry written at the same position (the 20-block lookback is documented for Claude only)',
+      'maxCachedTokens: 32k as a gateway copy of the AWS table gives it (docs.portkey.ai)',
+      'prices: on-demand us-east-1 list prices, not retrieved; cache writes at the input price',
+    ],
+  }
+}
+
 /** The built-in catalog. */
 export const CATALOG: readonly ModelEntry[] = [
   anthropic('claude-sonnet-4-6', 1024, anthropicPrices(3, 15), 'unsupported', CLAUDE_4_6),
@@ -352,6 +451,16 @@ export const CATALOG: readonly ModelEntry[] = [
     reasoning: 'by-default',
     assumptions: ['prices: peak-hour rates; off-peak is half', 'route: no in-history declaration found'],
   },
+  bedrockClaude('anthropic.claude-sonnet-4-6', 1024, anthropicPrices(3, 15), 'kept', [
+    '1h TTL: accepted (opencode#23106 tested it; the AWS list names Opus 4.5, Haiku 4.5, Sonnet 4.5)',
+  ]),
+  bedrockClaude('anthropic.claude-haiku-4-5-20251001-v1:0', 4096, anthropicPrices(1, 5), 'stripped', []),
+  bedrockClaude('anthropic.claude-opus-4-6-v1', 4096, anthropicPrices(5, 25), 'kept', [
+    '1h TTL: accepted (opencode#23106 tested it)',
+  ]),
+  bedrockNova('amazon.nova-pro-v1:0', 0.8, 3.2),
+  bedrockNova('amazon.nova-lite-v1:0', 0.06, 0.24),
+  bedrockNova('amazon.nova-micro-v1:0', 0.035, 0.14),
 ]
 
 /** The model each vendor uses when none is named. */
@@ -359,6 +468,7 @@ export const DEFAULT_MODELS: Readonly<Record<Vendor, string>> = {
   anthropic: 'claude-sonnet-4-6',
   openai: 'gpt-5.4',
   deepseek: 'deepseek-flash',
+  bedrock: 'anthropic.claude-sonnet-4-6',
 }
 
 /** The vendor of a provider id. */
@@ -371,6 +481,8 @@ export function vendorOf(provider: ProviderId): Vendor {
       return 'openai'
     case 'deepseek':
       return 'deepseek'
+    case 'bedrock':
+      return 'bedrock'
   }
 }
 
@@ -379,9 +491,18 @@ export function acceptsSystemInHistory(entry: ModelEntry): boolean {
   return entry.route === 'in-history'
 }
 
+/** Geographic and global prefixes of Bedrock's cross-region inference profiles (`us.anthropic…`). */
+const INFERENCE_PROFILE = /^(us|eu|apac|jp|au|ca|us-gov|global)\./
+
+/** A Bedrock model id without its inference-profile prefix: the profile serves the same model. */
+export function bedrockBaseModel(model: string): string {
+  return model.replace(INFERENCE_PROFILE, '')
+}
+
 /** The catalog entry of a model, or undefined when the catalog does not list it. */
 export function findModel(vendor: Vendor, model: string): ModelEntry | undefined {
-  return CATALOG.find((entry) => entry.vendor === vendor && entry.model === model)
+  const name = vendor === 'bedrock' ? bedrockBaseModel(model) : model
+  return CATALOG.find((entry) => entry.vendor === vendor && entry.model === name)
 }
 
 /** The entry for a provider and optional model; an unknown model is a usage error naming the known ones. */
@@ -408,7 +529,7 @@ export function resolveModel(provider: ProviderId, model?: string): ModelEntry {
  */
 export function simulationModel(vendor: Vendor, model: string): ModelEntry {
   const entry = findModel(vendor, model)
-  if (entry !== undefined) return entry
+  if (entry !== undefined) return entry.model === model ? entry : { ...entry, model }
   const fallback = findModel(vendor, DEFAULT_MODELS[vendor])
   if (fallback === undefined) throw new CachelabError('invariant', `no default model for ${vendor}`)
   return { ...fallback, model }

@@ -11,6 +11,8 @@ export interface Endpoint {
   apiKey: string
   /** The fetch the SDK uses; defaults to a late-bound global fetch so MSW interception applies. */
   fetch?: typeof fetch
+  /** AWS Bedrock: the region, and an access key pair that signs with SigV4 instead of `apiKey` as a bearer key. */
+  aws?: { region?: string; accessKeyId?: string; secretAccessKey?: string; sessionToken?: string }
 }
 
 /** The real APIs' base URLs, as the SDKs expect them. */
@@ -18,6 +20,7 @@ export const DEFAULT_BASE_URLS: Readonly<Record<Vendor, string>> = {
   anthropic: 'https://api.anthropic.com',
   openai: 'https://api.openai.com/v1',
   deepseek: 'https://api.deepseek.com',
+  bedrock: 'https://bedrock-runtime.us-east-1.amazonaws.com',
 }
 
 /** Environment variables of each vendor. */
@@ -25,6 +28,7 @@ export const ENV_NAMES: Readonly<Record<Vendor, { key: string; baseURL: string; 
   anthropic: { key: 'ANTHROPIC_API_KEY', baseURL: 'ANTHROPIC_BASE_URL', model: 'CACHELAB_ANTHROPIC_MODEL' },
   openai: { key: 'OPENAI_API_KEY', baseURL: 'OPENAI_BASE_URL', model: 'CACHELAB_OPENAI_MODEL' },
   deepseek: { key: 'DEEPSEEK_API_KEY', baseURL: 'DEEPSEEK_BASE_URL', model: 'CACHELAB_DEEPSEEK_MODEL' },
+  bedrock: { key: 'AWS_BEARER_TOKEN_BEDROCK', baseURL: 'BEDROCK_BASE_URL', model: 'CACHELAB_BEDROCK_MODEL' },
 }
 
 /** The key placeholder of simulated runs; the mock providers accept any key. */
@@ -43,9 +47,41 @@ export function liveEndpoint(
   provider: ProviderId,
   env: Readonly<Record<string, string | undefined>>,
 ): { endpoint: Endpoint } | { missing: string } {
+  if (provider === 'bedrock') return liveBedrockEndpoint(env)
   const names = ENV_NAMES[vendorOf(provider)]
   const apiKey = env[names.key]
   if (apiKey === undefined || apiKey.trim() === '') return { missing: names.key }
   const baseURL = env[names.baseURL]?.trim() || DEFAULT_BASE_URLS[vendorOf(provider)]
   return { endpoint: { baseURL, apiKey: apiKey.trim(), fetch: lateBoundFetch } }
+}
+
+/**
+ * The live Bedrock endpoint: a Bedrock API key (`AWS_BEARER_TOKEN_BEDROCK`, sent as a bearer token) or an
+ * access key pair (`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, optional `AWS_SESSION_TOKEN`, SigV4), in
+ * `AWS_REGION` (default us-east-1); `BEDROCK_BASE_URL` overrides the regional endpoint.
+ */
+function liveBedrockEndpoint(
+  env: Readonly<Record<string, string | undefined>>,
+): { endpoint: Endpoint } | { missing: string } {
+  const value = (name: string) => {
+    const text = env[name]?.trim()
+    return text === undefined || text === '' ? undefined : text
+  }
+  const region = value('AWS_REGION') ?? value('AWS_DEFAULT_REGION') ?? 'us-east-1'
+  const baseURL = value(ENV_NAMES.bedrock.baseURL) ?? `https://bedrock-runtime.${region}.amazonaws.com`
+  const token = value(ENV_NAMES.bedrock.key)
+  const accessKeyId = value('AWS_ACCESS_KEY_ID')
+  const secretAccessKey = value('AWS_SECRET_ACCESS_KEY')
+  const sessionToken = value('AWS_SESSION_TOKEN')
+  if (token !== undefined)
+    return { endpoint: { baseURL, apiKey: token, fetch: lateBoundFetch, aws: { region } } }
+  if (accessKeyId === undefined || secretAccessKey === undefined) return { missing: ENV_NAMES.bedrock.key }
+  return {
+    endpoint: {
+      baseURL,
+      apiKey: '',
+      fetch: lateBoundFetch,
+      aws: { region, accessKeyId, secretAccessKey, ...(sessionToken !== undefined ? { sessionToken } : {}) },
+    },
+  }
 }

@@ -4,6 +4,7 @@
 import type { AdapterConfigDefaults, ProviderId } from '../harness/types.ts'
 import { anthropicAdapter } from './anthropic.ts'
 import { DEFAULT_MAX_TOKENS } from './anthropic-request.ts'
+import { bedrockAdapter } from './bedrock.ts'
 import { deepSeekAdapter } from './deepseek.ts'
 import type { Endpoint } from './endpoints.ts'
 import { openAIChatAdapter } from './openai-chat.ts'
@@ -18,11 +19,12 @@ export type { BuildOptions, BuiltRequest, ProviderAdapter, WireApi } from './typ
 
 /**
  * Call-config values a provider's adapter supplies when the configuration leaves them out: the loop
- * records them in the header as adapter defaults. Only Anthropic's adapter supplies one (`max_tokens`
- * is required there); the others leave an unset cap to the provider.
+ * records them in the header as adapter defaults. Anthropic's adapter supplies one (`max_tokens` is
+ * required there), and Bedrock's, which builds an Anthropic body first, sends it as `maxTokens`; the
+ * others leave an unset cap to the provider.
  */
 export function adapterDefaults(provider: ProviderId): AdapterConfigDefaults {
-  return provider === 'anthropic' ? { maxTokens: DEFAULT_MAX_TOKENS } : {}
+  return provider === 'anthropic' || provider === 'bedrock' ? { maxTokens: DEFAULT_MAX_TOKENS } : {}
 }
 
 /** The adapter of a provider id, bound to an endpoint. */
@@ -36,5 +38,7 @@ export function createAdapter(provider: ProviderId, endpoint: Endpoint): Provide
       return deepSeekAdapter(endpoint)
     case 'anthropic':
       return anthropicAdapter(endpoint)
+    case 'bedrock':
+      return bedrockAdapter(endpoint)
   }
 }

@@ -67,8 +67,11 @@ export function simulate(
       at = input.at
     }
     const body = { ...input.body }
-    if (body.model === undefined && options.model !== undefined) body.model = options.model
-    if (typeof body.model !== 'string')
+    // Bedrock's body is the Converse command input, whose model is `modelId`.
+    const modelKey = adapter.api === 'bedrock-converse' ? 'modelId' : 'model'
+    if (body[modelKey] === undefined && options.model !== undefined) body[modelKey] = options.model
+    const model = body[modelKey]
+    if (typeof model !== 'string')
       throw new CachelabError(
         'input',
         `${label(index)}: the body has no model (give one: --model, or the model option)`,
@@ -79,7 +82,7 @@ export function simulate(
         : { role: 'assistant', content: [{ type: 'text', text: input.output }] }
     try {
       const simulation = simulators.simulate(adapter.api, { body, at, output })
-      const raw = wireUsage(adapter.api, simulation.counts, simulators.openai.reportsWrites(body.model))
+      const raw = wireUsage(adapter.api, simulation.counts, simulators.openai.reportsWrites(model))
       const { raw: _kept, ...usage } = adapter.parseUsage(raw)
       outputs.push({ usage, raw })
     } catch (error) {

@@ -14,7 +14,12 @@ import type {
 export type { WireSources }
 
 /** The wire APIs cachelab speaks. DeepSeek shares the Chat Completions shape but not its usage fields. */
-export type WireApi = 'openai-chat' | 'openai-responses' | 'anthropic-messages' | 'deepseek-chat'
+export type WireApi =
+  | 'openai-chat'
+  | 'openai-responses'
+  | 'anthropic-messages'
+  | 'deepseek-chat'
+  | 'bedrock-converse'
 
 /** A wire body and its provenance. */
 export interface BuiltRequest {

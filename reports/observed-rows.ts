@@ -85,6 +85,7 @@ export function importedModel(vendor: Vendor, model: string): ImportedModel {
 function lifetimeSeconds(entry: ModelEntry, previous: ObservedRequest): number {
   switch (entry.cache.kind) {
     case 'anthropic':
+    case 'bedrock':
       return (previous.usage.cacheWrite1h ?? 0) > 0
         ? entry.cache.ttlSeconds['1h']
         : entry.cache.ttlSeconds['5m']
@@ -108,6 +109,7 @@ function carriedTokens(entry: ModelEntry, previous: ObservedRequest): number {
   const grid = (tokens: number, minimum: number) => (tokens < minimum ? 0 : Math.floor(tokens / 128) * 128)
   switch (entry.cache.kind) {
     case 'anthropic':
+    case 'bedrock':
     case 'openai-breakpoint':
       return (usage.cacheRead ?? 0) + (usage.cacheWrite ?? 0)
     case 'openai-prefix':

@@ -51,6 +51,8 @@ export function providerNameOf(vendor: Vendor): string {
       return 'openai'
     case 'deepseek':
       return 'deepseek'
+    case 'bedrock':
+      return 'aws.bedrock'
     default: {
       const unreachable: never = vendor
       return unreachable

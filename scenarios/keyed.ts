@@ -46,6 +46,7 @@ export interface KeyedCase {
 export function cacheMinimum(entry: ModelEntry): number {
   switch (entry.cache.kind) {
     case 'anthropic':
+    case 'bedrock':
     case 'openai-prefix':
     case 'openai-breakpoint':
       return entry.cache.minTokens
@@ -266,6 +267,7 @@ export function perturbedCatalog(): ModelEntry[] {
 function perturbed(entry: ModelEntry): ModelEntry {
   switch (entry.cache.kind) {
     case 'anthropic':
+    case 'bedrock':
       return { ...entry, cache: { ...entry.cache, minTokens: 4096 } }
     case 'openai-prefix':
       return { ...entry, cache: { ...entry.cache, increment: 1024 } }

@@ -227,6 +227,7 @@ describe('break causes under a frozen session prefix', () => {
     'openai-chat': 'gpt-5.4-mini',
     'openai-responses': 'gpt-5.4-mini',
     deepseek: 'deepseek-v4-pro',
+    bedrock: 'anthropic.claude-haiku-4-5-20251001-v1:0',
   }
 
   it.each(PROVIDER_IDS)(

@@ -77,6 +77,8 @@ export function defaultBuild(provider: ProviderId, sessionId: string, stream: bo
       return { stream, breakpoints: 'automatic', anthropicTtl: '5m' }
     case 'deepseek':
       return { stream }
+    case 'bedrock':
+      return { stream, breakpoints: 'automatic', anthropicTtl: '5m' }
   }
 }
 

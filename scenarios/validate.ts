@@ -125,6 +125,7 @@ const PROVIDER = oneOf<ProviderId>({
   'openai-chat': true,
   'openai-responses': true,
   deepseek: true,
+  bedrock: true,
 })
 
 const TEXT_SPEC: Shape = {

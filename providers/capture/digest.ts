@@ -84,8 +84,16 @@ export function itemsOf(body: Record<string, unknown>): unknown[] {
 }
 
 function isToolResultBlock(block: unknown): boolean {
-  const type = (block as { type?: unknown } | null)?.type
+  const record = block as { type?: unknown; toolResult?: unknown } | null
+  // Converse: `{toolResult: …}` blocks, and the cache points that may follow them.
+  if (record?.toolResult !== undefined) return true
+  const type = record?.type
   return type === 'tool_result' || type === 'function_call_output'
+}
+
+/** A Converse cache point: a marker, not content, whatever the blocks around it are. */
+function isCachePoint(block: unknown): boolean {
+  return (block as { cachePoint?: unknown } | null)?.cachePoint !== undefined
 }
 
 /**
@@ -103,7 +111,8 @@ export function itemDigest(item: unknown): ItemDigest {
   const role = typeof record.role === 'string' ? record.role : String(record.type ?? 'item')
   const json = canonicalJson(expanded(record))
   const content = record.content
-  const onlyToolResults = Array.isArray(content) && content.length > 0 && content.every(isToolResultBlock)
+  const blocks = Array.isArray(content) ? content.filter((block) => !isCachePoint(block)) : []
+  const onlyToolResults = blocks.length > 0 && blocks.every(isToolResultBlock)
   return { role, hash: contentHash(json), userTurn: role === 'user' && !onlyToolResults, size: json.length }
 }
 

@@ -16,7 +16,8 @@ const answer: AssistantMessage = {
   ],
 }
 
-const bodies: Record<WireApi, Record<string, unknown>> = {
+// Bedrock's answers are AWS event streams, which captures do not read (notes/2026-11-30-bedrock-serve.md).
+const bodies: Record<Exclude<WireApi, 'bedrock-converse'>, Record<string, unknown>> = {
   'anthropic-messages': {
     model: 'claude-sonnet-4-6',
     max_tokens: 256,
@@ -28,7 +29,10 @@ const bodies: Record<WireApi, Record<string, unknown>> = {
 }
 
 /** The mock's own response to a request scripted with `answer`: the text and content type as sent. */
-async function rendered(api: WireApi, stream: boolean): Promise<{ text: string; type: string }> {
+async function rendered(
+  api: Exclude<WireApi, 'bedrock-converse'>,
+  stream: boolean,
+): Promise<{ text: string; type: string }> {
   const context = new MockContext()
   const request = new Request('https://example.test/', {
     method: 'POST',

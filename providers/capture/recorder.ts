@@ -4,6 +4,7 @@
 
 import type { Usage } from '../../harness/types.ts'
 import { parseAnthropicUsage } from '../anthropic.ts'
+import { parseBedrockUsage } from '../bedrock.ts'
 import { parseDeepSeekUsage } from '../deepseek.ts'
 import type { MockContext } from '../mock/context.ts'
 import { wireUsage } from '../mock/usage.ts'
@@ -25,6 +26,8 @@ function servedUsage(context: MockContext, api: WireApi, model: unknown, counts:
     case 'openai-chat':
     case 'openai-responses':
       return parseOpenAIUsage(raw)
+    case 'bedrock-converse':
+      return parseBedrockUsage(raw)
   }
 }
 

@@ -99,6 +99,15 @@ export function positionOf(api: WireApi, body: Body): Position {
 /** The function tools a request declares, in order (server tools and deferred tools left out). */
 export function declaredTools(api: WireApi, body: Body): DeclaredTool[] {
   const tools: DeclaredTool[] = []
+  if (api === 'bedrock-converse') {
+    // Converse: `toolConfig.tools[].toolSpec`, cache points between them.
+    for (const value of asArray(asRecord(body.toolConfig).tools)) {
+      const spec = asRecord(asRecord(value).toolSpec)
+      const name = asString(spec.name)
+      if (name !== undefined) tools.push({ name, schema: asRecord(spec.inputSchema).json })
+    }
+    return tools
+  }
   for (const value of asArray(body.tools)) {
     const tool = asRecord(value)
     if (tool.defer_loading === true) continue
@@ -129,6 +138,12 @@ export function declaredTools(api: WireApi, body: Body): DeclaredTool[] {
 
 /** The request's tool choice, in one vocabulary. */
 export function toolChoiceOf(api: WireApi, body: Body): ToolChoice {
+  if (api === 'bedrock-converse') {
+    const choice = asRecord(asRecord(body.toolConfig).toolChoice)
+    if (choice.any !== undefined) return { kind: 'required' }
+    const name = asString(asRecord(choice.tool).name)
+    return name === undefined ? { kind: 'auto' } : { kind: 'named', name }
+  }
   const choice = body.tool_choice
   if (api === 'anthropic-messages') {
     const record = asRecord(choice)
@@ -168,6 +183,8 @@ export function outputCapOf(api: WireApi, body: Body): number | undefined {
       return cap(body.max_tokens)
     case 'openai-responses':
       return cap(body.max_output_tokens)
+    case 'bedrock-converse':
+      return cap(asRecord(body.inferenceConfig).maxTokens)
   }
 }
 
@@ -197,6 +214,12 @@ function requestedReasoning(api: WireApi, body: Body): boolean | undefined {
     case 'openai-responses': {
       const effort = asString(asRecord(body.reasoning).effort)
       return effort === undefined ? undefined : effort !== 'none'
+    }
+    case 'bedrock-converse': {
+      // Claude's thinking travels in `additionalModelRequestFields`.
+      const type = asRecord(asRecord(body.additionalModelRequestFields).thinking).type
+      if (type === 'disabled') return false
+      return type === 'enabled' || type === 'adaptive' ? true : undefined
     }
   }
 }

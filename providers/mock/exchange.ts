@@ -5,6 +5,7 @@
 import { hashString } from '../../harness/random.ts'
 import type { AssistantMessage, Usage } from '../../harness/types.ts'
 import { parseAnthropicUsage } from '../anthropic.ts'
+import { parseBedrockUsage } from '../bedrock.ts'
 import { digestRequest } from '../capture/digest.ts'
 import { answerOf } from '../capture/output.ts'
 import type { ReplaySource, ReplayStep } from '../capture/replay.ts'
@@ -159,5 +160,7 @@ export function normalize(vendor: Vendor, raw: Record<string, unknown>): Usage {
       return parseDeepSeekUsage(raw)
     case 'openai':
       return parseOpenAIUsage(raw)
+    case 'bedrock':
+      return parseBedrockUsage(raw)
   }
 }

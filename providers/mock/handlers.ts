@@ -5,6 +5,7 @@ import { type HttpHandler, http } from 'msw'
 import type { Vendor } from '../catalog.ts'
 import { DEFAULT_BASE_URLS } from '../endpoints.ts'
 import { handleMessages } from './anthropic.ts'
+import { handleConverse } from './bedrock.ts'
 import { handleChat } from './chat.ts'
 import type { MockContext } from './context.ts'
 import { handleModel, handleModelList } from './models.ts'
@@ -19,6 +20,7 @@ export function mockHandlers(
   // DeepSeek serves its OpenAI-compatible paths with and without /v1; Anthropic's SDK base has no /v1.
   const deepseekRoots = [baseURLs.deepseek.replace(/\/$/, ''), `${baseURLs.deepseek.replace(/\/$/, '')}/v1`]
   const anthropic = `${baseURLs.anthropic.replace(/\/$/, '')}/v1`
+  const bedrock = baseURLs.bedrock.replace(/\/$/, '')
   const models = (vendor: Vendor, root: string): HttpHandler[] => [
     http.get(`${root}/models`, ({ request }) => handleModelList(vendor, request)),
     http.get(`${root}/models/:model`, ({ params }) => handleModel(vendor, String(params.model))),
@@ -33,5 +35,12 @@ export function mockHandlers(
       http.post(`${root}/chat/completions`, ({ request }) => handleChat('deepseek', request, context)),
       ...models('deepseek', root),
     ]),
+    // Bedrock Runtime: the model id (URL-encoded by the SDK: `…-v1%3A0`) is a path segment.
+    http.post(`${bedrock}/model/:modelId/converse`, ({ request, params }) =>
+      handleConverse(request, context, decodeURIComponent(String(params.modelId)), false),
+    ),
+    http.post(`${bedrock}/model/:modelId/converse-stream`, ({ request, params }) =>
+      handleConverse(request, context, decodeURIComponent(String(params.modelId)), true),
+    ),
   ]
 }

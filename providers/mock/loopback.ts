@@ -44,6 +44,7 @@ export const LOOPBACK_PREFIXES: Readonly<Record<Vendor, string>> = {
   openai: '/openai/v1',
   anthropic: '/anthropic',
   deepseek: '/deepseek',
+  bedrock: '/bedrock',
 }
 
 /** A path prefix the loopback server accepts, and the vendor whose API root it stands for. */
@@ -65,6 +66,7 @@ export const LOOPBACK_ROUTES: readonly LoopbackRoute[] = [
   { prefix: '/openai/v1', vendor: 'openai' },
   { prefix: '/deepseek/v1', vendor: 'deepseek' },
   { prefix: '/deepseek', vendor: 'deepseek' },
+  { prefix: '/bedrock', vendor: 'bedrock' },
 ]
 
 /** One line of the server's log. */
@@ -364,6 +366,7 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
       openai: `${url}${LOOPBACK_PREFIXES.openai}`,
       anthropic: `${url}${LOOPBACK_PREFIXES.anthropic}`,
       deepseek: `${url}${LOOPBACK_PREFIXES.deepseek}`,
+      bedrock: `${url}${LOOPBACK_PREFIXES.bedrock}`,
     },
     context,
     close: () =>

@@ -51,6 +51,14 @@ export function modelObject(entry: ModelEntry): Record<string, unknown> {
       return { id: entry.model, object: 'model', created: 0, owned_by: 'system' }
     case 'deepseek':
       return { id: entry.model, object: 'model', owned_by: 'deepseek' }
+    case 'bedrock':
+      // Bedrock lists models on its control plane (ListFoundationModels), not on Bedrock Runtime.
+      return {
+        modelId: entry.model,
+        modelName: displayName(entry.model),
+        providerName:
+          entry.request.kind === 'bedrock' && entry.request.family === 'nova' ? 'Amazon' : 'Anthropic',
+      }
   }
 }
 

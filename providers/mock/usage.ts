@@ -4,6 +4,7 @@
 import type { SimCounts } from '../sim/types.ts'
 import type { WireApi } from '../types.ts'
 import { anthropicUsage } from './anthropic.ts'
+import { bedrockUsage } from './bedrock.ts'
 import { chatUsage } from './chat.ts'
 import { responsesUsage } from './responses.ts'
 
@@ -18,5 +19,7 @@ export function wireUsage(api: WireApi, counts: SimCounts, reportsWrites: boolea
       return responsesUsage(counts, reportsWrites)
     case 'anthropic-messages':
       return anthropicUsage(counts, counts.output)
+    case 'bedrock-converse':
+      return bedrockUsage(counts)
   }
 }

@@ -3,6 +3,7 @@
 
 import type { WireApi } from '../types.ts'
 import { AnthropicCacheSimulator } from './anthropic.ts'
+import { BedrockCacheSimulator } from './bedrock.ts'
 import { DeepSeekCacheSimulator } from './deepseek.ts'
 import { OpenAICacheSimulator } from './openai.ts'
 import type { Prompt, Simulation, SimulationRequest, SimulatorOptions } from './types.ts'
@@ -13,11 +14,13 @@ export class CacheSimulators {
   readonly anthropic: AnthropicCacheSimulator
   readonly openai: OpenAICacheSimulator
   readonly deepseek: DeepSeekCacheSimulator
+  readonly bedrock: BedrockCacheSimulator
 
   constructor(options: SimulatorOptions = {}) {
     this.anthropic = new AnthropicCacheSimulator(options)
     this.openai = new OpenAICacheSimulator(options)
     this.deepseek = new DeepSeekCacheSimulator(options)
+    this.bedrock = new BedrockCacheSimulator(options)
   }
 
   /** Simulate one request of `api`; throws SimulatorRejection for a request the provider refuses. */
@@ -31,6 +34,8 @@ export class CacheSimulators {
         return this.deepseek.simulate('chat', request)
       case 'anthropic-messages':
         return this.anthropic.simulate(request)
+      case 'bedrock-converse':
+        return this.bedrock.simulate(request)
     }
   }
 
@@ -45,6 +50,8 @@ export class CacheSimulators {
         return this.deepseek.linearize(body)
       case 'anthropic-messages':
         return this.anthropic.linearize(body)
+      case 'bedrock-converse':
+        return this.bedrock.linearize(body)
     }
   }
 }

@@ -6,6 +6,7 @@
 
 import type { ProviderId } from '../../harness/types.ts'
 import { DEFAULT_MAX_TOKENS } from '../anthropic-request.ts'
+import { converseFromMessages } from '../bedrock.ts'
 import type { WireApi } from '../types.ts'
 import { type Fields, fieldsOf, listOf, numberOf, textOf } from './fields.ts'
 
@@ -15,6 +16,7 @@ export const TARGET_WIRES: Readonly<Record<ProviderId, WireApi>> = {
   'openai-chat': 'openai-chat',
   'openai-responses': 'openai-responses',
   deepseek: 'deepseek-chat',
+  bedrock: 'bedrock-converse',
 }
 
 /** A body translated to the target wire, with what the translation had to estimate. */
@@ -49,6 +51,9 @@ const ESTIMATES: Readonly<Record<ProviderId, readonly string[]>> = {
     'tool schemas: Chat function tools flattened to Responses function tools',
   ],
   deepseek: ['DeepSeek Chat: the recorded body under the target model'],
+  bedrock: [
+    'Bedrock Converse framing: the Anthropic translation rewritten block for block, one cache point after the last block (Bedrock has no automatic marker)',
+  ],
 }
 
 /** The text of a Chat message's content: a string, or its text parts joined. */
@@ -229,6 +234,10 @@ export class WireTranslator {
           store: false,
           prompt_cache_key: session,
         }
+      }
+      case 'bedrock': {
+        const messagesBody = new WireTranslator('anthropic', this.model).body(source, session)
+        return converseFromMessages(messagesBody).input
       }
       case 'anthropic': {
         const { texts, start } = leadingSystem(messages)

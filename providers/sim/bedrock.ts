@@ -1,0 +1,108 @@
+// Bedrock's prompt cache for Converse: cache checkpoints (`cachePoint` blocks) work as Anthropic's
+// breakpoints do, so the Anthropic simulator runs them on the translated body with Bedrock's rules as
+// its parameters (minimum per checkpoint, lookback, TTLs); Bedrock's own checks and Nova's cap come first.
+
+import { CachelabError } from '../../harness/errors.ts'
+import {
+  type AnthropicCacheRules,
+  type BedrockCacheRules,
+  type ModelEntry,
+  simulationModel,
+} from '../catalog.ts'
+import { AnthropicCacheSimulator } from './anthropic.ts'
+import {
+  type ConverseTranslation,
+  checkCachePoints,
+  converseSegments,
+  translateConverse,
+} from './linearize-bedrock.ts'
+import { sharedTokenCounter } from './tokens.ts'
+import type { Prompt, Simulation, SimulationRequest, SimulatorOptions } from './types.ts'
+
+type Body = Record<string, unknown>
+
+/** A Bedrock entry as the Anthropic simulator reads it: the same breakpoint rules, Bedrock's values. */
+function asAnthropicEntry(entry: ModelEntry, rules: BedrockCacheRules): ModelEntry {
+  const { kind: _kind, ttlOptions: _ttls, toolCheckpoints: _tools, maxCachedTokens: _cap, ...shared } = rules
+  const cache: AnthropicCacheRules = { kind: 'anthropic', ...shared }
+  return { ...entry, cache }
+}
+
+/** Models one AWS account's Bedrock prompt cache (one prefix trie per model, as Anthropic's). */
+export class BedrockCacheSimulator {
+  private readonly models: readonly ModelEntry[] | undefined
+  private readonly anthropic: AnthropicCacheSimulator
+  /** The Anthropic-rule entries handed to the inner simulator, by model id. */
+  private readonly translated: ModelEntry[] = []
+
+  constructor(options: SimulatorOptions = {}) {
+    this.models = options.models
+    this.anthropic = new AnthropicCacheSimulator({
+      ...options,
+      counter: options.counter ?? sharedTokenCounter,
+      models: this.translated,
+    })
+  }
+
+  /** The linearized prompt of a body, nodes in Converse's indices, without touching cache state. */
+  linearize(body: Body): Prompt {
+    const translation = this.prepare(body).translation
+    const prompt = this.anthropic.linearize(translation.body)
+    return { ...withoutBase(prompt), segments: converseSegments(prompt.segments, translation) }
+  }
+
+  /** Simulate one Converse request; throws SimulatorRejection (a ValidationException) for one Bedrock refuses. */
+  simulate(request: SimulationRequest): Simulation {
+    const { rules, translation } = this.prepare(request.body)
+    checkCachePoints(request.body, rules)
+    const body = rules.maxCachedTokens === undefined ? translation.body : this.capped(translation, rules)
+    const simulation = this.anthropic.simulate({ ...request, body })
+    return {
+      ...simulation,
+      prompt: {
+        ...withoutBase(simulation.prompt),
+        segments: converseSegments(simulation.prompt.segments, translation),
+      },
+    }
+  }
+
+  private prepare(body: Body): { rules: BedrockCacheRules; translation: ConverseTranslation } {
+    const name = typeof body.modelId === 'string' ? body.modelId : ''
+    const entry = this.models?.find((model) => model.model === name) ?? simulationModel('bedrock', name)
+    if (entry.cache.kind !== 'bedrock')
+      throw new CachelabError('invariant', `model ${name} has ${entry.cache.kind} cache rules, not bedrock`)
+    if (!this.translated.some((known) => known.model === entry.model))
+      this.translated.push(asAnthropicEntry(entry, entry.cache))
+    return { rules: entry.cache, translation: translateConverse({ ...body, modelId: entry.model }) }
+  }
+
+  /**
+   * The translated body without the markers of checkpoints whose prefix passes the model's cap (Nova
+   * caches at most `maxCachedTokens`): such a checkpoint writes nothing, as one below the minimum.
+   */
+  private capped(translation: ConverseTranslation, rules: BedrockCacheRules): Body {
+    const cap = rules.maxCachedTokens ?? Number.POSITIVE_INFINITY
+    const prompt = this.anthropic.linearize(translation.body)
+    const over = prompt.segments.filter(
+      (segment, index) => segment.breakpoint !== undefined && (prompt.cumulative[index] ?? 0) > cap,
+    )
+    if (over.length === 0) return translation.body
+    const body = structuredClone(translation.body)
+    for (const { node } of over) {
+      const part = body[node.part]
+      const entry = Array.isArray(part) ? part[node.index] : undefined
+      const target =
+        node.block === undefined
+          ? entry
+          : (entry as { content?: unknown[] } | undefined)?.content?.[node.block]
+      if (typeof target === 'object' && target !== null) delete (target as Body).cache_control
+    }
+    return body
+  }
+}
+
+/** A prompt without its `base` hint: that hint names the Anthropic segment arrays, not the renamed ones. */
+function withoutBase(prompt: Prompt): Prompt {
+  const { base: _base, ...rest } = prompt
+  return rest
+}

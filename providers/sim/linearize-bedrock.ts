@@ -1,0 +1,285 @@
+// A Bedrock Converse body as the Anthropic Messages body it stands for, so the Anthropic linearization
+// and breakpoint machinery serve both: a `cachePoint` block becomes `cache_control` on the block before
+// it, Converse blocks become Messages blocks, and where each Messages block came from is kept to name
+// wire nodes in Converse's own indices. Bedrock's checkpoint rules are checked here, in its error shape.
+
+import type { BedrockCacheRules } from '../catalog.ts'
+import { type Segment, SimulatorRejection, type WireNode } from './types.ts'
+
+type Body = Record<string, unknown>
+
+const asArray = (value: unknown): unknown[] => (Array.isArray(value) ? value : [])
+const asRecord = (value: unknown): Body =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Body) : {}
+const asString = (value: unknown): string => (typeof value === 'string' ? value : '')
+
+/** Bedrock's 400, with the `ValidationException` type its `x-amzn-ErrorType` header carries. */
+export function validationException(message: string): SimulatorRejection {
+  return new SimulatorRejection(400, message, { message })
+}
+
+/** A Messages body and, per Messages position, the Converse index it came from. */
+export interface ConverseTranslation {
+  body: Body
+  /** Per Messages tool: its index in `toolConfig.tools` (cache points take indices too). */
+  tools: number[]
+  /** Per Messages system block: its index in `system`. */
+  system: number[]
+  /** Per message, per Messages block: its index in the Converse message's `content`. */
+  blocks: number[][]
+}
+
+/** One translated message, memoized per Converse message object (a session resends the same objects). */
+interface TranslatedMessage {
+  message: Body
+  blocks: number[]
+}
+
+const translatedMessages = new WeakMap<object, TranslatedMessage>()
+
+/** A cache point's marker; its checks (type, TTL, place) are the caller's. */
+function cacheControl(point: unknown): Body {
+  const ttl = asRecord(point).ttl
+  return typeof ttl === 'string' ? { type: 'ephemeral', ttl } : { type: 'ephemeral' }
+}
+
+/** A Converse tool-result content item as a Messages tool_result content part. */
+function toolResultPart(value: unknown): Body {
+  const part = asRecord(value)
+  if (typeof part.text === 'string') return { type: 'text', text: part.text }
+  if (part.json !== undefined) return { type: 'text', text: JSON.stringify(part.json) }
+  if (part.image !== undefined) return imageBlock(part.image)
+  return { type: 'text', text: JSON.stringify(part) }
+}
+
+function imageBlock(value: unknown): Body {
+  const image = asRecord(value)
+  const source = asRecord(image.source)
+  return {
+    type: 'image',
+    source: { type: 'base64', media_type: `image/${asString(image.format)}`, data: asString(source.bytes) },
+  }
+}
+
+/** One Converse content block as a Messages block (undefined for a cache point). */
+function messagesBlock(value: unknown): Body | undefined {
+  const block = asRecord(value)
+  if (block.cachePoint !== undefined) return undefined
+  if (typeof block.text === 'string') return { type: 'text', text: block.text }
+  if (block.image !== undefined) return imageBlock(block.image)
+  if (block.toolUse !== undefined) {
+    const use = asRecord(block.toolUse)
+    return { type: 'tool_use', id: asString(use.toolUseId), name: asString(use.name), input: use.input ?? {} }
+  }
+  if (block.toolResult !== undefined) {
+    const result = asRecord(block.toolResult)
+    return {
+      type: 'tool_result',
+      tool_use_id: asString(result.toolUseId),
+      content: asArray(result.content).map(toolResultPart),
+      ...(result.status === 'error' ? { is_error: true } : {}),
+    }
+  }
+  if (block.reasoningContent !== undefined) {
+    const reasoning = asRecord(block.reasoningContent)
+    if (reasoning.redactedContent !== undefined)
+      return { type: 'redacted_thinking', data: asString(reasoning.redactedContent) }
+    const text = asRecord(reasoning.reasoningText)
+    return { type: 'thinking', thinking: asString(text.text), signature: asString(text.signature) }
+  }
+  // Documents, videos, guard content, citations: cached as their JSON, keyed by their Converse name.
+  const [key] = Object.keys(block)
+  return { type: key ?? 'unknown', value: block[key ?? ''] ?? null }
+}
+
+/**
+ * A list of Converse blocks (a message's content, `system`) as Messages blocks, each cache point marking
+ * the block before it; `indices` gives each Messages block's Converse index.
+ */
+function translateBlocks(
+  values: readonly unknown[],
+  convert: (value: unknown) => Body | undefined,
+): { blocks: Body[]; indices: number[] } {
+  const blocks: Body[] = []
+  const indices: number[] = []
+  for (const [index, value] of values.entries()) {
+    const point = asRecord(value).cachePoint
+    const block = convert(value)
+    if (block !== undefined) {
+      blocks.push(block)
+      indices.push(index)
+    } else if (point !== undefined && blocks.length > 0) {
+      const last = blocks.length - 1
+      blocks[last] = { ...blocks[last], cache_control: cacheControl(point) }
+    }
+  }
+  return { blocks, indices }
+}
+
+function translateMessage(value: unknown): TranslatedMessage {
+  const key = typeof value === 'object' && value !== null ? value : undefined
+  const known = key === undefined ? undefined : translatedMessages.get(key)
+  if (known !== undefined) return known
+  const message = asRecord(value)
+  const { blocks, indices } = translateBlocks(asArray(message.content), messagesBlock)
+  const translated = { message: { role: asString(message.role), content: blocks }, blocks: indices }
+  if (key !== undefined) translatedMessages.set(key, translated)
+  return translated
+}
+
+/** The Converse tool choice as Messages' `tool_choice` (it folds into the messages-level context). */
+function toolChoice(value: unknown): Body | undefined {
+  const choice = asRecord(value)
+  if (choice.auto !== undefined) return { type: 'auto' }
+  if (choice.any !== undefined) return { type: 'any' }
+  if (choice.tool !== undefined) return { type: 'tool', name: asString(asRecord(choice.tool).name) }
+  return undefined
+}
+
+/** Translate a Converse body (the SDK's command input: `modelId` and the request fields). */
+export function translateConverse(body: Body): ConverseTranslation {
+  const toolConfig = asRecord(body.toolConfig)
+  const tools: Body[] = []
+  const toolIndices: number[] = []
+  for (const [index, value] of asArray(toolConfig.tools).entries()) {
+    const entry = asRecord(value)
+    if (entry.cachePoint !== undefined) {
+      const last = tools.length - 1
+      if (last >= 0) tools[last] = { ...tools[last], cache_control: cacheControl(entry.cachePoint) }
+      continue
+    }
+    const spec = asRecord(entry.toolSpec)
+    tools.push({
+      name: asString(spec.name),
+      description: asString(spec.description),
+      input_schema: asRecord(spec.inputSchema).json ?? {},
+    })
+    toolIndices.push(index)
+  }
+  const system = translateBlocks(asArray(body.system), (value) => {
+    const block = asRecord(value)
+    if (block.cachePoint !== undefined) return undefined
+    return typeof block.text === 'string' ? { type: 'text', text: block.text } : messagesBlock(value)
+  })
+  const messages = asArray(body.messages).map(translateMessage)
+  const thinking = asRecord(body.additionalModelRequestFields).thinking
+  const choice = toolChoice(toolConfig.toolChoice)
+  return {
+    body: {
+      model: asString(body.modelId),
+      ...(tools.length > 0 ? { tools } : {}),
+      ...(system.blocks.length > 0 ? { system: system.blocks } : {}),
+      messages: messages.map((message) => message.message),
+      ...(choice !== undefined ? { tool_choice: choice } : {}),
+      ...(thinking !== undefined ? { thinking } : {}),
+    },
+    tools: toolIndices,
+    system: system.indices,
+    blocks: messages.map((message) => message.blocks),
+  }
+}
+
+/** Where a cache point sits: the wire path Bedrock's errors name, and what precedes it. */
+interface CachePointPlace {
+  path: string
+  point: Body
+  /** The block before it in its list, undefined when it opens the list. */
+  before: Body | undefined
+}
+
+function cachePoints(body: Body): CachePointPlace[] {
+  const places: CachePointPlace[] = []
+  const scan = (values: readonly unknown[], path: string) => {
+    for (const [index, value] of values.entries()) {
+      const point = asRecord(value).cachePoint
+      if (point !== undefined)
+        places.push({
+          path: `${path}.${index}`,
+          point: asRecord(point),
+          before: index === 0 ? undefined : asRecord(values[index - 1]),
+        })
+    }
+  }
+  scan(asArray(asRecord(body.toolConfig).tools), 'toolConfig.tools')
+  scan(asArray(body.system), 'system')
+  for (const [index, message] of asArray(body.messages).entries())
+    scan(asArray(asRecord(message).content), `messages.${index}.content`)
+  return places
+}
+
+/**
+ * Bedrock's checks of a request's cache points, in prompt order (tools, system, messages): the type, a
+ * TTL the model takes, a place the model takes one (not in tools on Nova, not first in its list, not
+ * after reasoning), at most `maxBreakpoints`, and TTLs that never increase along the prompt. Only the
+ * reasoning message is Bedrock's own wording (anomalyco/opencode#36517); the count and TTL-order ones
+ * are the Anthropic model's, which Bedrock passes on; the others are ours.
+ */
+export function checkCachePoints(body: Body, rules: BedrockCacheRules): void {
+  const places = cachePoints(body)
+  let shortSeen = false
+  for (const { path, point, before } of places) {
+    if (point.type !== 'default')
+      throw validationException(
+        `${path}.cachePoint.type: expected "default", got ${JSON.stringify(point.type)}`,
+      )
+    const ttl = point.ttl ?? '5m'
+    if (ttl !== '5m' && ttl !== '1h')
+      throw validationException(`${path}.cachePoint.ttl: expected "5m" or "1h", got ${JSON.stringify(ttl)}`)
+    if (!rules.ttlOptions.includes(ttl))
+      throw validationException(
+        `The cache TTL ${ttl} is not supported for this model (${path}.cachePoint.ttl).`,
+      )
+    if (path.startsWith('toolConfig') && !rules.toolCheckpoints)
+      throw validationException(
+        `Cache points in toolConfig.tools are not supported for this model (${path}).`,
+      )
+    if (before === undefined)
+      throw validationException(`A cache point must follow a content block (${path} opens its list).`)
+    if (before.reasoningContent !== undefined)
+      throw validationException(
+        'Cache point cannot be inserted after reasoning block. Please remove the invalid cache point and try again.',
+      )
+    if (ttl === '5m') shortSeen = true
+    else if (shortSeen)
+      throw validationException(
+        `The model returned the following errors: ${path}.cachePoint.ttl: a ttl='1h' cache_control block must not come after a ttl='5m' cache_control block. Note that blocks are processed in the following order: \`tools\`, \`system\`, \`messages\`.`,
+      )
+  }
+  if (places.length > rules.maxBreakpoints)
+    throw validationException(
+      `The model returned the following errors: A maximum of ${rules.maxBreakpoints} blocks with cache_control may be provided. Found ${places.length}.`,
+    )
+}
+
+/** The Converse node of a Messages node, by the translation's index maps. */
+export function converseNode(node: WireNode, translation: ConverseTranslation): WireNode {
+  switch (node.part) {
+    case 'tools':
+      return { ...node, index: translation.tools[node.index] ?? node.index }
+    case 'system':
+      return { ...node, index: translation.system[node.index] ?? node.index }
+    case 'messages': {
+      if (node.block === undefined) return node
+      return { ...node, block: translation.blocks[node.index]?.[node.block] ?? node.block }
+    }
+    case 'input':
+    case 'response_format':
+      return node
+  }
+}
+
+/**
+ * Segments renamed to Converse nodes. A segment object the Anthropic linearizer reuses comes from the
+ * same Converse message in the same place, so its renamed copy is reused too.
+ */
+const renamed = new WeakMap<Segment, Segment>()
+
+export function converseSegments(segments: readonly Segment[], translation: ConverseTranslation): Segment[] {
+  return segments.map((segment) => {
+    const known = renamed.get(segment)
+    if (known !== undefined) return known
+    const copy = { ...segment, node: converseNode(segment.node, translation) }
+    renamed.set(segment, copy)
+    return copy
+  })
+}
