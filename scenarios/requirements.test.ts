@@ -60,7 +60,10 @@ describe('the model a scenario runs on', () => {
 
 describe('planning a matrix', () => {
   it('runs every variant of a scenario on one model per provider', () => {
-    const { plans, notApplicable } = planMatrix([promptChange], PROVIDER_IDS)
+    const { plans, notApplicable } = planMatrix(
+      [promptChange],
+      ['anthropic', 'openai-chat', 'openai-responses', 'deepseek'],
+    )
     expect(notApplicable).toEqual([])
     expect(plans.map((plan) => `${plan.variant.name}.${plan.provider}:${plan.model}`)).toEqual([
       'in-history.anthropic:claude-opus-4-8',
@@ -71,6 +74,17 @@ describe('planning a matrix', () => {
       'unsupported.openai-chat:gpt-5.4',
       'unsupported.openai-responses:gpt-5.4',
       'unsupported.deepseek:deepseek-flash',
+    ])
+  })
+
+  it('lists a variant no model of a provider serves as not applicable, with the reason', () => {
+    const { plans, notApplicable } = planMatrix([promptChange], ['bedrock'])
+    expect(plans.map((plan) => plan.variant.name)).toEqual(['unsupported'])
+    expect(notApplicable.map((entry) => [entry.variant, entry.reason])).toEqual([
+      [
+        'in-history',
+        "needs the in-history system-prompt route; anthropic.claude-sonnet-4-6 reads the system prompt only at the head (route 'unsupported')",
+      ],
     ])
   })
 
