@@ -3,6 +3,7 @@
 
 import type { ProviderId } from '../harness/types.ts'
 import { anthropicAdapter } from './anthropic.ts'
+import { compatibleAdapter } from './compatible-chat.ts'
 import { deepSeekAdapter } from './deepseek.ts'
 import type { Endpoint } from './endpoints.ts'
 import { openAIChatAdapter } from './openai-chat.ts'
@@ -26,5 +27,7 @@ export function createAdapter(provider: ProviderId, endpoint: Endpoint): Provide
       return deepSeekAdapter(endpoint)
     case 'anthropic':
       return anthropicAdapter(endpoint)
+    default:
+      return compatibleAdapter(provider, endpoint)
   }
 }

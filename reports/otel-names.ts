@@ -51,10 +51,9 @@ export function providerNameOf(vendor: Vendor): string {
       return 'openai'
     case 'deepseek':
       return 'deepseek'
-    default: {
-      const unreachable: never = vendor
-      return unreachable
-    }
+    default:
+      // A compatible provider: the spec has no value for it, so its own id (the spec allows custom values).
+      return vendor
   }
 }
 

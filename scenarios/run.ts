@@ -76,6 +76,9 @@ export function defaultBuild(provider: ProviderId, sessionId: string, stream: bo
       return { stream, breakpoints: 'automatic', anthropicTtl: '5m' }
     case 'deepseek':
       return { stream }
+    default:
+      // A compatible provider: the adapter puts the key where the provider reads it, or drops it.
+      return { stream, promptCacheKey: sessionId }
   }
 }
 
