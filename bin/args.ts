@@ -3,6 +3,7 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util'
 import { CachelabError } from '../harness/errors.ts'
 import { PROVIDER_IDS, type ProviderId } from '../harness/types.ts'
+import { knownProviderIds } from '../providers/compatible.ts'
 
 type Options = NonNullable<ParseArgsConfig['options']>
 
@@ -50,6 +51,11 @@ export function requireKnown(names: readonly string[], known: readonly string[],
   }
 }
 
+/**
+ * `--provider`: names from the built-in and compatible providers; `all` (or none) is the built-in matrix,
+ * the compatible providers run when named (notes/2026-11-30-compatible-providers.md).
+ */
 export function providersOption(value: string | undefined): ProviderId[] {
-  return listOption(value, PROVIDER_IDS, 'provider') ?? [...PROVIDER_IDS]
+  if (value === undefined || value === 'all') return [...PROVIDER_IDS]
+  return listOption(value, knownProviderIds(), 'provider') ?? [...PROVIDER_IDS]
 }

@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { CachelabError } from '../harness/errors.ts'
-import { PROVIDER_IDS } from '../harness/types.ts'
+import { knownProviderIds } from '../providers/compatible.ts'
 import { breaksOf } from '../reports/breaks.ts'
 import {
   checkBaseline,
@@ -72,7 +72,7 @@ export interface CheckResult {
  * directory lacks its files or the baseline has nothing in scope, (kind `usage`) on an unknown provider.
  */
 export function check(options: CheckOptions): CheckResult {
-  requireKnown(options.providers ?? [], PROVIDER_IDS, 'provider')
+  requireKnown(options.providers ?? [], knownProviderIds(), 'provider')
   const baseline = readRunDirectory(options.baseline, 'baseline', options)
   if (baseline.summary.length === 0)
     throw new CachelabError(

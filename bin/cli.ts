@@ -1,7 +1,11 @@
 // The cachelab command line (ARCHITECTURE.md's contract): subcommands, exit codes 0 ok, 1 a check
 // failed, 2 usage or input error with a one-line reason.
 
+import { readFileSync } from 'node:fs'
+import { resolve } from 'node:path'
 import { CachelabError } from '../harness/errors.ts'
+import { useCatalog } from '../providers/compatible.ts'
+import { parseCatalogFile } from '../providers/compatible-file.ts'
 import { checkCommand } from './check-command.ts'
 import { compareCommand } from './compare-command.ts'
 import { importCommand } from './import-command.ts'
@@ -49,12 +53,16 @@ const USAGE = `usage: cachelab <command> [options]
             cachelab's own session logs (DIR: every *.jsonl below it, such as a run's sessions/), every
             line checked, each problem as file:line; exit 1 when a log is invalid
 
+Every command takes --catalog FILE (or CACHELAB_CATALOG=FILE): OpenAI-compatible providers in JSON,
+merged with the shipped catalog (xai, kimi, openrouter, mistral, qwen, glm); see the README.
+
 Exit codes: 0 ok, 1 a check failed, 2 usage or input error.`
 
 /** Run the CLI; returns the exit code. */
 export async function main(argv: string[]): Promise<number> {
-  const [command, ...rest] = argv
+  const [command, ...given] = argv
   try {
+    const rest = loadCatalog(given, process.env)
     switch (command) {
       case 'run':
         return await runCommand(rest)
@@ -94,4 +102,40 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`cachelab: ${error instanceof Error ? error.message : String(error)}\n`)
     return 2
   }
+}
+
+/**
+ * Take `--catalog FILE` (any command; else CACHELAB_CATALOG) off the arguments and merge the file's
+ * providers into the catalog. The chosen file is exported as CACHELAB_CATALOG so worker threads and
+ * child processes load the same catalog. No file: the shipped catalog alone.
+ */
+function loadCatalog(argv: readonly string[], env: NodeJS.ProcessEnv): string[] {
+  const rest: string[] = []
+  let file: string | undefined
+  for (let index = 0; index < argv.length; index += 1) {
+    const argument = argv[index] as string
+    if (argument === '--catalog' || argument.startsWith('--catalog=')) {
+      if (argument === '--catalog') index += 1
+      const value = argument === '--catalog' ? argv[index] : argument.slice('--catalog='.length)
+      if (value === undefined || value === '') throw new CachelabError('usage', '--catalog needs a file')
+      file = value
+    } else rest.push(argument)
+  }
+  file ??= env.CACHELAB_CATALOG?.trim() || undefined
+  if (file === undefined) {
+    useCatalog([])
+    return rest
+  }
+  let text: string
+  try {
+    text = readFileSync(file, 'utf8')
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    const reason =
+      code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (error as Error).message
+    throw new CachelabError('input', `cannot read the catalog ${file}: ${reason}`)
+  }
+  useCatalog(parseCatalogFile(text, file))
+  env.CACHELAB_CATALOG = resolve(file)
+  return rest
 }

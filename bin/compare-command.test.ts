@@ -58,10 +58,10 @@ describe('cachelab compare', () => {
         summaryA,
         file(
           'bad.csv',
-          summaryCsv(summarize(after)).replace('tool-churn,default,anthropic', 'tool-churn,default,acme'),
+          summaryCsv(summarize(after)).replace('tool-churn,default,anthropic', 'tool-churn,default,ACME'),
         ),
       ],
-      /bad\.csv:3: column provider: unknown value "acme"/,
+      /bad\.csv:3: column provider: unknown value "ACME"/,
     ],
     [
       () => [summaryA, file('other.csv', 'name,age\nada,36\n')],

@@ -8,7 +8,7 @@
 import { join, relative, resolve } from 'node:path'
 import { stringify } from 'csv-stringify/sync'
 import { CachelabError } from '../harness/errors.ts'
-import { PROVIDER_IDS, type ProviderId } from '../harness/types.ts'
+import { type BuiltInProviderId, PROVIDER_IDS } from '../harness/types.ts'
 import { resolveModel } from '../providers/catalog.ts'
 import { detectFormat, predictObserved, READERS } from '../providers/transcripts/index.ts'
 import { TRANSCRIPT_FORMATS, type TranscriptFormat } from '../providers/transcripts/types.ts'
@@ -178,9 +178,13 @@ function asTarget(provider: string | undefined, model: string | undefined): AsPr
     if (model !== undefined) throw new CachelabError('usage', '--model names the model of --as PROVIDER')
     return undefined
   }
-  if (!PROVIDER_IDS.includes(provider as ProviderId))
+  // A transcript translates onto the built-in wires only (notes/2026-11-30-compatible-providers.md).
+  if (!PROVIDER_IDS.includes(provider as BuiltInProviderId))
     throw new CachelabError('usage', `--as must be one of ${PROVIDER_IDS.join(', ')}, not ${provider}`)
-  return { provider: provider as ProviderId, entry: resolveModel(provider as ProviderId, model) }
+  return {
+    provider: provider as BuiltInProviderId,
+    entry: resolveModel(provider as BuiltInProviderId, model),
+  }
 }
 
 export async function importCommand(

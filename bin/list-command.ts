@@ -1,8 +1,8 @@
 // `cachelab list`: what can be run.
 
 import { LOOP_DESCRIPTIONS, LOOP_NAMES } from '../harness/loops/types.ts'
-import { PROVIDER_IDS } from '../harness/types.ts'
-import { CATALOG, DEFAULT_MODELS, vendorOf } from '../providers/index.ts'
+import { catalogEntries, defaultModel, vendorOf } from '../providers/catalog.ts'
+import { findCompatible, knownProviderIds } from '../providers/compatible.ts'
 import type { Scenario } from '../scenarios/types.ts'
 import { parse } from './args.ts'
 import { knownScenarios } from './scenarios-option.ts'
@@ -20,12 +20,14 @@ export async function listCommand(argv: string[]): Promise<number> {
   lines.push('', 'Loops (--loop; default model):')
   for (const loop of LOOP_NAMES) lines.push(`  ${loop}: ${LOOP_DESCRIPTIONS[loop]}`)
   lines.push('', 'Providers and models (* = default):')
-  for (const provider of PROVIDER_IDS) {
+  for (const provider of knownProviderIds()) {
     const vendor = vendorOf(provider)
-    const models = CATALOG.filter((entry) => entry.vendor === vendor).map((entry) =>
-      entry.model === DEFAULT_MODELS[vendor] ? `${entry.model}*` : entry.model,
-    )
-    lines.push(`  ${provider}: ${models.join(', ')}`)
+    const models = catalogEntries()
+      .filter((entry) => entry.vendor === vendor)
+      .map((entry) => (entry.model === defaultModel(vendor) ? `${entry.model}*` : entry.model))
+    const compatible = findCompatible(provider)
+    const origin = compatible === undefined ? '' : ` (${compatible.name}; when named)`
+    lines.push(`  ${provider}: ${models.join(', ')}${origin}`)
   }
   process.stdout.write(`${lines.join('\n')}\n`)
   return 0

@@ -13,6 +13,7 @@ import { DSH_STORE_FOLDER, dshLogFile } from '../harness/loops/dsh/store.ts'
 import type { Inexpressible, LoopName } from '../harness/loops/types.ts'
 import { hashString } from '../harness/random.ts'
 import { PROVIDER_IDS, type ProviderId } from '../harness/types.ts'
+import { knownProviderIds } from '../providers/compatible.ts'
 import { liveEndpoint } from '../providers/endpoints.ts'
 import { startMockProviders } from '../providers/index.ts'
 import { CacheSimulators } from '../providers/sim/index.ts'
@@ -115,7 +116,7 @@ export interface RunResult {
 export async function run(options: RunOptions = {}): Promise<RunResult> {
   const scenarios = chosenScenarios(options.scenarios)
   const providers = [...(options.providers ?? PROVIDER_IDS)]
-  requireKnown(providers, PROVIDER_IDS, 'provider')
+  requireKnown(providers, knownProviderIds(), 'provider')
   if (options.variants !== undefined) {
     const known = [
       ...new Set(scenarios.flatMap((scenario) => scenario.variants.map((variant) => variant.name))),

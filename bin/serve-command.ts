@@ -9,12 +9,13 @@ import { CachelabError } from '../harness/errors.ts'
 import { ReplaySource } from '../providers/capture/replay.ts'
 import { CaptureWriter, openCapture } from '../providers/capture/store.ts'
 import { CaptureTracker } from '../providers/capture/tracker.ts'
-import type { Vendor } from '../providers/catalog.ts'
+import type { BuiltInVendor } from '../providers/catalog.ts'
+import { compatibleProviders } from '../providers/compatible.ts'
 import { DEFAULT_BASE_URLS, ENV_NAMES } from '../providers/endpoints.ts'
 import { CLOCK_PATH } from '../providers/mock/control.ts'
 import { parseFaultSchedule } from '../providers/mock/fault-spec.ts'
 import type { FaultRule } from '../providers/mock/faults.ts'
-import { LOOPBACK_ROUTES, startLoopback } from '../providers/mock/loopback.ts'
+import { loopbackRoutes, startLoopback } from '../providers/mock/loopback.ts'
 import { readReplies } from '../providers/mock/reply-file.ts'
 import { isLoopbackHost, redactText } from '../providers/mock/serve-safety.ts'
 import { CacheSimulators } from '../providers/sim/index.ts'
@@ -137,7 +138,12 @@ export async function serveCommand(argv: string[], signal?: AbortSignal): Promis
       `  OPENAI_BASE_URL=${server.baseURLs.openai}`,
       `  ANTHROPIC_BASE_URL=${server.baseURLs.anthropic}`,
       `  DEEPSEEK_BASE_URL=${server.baseURLs.deepseek}`,
-      `  (path prefixes: ${LOOPBACK_ROUTES.map(({ prefix }) => prefix).join(', ')}; the README gives each client's setting)`,
+      `  compatible providers: ${compatibleProviders()
+        .map((provider) => `${provider.baseURLVariable}=${server.baseURL(provider.id)}`)
+        .join(' ')}`,
+      `  (path prefixes: ${loopbackRoutes()
+        .map(({ prefix }) => prefix)
+        .join(', ')}; the README gives each client's setting)`,
       ...(liveBaseURLs !== undefined
         ? [`  upstream: ${VENDORS.map((vendor) => `${vendor} ${liveBaseURLs[vendor]}`).join(', ')}`]
         : []),
@@ -175,13 +181,13 @@ export async function serveCommand(argv: string[], signal?: AbortSignal): Promis
   return 0
 }
 
-const VENDORS: readonly Vendor[] = ['openai', 'anthropic', 'deepseek']
+const VENDORS: readonly BuiltInVendor[] = ['openai', 'anthropic', 'deepseek']
 
 /**
  * `--upstream live`'s provider base URLs: `*_BASE_URL` from the environment or `.env` (a staging
  * upstream), else the real APIs. A value that is not an http(s) URL is a usage error naming the variable.
  */
-export function liveUpstreams(processEnv: NodeJS.ProcessEnv): Record<Vendor, string> {
+export function liveUpstreams(processEnv: NodeJS.ProcessEnv): Record<BuiltInVendor, string> {
   const env: Record<string, string | undefined> = { ...processEnv }
   loadDotenv({ processEnv: env as Record<string, string>, quiet: true })
   const urls = { ...DEFAULT_BASE_URLS }
@@ -212,7 +218,10 @@ export function liveUpstreams(processEnv: NodeJS.ProcessEnv): Record<Vendor, str
  * The variable whose base URL is this server itself (a loopback host on its port), or undefined: a shell
  * that points its clients at `cachelab serve` would otherwise make the live proxy call itself forever.
  */
-export function selfUpstream(urls: Readonly<Record<Vendor, string>>, port: string): string | undefined {
+export function selfUpstream(
+  urls: Readonly<Record<BuiltInVendor, string>>,
+  port: string,
+): string | undefined {
   for (const vendor of VENDORS) {
     const url = new URL(urls[vendor])
     const urlPort = url.port === '' ? (url.protocol === 'https:' ? '443' : '80') : url.port

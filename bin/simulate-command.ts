@@ -8,7 +8,7 @@ import { type SimulationInput, simulate } from '../providers/simulate.ts'
 import { parse, providersOption } from './args.ts'
 
 /**
- * Run the simulator over `text` (JSONL: one body, or `{"at", "body", "output"}`, per line); returns the
+ * Run the simulator over `text` (JSONL: one body, or `{"at", "body", "output", "headers"}`, per line); returns the
  * output lines. `source` names the input in errors, with the line.
  */
 export function simulateLines(text: string, source: string, provider: ProviderId, model?: string): string[] {
@@ -31,6 +31,7 @@ export function simulateLines(text: string, source: string, provider: ProviderId
       body: (wrapped ? record.body : record) as Record<string, unknown>,
       ...(wrapped && record.at !== undefined ? { at: record.at as number } : {}),
       ...(wrapped && typeof record.output === 'string' ? { output: record.output } : {}),
+      ...(wrapped && isStringRecord(record.headers) ? { headers: record.headers } : {}),
     })
     lineNumbers.push(index + 1)
   }
@@ -39,6 +40,16 @@ export function simulateLines(text: string, source: string, provider: ProviderId
     label: (index) => `${source}:${lineNumbers[index]}`,
   })
   return outputs.map((output) => JSON.stringify(output))
+}
+
+/** A JSON object of strings (a line's `headers`). */
+function isStringRecord(value: unknown): value is Record<string, string> {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    Object.values(value).every((item) => typeof item === 'string')
+  )
 }
 
 export function simulateCommand(argv: string[], stdin: () => string = () => readFileSync(0, 'utf8')): number {

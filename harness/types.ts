@@ -10,11 +10,26 @@ export type JsonObject = { [key: string]: JsonValue }
 /** The position of an event in its session log; strictly increasing, starting at 0. */
 export type Seq = number
 
-/** Provider identifiers of the CLI contract. */
-export type ProviderId = 'anthropic' | 'openai-chat' | 'openai-responses' | 'deepseek' | 'bedrock'
+/** Provider identifiers of the CLI contract: the built-in ones and the catalog's OpenAI-compatible ones. */
+export type ProviderId = BuiltInProviderId | CompatibleProviderId
 
-/** Every provider id, in the order reports list them. */
-export const PROVIDER_IDS: readonly ProviderId[] = [
+/** The providers with an adapter of their own. */
+export type BuiltInProviderId = 'anthropic' | 'openai-chat' | 'openai-responses' | 'deepseek' | 'bedrock'
+
+/**
+ * An OpenAI-compatible provider the model catalog describes (`xai`, `kimi`, or one a user's catalog file
+ * adds): known only at run time, so a branded string; `providers/compatible.ts` knows which exist.
+ */
+export type CompatibleProviderId = string & { readonly compatibleProvider: true }
+
+/** The form of a compatible provider's id (also its `serve` path prefix): lower case, digits and dashes. */
+export const COMPATIBLE_ID_PATTERN = /^[a-z][a-z0-9-]{0,31}$/
+
+/**
+ * The built-in provider ids, in the order reports list them: the default (`all`) matrix. The compatible
+ * providers run when named (notes/2026-11-30-compatible-providers.md).
+ */
+export const PROVIDER_IDS: readonly BuiltInProviderId[] = [
   'anthropic',
   'openai-chat',
   'openai-responses',

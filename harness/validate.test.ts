@@ -395,8 +395,8 @@ describe('checkEventShape', () => {
       'an unknown provider',
       'request/context',
       ['data', 'provider'],
-      'acme',
-      'data.provider must be one of anthropic, openai-chat, openai-responses, deepseek',
+      'ACME',
+      "data.provider must be one of anthropic, openai-chat, openai-responses, deepseek or a compatible provider's id",
     ],
     [
       'an isError that is not true',

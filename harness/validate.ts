@@ -2,7 +2,7 @@
 // by field, so a hand-edited or foreign log fails with a reason instead of deep inside a projection.
 
 import { KNOWN_EVENT_TYPES, SURFACE_EVENT_TYPES } from './session.ts'
-import { PROVIDER_IDS, type SessionEvent } from './types.ts'
+import { COMPATIBLE_ID_PATTERN, PROVIDER_IDS, type SessionEvent } from './types.ts'
 
 type Check = (value: unknown, path: string) => string | undefined
 
@@ -108,7 +108,12 @@ const toolSchema = shape({
   parameters: shape({}),
   deferLoading: optional(yes),
 })
-const provider = oneOf(...PROVIDER_IDS)
+/** A built-in provider, or one of the form of a compatible provider's id (the harness does not know the catalog). */
+const provider: Check = (value, path) =>
+  typeof value === 'string' &&
+  ((PROVIDER_IDS as readonly string[]).includes(value) || COMPATIBLE_ID_PATTERN.test(value))
+    ? undefined
+    : `${path} must be one of ${PROVIDER_IDS.join(', ')} or a compatible provider's id`
 const header = shape({
   config: shape({ provider, model: str, maxTokens: optional(count), temperature: optional(num) }),
   adapterDefaults: optional(shape({ maxTokens: optional(yes) })),

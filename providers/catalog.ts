@@ -4,10 +4,17 @@
 
 import { CachelabError } from '../harness/errors.ts'
 import type { ToolUpdatePolicy } from '../harness/policies.ts'
-import type { ProviderId, Route } from '../harness/types.ts'
+import type { CompatibleProviderId, ProviderId, Route } from '../harness/types.ts'
+import { compatibleProvider, compatibleProviders, findCompatible } from './compatible.ts'
 
-/** The vendor behind a provider id: the two OpenAI wire APIs share one catalog and one cache. */
-export type Vendor = 'anthropic' | 'openai' | 'deepseek' | 'bedrock'
+/**
+ * The vendor behind a provider id: the two OpenAI wire APIs share one catalog and one cache; a compatible
+ * provider is its own vendor.
+ */
+export type Vendor = BuiltInVendor | CompatibleProviderId
+
+/** The vendors with adapters of their own. */
+export type BuiltInVendor = 'anthropic' | 'openai' | 'deepseek' | 'bedrock'
 
 /** How a route applies tool-set changes mid-session (DSH generation D). */
 export type ToolUpdateMode = ToolUpdatePolicy
@@ -463,8 +470,8 @@ export const CATALOG: readonly ModelEntry[] = [
   bedrockNova('amazon.nova-micro-v1:0', 0.035, 0.14),
 ]
 
-/** The model each vendor uses when none is named. */
-export const DEFAULT_MODELS: Readonly<Record<Vendor, string>> = {
+/** The model each built-in vendor uses when none is named (`defaultModel` covers every vendor). */
+export const DEFAULT_MODELS: Readonly<Record<BuiltInVendor, string>> = {
   anthropic: 'claude-sonnet-4-6',
   openai: 'gpt-5.4',
   deepseek: 'deepseek-flash',
@@ -483,7 +490,24 @@ export function vendorOf(provider: ProviderId): Vendor {
       return 'deepseek'
     case 'bedrock':
       return 'bedrock'
+    default:
+      return provider
   }
+}
+
+/** Whether a vendor is built in (else a compatible provider of the catalog). */
+export function isBuiltInVendor(vendor: Vendor): vendor is BuiltInVendor {
+  return vendor === 'anthropic' || vendor === 'openai' || vendor === 'deepseek' || vendor === 'bedrock'
+}
+
+/** The model a vendor uses when none is named. */
+export function defaultModel(vendor: Vendor): string {
+  return isBuiltInVendor(vendor) ? DEFAULT_MODELS[vendor] : compatibleProvider(vendor).defaultModel
+}
+
+/** Every model of the catalog: the built-in ones, then the compatible providers' (user files included). */
+export function catalogEntries(): readonly ModelEntry[] {
+  return [...CATALOG, ...compatibleProviders().flatMap((provider) => provider.models)]
 }
 
 /** Whether a model accepts and reads `system` messages inside the conversation history. */
@@ -501,19 +525,22 @@ export function bedrockBaseModel(model: string): string {
 
 /** The catalog entry of a model, or undefined when the catalog does not list it. */
 export function findModel(vendor: Vendor, model: string): ModelEntry | undefined {
-  const name = vendor === 'bedrock' ? bedrockBaseModel(model) : model
-  return CATALOG.find((entry) => entry.vendor === vendor && entry.model === name)
+  if (isBuiltInVendor(vendor)) {
+    const name = vendor === 'bedrock' ? bedrockBaseModel(model) : model
+    return CATALOG.find((entry) => entry.vendor === vendor && entry.model === name)
+  }
+  return findCompatible(vendor)?.models.find((entry) => entry.model === model)
 }
 
 /** The entry for a provider and optional model; an unknown model is a usage error naming the known ones. */
 export function resolveModel(provider: ProviderId, model?: string): ModelEntry {
   const vendor = vendorOf(provider)
-  const name = model ?? DEFAULT_MODELS[vendor]
+  const name = model ?? defaultModel(vendor)
   const entry = findModel(vendor, name)
   if (entry === undefined) {
-    const known = CATALOG.filter((candidate) => candidate.vendor === vendor).map(
-      (candidate) => candidate.model,
-    )
+    const known = catalogEntries()
+      .filter((candidate) => candidate.vendor === vendor)
+      .map((candidate) => candidate.model)
     throw new CachelabError(
       'usage',
       `unknown ${provider} model ${JSON.stringify(name)} (known: ${known.join(', ')})`,
@@ -530,7 +557,7 @@ export function resolveModel(provider: ProviderId, model?: string): ModelEntry {
 export function simulationModel(vendor: Vendor, model: string): ModelEntry {
   const entry = findModel(vendor, model)
   if (entry !== undefined) return entry.model === model ? entry : { ...entry, model }
-  const fallback = findModel(vendor, DEFAULT_MODELS[vendor])
+  const fallback = findModel(vendor, defaultModel(vendor))
   if (fallback === undefined) throw new CachelabError('invariant', `no default model for ${vendor}`)
   return { ...fallback, model }
 }

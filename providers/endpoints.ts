@@ -3,7 +3,8 @@
 // loopback server. Keys never leave this module except inside an SDK client.
 
 import type { ProviderId } from '../harness/types.ts'
-import { type Vendor, vendorOf } from './catalog.ts'
+import { type BuiltInVendor, isBuiltInVendor, type Vendor, vendorOf } from './catalog.ts'
+import { compatibleProvider } from './compatible.ts'
 
 /** An SDK client's target. */
 export interface Endpoint {
@@ -16,19 +17,42 @@ export interface Endpoint {
 }
 
 /** The real APIs' base URLs, as the SDKs expect them. */
-export const DEFAULT_BASE_URLS: Readonly<Record<Vendor, string>> = {
+export const DEFAULT_BASE_URLS: Readonly<Record<BuiltInVendor, string>> = {
   anthropic: 'https://api.anthropic.com',
   openai: 'https://api.openai.com/v1',
   deepseek: 'https://api.deepseek.com',
   bedrock: 'https://bedrock-runtime.us-east-1.amazonaws.com',
 }
 
-/** Environment variables of each vendor. */
-export const ENV_NAMES: Readonly<Record<Vendor, { key: string; baseURL: string; model: string }>> = {
+/** The environment variables of a vendor: its key, its base URL and the model the keyed suite uses. */
+export interface EnvNames {
+  key: string
+  baseURL: string
+  model: string
+}
+
+/** Environment variables of each built-in vendor (`envNames` covers every vendor). */
+export const ENV_NAMES: Readonly<Record<BuiltInVendor, EnvNames>> = {
   anthropic: { key: 'ANTHROPIC_API_KEY', baseURL: 'ANTHROPIC_BASE_URL', model: 'CACHELAB_ANTHROPIC_MODEL' },
   openai: { key: 'OPENAI_API_KEY', baseURL: 'OPENAI_BASE_URL', model: 'CACHELAB_OPENAI_MODEL' },
   deepseek: { key: 'DEEPSEEK_API_KEY', baseURL: 'DEEPSEEK_BASE_URL', model: 'CACHELAB_DEEPSEEK_MODEL' },
   bedrock: { key: 'AWS_BEARER_TOKEN_BEDROCK', baseURL: 'BEDROCK_BASE_URL', model: 'CACHELAB_BEDROCK_MODEL' },
+}
+
+/** A vendor's real base URL: the built-in table's, or the compatible provider's catalog entry. */
+export function defaultBaseURL(vendor: Vendor): string {
+  return isBuiltInVendor(vendor) ? DEFAULT_BASE_URLS[vendor] : compatibleProvider(vendor).baseURL
+}
+
+/** A vendor's environment variables (a compatible provider's model variable is `CACHELAB_<ID>_MODEL`). */
+export function envNames(vendor: Vendor): EnvNames {
+  if (isBuiltInVendor(vendor)) return ENV_NAMES[vendor]
+  const provider = compatibleProvider(vendor)
+  return {
+    key: provider.keyVariable,
+    baseURL: provider.baseURLVariable,
+    model: `CACHELAB_${vendor.toUpperCase().replace(/-/g, '_')}_MODEL`,
+  }
 }
 
 /** The key placeholder of simulated runs; the mock providers accept any key. */
@@ -39,7 +63,7 @@ export const lateBoundFetch: typeof fetch = (input, init) => globalThis.fetch(in
 
 /** The simulated endpoint of a provider: real URL, placeholder key. */
 export function simulatedEndpoint(provider: ProviderId): Endpoint {
-  return { baseURL: DEFAULT_BASE_URLS[vendorOf(provider)], apiKey: SIMULATED_KEY, fetch: lateBoundFetch }
+  return { baseURL: defaultBaseURL(vendorOf(provider)), apiKey: SIMULATED_KEY, fetch: lateBoundFetch }
 }
 
 /** The live endpoint of a provider from the environment, or the name of the missing key variable. */
@@ -48,10 +72,10 @@ export function liveEndpoint(
   env: Readonly<Record<string, string | undefined>>,
 ): { endpoint: Endpoint } | { missing: string } {
   if (provider === 'bedrock') return liveBedrockEndpoint(env)
-  const names = ENV_NAMES[vendorOf(provider)]
+  const names = envNames(vendorOf(provider))
   const apiKey = env[names.key]
   if (apiKey === undefined || apiKey.trim() === '') return { missing: names.key }
-  const baseURL = env[names.baseURL]?.trim() || DEFAULT_BASE_URLS[vendorOf(provider)]
+  const baseURL = env[names.baseURL]?.trim() || defaultBaseURL(vendorOf(provider))
   return { endpoint: { baseURL, apiKey: apiKey.trim(), fetch: lateBoundFetch } }
 }
 

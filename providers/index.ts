@@ -5,6 +5,7 @@ import type { AdapterConfigDefaults, ProviderId } from '../harness/types.ts'
 import { anthropicAdapter } from './anthropic.ts'
 import { DEFAULT_MAX_TOKENS } from './anthropic-request.ts'
 import { bedrockAdapter } from './bedrock.ts'
+import { compatibleAdapter } from './compatible-chat.ts'
 import { deepSeekAdapter } from './deepseek.ts'
 import type { Endpoint } from './endpoints.ts'
 import { openAIChatAdapter } from './openai-chat.ts'
@@ -40,5 +41,7 @@ export function createAdapter(provider: ProviderId, endpoint: Endpoint): Provide
       return anthropicAdapter(endpoint)
     case 'bedrock':
       return bedrockAdapter(endpoint)
+    default:
+      return compatibleAdapter(provider, endpoint)
   }
 }

@@ -78,7 +78,8 @@ export async function sendChat(
   parseUsage: (raw: unknown) => Usage,
 ): Promise<ProviderReply> {
   const requestOptions = {
-    headers: options.headers,
+    // A provider's own headers (a routing key) first; cachelab's headers are the caller's.
+    headers: { ...request.headers, ...options.headers },
     ...(options.signal !== undefined ? { signal: options.signal } : {}),
   }
   try {

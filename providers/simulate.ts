@@ -4,6 +4,7 @@
 
 import { CachelabError } from '../harness/errors.ts'
 import type { AssistantMessage, ProviderId, Usage } from '../harness/types.ts'
+import { findCompatible } from './compatible.ts'
 import { simulatedEndpoint } from './endpoints.ts'
 import { createAdapter } from './index.ts'
 import { DEFAULT_REPLY } from './mock/script.ts'
@@ -19,6 +20,8 @@ export interface SimulationInput {
   at?: number
   /** The answer's text (it becomes output and the history a next request may extend); `OK.` when absent. */
   output?: string
+  /** Request headers the provider reads (a compatible provider's routing header, such as `x-grok-conv-id`). */
+  headers?: Record<string, string>
 }
 
 /** What one request gets: its usage, or the refusal the real API would answer. */
@@ -54,6 +57,7 @@ export function simulate(
   const label = options.label ?? ((index: number) => `request ${index + 1}`)
   const adapter = createAdapter(provider, simulatedEndpoint(provider))
   const simulators = new CacheSimulators()
+  const routing = findCompatible(provider)?.cache.routing
   const outputs: SimulationOutput[] = []
   let at = 0
   for (const [index, input] of inputs.entries()) {
@@ -81,7 +85,16 @@ export function simulate(
         ? DEFAULT_REPLY
         : { role: 'assistant', content: [{ type: 'text', text: input.output }] }
     try {
-      const simulation = simulators.simulate(adapter.api, { body, at, output })
+      const routingKey =
+        routing?.kind === 'header'
+          ? Object.entries(input.headers ?? {}).find(([name]) => name.toLowerCase() === routing.name)?.[1]
+          : undefined
+      const simulation = simulators.simulate(adapter.api, {
+        body,
+        at,
+        output,
+        ...(routingKey !== undefined ? { routingKey } : {}),
+      })
       const raw = wireUsage(adapter.api, simulation.counts, simulators.openai.reportsWrites(model))
       const { raw: _kept, ...usage } = adapter.parseUsage(raw)
       outputs.push({ usage, raw })

@@ -4,6 +4,7 @@
 import { CachelabError } from '../harness/errors.ts'
 import type {
   AssistantMessage,
+  CompatibleProviderId,
   DerivedRequest,
   JsonValue,
   ProviderId,
@@ -20,6 +21,31 @@ export type WireApi =
   | 'anthropic-messages'
   | 'deepseek-chat'
   | 'bedrock-converse'
+  | CompatibleWireApi
+
+/**
+ * The Chat Completions API of a compatible provider: the OpenAI Chat shape, with the usage fields, cache
+ * rules and routing key its catalog entry names (`compatible-chat:xai`).
+ */
+export type CompatibleWireApi = `compatible-chat:${string}`
+
+/** The wire APIs with code of their own. */
+export type BuiltInWireApi = Exclude<WireApi, CompatibleWireApi>
+
+/** Whether a wire API is built in (else a compatible provider's Chat Completions). */
+export function isBuiltInApi(api: WireApi): api is BuiltInWireApi {
+  return !api.startsWith('compatible-chat:')
+}
+
+/** The wire API of a compatible provider. */
+export function compatibleApi(provider: CompatibleProviderId): CompatibleWireApi {
+  return `compatible-chat:${provider}`
+}
+
+/** The compatible provider a compatible wire API belongs to. */
+export function compatibleProviderOfApi(api: CompatibleWireApi): CompatibleProviderId {
+  return api.slice('compatible-chat:'.length) as CompatibleProviderId
+}
 
 /** A wire body and its provenance. */
 export interface BuiltRequest {
@@ -27,6 +53,8 @@ export interface BuiltRequest {
   api: WireApi
   body: Record<string, unknown>
   sources: WireSources
+  /** Headers the request needs beyond the SDK's own (a compatible provider's routing header). */
+  headers?: Record<string, string>
 }
 
 /** Anthropic breakpoint placement strategies. */

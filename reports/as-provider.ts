@@ -2,7 +2,7 @@
 // provider's wire and replayed through that provider's simulator, summed per session beside what the
 // transcript recorded — the same conversations, as they would have cached and cost there.
 
-import type { ProviderId } from '../harness/types.ts'
+import type { BuiltInProviderId } from '../harness/types.ts'
 import type { ModelEntry } from '../providers/catalog.ts'
 import { replayObserved } from '../providers/transcripts/replay.ts'
 import { WireTranslator } from '../providers/transcripts/translate.ts'
@@ -12,7 +12,7 @@ import type { ObservedRow } from './observed-rows.ts'
 
 /** The target of a counterfactual replay: a provider and its catalog model. */
 export interface AsProviderTarget {
-  provider: ProviderId
+  provider: BuiltInProviderId
   /** The catalog entry whose name the bodies carry and whose prices cost the predictions. */
   entry: ModelEntry
 }

@@ -53,10 +53,9 @@ export function providerNameOf(vendor: Vendor): string {
       return 'deepseek'
     case 'bedrock':
       return 'aws.bedrock'
-    default: {
-      const unreachable: never = vendor
-      return unreachable
-    }
+    default:
+      // A compatible provider: the spec has no value for it, so its own id (the spec allows custom values).
+      return vendor
   }
 }
 

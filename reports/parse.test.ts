@@ -120,8 +120,8 @@ describe('parseReportCsv', () => {
     ],
     [
       'an unknown provider',
-      summaryText.replace('anthropic', 'acme'),
-      'x.csv:2: column provider: unknown value "acme"',
+      summaryText.replace('anthropic', 'ACME'),
+      'x.csv:2: column provider: unknown value "ACME"',
     ],
     [
       'an unknown break cause',

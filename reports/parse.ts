@@ -4,8 +4,15 @@
 import { parse } from 'csv-parse/sync'
 import { CachelabError, unreachable } from '../harness/errors.ts'
 import { LOOP_NAMES, type LoopName } from '../harness/loops/types.ts'
-import { type HeaderReason, PROVIDER_IDS, type ProviderId, type Route } from '../harness/types.ts'
+import {
+  COMPATIBLE_ID_PATTERN,
+  type HeaderReason,
+  PROVIDER_IDS,
+  type ProviderId,
+  type Route,
+} from '../harness/types.ts'
 import { findModel, vendorOf } from '../providers/catalog.ts'
+import { knownProviderIds } from '../providers/compatible.ts'
 import { costUsd, idealCostUsd } from './cost.ts'
 import { sessionKeyString, sessionLabel } from './session-key.ts'
 import {
@@ -44,9 +51,7 @@ const BREAK_CAUSES: Record<BreakCause, true> = {
   resume: true,
   unexplained: true,
 }
-const PROVIDERS: Record<ProviderId, true> = Object.fromEntries(
-  PROVIDER_IDS.map((id) => [id, true]),
-) as Record<ProviderId, true>
+const PROVIDERS: Record<string, true> = Object.fromEntries(PROVIDER_IDS.map((id) => [id, true]))
 
 interface CsvTable {
   header: string[]
@@ -214,6 +219,17 @@ class RecordReader {
   oneOf<T extends string>(column: string, allowed: Readonly<Record<T, true>>): T {
     return this.optionalOneOf(column, allowed) ?? this.fail(column, 'empty, expected a value')
   }
+
+  /**
+   * A provider id: a built-in one, or one of the form of a compatible provider's (`xai`), whether or not
+   * the catalog loaded now describes it (a baseline may come from a run with another catalog file).
+   */
+  provider(column: string): ProviderId {
+    const cell = this.optionalText(column) ?? this.fail(column, 'empty, expected a value')
+    if (!Object.hasOwn(PROVIDERS, cell) && !COMPATIBLE_ID_PATTERN.test(cell))
+      this.fail(column, `unknown value ${JSON.stringify(cell)} (known: ${knownProviderIds().join(', ')})`)
+    return cell as ProviderId
+  }
 }
 
 /** The labels that name a row's session. */
@@ -231,7 +247,7 @@ function sessionLabelsWithoutRun(reader: RecordReader) {
   return {
     scenario: reader.text('scenario'),
     variant: reader.text('variant'),
-    provider: reader.oneOf('provider', PROVIDERS),
+    provider: reader.provider('provider'),
     model: reader.text('model'),
     ...(loop !== undefined ? { loop } : {}),
   }

@@ -7,8 +7,10 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { config as loadDotenv } from 'dotenv'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { PROVIDER_IDS, type ProviderId } from '../harness/types.ts'
-import { ENV_NAMES, liveEndpoint, resolveModel, vendorOf } from '../providers/index.ts'
+import type { ProviderId } from '../harness/types.ts'
+import { knownProviderIds } from '../providers/compatible.ts'
+import { envNames } from '../providers/endpoints.ts'
+import { liveEndpoint, resolveModel, vendorOf } from '../providers/index.ts'
 import { describeMismatch, fidelityCsv, fidelityVerdict } from '../reports/fidelity.ts'
 import type { StepRow } from '../reports/types.ts'
 import { type KeyedRun, keyedCases, keyedTolerance, runKeyed } from './keyed.ts'
@@ -36,7 +38,8 @@ function unansweredSteps(rows: readonly StepRow[]): string[] {
   return [...steps]
 }
 
-for (const provider of PROVIDER_IDS) {
+// The compatible providers too: each skips by the name of its own key variable (XAI_API_KEY, …).
+for (const provider of knownProviderIds()) {
   const found = liveEndpoint(provider, process.env)
   if ('missing' in found) {
     if (requireKeys) {
@@ -60,7 +63,7 @@ for (const provider of PROVIDER_IDS) {
 
 function describeProvider(provider: ProviderId): void {
   describe(provider, () => {
-    const model = process.env[ENV_NAMES[vendorOf(provider)].model]?.trim() || undefined
+    const model = process.env[envNames(vendorOf(provider)).model]?.trim() || undefined
     const entry = resolveModel(provider, model)
     const cases = keyedCases(provider, entry, salt)
     let run: KeyedRun | undefined

@@ -6,7 +6,7 @@ import { DEFAULT_POLICIES } from '../harness/policies.ts'
 import type { ProviderId } from '../harness/types.ts'
 import {
   acceptsSystemInHistory,
-  CATALOG,
+  catalogEntries,
   type ModelEntry,
   resolveModel,
   vendorOf,
@@ -17,8 +17,10 @@ import type { Scenario, Variant } from './types.ts'
  * A capability a variant needs from the model. `system-in-history`: the variant appends a changed system
  * prompt as a system message after the history, which only a model with the `in-history` route accepts
  * (Anthropic refuses it with a 400) and reads (OpenAI-style APIs accept it from any model).
+ * `longer-lifetime`: the variant asks for OpenAI's 24-hour retention, which a prefix-cache model without
+ * an extended retention (a compatible provider's) does not have.
  */
-export type Requirement = { kind: 'system-in-history' }
+export type Requirement = { kind: 'system-in-history' } | { kind: 'longer-lifetime' }
 
 /** A variant that does not run on the model its scenario runs on, and why. */
 export interface NotApplicable {
@@ -41,7 +43,10 @@ export function variantRequirements(variant: Variant): Requirement[] {
   const policies = { ...DEFAULT_POLICIES, ...variant.policies }
   // A prompt in the request header never becomes a message, whatever the route says.
   const appendsSystem = policies.systemPrompt === 'surface' && policies.route === 'in-history'
-  return appendsSystem ? [{ kind: 'system-in-history' }] : []
+  return [
+    ...(appendsSystem ? [{ kind: 'system-in-history' } as const] : []),
+    ...(variant.build?.retention === '24h' ? [{ kind: 'longer-lifetime' } as const] : []),
+  ]
 }
 
 /** Why a model cannot serve a requirement, or undefined when it can. */
@@ -51,6 +56,10 @@ export function unmetReason(requirement: Requirement, entry: ModelEntry): string
       return acceptsSystemInHistory(entry)
         ? undefined
         : `needs the in-history system-prompt route; ${entry.model} reads the system prompt only at the head (route '${entry.route}')`
+    case 'longer-lifetime':
+      return entry.cache.kind !== 'openai-prefix' || entry.cache.extendedRetention
+        ? undefined
+        : `needs a cache lifetime option beyond the idle one; ${entry.model} has none (its prefixes live ${entry.cache.idleEvictionSeconds} s idle)`
   }
 }
 
@@ -78,7 +87,8 @@ export function chooseModel(scenario: Scenario, provider: ProviderId, model?: st
   const entry =
     model !== undefined || servesAll(fallback)
       ? fallback
-      : (CATALOG.find((candidate) => candidate.vendor === vendor && servesAll(candidate)) ?? fallback)
+      : (catalogEntries().find((candidate) => candidate.vendor === vendor && servesAll(candidate)) ??
+        fallback)
   const notApplicable: ModelChoice['notApplicable'] = []
   for (const variant of scenario.variants) {
     const reason = variantUnmet(variant, entry)

@@ -79,6 +79,9 @@ export function defaultBuild(provider: ProviderId, sessionId: string, stream: bo
       return { stream }
     case 'bedrock':
       return { stream, breakpoints: 'automatic', anthropicTtl: '5m' }
+    default:
+      // A compatible provider: the adapter puts the key where the provider reads it, or drops it.
+      return { stream, promptCacheKey: sessionId }
   }
 }
 

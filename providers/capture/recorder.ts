@@ -5,13 +5,15 @@
 import type { Usage } from '../../harness/types.ts'
 import { parseAnthropicUsage } from '../anthropic.ts'
 import { parseBedrockUsage } from '../bedrock.ts'
+import { compatibleProvider } from '../compatible.ts'
+import { parseCompatibleUsage } from '../compatible-chat.ts'
 import { parseDeepSeekUsage } from '../deepseek.ts'
 import type { MockContext } from '../mock/context.ts'
 import { wireUsage } from '../mock/usage.ts'
 import { parseOpenAIUsage } from '../openai-chat.ts'
 import { MODELED_FAILURE_MS, modeledLatencyMs } from '../port.ts'
 import type { SimCounts } from '../sim/types.ts'
-import type { WireApi } from '../types.ts'
+import { compatibleProviderOfApi, type WireApi } from '../types.ts'
 import { type CapturedExchange, CaptureTracker } from './tracker.ts'
 
 /** The normalized usage a client of `api` receives for simulated `counts`. */
@@ -28,6 +30,8 @@ function servedUsage(context: MockContext, api: WireApi, model: unknown, counts:
       return parseOpenAIUsage(raw)
     case 'bedrock-converse':
       return parseBedrockUsage(raw)
+    default:
+      return parseCompatibleUsage(compatibleProvider(compatibleProviderOfApi(api)).cache.usage, raw)
   }
 }
 

@@ -12,7 +12,7 @@ import type {
   SimCounts,
   Simulation,
 } from '../sim/types.ts'
-import type { WireApi } from '../types.ts'
+import { type BuiltInWireApi, compatibleProviderOfApi, isBuiltInApi, type WireApi } from '../types.ts'
 import {
   contentHash,
   digestRequest,
@@ -112,7 +112,7 @@ export interface TrackerOptions {
   sink?: (exchange: CapturedExchange) => void
 }
 
-const PROVIDER_OF_API: Readonly<Record<WireApi, ProviderId>> = {
+const PROVIDER_OF_API: Readonly<Record<BuiltInWireApi, ProviderId>> = {
   'anthropic-messages': 'anthropic',
   'openai-chat': 'openai-chat',
   'openai-responses': 'openai-responses',
@@ -122,7 +122,7 @@ const PROVIDER_OF_API: Readonly<Record<WireApi, ProviderId>> = {
 
 /** The provider id of a wire API. */
 export function providerOfApi(api: WireApi): ProviderId {
-  return PROVIDER_OF_API[api]
+  return isBuiltInApi(api) ? PROVIDER_OF_API[api] : compatibleProviderOfApi(api)
 }
 
 /** Response ids remembered for `previous_response_id` chaining (as many as the mock stores). */

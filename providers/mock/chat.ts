@@ -1,10 +1,14 @@
 // Mock Chat Completions for OpenAI and DeepSeek: usage computed by the cache simulator over the request
 // as received, returned in the response body or, streamed, in a final chunk with empty `choices` when
 // `stream_options.include_usage` is set. DeepSeek adds its own hit and miss fields and sends reasoning as
-// `reasoning_content`; OpenAI sends none, only its tokens in usage.
+// `reasoning_content`; OpenAI sends none, only its tokens in usage. A compatible provider answers in the
+// OpenAI shape with the usage fields its catalog entry names, routed by the key it reads.
 
-import type { AssistantMessage } from '../../harness/types.ts'
+import type { AssistantMessage, CompatibleProviderId } from '../../harness/types.ts'
+import { compatibleProvider } from '../compatible.ts'
+import { compatibleWireUsage } from '../compatible-chat.ts'
 import { type SimCounts, SimulatorRejection } from '../sim/types.ts'
+import { compatibleApi, type WireApi } from '../types.ts'
 import type { Answer } from './answer.ts'
 import { EPOCH_SECONDS, type MockContext } from './context.ts'
 import { type Fault, retryHeaders } from './faults.ts'
@@ -12,7 +16,8 @@ import type { StopReason } from './reply.ts'
 import { jsonResponse, readMockRequest, sseResponse } from './request.ts'
 import { type SseFrame, sseStream, textPieces } from './sse.ts'
 
-type Vendor = 'openai' | 'deepseek'
+/** The vendors that answer Chat Completions. */
+type Vendor = 'openai' | 'deepseek' | CompatibleProviderId
 
 /** The usage object the vendor's Chat Completions API returns. */
 export function chatUsage(
@@ -25,6 +30,8 @@ export function chatUsage(
     completion_tokens: counts.output,
     total_tokens: counts.input + counts.output,
   }
+  if (vendor !== 'openai' && vendor !== 'deepseek')
+    return compatibleWireUsage(compatibleProvider(vendor), counts)
   if (vendor === 'deepseek') {
     return {
       ...base,
@@ -112,7 +119,7 @@ function replyParts(vendor: Vendor, answer: Answer) {
         ]
       : [],
   )
-  // OpenAI puts a refusal in its own field; DeepSeek has none, its refusal is the content.
+  // OpenAI puts a refusal in its own field; DeepSeek (and a compatible provider) has none: it is the content.
   const refusal = vendor === 'openai' && answer.stop === 'refusal' ? text : undefined
   return {
     text: refusal === undefined ? text : '',
@@ -133,7 +140,15 @@ export async function handleChat(vendor: Vendor, request: Request, context: Mock
   if (!Array.isArray(body.messages) || body.messages.length === 0) {
     return invalid("Invalid 'messages': empty array. Expected an array with minimum length 1.", 'messages')
   }
-  const api = vendor === 'openai' ? 'openai-chat' : 'deepseek-chat'
+  const api: WireApi =
+    vendor === 'openai' ? 'openai-chat' : vendor === 'deepseek' ? 'deepseek-chat' : compatibleApi(vendor)
+  const routing =
+    vendor === 'openai' || vendor === 'deepseek' ? undefined : compatibleProvider(vendor).cache.routing
+  if (routing?.kind === 'header') {
+    // The routing header is not in the body the simulator sees; it travels beside it.
+    const key = request.headers.get(routing.name)
+    if (key !== null && key !== '') parsed.routingKey = key
+  }
   const refused = context.refuse(api, parsed, request.headers)
   if (refused !== undefined) return jsonResponse(refused.status, refused.body)
   const early = context.failEarly(api, parsed, chatFaultResponse)
@@ -152,7 +167,9 @@ export async function handleChat(vendor: Vendor, request: Request, context: Mock
     simulation.counts,
     vendor === 'openai' && context.simulators.openai.reportsWrites(body.model),
   )
-  const id = context.nextId(vendor === 'openai' ? 'chatcmpl-sim' : 'ds-sim-')
+  const id = context.nextId(
+    vendor === 'openai' ? 'chatcmpl-sim' : vendor === 'deepseek' ? 'ds-sim-' : 'cmpl-sim',
+  )
   const created = Math.floor(EPOCH_SECONDS + at)
   const model = body.model
   const { text, refusal, calls, reasoning, finish } = replyParts(vendor, answer)

@@ -10,7 +10,7 @@ import { type ModelEntry, simulationModel, type Vendor, vendorOf } from '../cata
 import { CacheSimulators, type SimulatorOptions } from '../sim/index.ts'
 import { sharedTokenCounter } from '../sim/tokens.ts'
 import { type PreviousRequest, type Simulation, SimulatorRejection } from '../sim/types.ts'
-import type { WireApi } from '../types.ts'
+import { type BuiltInWireApi, isBuiltInApi, type WireApi } from '../types.ts'
 import { type Answer, renderAnswer } from './answer.ts'
 import {
   declaredTools,
@@ -75,7 +75,7 @@ export interface MockContextOptions {
 }
 
 /** The tool-call id prefix of each API's answers. */
-const CALL_PREFIX: Readonly<Record<WireApi, string>> = {
+const CALL_PREFIX: Readonly<Record<BuiltInWireApi, string>> = {
   'openai-chat': 'call_sim',
   'deepseek-chat': 'call_sim',
   'openai-responses': 'call_sim',
@@ -285,7 +285,7 @@ export class MockContext {
       ...(cap !== undefined ? { cap } : {}),
       counter: this.options.simulator?.counter ?? sharedTokenCounter,
       seed: replySeed(facts, 'reasoning'),
-      callId: () => this.nextId(CALL_PREFIX[api]),
+      callId: () => this.nextId(isBuiltInApi(api) ? CALL_PREFIX[api] : 'call_sim'),
     })
   }
 
@@ -304,6 +304,7 @@ export class MockContext {
         at,
         output,
         ...(previous !== undefined ? { previous } : {}),
+        ...(request.routingKey !== undefined ? { routingKey: request.routingKey } : {}),
         ...(answer?.outputTokens !== undefined ? { outputTokens: answer.outputTokens } : {}),
         ...(answer?.reasoning !== undefined && !answer.reasoning.redacted
           ? { reasoning: answer.reasoning.text }

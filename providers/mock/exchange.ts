@@ -10,11 +10,13 @@ import { digestRequest } from '../capture/digest.ts'
 import { answerOf } from '../capture/output.ts'
 import type { ReplaySource, ReplayStep } from '../capture/replay.ts'
 import type { Vendor } from '../catalog.ts'
+import { compatibleProvider } from '../compatible.ts'
+import { parseCompatibleUsage } from '../compatible-chat.ts'
 import { parseDeepSeekUsage } from '../deepseek.ts'
 import { parseOpenAIUsage } from '../openai-chat.ts'
 import type { CacheSimulators } from '../sim/index.ts'
 import { type PreviousRequest, type Prompt, type Simulation, SimulatorRejection } from '../sim/types.ts'
-import type { WireApi } from '../types.ts'
+import { compatibleApi, type WireApi } from '../types.ts'
 import type { MockContext } from './context.ts'
 import { DEFAULT_REPLY, SESSION_HEADER } from './script.ts'
 
@@ -62,7 +64,13 @@ export function apiOfPath(vendor: Vendor, path: string): WireApi | undefined {
   const route = path.split('?')[0] ?? ''
   if (route.endsWith('/messages')) return vendor === 'anthropic' ? 'anthropic-messages' : undefined
   if (route.endsWith('/chat/completions'))
-    return vendor === 'deepseek' ? 'deepseek-chat' : vendor === 'openai' ? 'openai-chat' : undefined
+    return vendor === 'deepseek'
+      ? 'deepseek-chat'
+      : vendor === 'openai'
+        ? 'openai-chat'
+        : vendor === 'anthropic' || vendor === 'bedrock'
+          ? undefined
+          : compatibleApi(vendor)
   if (route.endsWith('/responses')) return vendor === 'openai' ? 'openai-responses' : undefined
   return undefined
 }
@@ -162,5 +170,7 @@ export function normalize(vendor: Vendor, raw: Record<string, unknown>): Usage {
       return parseOpenAIUsage(raw)
     case 'bedrock':
       return parseBedrockUsage(raw)
+    default:
+      return parseCompatibleUsage(compatibleProvider(vendor).cache.usage, raw)
   }
 }

@@ -3,7 +3,8 @@
 // and a schedule file (a JSON array of rules, `{"faults": [...]}`, or one JSON rule per line).
 
 import { CachelabError } from '../../harness/errors.ts'
-import { type Fault, PROVIDER_IDS, type ProviderId } from '../../harness/types.ts'
+import type { Fault, ProviderId } from '../../harness/types.ts'
+import { isProviderId, knownProviderIds } from '../compatible.ts'
 import type { FaultRule, HeaderFault } from './faults.ts'
 
 type FaultKind = Fault['kind']
@@ -178,8 +179,8 @@ function parseRule(value: unknown): FaultRule {
     throw new SpecProblem('request must be a whole number from 1 (the n-th request overall)')
   if (sessionRequest !== undefined && !isWhole(sessionRequest, 1))
     throw new SpecProblem('sessionRequest must be a whole number from 1 (the n-th request of the session)')
-  if (provider !== undefined && !PROVIDER_IDS.includes(provider as ProviderId))
-    throw new SpecProblem(`provider must be one of ${PROVIDER_IDS.join(', ')}`)
+  if (provider !== undefined && (typeof provider !== 'string' || !isProviderId(provider)))
+    throw new SpecProblem(`provider must be one of ${knownProviderIds().join(', ')}`)
   if (times !== undefined && !isWhole(times, 1)) throw new SpecProblem('times must be a whole number from 1')
   let parsed: Fault
   if (typeof fault === 'string') {

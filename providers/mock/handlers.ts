@@ -2,7 +2,8 @@
 // parameters (the real hosts by default); the loopback server rewrites its paths onto the real hosts.
 
 import { type HttpHandler, http } from 'msw'
-import type { Vendor } from '../catalog.ts'
+import type { BuiltInVendor, Vendor } from '../catalog.ts'
+import { compatibleProviders } from '../compatible.ts'
 import { DEFAULT_BASE_URLS } from '../endpoints.ts'
 import { handleMessages } from './anthropic.ts'
 import { handleConverse } from './bedrock.ts'
@@ -14,7 +15,7 @@ import { handleResponses } from './responses.ts'
 /** Build the handlers; `baseURLs` are the SDK base URLs the handlers answer under. */
 export function mockHandlers(
   context: MockContext,
-  baseURLs: Readonly<Record<Vendor, string>> = DEFAULT_BASE_URLS,
+  baseURLs: Readonly<Record<BuiltInVendor, string>> = DEFAULT_BASE_URLS,
 ): HttpHandler[] {
   const openai = baseURLs.openai.replace(/\/$/, '')
   // DeepSeek serves its OpenAI-compatible paths with and without /v1; Anthropic's SDK base has no /v1.
@@ -42,5 +43,13 @@ export function mockHandlers(
     http.post(`${bedrock}/model/:modelId/converse-stream`, ({ request, params }) =>
       handleConverse(request, context, decodeURIComponent(String(params.modelId)), true),
     ),
+    // Each compatible provider on its own real base URL (the catalog's), as the OpenAI SDK reaches it.
+    ...compatibleProviders().flatMap((provider) => {
+      const root = provider.baseURL.replace(/\/$/, '')
+      return [
+        http.post(`${root}/chat/completions`, ({ request }) => handleChat(provider.id, request, context)),
+        ...models(provider.id, root),
+      ]
+    }),
   ]
 }

@@ -9,8 +9,9 @@ import type { Usage } from '../../harness/types.ts'
 import { responseIdOf } from '../capture/output.ts'
 import type { ReplaySource } from '../capture/replay.ts'
 import type { CaptureTracker } from '../capture/tracker.ts'
-import type { Vendor } from '../catalog.ts'
-import { DEFAULT_BASE_URLS } from '../endpoints.ts'
+import { type BuiltInVendor, isBuiltInVendor, type Vendor } from '../catalog.ts'
+import { compatibleProviders } from '../compatible.ts'
+import { DEFAULT_BASE_URLS, defaultBaseURL } from '../endpoints.ts'
 import { CacheSimulators, type SimulatorOptions } from '../sim/index.ts'
 import { type MockCall, MockContext } from './context.ts'
 import { handleControl, isControlPath } from './control.ts'
@@ -40,7 +41,7 @@ import {
 import { isForwardedHeader, pathProblem, redactText } from './serve-safety.ts'
 
 /** The base URL path of each vendor on the loopback server; SDK base URLs are `http://host:port` + these. */
-export const LOOPBACK_PREFIXES: Readonly<Record<Vendor, string>> = {
+export const LOOPBACK_PREFIXES: Readonly<Record<BuiltInVendor, string>> = {
   openai: '/openai/v1',
   anthropic: '/anthropic',
   deepseek: '/deepseek',
@@ -68,6 +69,22 @@ export const LOOPBACK_ROUTES: readonly LoopbackRoute[] = [
   { prefix: '/deepseek', vendor: 'deepseek' },
   { prefix: '/bedrock', vendor: 'bedrock' },
 ]
+
+/** A vendor's base URL path on the loopback server: a compatible provider's is `/<id>/v1`, as OpenAI's. */
+export function loopbackPrefix(vendor: Vendor): string {
+  return isBuiltInVendor(vendor) ? LOOPBACK_PREFIXES[vendor] : `/${vendor}/v1`
+}
+
+/** Every accepted prefix: the built-in vendors', then each compatible provider's (the catalog's, user files included). */
+export function loopbackRoutes(): readonly LoopbackRoute[] {
+  return [
+    ...LOOPBACK_ROUTES,
+    ...compatibleProviders().map((provider) => ({
+      prefix: loopbackPrefix(provider.id),
+      vendor: provider.id,
+    })),
+  ]
+}
 
 /** One line of the server's log. */
 export interface ServeLogRecord {
@@ -98,7 +115,7 @@ export interface LoopbackOptions {
   /** What the simulated model answers per session, turn and step (`serve --replies`). */
   replies?: ReplyBook
   /** Real API base URLs for `live` (defaults: the providers' own). */
-  liveBaseURLs?: Readonly<Record<Vendor, string>>
+  liveBaseURLs?: Readonly<Record<BuiltInVendor, string>>
   /** Called for every request served. */
   log?: (record: ServeLogRecord) => void
   /**
@@ -121,8 +138,10 @@ export interface LoopbackOptions {
 export interface LoopbackServer {
   /** `http://host:port`. */
   url: string
-  /** The base URL an SDK client of each vendor should use. */
-  baseURLs: Record<Vendor, string>
+  /** The base URL an SDK client of each built-in vendor should use. */
+  baseURLs: Record<BuiltInVendor, string>
+  /** The base URL an SDK client of any vendor should use (a compatible provider's included). */
+  baseURL(vendor: Vendor): string
   /** The simulated providers' state (sim upstream only). */
   context: MockContext | undefined
   close(): Promise<void>
@@ -195,7 +214,7 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
       writeJson(
         outgoing,
         404,
-        notFound(`no provider API at ${method} ${redactText(path)}; ${ACCEPTED_PREFIXES}`),
+        notFound(`no provider API at ${method} ${redactText(path)}; ${acceptedPrefixes()}`),
       )
       return
     }
@@ -368,6 +387,7 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
       deepseek: `${url}${LOOPBACK_PREFIXES.deepseek}`,
       bedrock: `${url}${LOOPBACK_PREFIXES.bedrock}`,
     },
+    baseURL: (vendor) => `${url}${loopbackPrefix(vendor)}`,
     context,
     close: () =>
       new Promise<void>((resolve) => {
@@ -388,19 +408,22 @@ const HOP_BY_HOP = new Set([
 
 /** The vendor of a request path and the rest of the path (query included) below its prefix. */
 export function routeOf(path: string): { vendor: Vendor; rest: string } | undefined {
-  for (const { prefix, vendor } of LOOPBACK_ROUTES) {
+  for (const { prefix, vendor } of loopbackRoutes()) {
     if (path.startsWith(`${prefix}/`)) return { vendor, rest: path.slice(prefix.length) }
   }
   return undefined
 }
 
 /** The vendor's API root under a base URL in the SDKs' convention (Anthropic's omits its /v1). */
-function apiRoot(vendor: Vendor, baseURLs: Readonly<Record<Vendor, string>>): string {
-  const base = baseURLs[vendor].replace(/\/$/, '')
+function apiRoot(vendor: Vendor, baseURLs: Readonly<Record<BuiltInVendor, string>>): string {
+  const base = (isBuiltInVendor(vendor) ? baseURLs[vendor] : defaultBaseURL(vendor)).replace(/\/$/, '')
   return vendor === 'anthropic' ? `${base}/v1` : base
 }
 
-const ACCEPTED_PREFIXES = `cachelab serve answers under ${LOOPBACK_ROUTES.map(({ prefix }) => prefix).join(', ')}`
+const acceptedPrefixes = () =>
+  `cachelab serve answers under ${loopbackRoutes()
+    .map(({ prefix }) => prefix)
+    .join(', ')}`
 
 /** What the simulator serves for a vendor, read off its handlers, for a 404 that says what would work. */
 function servedUnder(vendor: Vendor, handlers: readonly HttpHandler[]): string {
@@ -413,7 +436,9 @@ function servedUnder(vendor: Vendor, handlers: readonly HttpHandler[]): string {
       ? []
       : [`${String(info.method)} ${rest.replace(/:(\w+)/g, '{$1}')}`]
   })
-  const prefixes = LOOPBACK_ROUTES.filter((route) => route.vendor === vendor).map(({ prefix }) => prefix)
+  const prefixes = loopbackRoutes()
+    .filter((route) => route.vendor === vendor)
+    .map(({ prefix }) => prefix)
   return `under ${prefixes.join(' and ')} the simulator serves ${endpoints.join(', ')}`
 }
 

@@ -3,7 +3,7 @@
 // simulators price. Release dates, limits and capabilities are not in the catalog and are sent as the
 // APIs' "unknown" values (the Unix epoch, null), never invented.
 
-import { CATALOG, type ModelEntry, type Vendor } from '../catalog.ts'
+import { catalogEntries, type ModelEntry, type Vendor } from '../catalog.ts'
 import { jsonResponse } from './request.ts'
 
 /** Anthropic's `created_at` for a model whose release date is unknown (the API's own convention). */
@@ -13,7 +13,7 @@ const UNKNOWN_RELEASE = '1970-01-01T00:00:00Z'
 const ANTHROPIC_PAGE = { default: 20, min: 1, max: 1000 } as const
 
 function catalogModels(vendor: Vendor): ModelEntry[] {
-  return CATALOG.filter((entry) => entry.vendor === vendor)
+  return catalogEntries().filter((entry) => entry.vendor === vendor)
 }
 
 /** A human-readable name from a catalog id: `claude-sonnet-4-6` → `Claude Sonnet 4.6`. */
@@ -59,6 +59,9 @@ export function modelObject(entry: ModelEntry): Record<string, unknown> {
         providerName:
           entry.request.kind === 'bedrock' && entry.request.family === 'nova' ? 'Amazon' : 'Anthropic',
       }
+    default:
+      // A compatible provider answers in OpenAI's list shape; its creation date is not in the catalog.
+      return { id: entry.model, object: 'model', created: 0, owned_by: entry.vendor }
   }
 }
 

@@ -28,6 +28,8 @@ export interface MockRequest {
   exchange: string | undefined
   /** The `x-cachelab-fault` header: a fault this request asks for. */
   fault?: HeaderFault
+  /** A compatible provider's routing header (xAI's `x-grok-conv-id`), set by its handler. */
+  routingKey?: string
 }
 
 /** Parse a request, or return the reason it is malformed (answered with the API's 400). */

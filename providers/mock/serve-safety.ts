@@ -2,6 +2,8 @@
 // headers and paths the live proxy passes on, and which hosts count as this machine only
 // (notes/2026-11-30-serve-security.md).
 
+import { compatibleProviders } from '../compatible.ts'
+
 /** What a redacted value is replaced with. */
 export const REDACTED = '[redacted]'
 
@@ -50,7 +52,16 @@ export function isForwardedHeader(name: string): boolean {
     lower.startsWith('anthropic-') ||
     lower.startsWith('openai-') ||
     lower.startsWith('x-stainless-') ||
-    lower.startsWith('x-cachelab-')
+    lower.startsWith('x-cachelab-') ||
+    isCompatibleRoutingHeader(lower)
+  )
+}
+
+/** A compatible provider's routing header (xAI's `x-grok-conv-id`): the provider needs it to find its cache. */
+function isCompatibleRoutingHeader(name: string): boolean {
+  return compatibleProviders().some(
+    (provider) =>
+      provider.cache.routing.kind === 'header' && provider.cache.routing.name.toLowerCase() === name,
   )
 }
 

@@ -1,8 +1,10 @@
 // The usage object each wire API reports for simulated counts, in the provider's own shape: the one
 // place `cachelab simulate` and the handlers agree on.
 
+import { compatibleProvider } from '../compatible.ts'
+import { compatibleWireUsage } from '../compatible-chat.ts'
 import type { SimCounts } from '../sim/types.ts'
-import type { WireApi } from '../types.ts'
+import { compatibleProviderOfApi, type WireApi } from '../types.ts'
 import { anthropicUsage } from './anthropic.ts'
 import { bedrockUsage } from './bedrock.ts'
 import { chatUsage } from './chat.ts'
@@ -21,5 +23,7 @@ export function wireUsage(api: WireApi, counts: SimCounts, reportsWrites: boolea
       return anthropicUsage(counts, counts.output)
     case 'bedrock-converse':
       return bedrockUsage(counts)
+    default:
+      return compatibleWireUsage(compatibleProvider(compatibleProviderOfApi(api)), counts)
   }
 }

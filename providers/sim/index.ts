@@ -1,9 +1,11 @@
 // The cache simulators of every vendor behind one call: simulate a wire body of a given API. One
 // instance models one account's caches; reset by making a new one.
 
-import type { WireApi } from '../types.ts'
+import type { CompatibleProviderId } from '../../harness/types.ts'
+import { compatibleProviderOfApi, type WireApi } from '../types.ts'
 import { AnthropicCacheSimulator } from './anthropic.ts'
 import { BedrockCacheSimulator } from './bedrock.ts'
+import { CompatibleCacheSimulator } from './compatible.ts'
 import { DeepSeekCacheSimulator } from './deepseek.ts'
 import { OpenAICacheSimulator } from './openai.ts'
 import type { Prompt, Simulation, SimulationRequest, SimulatorOptions } from './types.ts'
@@ -15,12 +17,26 @@ export class CacheSimulators {
   readonly openai: OpenAICacheSimulator
   readonly deepseek: DeepSeekCacheSimulator
   readonly bedrock: BedrockCacheSimulator
+  private readonly options: SimulatorOptions
+  /** One cache per compatible provider, made on its first request. */
+  private readonly compatibles = new Map<CompatibleProviderId, CompatibleCacheSimulator>()
 
   constructor(options: SimulatorOptions = {}) {
+    this.options = options
     this.anthropic = new AnthropicCacheSimulator(options)
     this.openai = new OpenAICacheSimulator(options)
     this.deepseek = new DeepSeekCacheSimulator(options)
     this.bedrock = new BedrockCacheSimulator(options)
+  }
+
+  /** The cache of a compatible provider. */
+  compatible(provider: CompatibleProviderId): CompatibleCacheSimulator {
+    let simulator = this.compatibles.get(provider)
+    if (simulator === undefined) {
+      simulator = new CompatibleCacheSimulator(provider, this.options)
+      this.compatibles.set(provider, simulator)
+    }
+    return simulator
   }
 
   /** Simulate one request of `api`; throws SimulatorRejection for a request the provider refuses. */
@@ -36,6 +52,8 @@ export class CacheSimulators {
         return this.anthropic.simulate(request)
       case 'bedrock-converse':
         return this.bedrock.simulate(request)
+      default:
+        return this.compatible(compatibleProviderOfApi(api)).simulate(request)
     }
   }
 
@@ -52,6 +70,8 @@ export class CacheSimulators {
         return this.anthropic.linearize(body)
       case 'bedrock-converse':
         return this.bedrock.linearize(body)
+      default:
+        return this.compatible(compatibleProviderOfApi(api)).linearize(body)
     }
   }
 }

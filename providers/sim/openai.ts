@@ -2,7 +2,7 @@
 // (openai-prefix.ts) or breakpoints after (openai-breakpoints.ts), on one routed fleet (openai-routing.ts).
 
 import { seededRandom } from '../../harness/random.ts'
-import { type ModelEntry, type OpenAIPrefixRules, simulationModel } from '../catalog.ts'
+import { type ModelEntry, type OpenAIPrefixRules, simulationModel, type Vendor } from '../catalog.ts'
 import { linearizeChat, linearizeResponses } from './linearize-openai.ts'
 import { OpenAIBreakpointCache } from './openai-breakpoints.ts'
 import { cacheOptions } from './openai-cache-fields.ts'
@@ -17,14 +17,19 @@ export { floorToIncrement } from './openai-prefix.ts'
 
 type Api = 'chat' | 'responses'
 
-/** Models a fleet of OpenAI cache machines. One instance is one organization's cache. */
+/**
+ * Models a fleet of OpenAI cache machines. One instance is one organization's cache. A compatible provider
+ * runs its own instance (`vendor`), whose models carry the provider's prefix rules.
+ */
 export class OpenAICacheSimulator {
+  private readonly vendor: Vendor
   private readonly counter: TokenCounter
   private readonly models: readonly ModelEntry[] | undefined
   private readonly prefixCache: OpenAIPrefixCache
   private readonly breakpointCache: OpenAIBreakpointCache
 
-  constructor(options: SimulatorOptions = {}) {
+  constructor(options: SimulatorOptions = {}, vendor: Vendor = 'openai') {
+    this.vendor = vendor
     this.counter = options.counter ?? sharedTokenCounter
     this.models = options.models
     // One seeded stream for the fleet: overflow picks and eviction times draw from it in request order.
@@ -60,6 +65,9 @@ export class OpenAICacheSimulator {
 
   private model(body: Record<string, unknown>): ModelEntry {
     const name = typeof body.model === 'string' ? body.model : ''
-    return this.models?.find((entry) => entry.model === name) ?? simulationModel('openai', name)
+    return (
+      this.models?.find((entry) => entry.vendor === this.vendor && entry.model === name) ??
+      simulationModel(this.vendor, name)
+    )
   }
 }

@@ -163,6 +163,8 @@ export interface SimulationRequest {
   reasoning?: string
   /** The previous request of the same session: the simulation then also computes the counterfactual. */
   previous?: PreviousRequest
+  /** A compatible provider's routing key sent as a header (xAI's `x-grok-conv-id`), which the body lacks. */
+  routingKey?: string
 }
 
 /** Options shared by every simulator. */

@@ -2,7 +2,7 @@
 // in the target's framing, and the target's simulator accepts the body.
 
 import { describe, expect, it } from 'vitest'
-import type { ProviderId } from '../../harness/types.ts'
+import type { BuiltInProviderId } from '../../harness/types.ts'
 import { CacheSimulators } from '../sim/index.ts'
 import { TARGET_WIRES, type TranslatedBody, WireTranslator } from './translate.ts'
 
@@ -42,7 +42,7 @@ function chatBody(messages: readonly unknown[]): Record<string, unknown> {
   }
 }
 
-function translated(target: ProviderId, model: string, messages: readonly unknown[]): TranslatedBody {
+function translated(target: BuiltInProviderId, model: string, messages: readonly unknown[]): TranslatedBody {
   const translation = new WireTranslator(target, model).translate(
     { api: 'deepseek-chat', body: chatBody(messages) },
     'session-1',
@@ -166,7 +166,7 @@ describe('translating a recorded Chat body to DeepSeek', () => {
 })
 
 describe('every translated body', () => {
-  const targets: Array<[ProviderId, string]> = [
+  const targets: Array<[BuiltInProviderId, string]> = [
     ['anthropic', 'claude-sonnet-4-6'],
     ['openai-chat', 'gpt-5.4'],
     ['openai-responses', 'gpt-5.4'],

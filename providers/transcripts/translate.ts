@@ -4,14 +4,14 @@
 // request. Pure and deterministic; converted messages are shared between a session's bodies (keyed by the
 // source message objects, which the DSH reader shares) so a long session costs one array per request.
 
-import type { ProviderId } from '../../harness/types.ts'
+import type { BuiltInProviderId } from '../../harness/types.ts'
 import { DEFAULT_MAX_TOKENS } from '../anthropic-request.ts'
 import { converseFromMessages } from '../bedrock.ts'
 import type { WireApi } from '../types.ts'
 import { type Fields, fieldsOf, listOf, numberOf, textOf } from './fields.ts'
 
 /** The wire each provider id is translated to. */
-export const TARGET_WIRES: Readonly<Record<ProviderId, WireApi>> = {
+export const TARGET_WIRES: Readonly<Record<BuiltInProviderId, WireApi>> = {
   anthropic: 'anthropic-messages',
   'openai-chat': 'openai-chat',
   'openai-responses': 'openai-responses',
@@ -36,7 +36,7 @@ export type Translation =
 const INSTRUCTIONS_SEPARATOR = '\n\n'
 
 /** What the translation to each wire estimates, beyond what the recorded body already estimated. */
-const ESTIMATES: Readonly<Record<ProviderId, readonly string[]>> = {
+const ESTIMATES: Readonly<Record<BuiltInProviderId, readonly string[]>> = {
   anthropic: [
     "Anthropic framing: leading system messages as the top-level system, tool results as tool_result blocks of a user turn, the automatic top-level cache_control (5m) as cachelab's adapter marks requests",
     'tool schemas: Chat function parameters used as input_schema unchanged',
@@ -177,13 +177,13 @@ interface CachedTurn {
  * source messages it has seen (weakly), so consecutive bodies of a session share converted messages.
  */
 export class WireTranslator {
-  readonly target: ProviderId
+  readonly target: BuiltInProviderId
   readonly model: string
   private readonly items = new WeakMap<object, unknown[]>()
   private readonly turns = new WeakMap<object, CachedTurn[]>()
   private readonly tools = new WeakMap<object, unknown[]>()
 
-  constructor(target: ProviderId, model: string) {
+  constructor(target: BuiltInProviderId, model: string) {
     this.target = target
     this.model = model
   }

@@ -3,7 +3,7 @@
 // and simulation; `lenient` mocks skip it.
 
 import type { SimulatorRejection } from '../../sim/types.ts'
-import type { WireApi } from '../../types.ts'
+import { type BuiltInWireApi, isBuiltInApi, type WireApi } from '../../types.ts'
 import { ANTHROPIC_RULES } from './anthropic.ts'
 import { BEDROCK_RULES } from './bedrock.ts'
 import { DEEPSEEK_RULES } from './deepseek.ts'
@@ -14,7 +14,7 @@ import { firstRefusal, type Rule, type ValidationRequest } from './shared.ts'
 export { itemNotFound, previousResponseNotFound } from './openai-responses.ts'
 export type { ValidationRequest } from './shared.ts'
 
-const RULES: Readonly<Record<WireApi, readonly Rule[]>> = {
+const RULES: Readonly<Record<BuiltInWireApi, readonly Rule[]>> = {
   'anthropic-messages': ANTHROPIC_RULES,
   'openai-chat': OPENAI_CHAT_RULES,
   'openai-responses': OPENAI_RESPONSES_RULES,
@@ -24,5 +24,6 @@ const RULES: Readonly<Record<WireApi, readonly Rule[]>> = {
 
 /** The API's refusal of a request, or undefined when it breaks none of the API's rules. */
 export function validateRequest(api: WireApi, request: ValidationRequest): SimulatorRejection | undefined {
-  return firstRefusal(RULES[api], request)
+  // A compatible provider is validated as OpenAI Chat: its documentation names no stricter rules.
+  return firstRefusal(isBuiltInApi(api) ? RULES[api] : OPENAI_CHAT_RULES, request)
 }
