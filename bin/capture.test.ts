@@ -46,7 +46,12 @@ async function capture(options: { rewriteAt?: number; stream?: boolean; upstream
           upstream: 'live',
           port: 0,
           capture: tracker,
-          liveBaseURLs: { anthropic: options.upstream, openai: options.upstream, deepseek: options.upstream },
+          liveBaseURLs: {
+            anthropic: options.upstream,
+            openai: options.upstream,
+            deepseek: options.upstream,
+            gemini: options.upstream,
+          },
         },
   )
   const client = new Anthropic({

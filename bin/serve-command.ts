@@ -137,6 +137,7 @@ export async function serveCommand(argv: string[], signal?: AbortSignal): Promis
       `  OPENAI_BASE_URL=${server.baseURLs.openai}`,
       `  ANTHROPIC_BASE_URL=${server.baseURLs.anthropic}`,
       `  DEEPSEEK_BASE_URL=${server.baseURLs.deepseek}`,
+      `  GEMINI_BASE_URL=${server.baseURLs.gemini}`,
       `  (path prefixes: ${LOOPBACK_ROUTES.map(({ prefix }) => prefix).join(', ')}; the README gives each client's setting)`,
       ...(liveBaseURLs !== undefined
         ? [`  upstream: ${VENDORS.map((vendor) => `${vendor} ${liveBaseURLs[vendor]}`).join(', ')}`]
@@ -175,7 +176,7 @@ export async function serveCommand(argv: string[], signal?: AbortSignal): Promis
   return 0
 }
 
-const VENDORS: readonly Vendor[] = ['openai', 'anthropic', 'deepseek']
+const VENDORS: readonly Vendor[] = ['openai', 'anthropic', 'deepseek', 'gemini']
 
 /**
  * `--upstream live`'s provider base URLs: `*_BASE_URL` from the environment or `.env` (a staging

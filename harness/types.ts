@@ -11,7 +11,7 @@ export type JsonObject = { [key: string]: JsonValue }
 export type Seq = number
 
 /** Provider identifiers of the CLI contract. */
-export type ProviderId = 'anthropic' | 'openai-chat' | 'openai-responses' | 'deepseek'
+export type ProviderId = 'anthropic' | 'openai-chat' | 'openai-responses' | 'deepseek' | 'gemini'
 
 /** Every provider id, in the order reports list them. */
 export const PROVIDER_IDS: readonly ProviderId[] = [
@@ -19,6 +19,7 @@ export const PROVIDER_IDS: readonly ProviderId[] = [
   'openai-chat',
   'openai-responses',
   'deepseek',
+  'gemini',
 ]
 
 // ─── Content ──────────────────────────────────────────────────────────────────────────────────────

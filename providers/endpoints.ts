@@ -18,6 +18,7 @@ export const DEFAULT_BASE_URLS: Readonly<Record<Vendor, string>> = {
   anthropic: 'https://api.anthropic.com',
   openai: 'https://api.openai.com/v1',
   deepseek: 'https://api.deepseek.com',
+  gemini: 'https://generativelanguage.googleapis.com',
 }
 
 /** Environment variables of each vendor. */
@@ -25,6 +26,7 @@ export const ENV_NAMES: Readonly<Record<Vendor, { key: string; baseURL: string; 
   anthropic: { key: 'ANTHROPIC_API_KEY', baseURL: 'ANTHROPIC_BASE_URL', model: 'CACHELAB_ANTHROPIC_MODEL' },
   openai: { key: 'OPENAI_API_KEY', baseURL: 'OPENAI_BASE_URL', model: 'CACHELAB_OPENAI_MODEL' },
   deepseek: { key: 'DEEPSEEK_API_KEY', baseURL: 'DEEPSEEK_BASE_URL', model: 'CACHELAB_DEEPSEEK_MODEL' },
+  gemini: { key: 'GEMINI_API_KEY', baseURL: 'GEMINI_BASE_URL', model: 'CACHELAB_GEMINI_MODEL' },
 }
 
 /** The key placeholder of simulated runs; the mock providers accept any key. */

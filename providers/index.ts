@@ -5,6 +5,7 @@ import type { ProviderId } from '../harness/types.ts'
 import { anthropicAdapter } from './anthropic.ts'
 import { deepSeekAdapter } from './deepseek.ts'
 import type { Endpoint } from './endpoints.ts'
+import { geminiAdapter } from './gemini.ts'
 import { openAIChatAdapter } from './openai-chat.ts'
 import { openAIResponsesAdapter } from './openai-responses.ts'
 import type { ProviderAdapter } from './types.ts'
@@ -26,5 +27,7 @@ export function createAdapter(provider: ProviderId, endpoint: Endpoint): Provide
       return deepSeekAdapter(endpoint)
     case 'anthropic':
       return anthropicAdapter(endpoint)
+    case 'gemini':
+      return geminiAdapter(endpoint)
   }
 }

@@ -14,7 +14,13 @@ import type {
 export type { WireSources }
 
 /** The wire APIs cachelab speaks. DeepSeek shares the Chat Completions shape but not its usage fields. */
-export type WireApi = 'openai-chat' | 'openai-responses' | 'anthropic-messages' | 'deepseek-chat'
+export type WireApi =
+  | 'openai-chat'
+  | 'openai-responses'
+  | 'anthropic-messages'
+  | 'deepseek-chat'
+  /** Gemini `generateContent` (and its stream): the model and streaming come from the URL, see `sim/linearize-gemini.ts`. */
+  | 'gemini-generate'
 
 /** A wire body and its provenance. */
 export interface BuiltRequest {

@@ -224,6 +224,7 @@ describe('break causes under a frozen session prefix', () => {
     'openai-chat': 'gpt-5.4-mini',
     'openai-responses': 'gpt-5.4-mini',
     deepseek: 'deepseek-v4-pro',
+    gemini: 'gemini-2.5-pro',
   }
 
   it.each(PROVIDER_IDS)(

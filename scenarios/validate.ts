@@ -21,6 +21,7 @@ import type {
 import type {
   AnthropicCacheRules,
   DeepSeekCacheRules,
+  GeminiCacheRules,
   OpenAIBreakpointRules,
   OpenAIPrefixRules,
 } from '../providers/catalog.ts'
@@ -123,6 +124,7 @@ const PROVIDER = oneOf<ProviderId>({
   'openai-chat': true,
   'openai-responses': true,
   deepseek: true,
+  gemini: true,
 })
 
 const TEXT_SPEC: Shape = {
@@ -292,6 +294,13 @@ const OPENAI_BREAKPOINT_RULES: Fields<Partial<Omit<OpenAIBreakpointRules, 'kind'
   routingTokens: optional(COUNT),
   machines: optional(POSITIVE_COUNT),
 }
+const GEMINI_RULES: Fields<Partial<Omit<GeminiCacheRules, 'kind' | 'minimums'>>> = {
+  minTokens: optional(COUNT),
+  increment: optional(POSITIVE_COUNT),
+  implicitRetentionSeconds: optional(SECONDS),
+  implicitMissRate: optional({ kind: 'number', min: 0, max: 1 }),
+  explicitDefaultTtlSeconds: optional(SECONDS),
+}
 const DEEPSEEK_RULES: Fields<Partial<Omit<DeepSeekCacheRules, 'kind'>>> = {
   mode: optional(oneOf<DeepSeekCacheRules['mode']>({ units: true, legacy: true })),
   intervalTokens: optional(COUNT),
@@ -310,6 +319,7 @@ const RULES: Shape = {
     ...OPENAI_PREFIX_RULES,
     ...OPENAI_BREAKPOINT_RULES,
     ...DEEPSEEK_RULES,
+    ...GEMINI_RULES,
     ...ANTHROPIC_RULES,
     ttlSeconds: optional({
       kind: 'either',

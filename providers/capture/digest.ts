@@ -39,6 +39,8 @@ export interface RequestDigest {
 const NOT_CONFIG = new Set([
   'messages',
   'input',
+  'contents',
+  'systemInstruction',
   'cache_control',
   'system',
   'instructions',
@@ -75,17 +77,20 @@ function withoutMarkers(value: unknown): unknown {
   return copy
 }
 
-/** The message list of a body: `messages`, or Responses `input` (a string is one user message). */
+/** The message list of a body: `messages`, Gemini `contents`, or Responses `input` (a string is one user message). */
 export function itemsOf(body: Record<string, unknown>): unknown[] {
   if (Array.isArray(body.messages)) return body.messages
+  if (Array.isArray(body.contents)) return body.contents
   if (Array.isArray(body.input)) return body.input
   if (typeof body.input === 'string') return [{ role: 'user', content: body.input }]
   return []
 }
 
 function isToolResultBlock(block: unknown): boolean {
-  const type = (block as { type?: unknown } | null)?.type
-  return type === 'tool_result' || type === 'function_call_output'
+  const record = block as { type?: unknown; functionResponse?: unknown } | null
+  const type = record?.type
+  // Gemini's tool results are `functionResponse` parts.
+  return type === 'tool_result' || type === 'function_call_output' || record?.functionResponse !== undefined
 }
 
 /**
@@ -102,7 +107,8 @@ export function itemDigest(item: unknown): ItemDigest {
   const record = (typeof item === 'object' && item !== null ? item : {}) as Record<string, unknown>
   const role = typeof record.role === 'string' ? record.role : String(record.type ?? 'item')
   const json = canonicalJson(expanded(record))
-  const content = record.content
+  // Gemini's contents carry `parts` where the others carry `content`.
+  const content = record.content ?? record.parts
   const onlyToolResults = Array.isArray(content) && content.length > 0 && content.every(isToolResultBlock)
   return { role, hash: contentHash(json), userTurn: role === 'user' && !onlyToolResults, size: json.length }
 }

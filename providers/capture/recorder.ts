@@ -5,6 +5,7 @@
 import type { Usage } from '../../harness/types.ts'
 import { parseAnthropicUsage } from '../anthropic.ts'
 import { parseDeepSeekUsage } from '../deepseek.ts'
+import { parseGeminiUsage } from '../gemini.ts'
 import type { MockContext } from '../mock/context.ts'
 import { wireUsage } from '../mock/usage.ts'
 import { parseOpenAIUsage } from '../openai-chat.ts'
@@ -22,6 +23,8 @@ function servedUsage(context: MockContext, api: WireApi, model: unknown, counts:
       return parseAnthropicUsage(raw)
     case 'deepseek-chat':
       return parseDeepSeekUsage(raw)
+    case 'gemini-generate':
+      return parseGeminiUsage(raw)
     case 'openai-chat':
     case 'openai-responses':
       return parseOpenAIUsage(raw)

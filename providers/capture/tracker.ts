@@ -117,6 +117,7 @@ const PROVIDER_OF_API: Readonly<Record<WireApi, ProviderId>> = {
   'openai-chat': 'openai-chat',
   'openai-responses': 'openai-responses',
   'deepseek-chat': 'deepseek',
+  'gemini-generate': 'gemini',
 }
 
 /** The provider id of a wire API. */

@@ -80,6 +80,7 @@ const CALL_PREFIX: Readonly<Record<WireApi, string>> = {
   'deepseek-chat': 'call_sim',
   'openai-responses': 'call_sim',
   'anthropic-messages': 'toolu_sim',
+  'gemini-generate': 'gemini_call_sim',
 }
 
 export class MockContext {

@@ -18,6 +18,7 @@ import {
   answerField,
   apiError,
   apiOfPath,
+  bodyInView,
   errorOf,
   normalize,
   parseJson,
@@ -44,6 +45,7 @@ export const LOOPBACK_PREFIXES: Readonly<Record<Vendor, string>> = {
   openai: '/openai/v1',
   anthropic: '/anthropic',
   deepseek: '/deepseek',
+  gemini: '/gemini',
 }
 
 /** A path prefix the loopback server accepts, and the vendor whose API root it stands for. */
@@ -65,6 +67,7 @@ export const LOOPBACK_ROUTES: readonly LoopbackRoute[] = [
   { prefix: '/openai/v1', vendor: 'openai' },
   { prefix: '/deepseek/v1', vendor: 'deepseek' },
   { prefix: '/deepseek', vendor: 'deepseek' },
+  { prefix: '/gemini', vendor: 'gemini' },
 ]
 
 /** One line of the server's log. */
@@ -204,8 +207,9 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
       if (value === undefined || HOP_BY_HOP.has(name)) continue
       headers.set(name, Array.isArray(value) ? value.join(', ') : value)
     }
-    const parsed = body === undefined ? undefined : parseJson(body)
     const api = apiOfPath(vendor, path)
+    const json = body === undefined ? undefined : parseJson(body)
+    const parsed = json === undefined || api === undefined ? json : bodyInView(api, path, json)
     const resolution =
       capture !== undefined && api !== undefined && parsed !== undefined
         ? capture.resolve(api, headers.get(SESSION_HEADER) ?? undefined, parsed)
@@ -364,6 +368,7 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
       openai: `${url}${LOOPBACK_PREFIXES.openai}`,
       anthropic: `${url}${LOOPBACK_PREFIXES.anthropic}`,
       deepseek: `${url}${LOOPBACK_PREFIXES.deepseek}`,
+      gemini: `${url}${LOOPBACK_PREFIXES.gemini}`,
     },
     context,
     close: () =>

@@ -5,6 +5,7 @@ import type { SimCounts } from '../sim/types.ts'
 import type { WireApi } from '../types.ts'
 import { anthropicUsage } from './anthropic.ts'
 import { chatUsage } from './chat.ts'
+import { geminiUsage } from './gemini.ts'
 import { responsesUsage } from './responses.ts'
 
 /** The provider-shaped usage of `counts`; `reportsWrites` for OpenAI models that report cache writes. */
@@ -18,5 +19,7 @@ export function wireUsage(api: WireApi, counts: SimCounts, reportsWrites: boolea
       return responsesUsage(counts, reportsWrites)
     case 'anthropic-messages':
       return anthropicUsage(counts, counts.output)
+    case 'gemini-generate':
+      return geminiUsage(counts)
   }
 }

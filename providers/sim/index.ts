@@ -4,6 +4,7 @@
 import type { WireApi } from '../types.ts'
 import { AnthropicCacheSimulator } from './anthropic.ts'
 import { DeepSeekCacheSimulator } from './deepseek.ts'
+import { GeminiCacheSimulator } from './gemini.ts'
 import { OpenAICacheSimulator } from './openai.ts'
 import type { Prompt, Simulation, SimulationRequest, SimulatorOptions } from './types.ts'
 
@@ -13,11 +14,13 @@ export class CacheSimulators {
   readonly anthropic: AnthropicCacheSimulator
   readonly openai: OpenAICacheSimulator
   readonly deepseek: DeepSeekCacheSimulator
+  readonly gemini: GeminiCacheSimulator
 
   constructor(options: SimulatorOptions = {}) {
     this.anthropic = new AnthropicCacheSimulator(options)
     this.openai = new OpenAICacheSimulator(options)
     this.deepseek = new DeepSeekCacheSimulator(options)
+    this.gemini = new GeminiCacheSimulator(options)
   }
 
   /** Simulate one request of `api`; throws SimulatorRejection for a request the provider refuses. */
@@ -31,6 +34,8 @@ export class CacheSimulators {
         return this.deepseek.simulate('chat', request)
       case 'anthropic-messages':
         return this.anthropic.simulate(request)
+      case 'gemini-generate':
+        return this.gemini.simulate(request)
     }
   }
 
@@ -45,6 +50,8 @@ export class CacheSimulators {
         return this.deepseek.linearize(body)
       case 'anthropic-messages':
         return this.anthropic.linearize(body)
+      case 'gemini-generate':
+        return this.gemini.linearize(body)
     }
   }
 }

@@ -6,6 +6,7 @@ import type { SimulatorRejection } from '../../sim/types.ts'
 import type { WireApi } from '../../types.ts'
 import { ANTHROPIC_RULES } from './anthropic.ts'
 import { DEEPSEEK_RULES } from './deepseek.ts'
+import { GEMINI_RULES } from './gemini.ts'
 import { OPENAI_CHAT_RULES } from './openai-chat.ts'
 import { OPENAI_RESPONSES_RULES } from './openai-responses.ts'
 import { firstRefusal, type Rule, type ValidationRequest } from './shared.ts'
@@ -18,6 +19,7 @@ const RULES: Readonly<Record<WireApi, readonly Rule[]>> = {
   'openai-chat': OPENAI_CHAT_RULES,
   'openai-responses': OPENAI_RESPONSES_RULES,
   'deepseek-chat': DEEPSEEK_RULES,
+  'gemini-generate': GEMINI_RULES,
 }
 
 /** The API's refusal of a request, or undefined when it breaks none of the API's rules. */
