@@ -112,17 +112,20 @@ export class GeminiCacheSimulator {
     // No guarantee: with a seed, a share of the implicit hits miss (a server without the prefix).
     const missed = found.read > 0 && this.random !== undefined && this.random.next() < rules.implicitMissRate
     const implicit: ImplicitRead = missed ? { ...found, read: 0, shortfall: 'routing-miss' } : found
-    const explicitTokens = explicit?.tokens ?? 0
-    const read = Math.max(explicitTokens, implicit.read)
+    // Assumed: a request that names an explicit cache reads exactly that cache (its usage reports the
+    // cache's size), and implicit caching does not add to it.
+    const readOf = (probed: ImplicitRead, limit: number) =>
+      explicit === undefined ? probed.read : Math.min(explicit.tokens, limit)
+    const read = readOf(implicit, Number.POSITIVE_INFINITY)
     const measured = counterfactualTrace(
       request.previous,
       prompt,
-      { read, shortfall: implicit.shortfall },
+      { read, shortfall: explicit === undefined ? implicit.shortfall : undefined },
       (candidate, bounds) => {
         const probed = this.readImplicit(trie, candidate, at, rules, entry.tokenScale, bounds)
         return {
-          read: Math.max(Math.min(explicitTokens, bounds.limit), probed.read),
-          shortfall: probed.shortfall,
+          read: readOf(probed, bounds.limit),
+          shortfall: explicit === undefined ? probed.shortfall : undefined,
         }
       },
       'routing-miss',
