@@ -305,6 +305,63 @@ export function toGeminiProviderError(error: unknown): ProviderError {
   })
 }
 
+/** Whether an error is the API's answer to a cache it does not hold (deleted or expired). */
+function isMissingCache(error: ProviderError): boolean {
+  return error.status === 403 && /CachedContent not found/.test(error.message)
+}
+
+/**
+ * The explicit caches one adapter created, by the head they hold: a session's requests share a head, so
+ * the first creates the cache and the others name it until it expires; a head the API refuses to cache
+ * (below the model minimum) is remembered and sent as is.
+ */
+class ExplicitCaches {
+  private readonly names = new Map<string, string | 'refused'>()
+  private readonly client: GoogleGenAI
+
+  constructor(client: GoogleGenAI) {
+    this.client = client
+  }
+
+  /**
+   * Move the body's head into a cache of `ttlSeconds` (a new one when `fresh`, else the one held): the
+   * body then names it in `cachedContent` instead of carrying `systemInstruction` and `tools`.
+   */
+  async apply(body: Raw, ttlSeconds: number, options: SendOptions, fresh: boolean): Promise<void> {
+    const head: Raw = {
+      ...(body.systemInstruction !== undefined ? { systemInstruction: body.systemInstruction } : {}),
+      ...(body.tools !== undefined ? { tools: body.tools } : {}),
+    }
+    if (Object.keys(head).length === 0) return
+    const key = JSON.stringify([body.model, ttlSeconds, head])
+    let name = fresh ? undefined : this.names.get(key)
+    if (name === undefined) {
+      try {
+        const cache = await this.client.caches.create({
+          model: String(body.model),
+          config: {
+            ...(head as Record<string, never>),
+            ttl: `${ttlSeconds}s`,
+            httpOptions: { headers: options.headers },
+            ...(options.signal !== undefined ? { abortSignal: options.signal } : {}),
+          },
+        })
+        name = cache.name ?? 'refused'
+      } catch (error) {
+        const failure = toGeminiProviderError(error)
+        // A head below the model minimum is refused with a 400: such a request goes out uncached.
+        if (failure.status !== 400) throw failure
+        name = 'refused'
+      }
+      this.names.set(key, name)
+    }
+    if (name === 'refused') return
+    delete body.systemInstruction
+    delete body.tools
+    body.cachedContent = name
+  }
+}
+
 /** Send a body through the SDK. */
 async function sendGemini(
   client: GoogleGenAI,
@@ -335,14 +392,39 @@ export function geminiClient(endpoint: Endpoint): GoogleGenAI {
   })
 }
 
-/** The gemini adapter; the endpoint carries the Gemini API's base URL (without `/v1beta`). */
+/**
+ * The gemini adapter; the endpoint carries the Gemini API's base URL (without `/v1beta`). With
+ * `geminiCacheTtlSeconds`, sending moves the request head into an explicit cache: the body it was given
+ * becomes the body sent (`cachedContent` in place of the head), so the wire record is what the API saw.
+ */
 export function geminiAdapter(endpoint: Endpoint): ProviderAdapter {
   const client = geminiClient(endpoint)
+  const caches = new ExplicitCaches(client)
+  const explicit = new WeakMap<BuiltRequest, number>()
   return {
     provider: 'gemini',
     api: 'gemini-generate',
-    buildRequest: buildGeminiRequest,
+    buildRequest: (request, options) => {
+      const built = buildGeminiRequest(request, options)
+      if (options.geminiCacheTtlSeconds !== undefined) explicit.set(built, options.geminiCacheTtlSeconds)
+      return built
+    },
     parseUsage: parseGeminiUsage,
-    send: (request, options) => sendGemini(client, request, options),
+    send: async (request, options) => {
+      const ttl = explicit.get(request)
+      if (ttl === undefined) return sendGemini(client, request, options)
+      const original = { ...request.body }
+      await caches.apply(request.body, ttl, options, false)
+      try {
+        return await sendGemini(client, request, options)
+      } catch (error) {
+        // The cache expired before the session ended: create it again, once.
+        if (!(error instanceof ProviderError) || !isMissingCache(error)) throw error
+        for (const key of Object.keys(request.body)) delete request.body[key]
+        Object.assign(request.body, original)
+        await caches.apply(request.body, ttl, options, true)
+        return sendGemini(client, request, options)
+      }
+    },
   }
 }

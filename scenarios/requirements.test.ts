@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { PROVIDER_IDS } from '../harness/types.ts'
 import { findModel } from '../providers/catalog.ts'
 import { appendOnly } from './append-only.ts'
+import { idleTtl } from './idle-ttl.ts'
 import { parallelToolResults } from './parallel-tool-results.ts'
 import { promptChange } from './prompt-change.ts'
 import { chooseModel, variantRequirements, variantUnmet } from './requirements.ts'
@@ -60,7 +61,8 @@ describe('the model a scenario runs on', () => {
 
 describe('planning a matrix', () => {
   it('runs every variant of a scenario on one model per provider', () => {
-    const { plans, notApplicable } = planMatrix([promptChange], PROVIDER_IDS)
+    const inHistory = PROVIDER_IDS.filter((provider) => provider !== 'gemini')
+    const { plans, notApplicable } = planMatrix([promptChange], inHistory)
     expect(notApplicable).toEqual([])
     expect(plans.map((plan) => `${plan.variant.name}.${plan.provider}:${plan.model}`)).toEqual([
       'in-history.anthropic:claude-opus-4-8',
@@ -72,6 +74,20 @@ describe('planning a matrix', () => {
       'unsupported.openai-responses:gpt-5.4',
       'unsupported.deepseek:deepseek-flash',
     ])
+  })
+
+  it('lists in-history as not applicable on Gemini, whose models take the prompt only in systemInstruction', () => {
+    const { plans, notApplicable } = planMatrix([promptChange], ['gemini'])
+    expect(notApplicable.map((entry) => `${entry.variant}:${entry.model}`)).toEqual([
+      'in-history:gemini-2.5-flash',
+    ])
+    expect(plans.map((plan) => plan.variant.name)).toEqual(['unsupported'])
+  })
+
+  it('lists a 1-hour lifetime as not applicable on Gemini, whose implicit cache has no lifetime option', () => {
+    const { notApplicable } = planMatrix([idleTtl], ['gemini', 'anthropic'])
+    expect(notApplicable.map((entry) => `${entry.variant}.${entry.provider}`)).toEqual(['ttl-1h.gemini'])
+    expect(notApplicable[0]?.reason).toMatch(/implicit cache has none/)
   })
 
   it('chooses the model from all of the scenario’s variants, so a filtered run gives the same numbers', () => {

@@ -18,7 +18,13 @@ import type { Scenario, Variant } from './types.ts'
  * prompt as a system message after the history, which only a model with the `in-history` route accepts
  * (Anthropic refuses it with a 400) and reads (OpenAI-style APIs accept it from any model).
  */
-export type Requirement = { kind: 'system-in-history' }
+export type Requirement =
+  | { kind: 'system-in-history' }
+  /**
+   * The variant asks for a cache lifetime longer than the default (Anthropic's 1-hour TTL, OpenAI's 24h
+   * retention): a cache whose lifetime no request can set (Gemini's implicit one) cannot serve it.
+   */
+  | { kind: 'long-lifetime' }
 
 /** A variant that does not run on the model its scenario runs on, and why. */
 export interface NotApplicable {
@@ -41,7 +47,24 @@ export function variantRequirements(variant: Variant): Requirement[] {
   const policies = { ...DEFAULT_POLICIES, ...variant.policies }
   // A prompt in the request header never becomes a message, whatever the route says.
   const appendsSystem = policies.systemPrompt === 'surface' && policies.route === 'in-history'
-  return appendsSystem ? [{ kind: 'system-in-history' }] : []
+  const longLifetime = variant.build?.anthropicTtl === '1h' || variant.build?.retention === '24h'
+  return [
+    ...(appendsSystem ? [{ kind: 'system-in-history' as const }] : []),
+    ...(longLifetime ? [{ kind: 'long-lifetime' as const }] : []),
+  ]
+}
+
+/** Whether a request can ask the model's cache for a longer lifetime (or the cache keeps prefixes for hours anyway). */
+function offersLongLifetime(entry: ModelEntry): boolean {
+  switch (entry.cache.kind) {
+    case 'anthropic':
+    case 'openai-prefix':
+    case 'openai-breakpoint':
+    case 'deepseek':
+      return true
+    case 'gemini':
+      return false
+  }
 }
 
 /** Why a model cannot serve a requirement, or undefined when it can. */
@@ -51,6 +74,10 @@ export function unmetReason(requirement: Requirement, entry: ModelEntry): string
       return acceptsSystemInHistory(entry)
         ? undefined
         : `needs the in-history system-prompt route; ${entry.model} reads the system prompt only at the head (route '${entry.route}')`
+    case 'long-lifetime':
+      return offersLongLifetime(entry)
+        ? undefined
+        : `needs a cache lifetime a request can set; ${entry.model}'s implicit cache has none (an explicit cache holds a fixed head: see the explicit-cache scenario)`
   }
 }
 

@@ -260,6 +260,7 @@ const BUILD: Shape = object<Partial<Omit<BuildOptions, 'stream'>>>({
     }),
   ),
   anthropicTtl: optional(oneOf<NonNullable<BuildOptions['anthropicTtl']>>({ '5m': true, '1h': true })),
+  geminiCacheTtlSeconds: optional(POSITIVE_COUNT),
 })
 
 // A variant's `rules` override the simulated model's cache rules, whichever provider that model is on, so

@@ -230,3 +230,43 @@ describe('mock Gemini explicit context caches', () => {
     )
   })
 })
+
+describe('the adapter with an explicit cache (geminiCacheTtlSeconds)', () => {
+  const head = {
+    system: { text: system, sourceSeq: 1 },
+    tools: [{ name: 'grep', description: 'Search', parameters: { type: 'object', properties: {} } }],
+  }
+  const request = (text: string) =>
+    derivedRequest({ provider: 'gemini', model: 'gemini-2.5-flash' }, [userText(text, 2)], head)
+
+  it('moves the head into a cache it creates once, names it in every request, and creates it again once expired', async () => {
+    const explicitAdapter = geminiAdapter(simulatedEndpoint('gemini'))
+    const options = { stream: false, geminiCacheTtlSeconds: 600 }
+    const first = explicitAdapter.buildRequest(request('one'), options)
+    const reply = await explicitAdapter.send(first, { stream: false, headers: { [TIME_HEADER]: '0' } })
+    expect(first.body.systemInstruction).toBeUndefined()
+    expect(first.body.tools).toBeUndefined()
+    expect(first.body.cachedContent).toBe('cachedContents/sim000001')
+    expect(reply.usage.cacheRead).toBeGreaterThan(3000)
+
+    const second = explicitAdapter.buildRequest(request('two'), options)
+    await explicitAdapter.send(second, { stream: false, headers: { [TIME_HEADER]: '300' } })
+    expect(second.body.cachedContent).toBe('cachedContents/sim000001')
+
+    const late = explicitAdapter.buildRequest(request('three'), options)
+    const lateReply = await explicitAdapter.send(late, { stream: false, headers: { [TIME_HEADER]: '700' } })
+    expect(late.body.cachedContent).toBe('cachedContents/sim000002')
+    expect(lateReply.usage.cacheRead).toBe(reply.usage.cacheRead)
+  })
+
+  it('sends a head below the model minimum as is (the API refuses to cache it)', async () => {
+    const explicitAdapter = geminiAdapter(simulatedEndpoint('gemini'))
+    const small = derivedRequest({ provider: 'gemini', model: 'gemini-2.5-flash' }, [userText('hi', 2)], {
+      system: { text: 'Be brief.', sourceSeq: 1 },
+    })
+    const built = explicitAdapter.buildRequest(small, { stream: false, geminiCacheTtlSeconds: 600 })
+    await explicitAdapter.send(built, { stream: false, headers: {} })
+    expect(built.body.systemInstruction).toEqual({ parts: [{ text: 'Be brief.' }] })
+    expect(built.body.cachedContent).toBeUndefined()
+  })
+})

@@ -33,15 +33,31 @@ export function geminiImageTokens(size: { width: number; height: number }): numb
 /** Tokens of an inline image whose size is unknown (one tile). */
 const UNKNOWN_GEMINI_IMAGE_TOKENS = 258
 
+/**
+ * JSON with object keys sorted: the API parses a body into protos, so the key order a client (or the SDK,
+ * which reorders `functionCall` fields) sends is not part of the prompt.
+ */
+export function sortedJson(value: unknown): string {
+  return JSON.stringify(sortedKeys(value))
+}
+
+function sortedKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortedKeys)
+  if (typeof value !== 'object' || value === null) return value
+  const sorted: Body = {}
+  for (const key of Object.keys(value).sort()) sorted[key] = sortedKeys((value as Body)[key])
+  return sorted
+}
+
 /** One part of a content (or of the system instruction) as a segment draft; thoughts are not prompt. */
 function partDraft(part: Body, frame: string, node: WireNode, framing: number): SegmentDraft | undefined {
   if (part.thought === true) return undefined
   if (typeof part.text === 'string') return { frame: `${frame}|text`, text: part.text, framing, node }
   if (part.functionCall !== undefined) {
-    return { frame: `${frame}|functionCall`, text: JSON.stringify(part.functionCall), framing, node }
+    return { frame: `${frame}|functionCall`, text: sortedJson(part.functionCall), framing, node }
   }
   if (part.functionResponse !== undefined) {
-    return { frame: `${frame}|functionResponse`, text: JSON.stringify(part.functionResponse), framing, node }
+    return { frame: `${frame}|functionResponse`, text: sortedJson(part.functionResponse), framing, node }
   }
   if (part.inlineData !== undefined) {
     const data = asRecord(part.inlineData)
@@ -57,7 +73,7 @@ function partDraft(part: Body, frame: string, node: WireNode, framing: number): 
     }
   }
   // Any other part (file data, executable code): its JSON, so a change of it is a change of the prompt.
-  return { frame: `${frame}|other`, text: JSON.stringify(part), framing, node }
+  return { frame: `${frame}|other`, text: sortedJson(part), framing, node }
 }
 
 /** The head of a body: system instruction, tools, tool config (what an explicit cache may hold too). */
@@ -77,7 +93,7 @@ function addHead(builder: PromptBuilder, body: Body): void {
     if (declarations.length === 0) {
       builder.add({
         frame: 'tool|other',
-        text: JSON.stringify(tool),
+        text: sortedJson(tool),
         framing: 0,
         node: { part: 'tools', index: declaration },
       })
@@ -87,7 +103,7 @@ function addHead(builder: PromptBuilder, body: Body): void {
     for (const entry of declarations) {
       builder.add({
         frame: 'tool|function',
-        text: JSON.stringify(entry),
+        text: sortedJson(entry),
         framing: 0,
         node: { part: 'tools', index: declaration },
       })
@@ -97,7 +113,7 @@ function addHead(builder: PromptBuilder, body: Body): void {
   if (body.toolConfig !== undefined) {
     builder.add({
       frame: 'tool-config',
-      text: JSON.stringify(body.toolConfig),
+      text: sortedJson(body.toolConfig),
       framing: 0,
       node: { part: 'tools', index: declaration },
     })
