@@ -9,6 +9,7 @@ import { config as loadDotenv } from 'dotenv'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { PROVIDER_IDS, type ProviderId } from '../harness/types.ts'
 import { ENV_NAMES, liveEndpoint, resolveModel, vendorOf } from '../providers/index.ts'
+import { encode } from '../providers/sim/tokens.ts'
 import { describeMismatch, fidelityCsv, fidelityVerdict } from '../reports/fidelity.ts'
 import type { StepRow } from '../reports/types.ts'
 import { type KeyedRun, keyedCases, keyedTolerance, runKeyed } from './keyed.ts'
@@ -139,9 +140,20 @@ function describeProvider(provider: ProviderId): void {
       }
       const keepLive = afterPrune('series-start-unchanged.keep-live')
       const consolidate = afterPrune('series-start-unchanged.consolidate')
+      // The two sessions' namespaces (in the system prompt and the first tool) differ in length: a cache
+      // that reads to the token (Gemini's) reads that difference too.
+      const openingTokens = (name: string) =>
+        encode(cases.find((keyed) => `${keyed.scenario.name}.${keyed.variant.name}` === name)?.opening ?? '')
+          .length
+      const slack =
+        2 *
+        Math.abs(
+          openingTokens('series-start-unchanged.keep-live') -
+            openingTokens('series-start-unchanged.consolidate'),
+        )
       if (entry.route === 'in-history')
         expect(keepLive.cacheReadTokens).toBeGreaterThan(consolidate.cacheReadTokens)
-      else expect(keepLive.cacheReadTokens).toBeGreaterThanOrEqual(consolidate.cacheReadTokens)
+      else expect(keepLive.cacheReadTokens).toBeGreaterThanOrEqual(consolidate.cacheReadTokens - slack)
     })
   })
 }
