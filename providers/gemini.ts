@@ -387,6 +387,8 @@ async function sendGemini(
 /** A Google GenAI client for an endpoint (the Gemini API, never Vertex); retries are the loop's job. */
 export function geminiClient(endpoint: Endpoint): GoogleGenAI {
   return new GoogleGenAI({
+    // Explicit, so `GOOGLE_GENAI_USE_VERTEXAI` in the environment cannot turn the client to Vertex AI.
+    vertexai: false,
     apiKey: endpoint.apiKey,
     httpOptions: { baseUrl: endpoint.baseURL, fetch: endpoint.fetch ?? lateBoundFetch },
   })
