@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { KNOWN_EVENT_TYPES } from './session.ts'
 import { resumeTestLoop, say, TEST_TOOLS, testLoop, withTool } from './testing.ts'
-import type { ImageBlock, SessionEvent } from './types.ts'
+import { type ImageBlock, PROVIDER_IDS, type SessionEvent } from './types.ts'
 import { checkEventShape } from './validate.ts'
 
 const image = (id: string): ImageBlock => ({
@@ -396,7 +396,7 @@ describe('checkEventShape', () => {
       'request/context',
       ['data', 'provider'],
       'acme',
-      'data.provider must be one of anthropic, openai-chat, openai-responses, deepseek',
+      `data.provider must be one of ${PROVIDER_IDS.join(', ')}`,
     ],
     [
       'an isError that is not true',
