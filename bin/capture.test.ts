@@ -51,6 +51,7 @@ async function capture(options: { rewriteAt?: number; stream?: boolean; upstream
             openai: options.upstream,
             deepseek: options.upstream,
             bedrock: options.upstream,
+            gemini: options.upstream,
           },
         },
   )

@@ -136,7 +136,7 @@ describe('cachelab check', () => {
     [['--tolerance', '-1'], /--tolerance/],
     [['--cost-tolerance', 'x'], /--cost-tolerance takes percent/],
     [['--break-threshold', 'many'], /--break-threshold takes tokens/],
-    [['--provider', 'gemini'], /unknown provider "gemini"/],
+    [['--provider', 'acme'], /unknown provider "acme"/],
     [['--update', '--scenario', 'append-only'], /--update refreshes the whole baseline/],
     [[], /check needs --baseline DIR/],
   ])('exits 2 on bad options %j', async (argv, reason) => {

@@ -74,7 +74,7 @@ describe('cachelab import --as anthropic on a DSH log', () => {
   })
 
   it('refuses an unknown provider or model, and --model without --as', async () => {
-    expect((await runCli(['import', DSH, '--as', 'gemini'])).code).toBe(2)
+    expect((await runCli(['import', DSH, '--as', 'acme'])).code).toBe(2)
     expect((await runCli(['import', DSH, '--as', 'anthropic', '--model', 'claude-2'])).code).toBe(2)
     expect((await runCli(['import', DSH, '--model', 'gpt-5.4'])).code).toBe(2)
   })

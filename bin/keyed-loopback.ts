@@ -23,7 +23,12 @@ import { findSentinels, keyInQueryRequests } from './sentinel-scan.ts'
 
 // Sentinels, not `sk-…` shapes: a leak must be caught by the scan, not masked by a shape rule.
 const sentinel = (vendor: string) => `cachelab-sentinel-${vendor}-${randomBytes(8).toString('hex')}`
-const KEYS = { anthropic: sentinel('anthropic'), openai: sentinel('openai'), deepseek: sentinel('deepseek') }
+const KEYS = {
+  anthropic: sentinel('anthropic'),
+  openai: sentinel('openai'),
+  deepseek: sentinel('deepseek'),
+  gemini: sentinel('gemini'),
+}
 
 const perturbed = process.argv.includes('--perturbed')
 const vitestArguments = process.argv.slice(2).filter((argument) => argument !== '--perturbed')
@@ -67,9 +72,11 @@ const env: NodeJS.ProcessEnv = {
   ANTHROPIC_API_KEY: KEYS.anthropic,
   OPENAI_API_KEY: KEYS.openai,
   DEEPSEEK_API_KEY: KEYS.deepseek,
+  GEMINI_API_KEY: KEYS.gemini,
   ANTHROPIC_BASE_URL: server.baseURLs.anthropic,
   OPENAI_BASE_URL: server.baseURLs.openai,
   DEEPSEEK_BASE_URL: server.baseURLs.deepseek,
+  GEMINI_BASE_URL: server.baseURLs.gemini,
   CACHELAB_REQUIRE_KEYS: '1',
   CACHELAB_KEYED_OUT: join(work, 'keyed'),
   // Against the simulator itself every prediction must hold exactly.

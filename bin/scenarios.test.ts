@@ -3,6 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { PROVIDER_IDS } from '../harness/types.ts'
 import { runCli } from './testing.ts'
 
 const SUPPORT_BOT = 'scenarios/examples/support-bot.ts'
@@ -16,8 +17,9 @@ describe('cachelab run --scenarios', () => {
     const { code, stdout } = await runCli(['run', '--scenarios', SUPPORT_BOT, '--out', out, '--json'])
     expect(code).toBe(0)
     const report = JSON.parse(stdout)
-    expect(report.summary).toHaveLength(8)
-    expect(report.claims).toHaveLength(8)
+    // Two variants and two claims, on every provider.
+    expect(report.summary).toHaveLength(2 * PROVIDER_IDS.length)
+    expect(report.claims).toHaveLength(2 * PROVIDER_IDS.length)
     expect(report.claims.filter((claim: { status: string }) => claim.status !== 'holds')).toEqual([])
     const steps = readFileSync(join(out, 'steps.csv'), 'utf8')
     // The rewritten head: Anthropic's system slot, the first message on OpenAI (where the shared instructions still hit).

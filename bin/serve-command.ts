@@ -138,6 +138,8 @@ export async function serveCommand(argv: string[], signal?: AbortSignal): Promis
       `  OPENAI_BASE_URL=${server.baseURLs.openai}`,
       `  ANTHROPIC_BASE_URL=${server.baseURLs.anthropic}`,
       `  DEEPSEEK_BASE_URL=${server.baseURLs.deepseek}`,
+      `  GEMINI_BASE_URL=${server.baseURLs.gemini}`,
+      `  BEDROCK_BASE_URL=${server.baseURLs.bedrock}`,
       `  compatible providers: ${compatibleProviders()
         .map((provider) => `${provider.baseURLVariable}=${server.baseURL(provider.id)}`)
         .join(' ')}`,
@@ -181,7 +183,7 @@ export async function serveCommand(argv: string[], signal?: AbortSignal): Promis
   return 0
 }
 
-const VENDORS: readonly BuiltInVendor[] = ['openai', 'anthropic', 'deepseek']
+const VENDORS: readonly BuiltInVendor[] = ['openai', 'anthropic', 'deepseek', 'gemini']
 
 /**
  * `--upstream live`'s provider base URLs: `*_BASE_URL` from the environment or `.env` (a staging

@@ -14,7 +14,13 @@ export type Seq = number
 export type ProviderId = BuiltInProviderId | CompatibleProviderId
 
 /** The providers with an adapter of their own. */
-export type BuiltInProviderId = 'anthropic' | 'openai-chat' | 'openai-responses' | 'deepseek' | 'bedrock'
+export type BuiltInProviderId =
+  | 'anthropic'
+  | 'openai-chat'
+  | 'openai-responses'
+  | 'deepseek'
+  | 'bedrock'
+  | 'gemini'
 
 /**
  * An OpenAI-compatible provider the model catalog describes (`xai`, `kimi`, or one a user's catalog file
@@ -35,6 +41,7 @@ export const PROVIDER_IDS: readonly BuiltInProviderId[] = [
   'openai-responses',
   'deepseek',
   'bedrock',
+  'gemini',
 ]
 
 // ─── Content ──────────────────────────────────────────────────────────────────────────────────────

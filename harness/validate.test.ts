@@ -396,7 +396,7 @@ describe('checkEventShape', () => {
       'request/context',
       ['data', 'provider'],
       'ACME',
-      "data.provider must be one of anthropic, openai-chat, openai-responses, deepseek or a compatible provider's id",
+      "data.provider must be one of anthropic, openai-chat, openai-responses, deepseek, bedrock, gemini or a compatible provider's id",
     ],
     [
       'an isError that is not true',

@@ -14,7 +14,7 @@ import { compatibleProvider, compatibleProviders, findCompatible } from './compa
 export type Vendor = BuiltInVendor | CompatibleProviderId
 
 /** The vendors with adapters of their own. */
-export type BuiltInVendor = 'anthropic' | 'openai' | 'deepseek' | 'bedrock'
+export type BuiltInVendor = 'anthropic' | 'openai' | 'deepseek' | 'bedrock' | 'gemini'
 
 /** How a route applies tool-set changes mid-session (DSH generation D). */
 export type ToolUpdateMode = ToolUpdatePolicy
@@ -122,12 +122,50 @@ export interface BedrockCacheRules extends Omit<AnthropicCacheRules, 'kind'> {
   maxCachedTokens?: number
 }
 
+/** A minimum as one version of the provider's documentation stated it. */
+export interface DatedMinimum {
+  /** Smallest prompt (tokens) that is cached. */
+  minTokens: number
+  /** When the documentation said so: the page's "last updated" date or the snapshot's date (ISO). */
+  date: string
+  /** The page or announcement. */
+  source: string
+}
+
+/**
+ * Gemini's caches (notes/2026-11-30-gemini-implicit-caching.md): implicit prefix caching on by default
+ * (free writes, reads at the cache price, no guarantee), and explicit `cachedContents` with a TTL and a
+ * storage price.
+ */
+export interface GeminiCacheRules {
+  kind: 'gemini'
+  /** Smallest prompt (tokens) an implicit or explicit cache holds: the latest documented minimum. */
+  minTokens: number
+  /** Every minimum the documentation stated for the model, oldest first; `minTokens` is the last. */
+  minimums: readonly DatedMinimum[]
+  /** Implicit reads grow in steps of this many tokens past the minimum (not documented: 1 assumed). */
+  increment: number
+  /**
+   * Assumed: an implicit prefix stays readable this long after the last request that sent or read it
+   * ("send requests with similar prefix in a short amount of time"; no lifetime is published).
+   */
+  implicitRetentionSeconds: number
+  /**
+   * Assumed: with a seed, the share of implicit hits that miss anyway ("no cost saving guarantee"); off
+   * without a seed, so runs stay deterministic.
+   */
+  implicitMissRate: number
+  /** Lifetime of an explicit cache created without `ttl` or `expireTime` (documented: 1 hour). */
+  explicitDefaultTtlSeconds: number
+}
+
 export type CacheRules =
   | AnthropicCacheRules
   | OpenAIPrefixRules
   | OpenAIBreakpointRules
   | DeepSeekCacheRules
   | BedrockCacheRules
+  | GeminiCacheRules
 
 /** What an Anthropic model's Messages API accepts beyond the common schema (the mocks' validation reads it). */
 export interface AnthropicRequestRules {
@@ -171,11 +209,19 @@ export interface BedrockRequestRules {
   family: 'claude' | 'nova'
 }
 
+/** What a Gemini model's `generateContent` accepts beyond the common schema. */
+export interface GeminiRequestRules {
+  kind: 'gemini'
+  /** Whether `thinkingConfig.thinkingBudget: 0` turns thinking off (2.5 Flash) or is a 400 (2.5 Pro). */
+  thinkingCanBeOff: boolean
+}
+
 export type RequestRules =
   | AnthropicRequestRules
   | OpenAIRequestRules
   | DeepSeekRequestRules
   | BedrockRequestRules
+  | GeminiRequestRules
 
 /** Prices in USD per million tokens. */
 export interface Prices {
@@ -186,6 +232,8 @@ export interface Prices {
   /** Anthropic 1-hour writes. */
   cacheWrite1h?: number
   output: number
+  /** Gemini explicit caches: USD per million cached tokens per hour of storage. */
+  cacheStoragePerHour?: number
 }
 
 /** One model of the catalog. */
@@ -315,6 +363,104 @@ function openai(
     ...(assumptions !== undefined ? { assumptions } : {}),
   }
 }
+
+/** The minimums of the Gemini caching page over time (ai.google.dev/gemini-api/docs/caching). */
+const GEMINI_PAGE = 'https://ai.google.dev/gemini-api/docs/caching'
+/** Implicit caching launch: 2.5 Flash 1,024, 2.5 Pro 2,048 (developers blog and the page of May 2025). */
+const GEMINI_LAUNCH = { date: '2025-05-08', source: `${GEMINI_PAGE} (implicit caching launch)` }
+/** The page with Gemini 3 previews: 2.5 Flash and 3 Flash Preview 1,024, 2.5 Pro and 3 Pro Preview 4,096. */
+const GEMINI_3_PREVIEW = { date: '2026-05-07', source: `${GEMINI_PAGE} (last updated 2026-05-07)` }
+/** The current page: 2.5 Flash and 2.5 Pro 2,048; 3.5 Flash and later, 3.1 Pro Preview 4,096. */
+const GEMINI_CURRENT = {
+  date: '2026-07-07',
+  source: `${GEMINI_PAGE} (last updated 2026-07-07, unchanged to 2026-10-13)`,
+}
+
+function gemini(
+  model: string,
+  minimums: readonly DatedMinimum[],
+  prices: Prices,
+  request: GeminiRequestRules,
+  assumptions: string[] = [],
+): ModelEntry {
+  const latest = minimums.at(-1)
+  if (latest === undefined) throw new CachelabError('invariant', `no minimum for ${model}`)
+  return {
+    vendor: 'gemini',
+    model,
+    // A `system` role inside `contents` is a 400: the prompt lives in `systemInstruction` only.
+    route: 'unsupported',
+    toolUpdate: 'unsupported',
+    cache: {
+      kind: 'gemini',
+      minTokens: latest.minTokens,
+      minimums,
+      increment: 1,
+      implicitRetentionSeconds: 300,
+      implicitMissRate: 0.1,
+      explicitDefaultTtlSeconds: 3600,
+    },
+    request,
+    prices,
+    // Gemini's tokenizer is not public: o200k_base counts stand in (notes/2026-11-30-gemini-tokens.md).
+    tokenScale: 1,
+    reasoning: 'by-default',
+    assumptions: [
+      'implicit cache: a prefix readable for 5 minutes after it was last sent, token granularity',
+      'tokens: o200k_base estimate (Gemini tokenizer not public)',
+      ...assumptions,
+    ],
+  }
+}
+
+/** Gemini prices per million tokens, prompts up to 200k tokens (ai.google.dev/gemini-api/docs/pricing). */
+function geminiPrices(input: number, cacheRead: number, output: number, storagePerHour: number): Prices {
+  return { input, cacheRead, output, cacheStoragePerHour: storagePerHour }
+}
+
+const GEMINI_FLASH_THINKING: GeminiRequestRules = { kind: 'gemini', thinkingCanBeOff: true }
+const GEMINI_ALWAYS_THINKING: GeminiRequestRules = { kind: 'gemini', thinkingCanBeOff: false }
+
+/** Gemini models: each minimum the documentation stated, dated; the last one applies. */
+export const GEMINI_MODELS: readonly ModelEntry[] = [
+  gemini(
+    'gemini-2.5-flash',
+    [
+      { minTokens: 1024, ...GEMINI_LAUNCH },
+      { minTokens: 1024, ...GEMINI_3_PREVIEW },
+      { minTokens: 2048, ...GEMINI_CURRENT },
+    ],
+    geminiPrices(0.3, 0.03, 2.5, 1),
+    GEMINI_FLASH_THINKING,
+  ),
+  gemini(
+    'gemini-2.5-pro',
+    [
+      { minTokens: 2048, ...GEMINI_LAUNCH },
+      { minTokens: 4096, ...GEMINI_3_PREVIEW },
+      { minTokens: 2048, ...GEMINI_CURRENT },
+    ],
+    geminiPrices(1.25, 0.125, 10, 4.5),
+    GEMINI_ALWAYS_THINKING,
+  ),
+  gemini(
+    'gemini-3.5-flash',
+    [{ minTokens: 4096, ...GEMINI_CURRENT }],
+    geminiPrices(0.5, 0.05, 3, 1),
+    GEMINI_ALWAYS_THINKING,
+    ['prices: Gemini 3 Flash Preview prices assumed'],
+  ),
+  gemini(
+    'gemini-3.1-pro-preview',
+    [
+      { minTokens: 4096, ...GEMINI_3_PREVIEW, source: `${GEMINI_3_PREVIEW.source}: Gemini 3 Pro Preview` },
+      { minTokens: 4096, ...GEMINI_CURRENT },
+    ],
+    geminiPrices(2, 0.2, 12, 4.5),
+    GEMINI_ALWAYS_THINKING,
+    ['prices: Gemini 3 Pro Preview prices assumed'],
+  ),
+]
 
 /** DeepSeek V4: thinking mode is on unless a request turns it off. */
 const DEEPSEEK_V4: DeepSeekRequestRules = { kind: 'deepseek', thinkingByDefault: true }
@@ -468,6 +614,7 @@ export const CATALOG: readonly ModelEntry[] = [
   bedrockNova('amazon.nova-pro-v1:0', 0.8, 3.2),
   bedrockNova('amazon.nova-lite-v1:0', 0.06, 0.24),
   bedrockNova('amazon.nova-micro-v1:0', 0.035, 0.14),
+  ...GEMINI_MODELS,
 ]
 
 /** The model each built-in vendor uses when none is named (`defaultModel` covers every vendor). */
@@ -476,6 +623,7 @@ export const DEFAULT_MODELS: Readonly<Record<BuiltInVendor, string>> = {
   openai: 'gpt-5.4',
   deepseek: 'deepseek-flash',
   bedrock: 'anthropic.claude-sonnet-4-6',
+  gemini: 'gemini-2.5-flash',
 }
 
 /** The vendor of a provider id. */
@@ -488,6 +636,8 @@ export function vendorOf(provider: ProviderId): Vendor {
       return 'openai'
     case 'deepseek':
       return 'deepseek'
+    case 'gemini':
+      return 'gemini'
     case 'bedrock':
       return 'bedrock'
     default:
@@ -497,7 +647,13 @@ export function vendorOf(provider: ProviderId): Vendor {
 
 /** Whether a vendor is built in (else a compatible provider of the catalog). */
 export function isBuiltInVendor(vendor: Vendor): vendor is BuiltInVendor {
-  return vendor === 'anthropic' || vendor === 'openai' || vendor === 'deepseek' || vendor === 'bedrock'
+  return (
+    vendor === 'anthropic' ||
+    vendor === 'openai' ||
+    vendor === 'deepseek' ||
+    vendor === 'bedrock' ||
+    vendor === 'gemini'
+  )
 }
 
 /** The model a vendor uses when none is named. */

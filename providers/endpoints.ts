@@ -22,6 +22,7 @@ export const DEFAULT_BASE_URLS: Readonly<Record<BuiltInVendor, string>> = {
   openai: 'https://api.openai.com/v1',
   deepseek: 'https://api.deepseek.com',
   bedrock: 'https://bedrock-runtime.us-east-1.amazonaws.com',
+  gemini: 'https://generativelanguage.googleapis.com',
 }
 
 /** The environment variables of a vendor: its key, its base URL and the model the keyed suite uses. */
@@ -37,6 +38,7 @@ export const ENV_NAMES: Readonly<Record<BuiltInVendor, EnvNames>> = {
   openai: { key: 'OPENAI_API_KEY', baseURL: 'OPENAI_BASE_URL', model: 'CACHELAB_OPENAI_MODEL' },
   deepseek: { key: 'DEEPSEEK_API_KEY', baseURL: 'DEEPSEEK_BASE_URL', model: 'CACHELAB_DEEPSEEK_MODEL' },
   bedrock: { key: 'AWS_BEARER_TOKEN_BEDROCK', baseURL: 'BEDROCK_BASE_URL', model: 'CACHELAB_BEDROCK_MODEL' },
+  gemini: { key: 'GEMINI_API_KEY', baseURL: 'GEMINI_BASE_URL', model: 'CACHELAB_GEMINI_MODEL' },
 }
 
 /** A vendor's real base URL: the built-in table's, or the compatible provider's catalog entry. */

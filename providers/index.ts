@@ -8,6 +8,7 @@ import { bedrockAdapter } from './bedrock.ts'
 import { compatibleAdapter } from './compatible-chat.ts'
 import { deepSeekAdapter } from './deepseek.ts'
 import type { Endpoint } from './endpoints.ts'
+import { geminiAdapter } from './gemini.ts'
 import { openAIChatAdapter } from './openai-chat.ts'
 import { openAIResponsesAdapter } from './openai-responses.ts'
 import type { ProviderAdapter } from './types.ts'
@@ -41,6 +42,8 @@ export function createAdapter(provider: ProviderId, endpoint: Endpoint): Provide
       return anthropicAdapter(endpoint)
     case 'bedrock':
       return bedrockAdapter(endpoint)
+    case 'gemini':
+      return geminiAdapter(endpoint)
     default:
       return compatibleAdapter(provider, endpoint)
   }

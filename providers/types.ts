@@ -20,6 +20,8 @@ export type WireApi =
   | 'openai-responses'
   | 'anthropic-messages'
   | 'deepseek-chat'
+  /** Gemini `generateContent` (and its stream): the model and streaming come from the URL, see `sim/linearize-gemini.ts`. */
+  | 'gemini-generate'
   | 'bedrock-converse'
   | CompatibleWireApi
 
@@ -73,6 +75,11 @@ export interface BuildOptions {
   breakpoints?: BreakpointStrategy
   /** Anthropic: the lifetime of the markers cachelab places. */
   anthropicTtl?: '5m' | '1h'
+  /**
+   * Gemini: hold the request head (system instruction and tools) in an explicit context cache of this
+   * lifetime (seconds), created on first use and named by `cachedContent` (notes/2026-11-30-gemini-explicit-caches.md).
+   */
+  geminiCacheTtlSeconds?: number
 }
 
 /** Why the model stopped. */

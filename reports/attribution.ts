@@ -32,13 +32,16 @@ function sourcesOf(node: WireNode, sources: WireSources): Seq[] {
       return sources.system
     case 'messages':
     case 'input':
+    case 'contents':
       return sources.messages[node.index] ?? []
   }
 }
 
 function wireNodeJson(body: Record<string, unknown>, node: WireNode): string | undefined {
   // The system slot is `system` on Anthropic and `instructions` on Responses.
-  const part = node.part === 'system' ? (body.system ?? body.instructions) : body[node.part]
+  // Gemini's is `systemInstruction.parts`.
+  const geminiSystem = (body.systemInstruction as { parts?: unknown } | undefined)?.parts
+  const part = node.part === 'system' ? (body.system ?? body.instructions ?? geminiSystem) : body[node.part]
   if (!Array.isArray(part)) return typeof part === 'string' ? part : undefined
   return JSON.stringify(part[node.index])
 }
@@ -113,7 +116,13 @@ function rewrittenByOffload(
   offloads: (seq: Seq) => SessionEvent | undefined,
 ): SessionEvent | undefined {
   const messages = (body: Record<string, unknown>) =>
-    (Array.isArray(body.messages) ? body.messages : Array.isArray(body.input) ? body.input : []) as unknown[]
+    (Array.isArray(body.messages)
+      ? body.messages
+      : Array.isArray(body.input)
+        ? body.input
+        : Array.isArray(body.contents)
+          ? body.contents
+          : []) as unknown[]
   const before = messages(previous.body)
   const now = messages(current.body)
   for (let index = 0; index < Math.min(before.length, now.length); index += 1) {

@@ -48,3 +48,13 @@ export function idealCostUsd(buckets: Buckets, lost: number, prices: Prices): nu
     prices,
   )
 }
+
+/**
+ * USD cost of a Gemini explicit cache beside the requests that read it: its creation (its tokens at the
+ * input price) and its storage for `seconds` (tokens × hours × the storage price per million per hour).
+ * No request's usage carries either, so rows leave them out (notes/2026-11-30-gemini-explicit-caches.md).
+ */
+export function explicitCacheUsd(tokens: number, seconds: number, prices: Prices): number {
+  const storage = (prices.cacheStoragePerHour ?? 0) * (seconds / 3600)
+  return (tokens * prices.input + tokens * storage) / PER_MILLION
+}

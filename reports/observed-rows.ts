@@ -95,13 +95,15 @@ function lifetimeSeconds(entry: ModelEntry, previous: ObservedRequest): number {
       return entry.cache.ttlSeconds
     case 'deepseek':
       return entry.cache.evictionSeconds
+    case 'gemini':
+      return entry.cache.implicitRetentionSeconds
   }
 }
 
 /**
  * Tokens the previous request left cached for an unchanged extension of it to read: Anthropic and
  * GPT-5.6 what it read plus what it wrote; OpenAI's automatic cache its whole input on the 128-token grid
- * past the minimum; DeepSeek its input and output in 128-token units (recorded DeepSeek sessions read
+ * past the minimum; Gemini its whole input from the minimum on; DeepSeek its input and output in 128-token units (recorded DeepSeek sessions read
  * exactly that, notes/2026-11-30-import-classification.md).
  */
 function carriedTokens(entry: ModelEntry, previous: ObservedRequest): number {
@@ -116,6 +118,9 @@ function carriedTokens(entry: ModelEntry, previous: ObservedRequest): number {
       return grid(usage.input, entry.cache.minTokens)
     case 'deepseek':
       return grid(usage.input + usage.output, 0)
+    case 'gemini':
+      // The implicit cache keeps the whole prompt (an explicit cache is read whole by every request).
+      return usage.input < entry.cache.minTokens ? 0 : usage.input
   }
 }
 

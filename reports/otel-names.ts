@@ -51,6 +51,9 @@ export function providerNameOf(vendor: Vendor): string {
       return 'openai'
     case 'deepseek':
       return 'deepseek'
+    case 'gemini':
+      // The semantic conventions' value for the Gemini API (AI Studio), as opposed to Vertex AI.
+      return 'gcp.gemini'
     case 'bedrock':
       return 'aws.bedrock'
     default:

@@ -41,6 +41,7 @@ function problemsOf(row: StepRow): string[] {
       break
     case 'anthropic':
     case 'openai-breakpoint':
+    case 'gemini':
       if (ideal !== 0 && ideal < rules.minTokens)
         problems.push(`ideal ${ideal} is below the model's cache minimum of ${rules.minTokens}`)
       break

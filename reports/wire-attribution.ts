@@ -59,7 +59,8 @@ export function wireBreak(previous: RequestDigest, current: RequestDigest): Attr
     case 'system':
       return { node, cause: 'system-replace' }
     case 'messages':
-    case 'input': {
+    case 'input':
+    case 'contents': {
       const before = previous.items[parsed.index]
       const now = current.items[parsed.index]
       // The same item, a different prompt: a request-wide setting folded into the prompt changed.

@@ -28,7 +28,7 @@ export const idleTtl: Scenario = {
       id: 'five-minutes-expire',
       text: 'With a 5-minute lifetime the 6-minute pause expires the cache: the next request names ttl-expired and what the gap cost.',
       variants: ['ttl-5m'],
-      providers: ['anthropic', 'openai-chat', 'openai-responses'],
+      providers: ['anthropic', 'openai-chat', 'openai-responses', 'gemini'],
       check(rows) {
         const expired = breaksWith(rows('ttl-5m'), 'ttl-expired').filter((row) => row.turn === 4)
         const cost = expired.reduce((sum, row) => sum + row.providerLostTokens, 0)

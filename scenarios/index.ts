@@ -2,6 +2,7 @@
 
 import { appendOnly } from './append-only.ts'
 import { compactionSummary } from './compaction-summary.ts'
+import { explicitCache } from './explicit-cache.ts'
 import { flakyProvider } from './flaky-provider.ts'
 import { idleTtl } from './idle-ttl.ts'
 import { imageOffload } from './image-offload.ts'
@@ -43,6 +44,7 @@ export const SCENARIOS: readonly Scenario[] = [
   flakyProvider,
   midTurnInput,
   longSession,
+  explicitCache,
 ]
 
 /** A scenario by name, or undefined. */

@@ -15,9 +15,11 @@ function loopbackEnv(server: LoopbackServer): Record<string, string> {
     ANTHROPIC_API_KEY: PLACEHOLDER_KEY,
     OPENAI_API_KEY: PLACEHOLDER_KEY,
     DEEPSEEK_API_KEY: PLACEHOLDER_KEY,
+    GEMINI_API_KEY: PLACEHOLDER_KEY,
     ANTHROPIC_BASE_URL: server.baseURLs.anthropic,
     OPENAI_BASE_URL: server.baseURLs.openai,
     DEEPSEEK_BASE_URL: server.baseURLs.deepseek,
+    GEMINI_BASE_URL: server.baseURLs.gemini,
   }
 }
 

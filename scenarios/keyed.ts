@@ -49,6 +49,7 @@ export function cacheMinimum(entry: ModelEntry): number {
     case 'bedrock':
     case 'openai-prefix':
     case 'openai-breakpoint':
+    case 'gemini':
       return entry.cache.minTokens
     case 'deepseek':
       return entry.cache.legacyUnitTokens
@@ -258,7 +259,7 @@ export function keyedTolerance(env: Readonly<Record<string, string | undefined>>
  * The catalog with one cache rule changed per kind, for a loopback server that disagrees with the
  * prediction by more than the live tolerance: Anthropic's minimum at Haiku's 4,096 (the keyed prompts
  * start below it), OpenAI's hits in 1,024-token steps instead of 128, OpenAI breakpoints' minimum at
- * 4,096, DeepSeek's units readable only an hour after they are persisted.
+ * 4,096, DeepSeek's units readable only an hour after they are persisted, Gemini's minimum at 8,192.
  */
 export function perturbedCatalog(): ModelEntry[] {
   return CATALOG.map(perturbed)
@@ -275,5 +276,7 @@ function perturbed(entry: ModelEntry): ModelEntry {
       return { ...entry, cache: { ...entry.cache, minTokens: 4096 } }
     case 'deepseek':
       return { ...entry, cache: { ...entry.cache, persistDelaySeconds: 3600 } }
+    case 'gemini':
+      return { ...entry, cache: { ...entry.cache, minTokens: 8192 } }
   }
 }

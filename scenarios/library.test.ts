@@ -228,6 +228,7 @@ describe('break causes under a frozen session prefix', () => {
     'openai-responses': 'gpt-5.4-mini',
     deepseek: 'deepseek-v4-pro',
     bedrock: 'anthropic.claude-haiku-4-5-20251001-v1:0',
+    gemini: 'gemini-2.5-pro',
   }
 
   it.each(PROVIDER_IDS)(
@@ -260,7 +261,9 @@ describe('break causes under a frozen session prefix', () => {
       )
       const firstStep = (turn: number) => rows.find((row) => row.turn === turn && row.step === 1) as StepRow
       const systemNode =
-        provider === 'anthropic' || provider === 'openai-responses' ? 'system[0]' : 'messages[0]'
+        provider === 'anthropic' || provider === 'openai-responses' || provider === 'gemini'
+          ? 'system[0]'
+          : 'messages[0]'
       expect(breaks(rows).map((row) => [row.turn, row.headerReason, row.breakNode, row.breakCause])).toEqual([
         [3, 'change', systemNode, 'system-replace'],
         [5, 'change', `tools[${base.tools.length - 1}]`, 'tools-changed'],

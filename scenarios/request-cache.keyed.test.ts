@@ -11,6 +11,7 @@ import type { ProviderId } from '../harness/types.ts'
 import { knownProviderIds } from '../providers/compatible.ts'
 import { envNames } from '../providers/endpoints.ts'
 import { liveEndpoint, resolveModel, vendorOf } from '../providers/index.ts'
+import { encode } from '../providers/sim/tokens.ts'
 import { describeMismatch, fidelityCsv, fidelityVerdict } from '../reports/fidelity.ts'
 import type { StepRow } from '../reports/types.ts'
 import { type KeyedRun, keyedCases, keyedTolerance, runKeyed } from './keyed.ts'
@@ -142,9 +143,20 @@ function describeProvider(provider: ProviderId): void {
       }
       const keepLive = afterPrune('series-start-unchanged.keep-live')
       const consolidate = afterPrune('series-start-unchanged.consolidate')
+      // The two sessions' namespaces (in the system prompt and the first tool) differ in length: a cache
+      // that reads to the token (Gemini's) reads that difference too.
+      const openingTokens = (name: string) =>
+        encode(cases.find((keyed) => `${keyed.scenario.name}.${keyed.variant.name}` === name)?.opening ?? '')
+          .length
+      const slack =
+        2 *
+        Math.abs(
+          openingTokens('series-start-unchanged.keep-live') -
+            openingTokens('series-start-unchanged.consolidate'),
+        )
       if (entry.route === 'in-history')
         expect(keepLive.cacheReadTokens).toBeGreaterThan(consolidate.cacheReadTokens)
-      else expect(keepLive.cacheReadTokens).toBeGreaterThanOrEqual(consolidate.cacheReadTokens)
+      else expect(keepLive.cacheReadTokens).toBeGreaterThanOrEqual(consolidate.cacheReadTokens - slack)
     })
   })
 }

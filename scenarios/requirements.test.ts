@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { PROVIDER_IDS } from '../harness/types.ts'
 import { findModel } from '../providers/catalog.ts'
 import { appendOnly } from './append-only.ts'
+import { idleTtl } from './idle-ttl.ts'
 import { parallelToolResults } from './parallel-tool-results.ts'
 import { promptChange } from './prompt-change.ts'
 import { chooseModel, variantRequirements, variantUnmet } from './requirements.ts'
@@ -86,6 +87,20 @@ describe('planning a matrix', () => {
         "needs the in-history system-prompt route; anthropic.claude-sonnet-4-6 reads the system prompt only at the head (route 'unsupported')",
       ],
     ])
+  })
+
+  it('lists in-history as not applicable on Gemini, whose models take the prompt only in systemInstruction', () => {
+    const { plans, notApplicable } = planMatrix([promptChange], ['gemini'])
+    expect(notApplicable.map((entry) => `${entry.variant}:${entry.model}`)).toEqual([
+      'in-history:gemini-2.5-flash',
+    ])
+    expect(plans.map((plan) => plan.variant.name)).toEqual(['unsupported'])
+  })
+
+  it('lists a 1-hour lifetime as not applicable on Gemini, whose implicit cache has no lifetime option', () => {
+    const { notApplicable } = planMatrix([idleTtl], ['gemini', 'anthropic'])
+    expect(notApplicable.map((entry) => `${entry.variant}.${entry.provider}`)).toEqual(['ttl-1h.gemini'])
+    expect(notApplicable[0]?.reason).toMatch(/implicit cache has none/)
   })
 
   it('chooses the model from all of the scenario’s variants, so a filtered run gives the same numbers', () => {

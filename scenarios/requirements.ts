@@ -17,10 +17,16 @@ import type { Scenario, Variant } from './types.ts'
  * A capability a variant needs from the model. `system-in-history`: the variant appends a changed system
  * prompt as a system message after the history, which only a model with the `in-history` route accepts
  * (Anthropic refuses it with a 400) and reads (OpenAI-style APIs accept it from any model).
- * `longer-lifetime`: the variant asks for OpenAI's 24-hour retention, which a prefix-cache model without
- * an extended retention (a compatible provider's) does not have.
+ * `long-lifetime`: see below.
  */
-export type Requirement = { kind: 'system-in-history' } | { kind: 'longer-lifetime' }
+export type Requirement =
+  | { kind: 'system-in-history' }
+  /**
+   * The variant asks for a cache lifetime longer than the default (Anthropic's 1-hour TTL, OpenAI's 24h
+   * retention): a cache whose lifetime no request can set (Gemini's implicit one), a prefix cache without
+   * an extended retention (a compatible provider's) or a model taking only 5-minute cache points cannot.
+   */
+  | { kind: 'long-lifetime' }
 
 /** A variant that does not run on the model its scenario runs on, and why. */
 export interface NotApplicable {
@@ -43,10 +49,34 @@ export function variantRequirements(variant: Variant): Requirement[] {
   const policies = { ...DEFAULT_POLICIES, ...variant.policies }
   // A prompt in the request header never becomes a message, whatever the route says.
   const appendsSystem = policies.systemPrompt === 'surface' && policies.route === 'in-history'
+  const longLifetime = variant.build?.anthropicTtl === '1h' || variant.build?.retention === '24h'
   return [
-    ...(appendsSystem ? [{ kind: 'system-in-history' } as const] : []),
-    ...(variant.build?.retention === '24h' ? [{ kind: 'longer-lifetime' } as const] : []),
+    ...(appendsSystem ? [{ kind: 'system-in-history' as const }] : []),
+    ...(longLifetime ? [{ kind: 'long-lifetime' as const }] : []),
   ]
+}
+
+/**
+ * Why a request cannot ask the model's cache for a longer lifetime, or undefined when it can (or the cache
+ * keeps prefixes for hours anyway).
+ */
+function lifetimeGap(entry: ModelEntry): string | undefined {
+  switch (entry.cache.kind) {
+    case 'anthropic':
+    case 'openai-breakpoint':
+    case 'deepseek':
+      return undefined
+    case 'openai-prefix':
+      return entry.cache.extendedRetention
+        ? undefined
+        : `needs a cache lifetime option beyond the idle one; ${entry.model} has none (its prefixes live ${entry.cache.idleEvictionSeconds} s idle)`
+    case 'bedrock':
+      return entry.cache.ttlOptions.includes('1h')
+        ? undefined
+        : `needs a cache lifetime option beyond 5 minutes; ${entry.model} takes only 5-minute cache points`
+    case 'gemini':
+      return `needs a cache lifetime a request can set; ${entry.model}'s implicit cache has none (an explicit cache holds a fixed head: see the explicit-cache scenario)`
+  }
 }
 
 /** Why a model cannot serve a requirement, or undefined when it can. */
@@ -56,10 +86,8 @@ export function unmetReason(requirement: Requirement, entry: ModelEntry): string
       return acceptsSystemInHistory(entry)
         ? undefined
         : `needs the in-history system-prompt route; ${entry.model} reads the system prompt only at the head (route '${entry.route}')`
-    case 'longer-lifetime':
-      return entry.cache.kind !== 'openai-prefix' || entry.cache.extendedRetention
-        ? undefined
-        : `needs a cache lifetime option beyond the idle one; ${entry.model} has none (its prefixes live ${entry.cache.idleEvictionSeconds} s idle)`
+    case 'long-lifetime':
+      return lifetimeGap(entry)
   }
 }
 

@@ -76,6 +76,7 @@ export function defaultBuild(provider: ProviderId, sessionId: string, stream: bo
     case 'anthropic':
       return { stream, breakpoints: 'automatic', anthropicTtl: '5m' }
     case 'deepseek':
+    case 'gemini':
       return { stream }
     case 'bedrock':
       return { stream, breakpoints: 'automatic', anthropicTtl: '5m' }

@@ -21,6 +21,7 @@ import type {
 import type {
   AnthropicCacheRules,
   DeepSeekCacheRules,
+  GeminiCacheRules,
   OpenAIBreakpointRules,
   OpenAIPrefixRules,
 } from '../providers/catalog.ts'
@@ -126,6 +127,7 @@ const PROVIDER = oneOf<ProviderId>({
   'openai-responses': true,
   deepseek: true,
   bedrock: true,
+  gemini: true,
 })
 
 const TEXT_SPEC: Shape = {
@@ -280,6 +282,7 @@ const BUILD: Shape = object<Partial<Omit<BuildOptions, 'stream'>>>({
     }),
   ),
   anthropicTtl: optional(oneOf<NonNullable<BuildOptions['anthropicTtl']>>({ '5m': true, '1h': true })),
+  geminiCacheTtlSeconds: optional(POSITIVE_COUNT),
 })
 
 // A variant's `rules` override the simulated model's cache rules, whichever provider that model is on, so
@@ -314,6 +317,13 @@ const OPENAI_BREAKPOINT_RULES: Fields<Partial<Omit<OpenAIBreakpointRules, 'kind'
   routingTokens: optional(COUNT),
   machines: optional(POSITIVE_COUNT),
 }
+const GEMINI_RULES: Fields<Partial<Omit<GeminiCacheRules, 'kind' | 'minimums'>>> = {
+  minTokens: optional(COUNT),
+  increment: optional(POSITIVE_COUNT),
+  implicitRetentionSeconds: optional(SECONDS),
+  implicitMissRate: optional({ kind: 'number', min: 0, max: 1 }),
+  explicitDefaultTtlSeconds: optional(SECONDS),
+}
 const DEEPSEEK_RULES: Fields<Partial<Omit<DeepSeekCacheRules, 'kind'>>> = {
   mode: optional(oneOf<DeepSeekCacheRules['mode']>({ units: true, legacy: true })),
   intervalTokens: optional(COUNT),
@@ -332,6 +342,7 @@ const RULES: Shape = {
     ...OPENAI_PREFIX_RULES,
     ...OPENAI_BREAKPOINT_RULES,
     ...DEEPSEEK_RULES,
+    ...GEMINI_RULES,
     ...ANTHROPIC_RULES,
     ttlSeconds: optional({
       kind: 'either',

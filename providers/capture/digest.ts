@@ -39,6 +39,8 @@ export interface RequestDigest {
 const NOT_CONFIG = new Set([
   'messages',
   'input',
+  'contents',
+  'systemInstruction',
   'cache_control',
   'system',
   'instructions',
@@ -75,18 +77,19 @@ function withoutMarkers(value: unknown): unknown {
   return copy
 }
 
-/** The message list of a body: `messages`, or Responses `input` (a string is one user message). */
+/** The message list of a body: `messages`, Gemini `contents`, or Responses `input` (a string is one user message). */
 export function itemsOf(body: Record<string, unknown>): unknown[] {
   if (Array.isArray(body.messages)) return body.messages
+  if (Array.isArray(body.contents)) return body.contents
   if (Array.isArray(body.input)) return body.input
   if (typeof body.input === 'string') return [{ role: 'user', content: body.input }]
   return []
 }
 
 function isToolResultBlock(block: unknown): boolean {
-  const record = block as { type?: unknown; toolResult?: unknown } | null
-  // Converse: `{toolResult: …}` blocks, and the cache points that may follow them.
-  if (record?.toolResult !== undefined) return true
+  const record = block as { type?: unknown; toolResult?: unknown; functionResponse?: unknown } | null
+  // Converse: `{toolResult: …}` blocks, and the cache points that may follow them; Gemini: `functionResponse` parts.
+  if (record?.toolResult !== undefined || record?.functionResponse !== undefined) return true
   const type = record?.type
   return type === 'tool_result' || type === 'function_call_output'
 }
@@ -110,7 +113,8 @@ export function itemDigest(item: unknown): ItemDigest {
   const record = (typeof item === 'object' && item !== null ? item : {}) as Record<string, unknown>
   const role = typeof record.role === 'string' ? record.role : String(record.type ?? 'item')
   const json = canonicalJson(expanded(record))
-  const content = record.content
+  // Gemini's contents carry `parts` where the others carry `content`.
+  const content = record.content ?? record.parts
   const blocks = Array.isArray(content) ? content.filter((block) => !isCachePoint(block)) : []
   const onlyToolResults = blocks.length > 0 && blocks.every(isToolResultBlock)
   return { role, hash: contentHash(json), userTurn: role === 'user' && !onlyToolResults, size: json.length }

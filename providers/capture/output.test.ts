@@ -3,6 +3,7 @@ import type { AssistantMessage } from '../../harness/types.ts'
 import { handleMessages } from '../mock/anthropic.ts'
 import { handleChat } from '../mock/chat.ts'
 import { MockContext } from '../mock/context.ts'
+import { handleGeminiModelCall } from '../mock/gemini.ts'
 import { handleResponses } from '../mock/responses.ts'
 import { encodeScript, SCRIPT_HEADER } from '../mock/script.ts'
 import type { WireApi } from '../types.ts'
@@ -26,6 +27,7 @@ const bodies: Record<Exclude<WireApi, 'bedrock-converse'>, Record<string, unknow
   'openai-chat': { model: 'gpt-5.4', messages: [{ role: 'user', content: 'hi' }] },
   'deepseek-chat': { model: 'deepseek-flash', messages: [{ role: 'user', content: 'hi' }] },
   'openai-responses': { model: 'gpt-5.4', input: 'hi' },
+  'gemini-generate': { contents: [{ role: 'user', parts: [{ text: 'hi' }] }] },
 }
 
 /** The mock's own response to a request scripted with `answer`: the text and content type as sent. */
@@ -39,17 +41,26 @@ async function rendered(
     headers: { [SCRIPT_HEADER]: encodeScript(answer) },
     body: JSON.stringify({ ...bodies[api], ...(stream ? { stream: true } : {}) }),
   })
+  const geminiCall = `gemini-2.5-flash:${stream ? 'streamGenerateContent' : 'generateContent'}`
   const response =
-    api === 'anthropic-messages'
-      ? await handleMessages(request, context)
-      : api === 'openai-responses'
-        ? await handleResponses(request, context)
-        : await handleChat(api === 'openai-chat' ? 'openai' : 'deepseek', request, context)
+    api === 'gemini-generate'
+      ? await handleGeminiModelCall(geminiCall, request, context)
+      : api === 'anthropic-messages'
+        ? await handleMessages(request, context)
+        : api === 'openai-responses'
+          ? await handleResponses(request, context)
+          : await handleChat(api === 'openai-chat' ? 'openai' : 'deepseek', request, context)
   return { text: await response.text(), type: response.headers.get('content-type') ?? '' }
 }
 
 describe("reading the model's answer back from a response", () => {
-  for (const api of ['anthropic-messages', 'openai-chat', 'deepseek-chat', 'openai-responses'] as const) {
+  for (const api of [
+    'anthropic-messages',
+    'openai-chat',
+    'deepseek-chat',
+    'openai-responses',
+    'gemini-generate',
+  ] as const) {
     for (const stream of [false, true]) {
       it(`${api}, ${stream ? 'streamed' : 'not streamed'}: text and tool calls, ids and arguments as sent`, async () => {
         const { text, type } = await rendered(api, stream)

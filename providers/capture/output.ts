@@ -3,6 +3,7 @@
 // events, for each wire API, so a recorded live answer can be served again by the mock handlers.
 
 import type { AssistantMessage, TextBlock, ToolCallBlock } from '../../harness/types.ts'
+import { geminiAnswerOf } from '../gemini.ts'
 import type { WireApi } from '../types.ts'
 
 type Json = Record<string, unknown>
@@ -161,6 +162,8 @@ export function answerOf(api: WireApi, text: string, contentType: string): Assis
       return chatOutput(body, stream)
     case 'openai-responses':
       return responsesOutput(body, stream)
+    case 'gemini-generate':
+      return geminiAnswerOf(body === undefined ? stream : [body])
   }
 }
 

@@ -8,6 +8,7 @@ import { parseBedrockUsage } from '../bedrock.ts'
 import { compatibleProvider } from '../compatible.ts'
 import { parseCompatibleUsage } from '../compatible-chat.ts'
 import { parseDeepSeekUsage } from '../deepseek.ts'
+import { parseGeminiUsage } from '../gemini.ts'
 import type { MockContext } from '../mock/context.ts'
 import { wireUsage } from '../mock/usage.ts'
 import { parseOpenAIUsage } from '../openai-chat.ts'
@@ -25,6 +26,8 @@ function servedUsage(context: MockContext, api: WireApi, model: unknown, counts:
       return parseAnthropicUsage(raw)
     case 'deepseek-chat':
       return parseDeepSeekUsage(raw)
+    case 'gemini-generate':
+      return parseGeminiUsage(raw)
     case 'openai-chat':
     case 'openai-responses':
       return parseOpenAIUsage(raw)

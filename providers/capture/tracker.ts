@@ -118,6 +118,7 @@ const PROVIDER_OF_API: Readonly<Record<BuiltInWireApi, ProviderId>> = {
   'openai-responses': 'openai-responses',
   'deepseek-chat': 'deepseek',
   'bedrock-converse': 'bedrock',
+  'gemini-generate': 'gemini',
 }
 
 /** The provider id of a wire API. */

@@ -81,6 +81,7 @@ const CALL_PREFIX: Readonly<Record<BuiltInWireApi, string>> = {
   'openai-responses': 'call_sim',
   'anthropic-messages': 'toolu_sim',
   'bedrock-converse': 'tooluse_sim',
+  'gemini-generate': 'gemini_call_sim',
 }
 
 export class MockContext {

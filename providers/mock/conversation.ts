@@ -41,7 +41,7 @@ export type ToolChoice =
 /** Whether an item is the model's output (an assistant message, a function call, reasoning). */
 function isModelItem(api: WireApi, item: unknown): boolean {
   const record = asRecord(item)
-  if (record.role === 'assistant') return true
+  if (record.role === 'assistant' || record.role === 'model') return true
   if (api !== 'openai-responses') return false
   return record.type === 'function_call' || record.type === 'reasoning' || record.type === 'custom_tool_call'
 }
@@ -51,12 +51,14 @@ function isToolResult(item: unknown): boolean {
   const record = asRecord(item)
   if (record.role === 'tool') return true
   if (record.type === 'function_call_output' || record.type === 'custom_tool_call_output') return true
-  const content = record.content
+  const content = record.content ?? record.parts
   return (
     record.role === 'user' &&
     Array.isArray(content) &&
     content.length > 0 &&
-    content.every((block) => asRecord(block).type === 'tool_result')
+    content.every(
+      (block) => asRecord(block).type === 'tool_result' || asRecord(block).functionResponse !== undefined,
+    )
   )
 }
 
@@ -124,6 +126,14 @@ export function declaredTools(api: WireApi, body: Body): DeclaredTool[] {
         if (tool.type === 'function' && name !== undefined) tools.push({ name, schema: tool.parameters })
         break
       }
+      case 'gemini-generate':
+        for (const value of asArray(tool.functionDeclarations)) {
+          const declaration = asRecord(value)
+          const name = asString(declaration.name)
+          if (name !== undefined)
+            tools.push({ name, schema: declaration.parametersJsonSchema ?? declaration.parameters })
+        }
+        break
       case 'anthropic-messages': {
         const name = asString(tool.name)
         // A custom tool has an input schema; server tools (web search, bash, …) have a versioned type.
@@ -143,6 +153,14 @@ export function toolChoiceOf(api: WireApi, body: Body): ToolChoice {
     if (choice.any !== undefined) return { kind: 'required' }
     const name = asString(asRecord(choice.tool).name)
     return name === undefined ? { kind: 'auto' } : { kind: 'named', name }
+  }
+  if (api === 'gemini-generate') {
+    const config = asRecord(asRecord(body.toolConfig).functionCallingConfig)
+    const allowed = asArray(config.allowedFunctionNames)
+    if (config.mode === 'NONE') return { kind: 'none' }
+    if (config.mode !== 'ANY') return { kind: 'auto' }
+    const only = allowed.length === 1 ? asString(allowed[0]) : undefined
+    return only === undefined ? { kind: 'required' } : { kind: 'named', name: only }
   }
   const choice = body.tool_choice
   if (api === 'anthropic-messages') {
@@ -185,6 +203,8 @@ export function outputCapOf(api: WireApi, body: Body): number | undefined {
       return cap(body.max_output_tokens)
     case 'bedrock-converse':
       return cap(asRecord(body.inferenceConfig).maxTokens)
+    case 'gemini-generate':
+      return cap(asRecord(body.generationConfig).maxOutputTokens)
   }
 }
 
@@ -220,6 +240,12 @@ function requestedReasoning(api: WireApi, body: Body): boolean | undefined {
       const type = asRecord(asRecord(body.additionalModelRequestFields).thinking).type
       if (type === 'disabled') return false
       return type === 'enabled' || type === 'adaptive' ? true : undefined
+    }
+    case 'gemini-generate': {
+      // A budget of 0 turns thinking off (where the model allows it); any other budget or level keeps it on.
+      const thinking = asRecord(asRecord(body.generationConfig).thinkingConfig)
+      if (thinking.thinkingBudget === 0) return false
+      return thinking.thinkingBudget !== undefined || thinking.thinkingLevel !== undefined ? true : undefined
     }
   }
 }

@@ -13,6 +13,7 @@ import type { Vendor } from '../catalog.ts'
 import { compatibleProvider } from '../compatible.ts'
 import { parseCompatibleUsage } from '../compatible-chat.ts'
 import { parseDeepSeekUsage } from '../deepseek.ts'
+import { parseGeminiUsage } from '../gemini.ts'
 import { parseOpenAIUsage } from '../openai-chat.ts'
 import type { CacheSimulators } from '../sim/index.ts'
 import { type PreviousRequest, type Prompt, type Simulation, SimulatorRejection } from '../sim/types.ts'
@@ -68,11 +69,29 @@ export function apiOfPath(vendor: Vendor, path: string): WireApi | undefined {
       ? 'deepseek-chat'
       : vendor === 'openai'
         ? 'openai-chat'
-        : vendor === 'anthropic' || vendor === 'bedrock'
+        : vendor === 'anthropic' || vendor === 'bedrock' || vendor === 'gemini'
           ? undefined
           : compatibleApi(vendor)
   if (route.endsWith('/responses')) return vendor === 'openai' ? 'openai-responses' : undefined
+  if (/\/models\/[^/]+:(stream)?[gG]enerateContent$/.test(route))
+    return vendor === 'gemini' ? 'gemini-generate' : undefined
   return undefined
+}
+
+/**
+ * A request body in cachelab's view of its API: a Gemini body gains the model and streaming its URL
+ * names (`…/models/{model}:streamGenerateContent`); every other body is its JSON as is.
+ */
+export function bodyInView(
+  api: WireApi,
+  path: string,
+  body: Record<string, unknown>,
+): Record<string, unknown> {
+  if (api !== 'gemini-generate') return body
+  const match = /\/models\/([^/:?]+):(\w+)/.exec(path)
+  if (match === null) return body
+  const model = decodeURIComponent(match[1] ?? '')
+  return { ...body, model, ...(match[2] === 'streamGenerateContent' ? { stream: true } : {}) }
 }
 
 /**
@@ -103,8 +122,16 @@ export function predict(
 export function errorOf(status: number, text: string): string {
   const body = parseJson(Buffer.from(text))
   const error = body?.error as { type?: unknown } | undefined
+  // Google's envelope names the error by `status` (`INVALID_ARGUMENT`), the others by `type`.
+  const googleStatus = (error as { status?: unknown } | undefined)?.status
   const type =
-    typeof error?.type === 'string' ? error.type : typeof body?.type === 'string' ? body.type : undefined
+    typeof error?.type === 'string'
+      ? error.type
+      : typeof body?.type === 'string'
+        ? body.type
+        : typeof googleStatus === 'string'
+          ? googleStatus
+          : undefined
   return type === undefined ? `HTTP ${status}` : `HTTP ${status} ${type}`
 }
 
@@ -120,8 +147,11 @@ export function sessionOf(headers: Headers, body: Record<string, unknown> | unde
     ? body.messages[0]
     : Array.isArray(body?.input)
       ? body.input[0]
-      : body?.input
-  const anchor = JSON.stringify([body?.system ?? body?.instructions ?? null, first ?? null])
+      : Array.isArray(body?.contents)
+        ? body.contents[0]
+        : body?.input
+  const system = body?.system ?? body?.instructions ?? body?.systemInstruction ?? null
+  const anchor = JSON.stringify([system, first ?? null])
   return `prefix-${hashString(anchor).toString(16).padStart(8, '0')}`
 }
 
@@ -155,7 +185,8 @@ export function usageFromResponse(text: string, contentType: string): Record<str
 }
 
 function usageIn(value: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
-  const usage = value?.usage
+  // Gemini reports `usageMetadata`; the others `usage`.
+  const usage = value?.usage ?? value?.usageMetadata
   return typeof usage === 'object' && usage !== null ? (usage as Record<string, unknown>) : undefined
 }
 
@@ -170,6 +201,8 @@ export function normalize(vendor: Vendor, raw: Record<string, unknown>): Usage {
       return parseOpenAIUsage(raw)
     case 'bedrock':
       return parseBedrockUsage(raw)
+    case 'gemini':
+      return parseGeminiUsage(raw)
     default:
       return parseCompatibleUsage(compatibleProvider(vendor).cache.usage, raw)
   }

@@ -9,6 +9,15 @@ import { handleMessages } from './anthropic.ts'
 import { handleConverse } from './bedrock.ts'
 import { handleChat } from './chat.ts'
 import type { MockContext } from './context.ts'
+import {
+  GEMINI_API_VERSION,
+  handleCreateCache,
+  handleDeleteCache,
+  handleGeminiModelCall,
+  handleGetCache,
+  handleListCaches,
+  handleUpdateCache,
+} from './gemini.ts'
 import { handleModel, handleModelList } from './models.ts'
 import { handleResponses } from './responses.ts'
 
@@ -22,6 +31,7 @@ export function mockHandlers(
   const deepseekRoots = [baseURLs.deepseek.replace(/\/$/, ''), `${baseURLs.deepseek.replace(/\/$/, '')}/v1`]
   const anthropic = `${baseURLs.anthropic.replace(/\/$/, '')}/v1`
   const bedrock = baseURLs.bedrock.replace(/\/$/, '')
+  const gemini = `${baseURLs.gemini.replace(/\/$/, '')}/${GEMINI_API_VERSION}`
   const models = (vendor: Vendor, root: string): HttpHandler[] => [
     http.get(`${root}/models`, ({ request }) => handleModelList(vendor, request)),
     http.get(`${root}/models/:model`, ({ params }) => handleModel(vendor, String(params.model))),
@@ -36,6 +46,22 @@ export function mockHandlers(
       http.post(`${root}/chat/completions`, ({ request }) => handleChat('deepseek', request, context)),
       ...models('deepseek', root),
     ]),
+    ...models('gemini', gemini),
+    // `models/{model}:generateContent` is one path segment: the handler splits model and method.
+    http.post(`${gemini}/models/:call`, ({ params, request }) =>
+      handleGeminiModelCall(String(params.call), request, context),
+    ),
+    http.post(`${gemini}/cachedContents`, ({ request }) => handleCreateCache(request, context)),
+    http.get(`${gemini}/cachedContents`, ({ request }) => handleListCaches(request, context)),
+    http.get(`${gemini}/cachedContents/:id`, ({ params, request }) =>
+      handleGetCache(String(params.id), request, context),
+    ),
+    http.patch(`${gemini}/cachedContents/:id`, ({ params, request }) =>
+      handleUpdateCache(String(params.id), request, context),
+    ),
+    http.delete(`${gemini}/cachedContents/:id`, ({ params, request }) =>
+      handleDeleteCache(String(params.id), request, context),
+    ),
     // Bedrock Runtime: the model id (URL-encoded by the SDK: `…-v1%3A0`) is a path segment.
     http.post(`${bedrock}/model/:modelId/converse`, ({ request, params }) =>
       handleConverse(request, context, decodeURIComponent(String(params.modelId)), false),

@@ -19,6 +19,7 @@ import {
   answerField,
   apiError,
   apiOfPath,
+  bodyInView,
   errorOf,
   normalize,
   parseJson,
@@ -46,6 +47,7 @@ export const LOOPBACK_PREFIXES: Readonly<Record<BuiltInVendor, string>> = {
   anthropic: '/anthropic',
   deepseek: '/deepseek',
   bedrock: '/bedrock',
+  gemini: '/gemini',
 }
 
 /** A path prefix the loopback server accepts, and the vendor whose API root it stands for. */
@@ -68,6 +70,7 @@ export const LOOPBACK_ROUTES: readonly LoopbackRoute[] = [
   { prefix: '/deepseek/v1', vendor: 'deepseek' },
   { prefix: '/deepseek', vendor: 'deepseek' },
   { prefix: '/bedrock', vendor: 'bedrock' },
+  { prefix: '/gemini', vendor: 'gemini' },
 ]
 
 /** A vendor's base URL path on the loopback server: a compatible provider's is `/<id>/v1`, as OpenAI's. */
@@ -225,8 +228,9 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
       if (value === undefined || HOP_BY_HOP.has(name)) continue
       headers.set(name, Array.isArray(value) ? value.join(', ') : value)
     }
-    const parsed = body === undefined ? undefined : parseJson(body)
     const api = apiOfPath(vendor, path)
+    const json = body === undefined ? undefined : parseJson(body)
+    const parsed = json === undefined || api === undefined ? json : bodyInView(api, path, json)
     const resolution =
       capture !== undefined && api !== undefined && parsed !== undefined
         ? capture.resolve(api, headers.get(SESSION_HEADER) ?? undefined, parsed)
@@ -386,6 +390,7 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
       anthropic: `${url}${LOOPBACK_PREFIXES.anthropic}`,
       deepseek: `${url}${LOOPBACK_PREFIXES.deepseek}`,
       bedrock: `${url}${LOOPBACK_PREFIXES.bedrock}`,
+      gemini: `${url}${LOOPBACK_PREFIXES.gemini}`,
     },
     baseURL: (vendor) => `${url}${loopbackPrefix(vendor)}`,
     context,

@@ -59,6 +59,13 @@ export function modelObject(entry: ModelEntry): Record<string, unknown> {
         providerName:
           entry.request.kind === 'bedrock' && entry.request.family === 'nova' ? 'Amazon' : 'Anthropic',
       }
+    case 'gemini':
+      // Limits and versions are not in the catalog; the methods are what the mock serves.
+      return {
+        name: `models/${entry.model}`,
+        displayName: displayName(entry.model),
+        supportedGenerationMethods: ['generateContent', 'countTokens', 'createCachedContent'],
+      }
     default:
       // A compatible provider answers in OpenAI's list shape; its creation date is not in the catalog.
       return { id: entry.model, object: 'model', created: 0, owned_by: entry.vendor }
@@ -72,6 +79,8 @@ export function modelObject(entry: ModelEntry): Record<string, unknown> {
  */
 export function modelList(vendor: Vendor, query: URLSearchParams): { body: unknown } | { problem: string } {
   const data = catalogModels(vendor).map(modelObject)
+  // Gemini lists `{models}` (one page: the catalog is short).
+  if (vendor === 'gemini') return { body: { models: data } }
   if (vendor !== 'anthropic') return { body: { object: 'list', data } }
   const limitText = query.get('limit')
   const limit = limitText === null ? ANTHROPIC_PAGE.default : Number(limitText)
@@ -105,12 +114,18 @@ export function modelList(vendor: Vendor, query: URLSearchParams): { body: unkno
 
 /** The catalog model of `GET …/models/{id}`, in the vendor's shape, or undefined when not listed. */
 export function findModelObject(vendor: Vendor, id: string): Record<string, unknown> | undefined {
-  const entry = catalogModels(vendor).find((candidate) => candidate.model === id)
+  const entry = catalogModels(vendor).find(
+    (candidate) => candidate.model === id || `models/${candidate.model}` === id,
+  )
   return entry === undefined ? undefined : modelObject(entry)
 }
 
 /** The vendor's error response of a model request. */
 function modelError(vendor: Vendor, status: number, message: string, code: string | null): Response {
+  if (vendor === 'gemini')
+    return jsonResponse(status, {
+      error: { code: status, message, status: status === 404 ? 'NOT_FOUND' : 'INVALID_ARGUMENT' },
+    })
   if (vendor === 'anthropic')
     return jsonResponse(status, {
       type: 'error',

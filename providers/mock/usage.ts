@@ -8,6 +8,7 @@ import { compatibleProviderOfApi, type WireApi } from '../types.ts'
 import { anthropicUsage } from './anthropic.ts'
 import { bedrockUsage } from './bedrock.ts'
 import { chatUsage } from './chat.ts'
+import { geminiUsage } from './gemini.ts'
 import { responsesUsage } from './responses.ts'
 
 /** The provider-shaped usage of `counts`; `reportsWrites` for OpenAI models that report cache writes. */
@@ -23,6 +24,8 @@ export function wireUsage(api: WireApi, counts: SimCounts, reportsWrites: boolea
       return anthropicUsage(counts, counts.output)
     case 'bedrock-converse':
       return bedrockUsage(counts)
+    case 'gemini-generate':
+      return geminiUsage(counts)
     default:
       return compatibleWireUsage(compatibleProvider(compatibleProviderOfApi(api)), counts)
   }

@@ -7,6 +7,7 @@ import { AnthropicCacheSimulator } from './anthropic.ts'
 import { BedrockCacheSimulator } from './bedrock.ts'
 import { CompatibleCacheSimulator } from './compatible.ts'
 import { DeepSeekCacheSimulator } from './deepseek.ts'
+import { GeminiCacheSimulator } from './gemini.ts'
 import { OpenAICacheSimulator } from './openai.ts'
 import type { Prompt, Simulation, SimulationRequest, SimulatorOptions } from './types.ts'
 
@@ -20,6 +21,7 @@ export class CacheSimulators {
   private readonly options: SimulatorOptions
   /** One cache per compatible provider, made on its first request. */
   private readonly compatibles = new Map<CompatibleProviderId, CompatibleCacheSimulator>()
+  readonly gemini: GeminiCacheSimulator
 
   constructor(options: SimulatorOptions = {}) {
     this.options = options
@@ -27,6 +29,7 @@ export class CacheSimulators {
     this.openai = new OpenAICacheSimulator(options)
     this.deepseek = new DeepSeekCacheSimulator(options)
     this.bedrock = new BedrockCacheSimulator(options)
+    this.gemini = new GeminiCacheSimulator(options)
   }
 
   /** The cache of a compatible provider. */
@@ -52,6 +55,8 @@ export class CacheSimulators {
         return this.anthropic.simulate(request)
       case 'bedrock-converse':
         return this.bedrock.simulate(request)
+      case 'gemini-generate':
+        return this.gemini.simulate(request)
       default:
         return this.compatible(compatibleProviderOfApi(api)).simulate(request)
     }
@@ -70,6 +75,8 @@ export class CacheSimulators {
         return this.anthropic.linearize(body)
       case 'bedrock-converse':
         return this.bedrock.linearize(body)
+      case 'gemini-generate':
+        return this.gemini.linearize(body)
       default:
         return this.compatible(compatibleProviderOfApi(api)).linearize(body)
     }

@@ -264,6 +264,7 @@ export function converseNode(node: WireNode, translation: ConverseTranslation): 
     }
     case 'input':
     case 'response_format':
+    case 'contents':
       return node
   }
 }

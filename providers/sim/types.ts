@@ -6,7 +6,7 @@ import type { ModelEntry } from '../catalog.ts'
 import type { TokenCounter } from './tokens.ts'
 
 /** Which top-level part of a wire body a segment renders. */
-export type WirePart = 'tools' | 'system' | 'messages' | 'input' | 'response_format'
+export type WirePart = 'tools' | 'system' | 'messages' | 'input' | 'response_format' | 'contents'
 
 /** A wire node: `messages[3]` block 1, `tools[0]`, `system`. */
 export interface WireNode {

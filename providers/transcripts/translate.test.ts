@@ -233,3 +233,49 @@ describe('a recorded body of another wire', () => {
     expect(other.kind).toBe('untranslatable')
   })
 })
+
+describe('translating a recorded Chat body to Gemini generateContent', () => {
+  const { api, body } = translated('gemini', 'gemini-2.5-flash', CONVERSATION)
+
+  it('puts the system prompt in systemInstruction, turns in user/model contents, calls and results as parts named alike', () => {
+    expect(api).toBe('gemini-generate')
+    expect(body.systemInstruction).toEqual({ parts: [{ text: SYSTEM.content }] })
+    expect(body.contents).toEqual([
+      { role: 'user', parts: [{ text: QUESTION.content }] },
+      {
+        role: 'model',
+        parts: [{ functionCall: { id: 'call_1', name: 'read_log', args: { name: 'kettle' } } }],
+      },
+      {
+        role: 'user',
+        parts: [
+          {
+            functionResponse: { id: 'call_1', name: 'read_log', response: { output: '2026-10-02 descaled' } },
+          },
+          { text: NOTE.content },
+        ],
+      },
+    ])
+    expect(body.tools).toEqual([
+      {
+        functionDeclarations: [
+          {
+            name: 'read_log',
+            description: 'Read one appliance log.',
+            parametersJsonSchema: TOOLS[0]?.function.parameters,
+          },
+        ],
+      },
+    ])
+  })
+
+  it('is a body the Gemini simulator accepts', () => {
+    expect(
+      new CacheSimulators().simulate(TARGET_WIRES.gemini, {
+        body,
+        at: 0,
+        output: { role: 'assistant', content: [] },
+      }).counts.input,
+    ).toBeGreaterThan(0)
+  })
+})

@@ -17,6 +17,7 @@ export const TARGET_WIRES: Readonly<Record<BuiltInProviderId, WireApi>> = {
   'openai-responses': 'openai-responses',
   deepseek: 'deepseek-chat',
   bedrock: 'bedrock-converse',
+  gemini: 'gemini-generate',
 }
 
 /** A body translated to the target wire, with what the translation had to estimate. */
@@ -53,6 +54,10 @@ const ESTIMATES: Readonly<Record<BuiltInProviderId, readonly string[]>> = {
   deepseek: ['DeepSeek Chat: the recorded body under the target model'],
   bedrock: [
     'Bedrock Converse framing: the Anthropic translation rewritten block for block, one cache point after the last block (Bedrock has no automatic marker)',
+  ],
+  gemini: [
+    'Gemini framing: leading system messages as systemInstruction parts, turns as user/model contents, tool calls as functionCall parts (arguments parsed), tool results as functionResponse parts ({output}) of a user turn',
+    'tool schemas: Chat function parameters used as parametersJsonSchema unchanged; reasoning not carried; a system message inside the history becomes tagged user text',
   ],
 }
 
@@ -113,6 +118,34 @@ function leadingSystem(messages: readonly unknown[]): { texts: string[]; start: 
     start += 1
   }
   return { texts, start }
+}
+
+/**
+ * Anthropic-shaped turns as Gemini contents: text parts, `functionCall` parts, `functionResponse` parts
+ * named after the call they answer (Gemini pairs responses by name, Chat by id).
+ */
+function geminiContents(turns: readonly AnthropicMessage[]): unknown[] {
+  const names = new Map<string, string>()
+  return turns.map((turn) => ({
+    role: turn.role === 'assistant' ? 'model' : 'user',
+    parts: turn.content.map((block) => {
+      switch (block.type) {
+        case 'tool_use':
+          names.set(String(block.id), String(block.name))
+          return { functionCall: { id: block.id, name: block.name, args: block.input } }
+        case 'tool_result':
+          return {
+            functionResponse: {
+              id: block.tool_use_id,
+              name: names.get(String(block.tool_use_id)) ?? '',
+              response: { output: block.content },
+            },
+          }
+        default:
+          return { text: block.text }
+      }
+    }),
+  }))
 }
 
 type AnthropicBlock = Record<string, unknown>
@@ -238,6 +271,20 @@ export class WireTranslator {
       case 'bedrock': {
         const messagesBody = new WireTranslator('anthropic', this.model).body(source, session)
         return converseFromMessages(messagesBody).input
+      }
+      case 'gemini': {
+        const { texts, start } = leadingSystem(messages)
+        const tools = this.convertedTools(source.tools, (tool) => {
+          const { name, description, parameters } = functionOf(tool)
+          return { name, description, parametersJsonSchema: parameters }
+        })
+        return {
+          model: this.model,
+          contents: geminiContents(this.anthropicTurns(messages.slice(start))),
+          ...(texts.length > 0 ? { systemInstruction: { parts: texts.map((text) => ({ text })) } } : {}),
+          ...(tools.length > 0 ? { tools: [{ functionDeclarations: tools }] } : {}),
+          ...(maxTokens !== undefined ? { generationConfig: { maxOutputTokens: maxTokens } } : {}),
+        }
       }
       case 'anthropic': {
         const { texts, start } = leadingSystem(messages)

@@ -7,6 +7,7 @@ import { type BuiltInWireApi, isBuiltInApi, type WireApi } from '../../types.ts'
 import { ANTHROPIC_RULES } from './anthropic.ts'
 import { BEDROCK_RULES } from './bedrock.ts'
 import { DEEPSEEK_RULES } from './deepseek.ts'
+import { GEMINI_RULES } from './gemini.ts'
 import { OPENAI_CHAT_RULES } from './openai-chat.ts'
 import { OPENAI_RESPONSES_RULES } from './openai-responses.ts'
 import { firstRefusal, type Rule, type ValidationRequest } from './shared.ts'
@@ -20,6 +21,7 @@ const RULES: Readonly<Record<BuiltInWireApi, readonly Rule[]>> = {
   'openai-responses': OPENAI_RESPONSES_RULES,
   'deepseek-chat': DEEPSEEK_RULES,
   'bedrock-converse': BEDROCK_RULES,
+  'gemini-generate': GEMINI_RULES,
 }
 
 /** The API's refusal of a request, or undefined when it breaks none of the API's rules. */

@@ -1,0 +1,432 @@
+// Google Gemini `generateContent` over the `@google/genai` SDK: request building (system instruction,
+// function declarations, contents), usage normalization (the prompt count includes cached tokens;
+// thoughts are output), and sending, streamed (`streamGenerateContent?alt=sse`) or not.
+
+import { GoogleGenAI } from '@google/genai'
+import type {
+  AssistantMessage,
+  DerivedRequest,
+  JsonValue,
+  Message,
+  Seq,
+  ToolCallBlock,
+  Usage,
+} from '../harness/types.ts'
+import { developerText } from './anthropic-request.ts'
+import { type Endpoint, lateBoundFetch } from './endpoints.ts'
+import type {
+  BuildOptions,
+  BuiltRequest,
+  ProviderAdapter,
+  ProviderReply,
+  SendOptions,
+  StopReason,
+} from './types.ts'
+import { ProviderError } from './types.ts'
+
+type Raw = Record<string, unknown>
+
+const record = (value: unknown): Raw =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Raw) : {}
+const optionalNumber = (value: unknown): number | undefined => (typeof value === 'number' ? value : undefined)
+
+/** Ids cachelab gives function calls that came without one; never sent back (the API did not issue them). */
+const LOCAL_CALL_ID = 'gemini-local-call-'
+
+/** A Gemini content: a turn of `user` or `model` (or a `system` turn the API refuses). */
+export interface GeminiContent {
+  role: 'user' | 'model' | 'system'
+  parts: Raw[]
+}
+
+/**
+ * Normalize a Gemini `usageMetadata`. `promptTokenCount` includes `cachedContentTokenCount`, so the
+ * cached part is subtracted to leave the uncached bucket; a missing cached count is 0 (proto3 JSON leaves
+ * zeros out). Writes are neither reported nor billed apart, so `cacheWrite` stays unset: the buckets are
+ * read and uncached. Output is `candidatesTokenCount` plus `thoughtsTokenCount` (both billed as output).
+ */
+export function parseGeminiUsage(raw: unknown): Usage {
+  const usage = record(raw)
+  const input = optionalNumber(usage.promptTokenCount) ?? 0
+  const cacheRead = optionalNumber(usage.cachedContentTokenCount) ?? 0
+  const thoughts = optionalNumber(usage.thoughtsTokenCount)
+  return {
+    input,
+    uncached: input - cacheRead,
+    cacheRead,
+    output: (optionalNumber(usage.candidatesTokenCount) ?? 0) + (thoughts ?? 0),
+    ...(thoughts !== undefined ? { reasoning: thoughts } : {}),
+    raw: (raw ?? null) as JsonValue,
+  }
+}
+
+/** A function call's part; an id the API issued goes back with it, a local one does not. */
+function functionCallPart(call: ToolCallBlock): Raw {
+  let args: unknown = {}
+  try {
+    args = JSON.parse(call.arguments)
+  } catch {
+    // Arguments the model produced unparsed travel as an empty object; the scripted ones always parse.
+  }
+  return {
+    functionCall: {
+      ...(call.callId.startsWith(LOCAL_CALL_ID) ? {} : { id: call.callId }),
+      name: call.name,
+      args,
+    },
+  }
+}
+
+/** One derived message as the parts of a content of `role`. */
+function contentOf(message: Message): GeminiContent {
+  switch (message.role) {
+    case 'system':
+      // Only leading system messages fit `systemInstruction`; a later one has no place in `contents`.
+      return { role: 'system', parts: [{ text: message.text }] }
+    case 'developer':
+      return { role: 'user', parts: [{ text: developerText(message.text) }] }
+    case 'user':
+      return {
+        role: 'user',
+        parts: message.content.map((block) =>
+          block.type === 'text'
+            ? { text: block.text }
+            : { inlineData: { mimeType: block.mediaType, data: block.data } },
+        ),
+      }
+    case 'assistant': {
+      const text = message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('')
+      const calls = message.content.flatMap((block) => (block.type === 'tool-call' ? [block] : []))
+      return { role: 'model', parts: [...(text === '' ? [] : [{ text }]), ...calls.map(functionCallPart)] }
+    }
+    case 'tool':
+      return {
+        role: 'user',
+        parts: [
+          {
+            functionResponse: {
+              ...(message.callId.startsWith(LOCAL_CALL_ID) ? {} : { id: message.callId }),
+              name: message.name,
+              response: message.isError === true ? { error: message.text } : { output: message.text },
+            },
+          },
+        ],
+      }
+  }
+}
+
+/**
+ * The `generateContent` body of a derived request, in cachelab's view: the JSON body plus `model` and
+ * `stream`, which the SDK puts in the URL. Leading system messages join the header prompt in
+ * `systemInstruction`; the results of one round of tool calls travel as one user content (the API wants
+ * as many function responses as the turn made calls).
+ */
+export function buildGeminiRequest(request: DerivedRequest, options: BuildOptions): BuiltRequest {
+  const systemParts: Raw[] = []
+  const systemSources: Seq[] = []
+  if (request.system !== undefined) {
+    systemParts.push({ text: request.system.text })
+    systemSources.push(request.system.sourceSeq)
+  }
+  let leading = 0
+  for (const { message, sourceSeqs } of request.messages) {
+    if (message.role !== 'system') break
+    systemParts.push({ text: message.text })
+    systemSources.push(...sourceSeqs)
+    leading += 1
+  }
+  const contents: GeminiContent[] = []
+  const sources: Seq[][] = []
+  let previousRole: Message['role'] | undefined
+  for (const { message, sourceSeqs } of request.messages.slice(leading)) {
+    const content = contentOf(message)
+    const last = contents.at(-1)
+    if (message.role === 'tool' && previousRole === 'tool' && last !== undefined) {
+      last.parts.push(...content.parts)
+      sources[sources.length - 1]?.push(...sourceSeqs)
+    } else {
+      contents.push(content)
+      sources.push([...sourceSeqs])
+    }
+    previousRole = message.role
+  }
+  const generationConfig: Raw = {
+    ...(request.config.maxTokens !== undefined ? { maxOutputTokens: request.config.maxTokens } : {}),
+    ...(request.config.temperature !== undefined ? { temperature: request.config.temperature } : {}),
+  }
+  const body: Raw = {
+    model: request.config.model,
+    contents,
+    ...(systemParts.length > 0 ? { systemInstruction: { parts: systemParts } } : {}),
+    ...(request.tools.length > 0
+      ? {
+          tools: [
+            {
+              functionDeclarations: request.tools.map((tool) => ({
+                name: tool.name,
+                description: tool.description,
+                parametersJsonSchema: tool.parameters,
+              })),
+            },
+          ],
+        }
+      : {}),
+    ...(Object.keys(generationConfig).length > 0 ? { generationConfig } : {}),
+    ...(options.stream ? { stream: true } : {}),
+  }
+  return {
+    provider: 'gemini',
+    api: 'gemini-generate',
+    body,
+    sources: {
+      system: systemSources,
+      tools: request.toolsSeq !== undefined ? [request.toolsSeq] : [],
+      messages: sources,
+    },
+  }
+}
+
+/** The SDK's parameters for a body in cachelab's view: the same JSON, with model and config apart. */
+export function sdkParameters(
+  body: Raw,
+  options: SendOptions,
+): Parameters<GoogleGenAI['models']['generateContent']>[0] {
+  const generationConfig = record(body.generationConfig)
+  return {
+    model: String(body.model),
+    contents: body.contents as never,
+    config: {
+      ...(body.systemInstruction !== undefined ? { systemInstruction: body.systemInstruction as never } : {}),
+      ...(body.tools !== undefined ? { tools: body.tools as never } : {}),
+      ...(body.toolConfig !== undefined ? { toolConfig: body.toolConfig as never } : {}),
+      ...(typeof body.cachedContent === 'string' ? { cachedContent: body.cachedContent } : {}),
+      ...generationConfig,
+      httpOptions: { headers: options.headers },
+      ...(options.signal !== undefined ? { abortSignal: options.signal } : {}),
+    },
+  }
+}
+
+/** Gemini's finish reason in cachelab's vocabulary; a function call ends with `STOP` too. */
+function stopReasonOf(finish: unknown, calls: number): StopReason {
+  if (calls > 0) return 'tool-calls'
+  switch (finish) {
+    case 'MAX_TOKENS':
+      return 'max-tokens'
+    case 'STOP':
+    case undefined:
+      return 'end'
+    default:
+      return 'error'
+  }
+}
+
+/** Accumulates a response or a stream of chunks into one assistant message and the last usage. */
+class GeminiReplyAccumulator {
+  private text = ''
+  private readonly calls: ToolCallBlock[] = []
+  private finish: unknown
+  usage: unknown
+  id = ''
+
+  add(chunk: Raw): void {
+    if (typeof chunk.responseId === 'string') this.id = chunk.responseId
+    // Usage counters are running totals: the last chunk's overwrite the earlier ones.
+    if (chunk.usageMetadata !== undefined) this.usage = chunk.usageMetadata
+    const candidate = record((chunk.candidates as unknown[] | undefined)?.[0])
+    if (candidate.finishReason !== undefined) this.finish = candidate.finishReason
+    for (const value of (record(candidate.content).parts as unknown[] | undefined) ?? []) {
+      const part = record(value)
+      if (part.thought === true) continue
+      if (typeof part.text === 'string') this.text += part.text
+      if (part.functionCall !== undefined) {
+        const call = record(part.functionCall)
+        this.calls.push({
+          type: 'tool-call',
+          callId:
+            typeof call.id === 'string' && call.id !== ''
+              ? call.id
+              : `${LOCAL_CALL_ID}${this.id}-${this.calls.length}`,
+          name: String(call.name ?? ''),
+          arguments: JSON.stringify(call.args ?? {}),
+        })
+      }
+    }
+  }
+
+  reply(): ProviderReply {
+    const message: AssistantMessage = {
+      role: 'assistant',
+      content: [...(this.text === '' ? [] : [{ type: 'text' as const, text: this.text }]), ...this.calls],
+    }
+    return {
+      message,
+      usage: parseGeminiUsage(this.usage),
+      stopReason: stopReasonOf(this.finish, this.calls.length),
+      responseId: this.id,
+    }
+  }
+}
+
+/** The assistant message of a response or of the chunks of its stream (a capture reads answers so). */
+export function geminiAnswerOf(chunks: readonly Raw[]): AssistantMessage | undefined {
+  if (chunks.length === 0) return undefined
+  const accumulator = new GeminiReplyAccumulator()
+  for (const chunk of chunks) accumulator.add(chunk)
+  return accumulator.reply().message
+}
+
+/** The status of a Google SDK error, and whether Google's retry guidance retries it (408, 429, 5xx). */
+export function toGeminiProviderError(error: unknown): ProviderError {
+  if (error instanceof ProviderError) return error
+  const status =
+    typeof (error as { status?: unknown })?.status === 'number'
+      ? (error as { status: number }).status
+      : undefined
+  const message = error instanceof Error ? error.message : String(error)
+  if (status === undefined) {
+    const aborted = error instanceof Error && error.name === 'AbortError'
+    return new ProviderError({ errorType: aborted ? 'aborted' : 'network', message, retryable: !aborted })
+  }
+  let body: JsonValue | undefined
+  try {
+    // The SDK's message is the error body as JSON (after `got status: …. ` for an error inside a stream).
+    body = JSON.parse(message.slice(message.indexOf('{'))) as JsonValue
+  } catch {
+    body = undefined
+  }
+  const statusName = record(record(body).error).status
+  return new ProviderError({
+    status,
+    errorType: typeof statusName === 'string' ? statusName : `http_${status}`,
+    message,
+    retryable: status === 408 || status === 429 || status >= 500,
+    ...(body !== undefined ? { body } : {}),
+  })
+}
+
+/** Whether an error is the API's answer to a cache it does not hold (deleted or expired). */
+function isMissingCache(error: ProviderError): boolean {
+  return error.status === 403 && /CachedContent not found/.test(error.message)
+}
+
+/**
+ * The explicit caches one adapter created, by the head they hold: a session's requests share a head, so
+ * the first creates the cache and the others name it until it expires; a head the API refuses to cache
+ * (below the model minimum) is remembered and sent as is.
+ */
+class ExplicitCaches {
+  private readonly names = new Map<string, string | 'refused'>()
+  private readonly client: GoogleGenAI
+
+  constructor(client: GoogleGenAI) {
+    this.client = client
+  }
+
+  /**
+   * Move the body's head into a cache of `ttlSeconds` (a new one when `fresh`, else the one held): the
+   * body then names it in `cachedContent` instead of carrying `systemInstruction` and `tools`.
+   */
+  async apply(body: Raw, ttlSeconds: number, options: SendOptions, fresh: boolean): Promise<void> {
+    const head: Raw = {
+      ...(body.systemInstruction !== undefined ? { systemInstruction: body.systemInstruction } : {}),
+      ...(body.tools !== undefined ? { tools: body.tools } : {}),
+    }
+    if (Object.keys(head).length === 0) return
+    const key = JSON.stringify([body.model, ttlSeconds, head])
+    let name = fresh ? undefined : this.names.get(key)
+    if (name === undefined) {
+      try {
+        const cache = await this.client.caches.create({
+          model: String(body.model),
+          config: {
+            ...(head as Record<string, never>),
+            ttl: `${ttlSeconds}s`,
+            httpOptions: { headers: options.headers },
+            ...(options.signal !== undefined ? { abortSignal: options.signal } : {}),
+          },
+        })
+        name = cache.name ?? 'refused'
+      } catch (error) {
+        const failure = toGeminiProviderError(error)
+        // A head below the model minimum is refused with a 400: such a request goes out uncached.
+        if (failure.status !== 400) throw failure
+        name = 'refused'
+      }
+      this.names.set(key, name)
+    }
+    if (name === 'refused') return
+    delete body.systemInstruction
+    delete body.tools
+    body.cachedContent = name
+  }
+}
+
+/** Send a body through the SDK. */
+async function sendGemini(
+  client: GoogleGenAI,
+  request: BuiltRequest,
+  options: SendOptions,
+): Promise<ProviderReply> {
+  const parameters = sdkParameters(request.body, options)
+  const accumulator = new GeminiReplyAccumulator()
+  try {
+    if (options.stream) {
+      const stream = await client.models.generateContentStream(parameters)
+      for await (const chunk of stream) accumulator.add(chunk as unknown as Raw)
+      if (accumulator.usage === undefined) throw new Error('the stream ended without usage metadata')
+    } else {
+      accumulator.add((await client.models.generateContent(parameters)) as unknown as Raw)
+    }
+  } catch (error) {
+    throw toGeminiProviderError(error)
+  }
+  return accumulator.reply()
+}
+
+/** A Google GenAI client for an endpoint (the Gemini API, never Vertex); retries are the loop's job. */
+export function geminiClient(endpoint: Endpoint): GoogleGenAI {
+  return new GoogleGenAI({
+    // Explicit, so `GOOGLE_GENAI_USE_VERTEXAI` in the environment cannot turn the client to Vertex AI.
+    vertexai: false,
+    apiKey: endpoint.apiKey,
+    httpOptions: { baseUrl: endpoint.baseURL, fetch: endpoint.fetch ?? lateBoundFetch },
+  })
+}
+
+/**
+ * The gemini adapter; the endpoint carries the Gemini API's base URL (without `/v1beta`). With
+ * `geminiCacheTtlSeconds`, sending moves the request head into an explicit cache: the body it was given
+ * becomes the body sent (`cachedContent` in place of the head), so the wire record is what the API saw.
+ */
+export function geminiAdapter(endpoint: Endpoint): ProviderAdapter {
+  const client = geminiClient(endpoint)
+  const caches = new ExplicitCaches(client)
+  const explicit = new WeakMap<BuiltRequest, number>()
+  return {
+    provider: 'gemini',
+    api: 'gemini-generate',
+    buildRequest: (request, options) => {
+      const built = buildGeminiRequest(request, options)
+      if (options.geminiCacheTtlSeconds !== undefined) explicit.set(built, options.geminiCacheTtlSeconds)
+      return built
+    },
+    parseUsage: parseGeminiUsage,
+    send: async (request, options) => {
+      const ttl = explicit.get(request)
+      if (ttl === undefined) return sendGemini(client, request, options)
+      const original = { ...request.body }
+      await caches.apply(request.body, ttl, options, false)
+      try {
+        return await sendGemini(client, request, options)
+      } catch (error) {
+        // The cache expired before the session ended: create it again, once.
+        if (!(error instanceof ProviderError) || !isMissingCache(error)) throw error
+        for (const key of Object.keys(request.body)) delete request.body[key]
+        Object.assign(request.body, original)
+        await caches.apply(request.body, ttl, options, true)
+        return sendGemini(client, request, options)
+      }
+    },
+  }
+}

@@ -1,0 +1,122 @@
+import { describe, expect, it } from 'vitest'
+import { fillerText } from '../../harness/filler.ts'
+import type { AssistantMessage } from '../../harness/types.ts'
+import { findModel, type GeminiCacheRules, withCacheRules } from '../catalog.ts'
+import { GeminiCacheSimulator } from './gemini.ts'
+import { SimulatorRejection } from './types.ts'
+
+const output: AssistantMessage = { role: 'assistant', content: [{ type: 'text', text: 'OK.' }] }
+const flash = findModel('gemini', 'gemini-2.5-flash')
+
+/** A body of `turns` user turns after a system instruction of `systemTokens` tokens. */
+function body(turns: number, systemTokens = 3000, model = 'gemini-2.5-flash'): Record<string, unknown> {
+  const contents: unknown[] = []
+  for (let turn = 0; turn < turns; turn += 1) {
+    if (turn > 0) contents.push({ role: 'model', parts: [{ text: 'OK.' }] })
+    contents.push({ role: 'user', parts: [{ text: `Turn ${turn}. ${fillerText(200, turn)}` }] })
+  }
+  return { model, systemInstruction: { parts: [{ text: fillerText(systemTokens, 'system') }] }, contents }
+}
+
+describe('the Gemini implicit cache', () => {
+  it('reads the whole previous prompt of an append-only conversation, writes nothing and bills the rest uncached', () => {
+    const simulator = new GeminiCacheSimulator()
+    const first = simulator.simulate({ body: body(1), at: 0, output })
+    const second = simulator.simulate({ body: body(2), at: 30, output, previous: { prompt: first.prompt } })
+    expect(first.counts.read).toBe(0)
+    expect(second.counts.read).toBe(first.prompt.total - first.prompt.trailing)
+    expect(second.counts.write).toBe(0)
+    expect(second.counts.read + second.counts.uncached).toBe(second.counts.input)
+    expect(second.trace.counterfactual).toEqual({ ideal: second.counts.read, warm: second.counts.read })
+  })
+
+  it('reads nothing below the model minimum, and names the minimum as the reason', () => {
+    const simulator = new GeminiCacheSimulator()
+    simulator.simulate({ body: body(1, 1200), at: 0, output })
+    const again = simulator.simulate({ body: body(1, 1200), at: 10, output })
+    expect(again.counts.read).toBe(0)
+    expect(again.trace.shortfall).toBe('below-minimum')
+  })
+
+  it('follows the dated minimum the catalog is given: the launch page cached 1,024 tokens on 2.5 Flash', () => {
+    const rules = flash?.cache as GeminiCacheRules
+    expect(rules.minimums.map((minimum) => [minimum.date, minimum.minTokens])).toEqual([
+      ['2025-05-08', 1024],
+      ['2026-05-07', 1024],
+      ['2026-07-07', 2048],
+    ])
+    const launch = withCacheRules<GeminiCacheRules>(flash as NonNullable<typeof flash>, { minTokens: 1024 })
+    const simulator = new GeminiCacheSimulator({ models: [launch] })
+    simulator.simulate({ body: body(1, 1200), at: 0, output })
+    expect(simulator.simulate({ body: body(1, 1200), at: 10, output }).counts.read).toBeGreaterThan(1024)
+  })
+
+  it('forgets a prefix not sent for five minutes (the assumed lifetime), and renews it on every read', () => {
+    const simulator = new GeminiCacheSimulator()
+    const first = simulator.simulate({ body: body(1), at: 0, output })
+    expect(simulator.simulate({ body: body(1), at: 290, output }).counts.read).toBeGreaterThan(0)
+    expect(simulator.simulate({ body: body(1), at: 580, output }).counts.read).toBeGreaterThan(0)
+    const late = simulator.simulate({ body: body(2), at: 900, output, previous: { prompt: first.prompt } })
+    expect(late.counts.read).toBe(0)
+    expect(late.trace.shortfall).toBe('ttl-expired')
+    expect(late.trace.counterfactual?.cause).toBe('ttl-expired')
+  })
+
+  it('misses a hit now and then only when seeded (no cost saving guarantee)', () => {
+    const always = withCacheRules<GeminiCacheRules>(flash as NonNullable<typeof flash>, {
+      implicitMissRate: 1,
+    })
+    const unseeded = new GeminiCacheSimulator({ models: [always] })
+    unseeded.simulate({ body: body(1), at: 0, output })
+    expect(unseeded.simulate({ body: body(1), at: 10, output }).counts.read).toBeGreaterThan(0)
+    const seeded = new GeminiCacheSimulator({ models: [always], seed: 7 })
+    seeded.simulate({ body: body(1), at: 0, output })
+    const missed = seeded.simulate({ body: body(1), at: 10, output })
+    expect(missed.counts.read).toBe(0)
+    expect(missed.trace.shortfall).toBe('routing-miss')
+  })
+
+  it('keeps the models apart: a prefix sent to 2.5 Flash is not read on 2.5 Pro', () => {
+    const simulator = new GeminiCacheSimulator()
+    simulator.simulate({ body: body(1), at: 0, output })
+    expect(simulator.simulate({ body: body(1, 3000, 'gemini-2.5-pro'), at: 10, output }).counts.read).toBe(0)
+  })
+})
+
+describe('Gemini explicit caches', () => {
+  const resource = {
+    model: 'models/gemini-2.5-flash',
+    systemInstruction: body(1).systemInstruction,
+    ttl: '600s',
+  }
+
+  it('are read whole by a request that names them, until their TTL ends', () => {
+    const simulator = new GeminiCacheSimulator()
+    const cache = simulator.createCache(resource, 0, 0)
+    expect(cache.expiresAt).toBe(600)
+    const request = { model: 'gemini-2.5-flash', cachedContent: cache.name, contents: body(1).contents }
+    const used = simulator.simulate({ body: request, at: 400, output })
+    expect(used.counts.read).toBe(cache.tokens)
+    expect(() => simulator.simulate({ body: request, at: 600, output })).toThrow(/CachedContent not found/)
+  })
+
+  it('are refused below the minimum, with the API error naming both counts', () => {
+    const simulator = new GeminiCacheSimulator()
+    try {
+      simulator.createCache({ ...resource, systemInstruction: { parts: [{ text: 'short' }] } }, 0, 0)
+      expect.unreachable()
+    } catch (error) {
+      expect(error).toBeInstanceOf(SimulatorRejection)
+      expect((error as SimulatorRejection).status).toBe(400)
+      expect((error as SimulatorRejection).message).toMatch(
+        /total_token_count=\d+, min_total_token_count=2048/,
+      )
+    }
+  })
+
+  it('last an hour when the create names no lifetime', () => {
+    const simulator = new GeminiCacheSimulator()
+    const { ttl: _ttl, ...withoutTtl } = resource
+    expect(simulator.createCache(withoutTtl, 100, 0).expiresAt).toBe(3700)
+  })
+})
