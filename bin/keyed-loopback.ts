@@ -28,6 +28,7 @@ const KEYS = {
   openai: sentinel('openai'),
   deepseek: sentinel('deepseek'),
   gemini: sentinel('gemini'),
+  bedrock: sentinel('bedrock'),
 }
 
 const perturbed = process.argv.includes('--perturbed')
@@ -73,10 +74,12 @@ const env: NodeJS.ProcessEnv = {
   OPENAI_API_KEY: KEYS.openai,
   DEEPSEEK_API_KEY: KEYS.deepseek,
   GEMINI_API_KEY: KEYS.gemini,
+  AWS_BEARER_TOKEN_BEDROCK: KEYS.bedrock,
   ANTHROPIC_BASE_URL: server.baseURLs.anthropic,
   OPENAI_BASE_URL: server.baseURLs.openai,
   DEEPSEEK_BASE_URL: server.baseURLs.deepseek,
   GEMINI_BASE_URL: server.baseURLs.gemini,
+  BEDROCK_BASE_URL: server.baseURLs.bedrock,
   CACHELAB_REQUIRE_KEYS: '1',
   CACHELAB_KEYED_OUT: join(work, 'keyed'),
   // Against the simulator itself every prediction must hold exactly.

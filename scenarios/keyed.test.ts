@@ -16,10 +16,12 @@ function loopbackEnv(server: LoopbackServer): Record<string, string> {
     OPENAI_API_KEY: PLACEHOLDER_KEY,
     DEEPSEEK_API_KEY: PLACEHOLDER_KEY,
     GEMINI_API_KEY: PLACEHOLDER_KEY,
+    AWS_BEARER_TOKEN_BEDROCK: PLACEHOLDER_KEY,
     ANTHROPIC_BASE_URL: server.baseURLs.anthropic,
     OPENAI_BASE_URL: server.baseURLs.openai,
     DEEPSEEK_BASE_URL: server.baseURLs.deepseek,
     GEMINI_BASE_URL: server.baseURLs.gemini,
+    BEDROCK_BASE_URL: server.baseURLs.bedrock,
   }
 }
 

@@ -261,14 +261,21 @@ describe('break causes under a frozen session prefix', () => {
       )
       const firstStep = (turn: number) => rows.find((row) => row.turn === turn && row.step === 1) as StepRow
       const systemNode =
-        provider === 'anthropic' || provider === 'openai-responses' || provider === 'gemini'
+        provider === 'anthropic' ||
+        provider === 'openai-responses' ||
+        provider === 'gemini' ||
+        provider === 'bedrock'
           ? 'system[0]'
           : 'messages[0]'
+      // Open on Bedrock: a model change there gets a cold counterfactual ideal (nothing the new model could
+      // have read), so it is not named as a break, where Anthropic's own API names it config-changed.
+      const modelBreak = provider === 'bedrock' ? [] : [[7, 'change', 'model', 'config-changed']]
+      if (provider === 'bedrock') expect(firstStep(7).idealCacheReadTokens).toBe(0)
       expect(breaks(rows).map((row) => [row.turn, row.headerReason, row.breakNode, row.breakCause])).toEqual([
         [3, 'change', systemNode, 'system-replace'],
         [5, 'change', `tools[${base.tools.length - 1}]`, 'tools-changed'],
         [6, 'resume', expect.any(String), 'prefix-drift'],
-        [7, 'change', 'model', 'config-changed'],
+        ...modelBreak,
       ])
       expect(firstStep(4).headerReason).toBe('change')
       expect(firstStep(4).breakCause).toBeUndefined()

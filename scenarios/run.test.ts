@@ -31,8 +31,9 @@ describe('append-only, simulated end to end', () => {
       expect(first?.provider).toBe(provider)
       expect(first?.headerReason).toBe('initial')
       expect(first?.cacheReadTokens).toBe(0)
-      // Anthropic reports cache writes; GPT-5.4 and DeepSeek fill their caches without reporting them.
-      if (provider === 'anthropic') expect(first?.cacheWriteTokens).toBeGreaterThan(0)
+      // Anthropic (and Bedrock's Claude) report cache writes; the others fill their caches without reporting them.
+      if (provider === 'anthropic' || provider === 'bedrock')
+        expect(first?.cacheWriteTokens).toBeGreaterThan(0)
       else expect(rows.every((row) => row.cacheWriteTokens === 0)).toBe(true)
       for (const row of rows) {
         expect(row.inputTokens).toBe(row.cacheReadTokens + row.cacheWriteTokens + row.uncachedTokens)
