@@ -30,6 +30,39 @@ export interface MockRequest {
   fault?: HeaderFault
 }
 
+/**
+ * The deepest nesting of arrays and objects a request body may have. Real tool schemas and content stay
+ * far below it; the simulators, validators and digests walk bodies recursively, and a body nested tens of
+ * thousands deep would overflow their stack.
+ */
+export const MAX_NESTING = 128
+
+/** The latest virtual time a request may claim (`x-cachelab-at`): about 31 years of seconds. */
+export const MAX_VIRTUAL_SECONDS = 1_000_000_000
+
+/** How deeply arrays and objects nest in a JSON value (an explicit stack: no recursion). */
+export function nestingDepth(value: unknown): number {
+  let deepest = 0
+  const stack: Array<{ value: unknown; depth: number }> = [{ value, depth: 0 }]
+  while (stack.length > 0) {
+    const next = stack.pop() as { value: unknown; depth: number }
+    if (typeof next.value !== 'object' || next.value === null) continue
+    const depth = next.depth + 1
+    deepest = Math.max(deepest, depth)
+    if (depth > MAX_NESTING) return depth
+    for (const item of Array.isArray(next.value) ? next.value : Object.values(next.value))
+      stack.push({ value: item, depth })
+  }
+  return deepest
+}
+
+/** Why a body is nested too deeply to simulate, or undefined. */
+export function nestingProblem(body: unknown): string | undefined {
+  return nestingDepth(body) > MAX_NESTING
+    ? `The request body nests arrays and objects more than ${MAX_NESTING} levels deep.`
+    : undefined
+}
+
 /** Parse a request, or return the reason it is malformed (answered with the API's 400). */
 export async function readMockRequest(
   request: Request,
@@ -44,6 +77,8 @@ export async function readMockRequest(
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     return { problem: 'The request body must be a JSON object.' }
   }
+  const nesting = nestingProblem(body)
+  if (nesting !== undefined) return { problem: nesting }
   let script: AssistantMessage | undefined
   try {
     script = decodeScript(request.headers.get(SCRIPT_HEADER))
@@ -52,7 +87,10 @@ export async function readMockRequest(
   }
   const timeHeader = request.headers.get(TIME_HEADER)
   const at = timeHeader === null ? context.now() : Number(timeHeader)
-  if (!Number.isFinite(at)) return { problem: `Invalid ${TIME_HEADER} header: ${timeHeader}` }
+  if (!Number.isFinite(at) || at < 0 || at > MAX_VIRTUAL_SECONDS)
+    return {
+      problem: `Invalid ${TIME_HEADER} header: ${timeHeader} (seconds of virtual time, 0 to ${MAX_VIRTUAL_SECONDS})`,
+    }
   const faultHeader = request.headers.get(FAULT_HEADER)
   let fault: HeaderFault | undefined
   try {
