@@ -36,7 +36,7 @@ const USAGE = `usage: cachelab <command> [options]
             --faults fails chosen requests (429, 529, 500, cut streams) for a client's retries;
             --lenient accepts what the real APIs refuse;
             --replies scripts what the simulated model answers per session, turn and step;
-            --memory-budget bounds the caches (default 512 MiB); --max-body refuses larger
+            --memory-budget bounds the caches (default 384 MiB); --max-body refuses larger
             bodies with a 413 (default 32m); GET /cachelab/health reports load and memory
   report    CAPTURE_DIR [--out DIR] [--scenario NAME] [--otlp-file FILE] [--otlp-endpoint URL] …
             a capture as steps.csv, summary.csv, breaks.csv and report.html (default: in CAPTURE_DIR)

@@ -6,7 +6,7 @@
 import { TokenCounter } from '../sim/tokens.ts'
 
 /** `serve --memory-budget` when not given, in MiB. */
-export const DEFAULT_MEMORY_BUDGET_MB = 512
+export const DEFAULT_MEMORY_BUDGET_MB = 384
 
 /** The shares of one budget. */
 export interface MemoryPlan {

@@ -40,18 +40,24 @@ export const MAX_NESTING = 128
 /** The latest virtual time a request may claim (`x-cachelab-at`): about 31 years of seconds. */
 export const MAX_VIRTUAL_SECONDS = 1_000_000_000
 
-/** How deeply arrays and objects nest in a JSON value (an explicit stack: no recursion). */
+/** How deeply arrays and objects nest in a JSON value, counted up to just past `MAX_NESTING` (no recursion). */
 export function nestingDepth(value: unknown): number {
-  let deepest = 0
-  const stack: Array<{ value: unknown; depth: number }> = [{ value, depth: 0 }]
-  while (stack.length > 0) {
-    const next = stack.pop() as { value: unknown; depth: number }
-    if (typeof next.value !== 'object' || next.value === null) continue
-    const depth = next.depth + 1
-    deepest = Math.max(deepest, depth)
+  if (typeof value !== 'object' || value === null) return 0
+  let deepest = 1
+  // Two parallel stacks, containers only: a request body has thousands of leaves and few containers.
+  const containers: object[] = [value]
+  const depths: number[] = [1]
+  while (containers.length > 0) {
+    const container = containers.pop() as object
+    const depth = depths.pop() as number
+    if (depth > deepest) deepest = depth
     if (depth > MAX_NESTING) return depth
-    for (const item of Array.isArray(next.value) ? next.value : Object.values(next.value))
-      stack.push({ value: item, depth })
+    const items: unknown[] = Array.isArray(container) ? container : Object.values(container)
+    for (const item of items) {
+      if (typeof item !== 'object' || item === null) continue
+      containers.push(item)
+      depths.push(depth + 1)
+    }
   }
   return deepest
 }

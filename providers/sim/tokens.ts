@@ -30,9 +30,14 @@ export interface TokenCounterLimits {
   arrayBytes?: number
 }
 
-/** A memo that forgets its least recently used entries once their estimated bytes pass a limit. */
+/**
+ * A memo that forgets its least recently used entries once their estimated bytes pass a limit. Recency is
+ * the second-chance approximation of LRU: a hit only marks its entry (a hit is the hot path: every segment
+ * of every request is counted), and eviction, from the oldest insertion on, moves a marked entry to the
+ * back unmarked instead of dropping it.
+ */
 class LeastRecentlyUsed<Value> {
-  private readonly entries = new Map<string, { value: Value; bytes: number }>()
+  private readonly entries = new Map<string, { value: Value; bytes: number; used: boolean }>()
   private readonly limit: number
   /** Estimated bytes of every entry held. */
   bytes = 0
@@ -44,9 +49,7 @@ class LeastRecentlyUsed<Value> {
   get(key: string): Value | undefined {
     const entry = this.entries.get(key)
     if (entry === undefined) return undefined
-    // A Map iterates in insertion order: moving a hit to the end keeps the least recent first.
-    this.entries.delete(key)
-    this.entries.set(key, entry)
+    entry.used = true
     return entry.value
   }
 
@@ -58,12 +61,20 @@ class LeastRecentlyUsed<Value> {
     }
     // An entry larger than the whole limit is not kept: it would evict everything else for one text.
     if (bytes > this.limit) return
-    this.entries.set(key, { value, bytes })
+    this.entries.set(key, { value, bytes, used: false })
     this.bytes += bytes
-    for (const [oldest, entry] of this.entries) {
-      if (this.bytes <= this.limit) break
+    while (this.bytes > this.limit) {
+      const first = this.entries.entries().next()
+      if (first.done === true) break
+      const [oldest, entry] = first.value
       this.entries.delete(oldest)
-      this.bytes -= entry.bytes
+      if (entry.used) {
+        // Used since it was inserted or last moved: a second chance at the back.
+        entry.used = false
+        this.entries.set(oldest, entry)
+      } else {
+        this.bytes -= entry.bytes
+      }
     }
   }
 
