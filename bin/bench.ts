@@ -1,7 +1,10 @@
 // `npm run bench`: cachelab's benchmarks, run serially: (a) one simulated step beside a bare SDK→MSW
-// round trip, (b) the long-session replay at 250, 500 and 1,000 turns (near-linear), (c) its peak memory.
+// round trip, (b) the long-session replay at 250, 500 and 1,000 turns (near-linear), (c) its peak memory,
+// and `serve` at scale: (d) 3,000 live sessions sharing a prompt, (e) 20,000 sessions expiring in virtual
+// time, (f) an 11 MB request beside small ones.
 
 import { PROVIDER_IDS } from '../harness/types.ts'
+import { benchExpiry, benchLargeRequest, benchSiblings } from '../providers/mock/serve.bench.ts'
 import { benchLongSession } from '../scenarios/long-session.bench.ts'
 import { benchStep } from '../scenarios/step.bench.ts'
 
@@ -29,3 +32,21 @@ for (const provider of PROVIDER_IDS) {
   )
 }
 process.stdout.write(`\nworst 1,000/500 ratio ${fixed(worst)}× (near-linear means under 2.5×)\n`)
+
+const siblings = await benchSiblings()
+const expiry = await benchExpiry()
+const large = await benchLargeRequest()
+process.stdout.write(
+  `${[
+    '',
+    `(d) serve, ${siblings.sessions.toLocaleString('en-US')} live sessions sharing a system prompt: ms per request by tenth`,
+    `    ${siblings.tenthsMs.map((ms) => fixed(ms)).join('  ')}`,
+    `    last tenth / second tenth ${fixed(siblings.ratio)}× (acceptance: at most 2×)`,
+    `(e) serve, ${expiry.sessions.toLocaleString('en-US')} sessions expiring in virtual time (default memory budget): ` +
+      `RSS by fifth ${expiry.rssMb.map((mb) => `${fixed(mb, 0)} MB`).join(', ')}; tries ${fixed(expiry.simulatorMb, 1)} MB, ` +
+      `pruned ${expiry.prunes}×, ${fixed(expiry.seconds, 0)} s (acceptance: RSS under 1 GiB)`,
+    `(f) serve, an 11 MB request beside small ones: small alone ${fixed(large.smallAloneMs)} ms, slowest during ${fixed(large.smallDuringMs)} ms; ` +
+      `large ${fixed(large.largeMs, 0)} ms end to end, its main-thread share ${fixed(large.largeShareMs, 0)} ms`,
+    `    delay of the small request / the large request's own share ${fixed(large.ratio)} (acceptance: at most 1)`,
+  ].join('\n')}\n`,
+)

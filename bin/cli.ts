@@ -34,12 +34,15 @@ const USAGE = `usage: cachelab <command> [options]
   serve     [--port N] [--host 127.0.0.1] [--upstream sim|live] [--log FILE.jsonl]
             [--record DIR [--record-bodies]] [--replay DIR] [--faults FILE] [--lenient]
             [--replies FILE]
+            [--memory-budget MB] [--max-body SIZE]
             the mock providers (or a recording proxy to the real APIs) over HTTP;
             --record captures every request of any client, per session (live: with the
             model's answers); --replay answers a recorded capture's requests again;
             --faults fails chosen requests (429, 529, 500, cut streams) for a client's retries;
             --lenient accepts what the real APIs refuse;
-            --replies scripts what the simulated model answers per session, turn and step
+            --replies scripts what the simulated model answers per session, turn and step;
+            --memory-budget bounds the caches (default 384 MiB); --max-body refuses larger
+            bodies with a 413 (default 32m); GET /cachelab/health reports load and memory
   report    CAPTURE_DIR [--out DIR] [--scenario NAME] [--otlp-file FILE] [--otlp-endpoint URL] …
             a capture as steps.csv, summary.csv, breaks.csv and report.html (default: in CAPTURE_DIR)
   import    FILE|DIR... [--format auto|claude-code|codex|dsh|pi] [--out DIR] [--lenient] [--ttl 1h]

@@ -15,7 +15,8 @@ import { DEFAULT_BASE_URLS, ENV_NAMES } from '../providers/endpoints.ts'
 import { CLOCK_PATH } from '../providers/mock/control.ts'
 import { parseFaultSchedule } from '../providers/mock/fault-spec.ts'
 import type { FaultRule } from '../providers/mock/faults.ts'
-import { loopbackRoutes, startLoopback } from '../providers/mock/loopback.ts'
+import { DEFAULT_MAX_BODY_BYTES, loopbackRoutes, startLoopback } from '../providers/mock/loopback.ts'
+import { DEFAULT_MEMORY_BUDGET_MB, planMemory } from '../providers/mock/memory-budget.ts'
 import { readReplies } from '../providers/mock/reply-file.ts'
 import { isLoopbackHost, redactText } from '../providers/mock/serve-safety.ts'
 import { CacheSimulators } from '../providers/sim/index.ts'
@@ -35,10 +36,26 @@ export async function serveCommand(argv: string[], signal?: AbortSignal): Promis
     lenient: { type: 'boolean' },
     replies: { type: 'string' },
     expose: { type: 'boolean' },
+    'memory-budget': { type: 'string' },
+    'max-body': { type: 'string' },
   })
   const port = values.port === undefined ? 8787 : Number(values.port)
   if (!Number.isInteger(port) || port < 0 || port > 65_535)
     throw new CachelabError('usage', `--port must be 0-65535, not ${values.port}`)
+  const budgetMb =
+    values['memory-budget'] === undefined ? DEFAULT_MEMORY_BUDGET_MB : Number(values['memory-budget'])
+  if (!Number.isFinite(budgetMb) || budgetMb < 16)
+    throw new CachelabError(
+      'usage',
+      `--memory-budget must be a number of MiB, 16 or more, not ${values['memory-budget']}`,
+    )
+  const memory = planMemory(budgetMb)
+  const maxBody = values['max-body'] === undefined ? DEFAULT_MAX_BODY_BYTES : byteSize(values['max-body'])
+  if (maxBody === undefined)
+    throw new CachelabError(
+      'usage',
+      `--max-body must be a size such as 32m, 512k or 1000000 (bytes), not ${values['max-body']}`,
+    )
   const upstream = values.upstream ?? 'sim'
   if (upstream !== 'sim' && upstream !== 'live')
     throw new CachelabError('usage', `--upstream must be sim or live, not ${upstream}`)
@@ -94,8 +111,9 @@ export async function serveCommand(argv: string[], signal?: AbortSignal): Promis
               `cachelab serve: cannot write the capture: ${error.message} (still serving)\n`,
             ),
         )
-  const linearizer = new CacheSimulators()
+  const linearizer = new CacheSimulators({ counter: memory.counter })
   const capture = new CaptureTracker({
+    memoryBytes: memory.trackerBytes,
     linearize: (api, body) => linearizer.linearize(api, body),
     keepBodies: values['record-bodies'] === true,
     // A live capture keeps the model's answers, so `serve --replay` can serve them again.
@@ -115,6 +133,9 @@ export async function serveCommand(argv: string[], signal?: AbortSignal): Promis
     port,
     ...(liveBaseURLs !== undefined ? { liveBaseURLs } : {}),
     upstream,
+    simulator: { counter: memory.counter, memoryBytes: memory.simulatorBytes },
+    memoryBudgetBytes: memory.budgetBytes,
+    maxBodyBytes: maxBody,
     ...(values.lenient === true ? { lenient: true } : {}),
     ...(replies !== undefined ? { replies } : {}),
     ...(log !== undefined ? { log: (record) => log.append(record) } : {}),
@@ -177,6 +198,11 @@ export async function serveCommand(argv: string[], signal?: AbortSignal): Promis
     process.once('SIGTERM', stop)
     signal?.addEventListener('abort', stop, { once: true })
   })
+  // Graceful: requests in flight finish and are recorded and logged (both are written as each request
+  // ends, so nothing is left to flush once they have); new ones are refused meanwhile.
+  const inFlight = server.health().requests.inFlight
+  if (inFlight > 0)
+    process.stderr.write(`cachelab serve: finishing ${inFlight} requests in flight before stopping\n`)
   await server.close()
   if (log !== undefined && log.lost > 0)
     process.stderr.write(`cachelab serve: ${log.lost} log records could not be written to ${log.path}\n`)
@@ -245,6 +271,15 @@ function readFaultSchedule(file: string): FaultRule[] {
     throw new CachelabError('input', `cannot read --faults ${file}: ${reason}`)
   }
   return parseFaultSchedule(text, `--faults ${file}`)
+}
+
+/** Bytes of a size written as a number with an optional k, m or g (KiB, MiB, GiB); undefined if malformed. */
+export function byteSize(text: string): number | undefined {
+  const match = /^(\d+(?:\.\d+)?)([kmg]?)i?b?$/i.exec(text.trim())
+  if (match === null) return undefined
+  const unit = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 }[(match[2] ?? '').toLowerCase()] ?? 1
+  const bytes = Math.floor(Number(match[1]) * unit)
+  return bytes >= 1 ? bytes : undefined
 }
 
 /** `20261130-162300` from a date: a capture id that sorts by time. */

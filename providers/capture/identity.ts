@@ -81,6 +81,8 @@ export class SessionResolver {
   private readonly byFirst = new Map<string, Set<string>>()
   private readonly byLast = new Map<string, Set<string>>()
   private readonly used = new Set<string>()
+  /** The serial last given to each new-session name base: every serial below it is taken. */
+  private readonly serials = new Map<string, number>()
   /** Counts updates, to order conversations by activity. */
   private clock = 0
   private readonly limit: number
@@ -174,8 +176,15 @@ export class SessionResolver {
   /** A new session's id: the hash of its first message, numbered when another conversation began alike. */
   private newName(current: readonly ItemDigest[]): string {
     const base = `c-${(current[0]?.hash ?? contentHash('')).slice(0, 8)}`
-    let name = base
-    for (let serial = 2; this.used.has(name); serial += 1) name = `${base}-${serial}`
+    // Names are only ever added to `used`, so the search resumes where the last one for this base ended:
+    // thousands of sessions opening alike cost one step each, not a count from 2 every time.
+    let serial = this.serials.get(base) ?? 1
+    let name = serial === 1 ? base : `${base}-${serial}`
+    while (this.used.has(name)) {
+      serial += 1
+      name = `${base}-${serial}`
+    }
+    this.serials.set(base, serial)
     this.used.add(name)
     return name
   }

@@ -81,3 +81,56 @@ describe('placing captured requests in their session', () => {
     expect(JSON.stringify(exchange)).not.toContain('a question')
   })
 })
+
+describe("a tracker's memory", () => {
+  /** Record a simulated request of session `name` (declared by header) with a long message of its own. */
+  const simulated = (capture: CaptureTracker, simulators: CacheSimulators, name: string) => {
+    const body = {
+      model: 'claude-sonnet-4-6',
+      max_tokens: 64,
+      messages: [user(`${name}: ${'a long message that fills the prompt. '.repeat(50)}`)],
+    }
+    const simulation = simulators.simulate('anthropic-messages', {
+      body,
+      at: 0,
+      output: { role: 'assistant', content: [] },
+    })
+    capture.add({
+      resolution: capture.resolve('anthropic-messages', name, body),
+      api: 'anthropic-messages',
+      body,
+      at: 0,
+      status: 200,
+      latencyMs: 1,
+      stream: false,
+      usage,
+      simulation,
+      predicted: false,
+    })
+  }
+
+  it('forgets the previous requests of the least recently active sessions past its byte budget', () => {
+    const simulators = new CacheSimulators()
+    const capture = new CaptureTracker({
+      linearize: (api, body) => simulators.linearize(api, body),
+      memoryBytes: 40_000,
+    })
+    for (let index = 0; index < 50; index += 1) simulated(capture, simulators, `s${index}`)
+    expect(capture.memory.bytes).toBeLessThanOrEqual(40_000)
+    expect(capture.memory.sessions).toBe(50)
+    expect(capture.previous('s49')).toBeDefined()
+    expect(capture.previous('s0')).toBeUndefined()
+  })
+
+  it('forgets the least recently active sessions past its session limit', () => {
+    const simulators = new CacheSimulators()
+    const capture = new CaptureTracker({
+      linearize: (api, body) => simulators.linearize(api, body),
+      sessionLimit: 10,
+    })
+    for (let index = 0; index < 30; index += 1) simulated(capture, simulators, `s${index}`)
+    expect(capture.memory.sessions).toBe(10)
+    expect(capture.previous('s29')).toBeDefined()
+    expect(capture.previous('s5')).toBeUndefined()
+  })
+})

@@ -110,6 +110,21 @@ export interface TrackerOptions {
   keepAnswers?: boolean
   /** Called with every exchange, in order. */
   sink?: (exchange: CapturedExchange) => void
+  /**
+   * Estimated bytes of previous requests kept for counterfactuals (serve's memory budget): past it, the
+   * least recently active sessions forget theirs, and their next request has no counterfactual.
+   * Unbounded when absent.
+   */
+  memoryBytes?: number
+  /** Sessions whose turn and step are remembered; the least recently active are forgotten first (default 100,000). */
+  sessionLimit?: number
+}
+
+/** Estimated bytes a previous request holds: its segments' objects and texts. */
+function promptBytes(prompt: Prompt): number {
+  let bytes = 64 + 16 * prompt.segments.length
+  for (const segment of prompt.segments) bytes += 96 + 2 * (segment.text.length + segment.frame.length)
+  return bytes
 }
 
 const PROVIDER_OF_API: Readonly<Record<BuiltInWireApi, ProviderId>> = {
@@ -125,6 +140,9 @@ const PROVIDER_OF_API: Readonly<Record<BuiltInWireApi, ProviderId>> = {
 export function providerOfApi(api: WireApi): ProviderId {
   return isBuiltInApi(api) ? PROVIDER_OF_API[api] : compatibleProviderOfApi(api)
 }
+
+/** Sessions whose position (turn, step, attempt) is remembered by default. */
+const SESSIONS_KEPT = 100_000
 
 /** Response ids remembered for `previous_response_id` chaining (as many as the mock stores). */
 const RESPONSE_IDS_KEPT = 10_000
@@ -146,6 +164,10 @@ export class CaptureTracker {
   private serial = 0
   /** Session by Responses response id, the most recent ones. */
   private readonly responseSessions = new Map<string, string>()
+  /** Estimated bytes of the previous requests the sessions hold. */
+  private previousBytes = 0
+  /** The sessions that hold a previous request, least recently active first. */
+  private readonly holders = new Map<string, SessionState>()
 
   constructor(options: TrackerOptions) {
     this.options = options
@@ -183,6 +205,11 @@ export class CaptureTracker {
     return this.sessions.get(session)?.previous
   }
 
+  /** Sessions remembered, and the estimated bytes of the previous requests they hold. */
+  get memory(): { sessions: number; bytes: number } {
+    return { sessions: this.sessions.size, bytes: this.previousBytes }
+  }
+
   /** Record one answered request. */
   add(input: ExchangeInput): CapturedExchange {
     const { resolution, api, body } = input
@@ -212,9 +239,16 @@ export class CaptureTracker {
     state.last = { fingerprint, ok }
     if (ok && input.simulation !== undefined) {
       const machine = input.simulation.trace.machine
+      if (state.previous !== undefined) this.previousBytes -= promptBytes(state.previous.prompt)
       state.previous = { prompt: input.simulation.prompt, ...(machine !== undefined ? { machine } : {}) }
+      this.previousBytes += promptBytes(state.previous.prompt)
     }
+    // Most recently active last: the sessions to forget first come first.
+    this.sessions.delete(resolution.session)
     this.sessions.set(resolution.session, state)
+    this.holders.delete(resolution.session)
+    if (state.previous !== undefined) this.holders.set(resolution.session, state)
+    this.bound()
     this.resolver.update(resolution, api, digest.items)
     this.serial += 1
     const simulation = input.simulation
@@ -257,6 +291,24 @@ export class CaptureTracker {
     }
     this.options.sink?.(exchange)
     return exchange
+  }
+
+  /** Forget the least recently active sessions' previous requests, then sessions, past the limits. */
+  private bound(): void {
+    const limit = this.options.sessionLimit ?? SESSIONS_KEPT
+    for (const [session, state] of this.sessions) {
+      if (this.sessions.size <= limit) break
+      if (state.previous !== undefined) this.previousBytes -= promptBytes(state.previous.prompt)
+      this.sessions.delete(session)
+      this.holders.delete(session)
+    }
+    const budget = this.options.memoryBytes ?? Number.POSITIVE_INFINITY
+    for (const [session, state] of this.holders) {
+      if (this.previousBytes <= budget) break
+      if (state.previous !== undefined) this.previousBytes -= promptBytes(state.previous.prompt)
+      delete state.previous
+      this.holders.delete(session)
+    }
   }
 
   /** A body the simulator never saw, linearized without touching any cache; empty when it cannot be. */

@@ -1,5 +1,6 @@
 // cachelab's own endpoints on the loopback server, under `/cachelab/` (outside every vendor prefix): the
-// virtual clock, read with `GET /cachelab/clock` and moved with `POST /cachelab/clock {"advance": s}`.
+// virtual clock, read with `GET /cachelab/clock` and moved with `POST /cachelab/clock {"advance": s}`, and
+// the server's health, `GET /cachelab/health`.
 
 import type { MockContext } from './context.ts'
 
@@ -8,6 +9,31 @@ export const CONTROL_PREFIX = '/cachelab'
 
 /** The clock endpoint's path. */
 export const CLOCK_PATH = `${CONTROL_PREFIX}/clock`
+
+/** The health endpoint's path. */
+export const HEALTH_PATH = `${CONTROL_PREFIX}/health`
+
+/** What the health endpoint answers: whether the server takes requests, its load and its memory. */
+export interface HealthState {
+  /** `ok` while serving; `draining` once shutdown began (in-flight requests finish, new ones are refused). */
+  status: 'ok' | 'draining'
+  upstream: 'sim' | 'live'
+  uptimeSeconds: number
+  /** Requests answered since start, and the ones being answered now. */
+  requests: { served: number; inFlight: number }
+  memory: {
+    rssBytes: number
+    heapUsedBytes: number
+    /** `serve --memory-budget`, when the server has one. */
+    budgetBytes?: number
+    /** Estimated bytes of the simulators' tries, and how often they were pruned. */
+    simulator?: { bytes: number; prunes: number; removed: number; overBudget: boolean }
+    /** Estimated bytes of the token-count memo. */
+    tokenMemoBytes?: number
+    /** Captured sessions remembered and the estimated bytes of their previous requests. */
+    capture?: { sessions: number; bytes: number }
+  }
+}
 
 /** What the clock endpoint answers: the virtual time now and all the time added by advances. */
 export interface ClockState {
@@ -39,13 +65,25 @@ export function handleControl(
   path: string,
   body: string | undefined,
   context: MockContext | undefined,
+  health?: () => HealthState,
 ): ControlAnswer {
   const route = (path.split('?')[0] ?? '').replace(/\/$/, '')
+  if (route === HEALTH_PATH) {
+    if (method !== 'GET' && method !== 'HEAD')
+      return {
+        ...problem(405, 'invalid_request_error', `${HEALTH_PATH} takes GET, not ${method}`),
+        headers: { allow: 'GET' },
+      }
+    const state = health?.()
+    if (state === undefined) return problem(404, 'not_found_error', 'this server reports no health')
+    // A draining server answers 503, so a load balancer or a wait loop stops sending to it.
+    return { status: state.status === 'ok' ? 200 : 503, body: state }
+  }
   if (route !== CLOCK_PATH)
     return problem(
       404,
       'not_found_error',
-      `no cachelab endpoint at ${method} ${path}; try GET or POST ${CLOCK_PATH}`,
+      `no cachelab endpoint at ${method} ${path}; try GET or POST ${CLOCK_PATH}, or GET ${HEALTH_PATH}`,
     )
   if (context === undefined)
     return problem(

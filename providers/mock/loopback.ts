@@ -1,6 +1,8 @@
 // The loopback server: the mock providers' handlers served over real HTTP (so any client, the keyed
 // suite included, can run against the simulator), or a recording proxy to the real APIs. Each vendor
-// lives under a path prefix; the log records usage per request and never a header or a body.
+// lives under a path prefix; the log records usage per request and never a header or a body. Bodies are
+// limited in size and nesting, long texts are tokenized off the event loop (tokenizer-pool.ts), and
+// closing drains the requests in flight before it ends.
 
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -13,8 +15,9 @@ import { type BuiltInVendor, isBuiltInVendor, type Vendor } from '../catalog.ts'
 import { compatibleProviders } from '../compatible.ts'
 import { DEFAULT_BASE_URLS, defaultBaseURL } from '../endpoints.ts'
 import { CacheSimulators, type SimulatorOptions } from '../sim/index.ts'
+import { sharedTokenCounter } from '../sim/tokens.ts'
 import { type MockCall, MockContext } from './context.ts'
-import { handleControl, isControlPath } from './control.ts'
+import { type HealthState, handleControl, isControlPath } from './control.ts'
 import {
   answerField,
   apiError,
@@ -31,6 +34,7 @@ import {
 import type { FaultRule } from './faults.ts'
 import { mockHandlers } from './handlers.ts'
 import type { ReplyBook } from './reply.ts'
+import { nestingProblem } from './request.ts'
 import {
   DEFAULT_REPLY,
   EXCHANGE_HEADER,
@@ -40,6 +44,13 @@ import {
   TIME_HEADER,
 } from './script.ts'
 import { isForwardedHeader, pathProblem, redactText } from './serve-safety.ts'
+import { TokenizerPool } from './tokenizer-pool.ts'
+
+/** `serve --max-body` when not given: 32 MiB, the largest request body Anthropic's Messages API takes. */
+export const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024
+
+/** How long closing waits for the requests in flight before it cuts their connections. */
+export const DEFAULT_SHUTDOWN_GRACE_MS = 10_000
 
 /** The base URL path of each vendor on the loopback server; SDK base URLs are `http://host:port` + these. */
 export const LOOPBACK_PREFIXES: Readonly<Record<BuiltInVendor, string>> = {
@@ -136,6 +147,14 @@ export interface LoopbackOptions {
   onReplayMismatch?: (message: string) => void
   /** A fault schedule for the sim upstream (`serve --faults FILE`). */
   faults?: readonly FaultRule[]
+  /** Largest request body accepted, bytes (default `DEFAULT_MAX_BODY_BYTES`); larger ones get a 413. */
+  maxBodyBytes?: number
+  /** Tokenize long texts in worker threads before simulating (default true). */
+  offloadTokens?: boolean
+  /** How long `close` waits for requests in flight (default `DEFAULT_SHUTDOWN_GRACE_MS`). */
+  shutdownGraceMs?: number
+  /** `serve --memory-budget` in bytes, reported by the health endpoint. */
+  memoryBudgetBytes?: number
 }
 
 export interface LoopbackServer {
@@ -147,6 +166,12 @@ export interface LoopbackServer {
   baseURL(vendor: Vendor): string
   /** The simulated providers' state (sim upstream only). */
   context: MockContext | undefined
+  /** What `GET /cachelab/health` answers now. */
+  health(): HealthState
+  /**
+   * Stop taking connections, let the requests in flight finish (each is recorded and logged as usual),
+   * then close; connections still busy after the grace period are cut. Resolves once closed.
+   */
   close(): Promise<void>
 }
 
@@ -181,16 +206,63 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
   // Live captures: the simulator's prediction of each request, one account's caches like the provider's.
   const predictor =
     options.upstream === 'live' && capture !== undefined ? new CacheSimulators(options.simulator) : undefined
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
+  const counter = options.simulator?.counter ?? sharedTokenCounter
+  const tokenizer =
+    options.offloadTokens === false || (context === undefined && predictor === undefined)
+      ? undefined
+      : new TokenizerPool(counter)
+  let servedCount = 0
+  let inFlight = 0
+  let draining = false
+  /** Resolves whoever waits for the last request in flight to finish (close). */
+  let idle: (() => void) | undefined
 
   const server = createServer((incoming, outgoing) => {
-    serve(incoming, outgoing).catch((error: unknown) => {
-      if (!outgoing.headersSent)
-        writeJson(outgoing, 500, {
-          error: { type: 'server_error', message: redactText((error as Error).message) },
-        })
-      else outgoing.destroy(error as Error)
-    })
+    inFlight += 1
+    serve(incoming, outgoing)
+      .catch((error: unknown) => {
+        if (!outgoing.headersSent)
+          writeJson(outgoing, 500, {
+            error: { type: 'server_error', message: redactText((error as Error).message) },
+          })
+        else outgoing.destroy(error as Error)
+      })
+      .finally(() => {
+        inFlight -= 1
+        servedCount += 1
+        if (inFlight === 0) idle?.()
+      })
   })
+
+  function health(): HealthState {
+    const memory = process.memoryUsage()
+    const simulators = context?.simulators ?? predictor
+    const stats = simulators?.pruneStats
+    return {
+      status: draining ? 'draining' : 'ok',
+      upstream: options.upstream,
+      uptimeSeconds: Math.round((Date.now() - started) / 1000),
+      requests: { served: servedCount, inFlight },
+      memory: {
+        rssBytes: memory.rss,
+        heapUsedBytes: memory.heapUsed,
+        ...(options.memoryBudgetBytes !== undefined ? { budgetBytes: options.memoryBudgetBytes } : {}),
+        ...(stats !== undefined
+          ? {
+              simulator: {
+                bytes: stats.bytes,
+                prunes: stats.prunes,
+                removed: stats.removed,
+                overBudget: stats.overBudget,
+              },
+            }
+          : {}),
+        tokenMemoBytes: counter.bytes,
+        ...(capture !== undefined ? { capture: capture.memory } : {}),
+      },
+    }
+  }
 
   async function serve(incoming: IncomingMessage, outgoing: ServerResponse): Promise<void> {
     const begin = performance.now()
@@ -206,8 +278,12 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
       return
     }
     if (isControlPath(path)) {
-      const body = method === 'GET' || method === 'HEAD' ? undefined : await readBody(incoming)
-      const answer = handleControl(method, path, body?.toString('utf8'), context)
+      const read = method === 'GET' || method === 'HEAD' ? undefined : await readBody(incoming, maxBodyBytes)
+      if (read === 'too-large') {
+        writeJson(outgoing, 413, tooLarge('anthropic', maxBodyBytes), { connection: 'close' })
+        return
+      }
+      const answer = handleControl(method, path, read?.toString('utf8'), context, health)
       outgoing.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers })
       outgoing.end(JSON.stringify(answer.body))
       return
@@ -222,14 +298,35 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
       return
     }
     const { vendor, rest } = target
-    const body = method === 'GET' || method === 'HEAD' ? undefined : await readBody(incoming)
+    if (draining) {
+      // A request that arrives on a kept-alive connection after shutdown began is refused, not dropped.
+      writeJson(outgoing, 503, apiError(vendor, 'overloaded_error', 'cachelab serve is shutting down'), {
+        connection: 'close',
+      })
+      return
+    }
+    const read = method === 'GET' || method === 'HEAD' ? undefined : await readBody(incoming, maxBodyBytes)
+    if (read === 'too-large') {
+      writeJson(outgoing, 413, tooLarge(vendor, maxBodyBytes), { connection: 'close' })
+      return
+    }
+    const body = read
     const headers = new Headers()
     for (const [name, value] of Object.entries(incoming.headers)) {
       if (value === undefined || HOP_BY_HOP.has(name)) continue
       headers.set(name, Array.isArray(value) ? value.join(', ') : value)
     }
-    const api = apiOfPath(vendor, path)
     const json = body === undefined ? undefined : parseJson(body)
+    // Every reader of a body below (session identity, digests, validation, simulators) walks it
+    // recursively: a body nested deeper than any real request is refused before any of them sees it.
+    const nesting = json === undefined ? undefined : nestingProblem(json)
+    if (nesting !== undefined) {
+      writeJson(outgoing, 400, apiError(vendor, 'invalid_request_error', nesting))
+      return
+    }
+    // Long texts are tokenized in worker threads meanwhile, so this request waits and no other does.
+    if (json !== undefined && tokenizer !== undefined) await tokenizer.prepare(json)
+    const api = apiOfPath(vendor, path)
     const parsed = json === undefined || api === undefined ? json : bodyInView(api, path, json)
     const resolution =
       capture !== undefined && api !== undefined && parsed !== undefined
@@ -394,11 +491,25 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
     },
     baseURL: (vendor) => `${url}${loopbackPrefix(vendor)}`,
     context,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections()
-        server.close(() => resolve())
-      }),
+    health,
+    close: async () => {
+      draining = true
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()))
+      server.closeIdleConnections()
+      if (inFlight > 0) {
+        const grace = options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, grace)
+          idle = () => {
+            clearTimeout(timer)
+            resolve()
+          }
+        })
+      }
+      server.closeAllConnections()
+      await closed
+      await tokenizer?.close()
+    },
   }
 }
 
@@ -451,17 +562,50 @@ function notFound(message: string): unknown {
   return { type: 'error', error: { type: 'not_found_error', message } }
 }
 
-async function readBody(incoming: IncomingMessage): Promise<Buffer> {
+/**
+ * The request body, or `too-large` past `limit` bytes (by its declared length, or as it arrives). A
+ * refused body is read to its end and dropped, not kept: the client then reads its 413 rather than a
+ * connection reset in the middle of its upload.
+ */
+function readBody(incoming: IncomingMessage, limit: number): Promise<Buffer | 'too-large'> {
+  const declared = Number(incoming.headers['content-length'])
+  let over = Number.isFinite(declared) && declared > limit
   const parts: Buffer[] = []
-  for await (const part of incoming) parts.push(part as Buffer)
-  return Buffer.concat(parts)
+  let size = 0
+  return new Promise((resolve, reject) => {
+    incoming.on('data', (part: Buffer) => {
+      if (over) return
+      size += part.length
+      if (size <= limit) parts.push(part)
+      else {
+        over = true
+        parts.length = 0
+      }
+    })
+    incoming.once('end', () => resolve(over ? 'too-large' : Buffer.concat(parts)))
+    incoming.once('error', reject)
+  })
+}
+
+/** The provider's 413 for a body past the limit (Anthropic names the error `request_too_large`). */
+function tooLarge(vendor: Vendor, limit: number): Record<string, unknown> {
+  return apiError(
+    vendor,
+    vendor === 'anthropic' ? 'request_too_large' : 'invalid_request_error',
+    `Request exceeds the maximum allowed number of bytes (${limit}; cachelab serve --max-body).`,
+  )
 }
 
 function jsonResponse(status: number, body: unknown): Response {
   return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } })
 }
 
-function writeJson(outgoing: ServerResponse, status: number, body: unknown): void {
-  outgoing.writeHead(status, { 'content-type': 'application/json' })
+function writeJson(
+  outgoing: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  outgoing.writeHead(status, { 'content-type': 'application/json', ...headers })
   outgoing.end(JSON.stringify(body))
 }

@@ -32,6 +32,45 @@ export interface MockRequest {
   routingKey?: string
 }
 
+/**
+ * The deepest nesting of arrays and objects a request body may have. Real tool schemas and content stay
+ * far below it; the simulators, validators and digests walk bodies recursively, and a body nested tens of
+ * thousands deep would overflow their stack.
+ */
+export const MAX_NESTING = 128
+
+/** The latest virtual time a request may claim (`x-cachelab-at`): about 31 years of seconds. */
+export const MAX_VIRTUAL_SECONDS = 1_000_000_000
+
+/** How deeply arrays and objects nest in a JSON value, counted up to just past `MAX_NESTING` (no recursion). */
+export function nestingDepth(value: unknown): number {
+  if (typeof value !== 'object' || value === null) return 0
+  let deepest = 1
+  // Two parallel stacks, containers only: a request body has thousands of leaves and few containers.
+  const containers: object[] = [value]
+  const depths: number[] = [1]
+  while (containers.length > 0) {
+    const container = containers.pop() as object
+    const depth = depths.pop() as number
+    if (depth > deepest) deepest = depth
+    if (depth > MAX_NESTING) return depth
+    const items: unknown[] = Array.isArray(container) ? container : Object.values(container)
+    for (const item of items) {
+      if (typeof item !== 'object' || item === null) continue
+      containers.push(item)
+      depths.push(depth + 1)
+    }
+  }
+  return deepest
+}
+
+/** Why a body is nested too deeply to simulate, or undefined. */
+export function nestingProblem(body: unknown): string | undefined {
+  return nestingDepth(body) > MAX_NESTING
+    ? `The request body nests arrays and objects more than ${MAX_NESTING} levels deep.`
+    : undefined
+}
+
 /** Parse a request, or return the reason it is malformed (answered with the API's 400). */
 export async function readMockRequest(
   request: Request,
@@ -46,6 +85,8 @@ export async function readMockRequest(
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     return { problem: 'The request body must be a JSON object.' }
   }
+  const nesting = nestingProblem(body)
+  if (nesting !== undefined) return { problem: nesting }
   let script: AssistantMessage | undefined
   try {
     script = decodeScript(request.headers.get(SCRIPT_HEADER))
@@ -54,7 +95,10 @@ export async function readMockRequest(
   }
   const timeHeader = request.headers.get(TIME_HEADER)
   const at = timeHeader === null ? context.now() : Number(timeHeader)
-  if (!Number.isFinite(at)) return { problem: `Invalid ${TIME_HEADER} header: ${timeHeader}` }
+  if (!Number.isFinite(at) || at < 0 || at > MAX_VIRTUAL_SECONDS)
+    return {
+      problem: `Invalid ${TIME_HEADER} header: ${timeHeader} (seconds of virtual time, 0 to ${MAX_VIRTUAL_SECONDS})`,
+    }
   const faultHeader = request.headers.get(FAULT_HEADER)
   let fault: HeaderFault | undefined
   try {

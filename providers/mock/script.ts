@@ -25,5 +25,11 @@ export function decodeScript(header: string | null): AssistantMessage | undefine
   if (typeof value !== 'object' || value === null || (value as { role?: unknown }).role !== 'assistant') {
     throw new Error(`${SCRIPT_HEADER} must encode an assistant message`)
   }
+  const content = (value as { content?: unknown }).content
+  if (
+    !Array.isArray(content) ||
+    content.some((block) => typeof block !== 'object' || block === null || typeof block.type !== 'string')
+  )
+    throw new Error(`${SCRIPT_HEADER} must encode an assistant message whose content is an array of blocks`)
   return value as AssistantMessage
 }

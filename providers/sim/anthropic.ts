@@ -9,7 +9,7 @@ import { type AnthropicLayout, invalidRequest, linearizeAnthropic } from './line
 import { billedOutputTokens } from './output.ts'
 import { tokensThrough } from './prompt.ts'
 import { sharedTokenCounter, type TokenCounter } from './tokens.ts'
-import { PrefixTrie, type TrieNode } from './trie.ts'
+import { PrefixTrie, type TrieMeter, type TrieNode } from './trie.ts'
 import type {
   PlacedBreakpoint,
   Prompt,
@@ -36,10 +36,22 @@ export class AnthropicCacheSimulator {
   private readonly counter: TokenCounter
   private readonly models: readonly ModelEntry[] | undefined
   private readonly tries = new Map<string, PrefixTrie<Slot>>()
+  private readonly meter: TrieMeter
 
   constructor(options: SimulatorOptions = {}) {
     this.counter = options.counter ?? sharedTokenCounter
     this.models = options.models
+    this.meter = options.meter ?? { bytes: 0 }
+  }
+
+  /** Remove the entries expired by `at` and the prefixes without an entry that lead only to them. */
+  prune(at: number): number {
+    let removed = 0
+    for (const [model, trie] of this.tries) {
+      removed += trie.prune((slot) => slot === undefined || at >= slot.expiresAt)
+      if (trie.root.children.size === 0) this.tries.delete(model)
+    }
+    return removed
   }
 
   /** The linearized prompt of a body, the automatic breakpoint placed, without touching cache state. */
@@ -152,7 +164,7 @@ export class AnthropicCacheSimulator {
   private trie(model: string): PrefixTrie<Slot> {
     let trie = this.tries.get(model)
     if (trie === undefined) {
-      trie = new PrefixTrie<Slot>()
+      trie = new PrefixTrie<Slot>(this.meter)
       this.tries.set(model, trie)
     }
     return trie

@@ -44,6 +44,11 @@ export class BedrockCacheSimulator {
     })
   }
 
+  /** Remove what no request at `at` or later can read (serve's memory budget); the count removed. */
+  prune(at: number): number {
+    return this.anthropic.prune(at)
+  }
+
   /** The linearized prompt of a body, nodes in Converse's indices, without touching cache state. */
   linearize(body: Body): Prompt {
     const translation = this.prepare(body).translation

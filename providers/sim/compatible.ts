@@ -35,6 +35,11 @@ export class CompatibleCacheSimulator {
     return this.prefix.linearize('chat', body)
   }
 
+  /** Remove what no request at `at` or later can read (serve's memory budget); the count removed. */
+  prune(at: number): number {
+    return this.prefix.prune(at)
+  }
+
   /** Simulate one request: reads as OpenAI's prefix cache does; a billed write is the newly cached prefix. */
   simulate(request: SimulationRequest): Simulation {
     const simulation = this.prefix.simulate('chat', {

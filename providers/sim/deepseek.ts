@@ -9,7 +9,7 @@ import { deepseekReasoningShown, linearizeChat } from './linearize-openai.ts'
 import { billedOutputTokens } from './output.ts'
 import { scaleTokens, tokensThrough, unwrittenCounts } from './prompt.ts'
 import { sharedTokenCounter, type TokenCounter } from './tokens.ts'
-import { childrenOf, PrefixTrie, type TrieNode } from './trie.ts'
+import { PrefixTrie, type TrieMeter, type TrieNode } from './trie.ts'
 import type {
   Prompt,
   ReadBounds,
@@ -61,10 +61,31 @@ export class DeepSeekCacheSimulator {
   private readonly models: readonly ModelEntry[] | undefined
   /** One trie per model: a cached prefix is the model's own KV state, never another model's. */
   private readonly tries = new Map<string, PrefixTrie<NodeState>>()
+  private readonly meter: TrieMeter
 
   constructor(options: SimulatorOptions = {}) {
     this.counter = options.counter ?? sharedTokenCounter
     this.models = options.models
+    this.meter = options.meter ?? { bytes: 0 }
+  }
+
+  /**
+   * Remove the units evicted by `at` (idle past the eviction time) and the prefixes that lead only to
+   * them. The common prefix with an earlier request then counts only requests whose units are still held.
+   */
+  prune(at: number): number {
+    let removed = 0
+    for (const [model, trie] of this.tries) {
+      const { evictionSeconds } = this.model({ model }).cache as DeepSeekCacheRules
+      const gone = (state: UnitState | undefined) =>
+        state === undefined || at - state.lastUsed >= evictionSeconds
+      removed += trie.prune(
+        (node) =>
+          node === undefined || (gone(node.unit) && (node.partials ?? []).every((partial) => gone(partial))),
+      )
+      if (trie.root.children.size === 0) this.tries.delete(model)
+    }
+    return removed
   }
 
   linearize(body: Record<string, unknown>): Prompt {
@@ -85,7 +106,7 @@ export class DeepSeekCacheSimulator {
   private trieOf(model: string): PrefixTrie<NodeState> {
     let trie = this.tries.get(model)
     if (trie === undefined) {
-      trie = new PrefixTrie<NodeState>()
+      trie = new PrefixTrie<NodeState>(this.meter)
       this.tries.set(model, trie)
     }
     return trie
@@ -216,14 +237,15 @@ export class DeepSeekCacheSimulator {
   ): UnitPosition {
     const depth = path.length
     const segment = prompt.segments[depth]
-    let textTokens = 0
-    if (segment !== undefined) {
-      const parent = path[depth - 1] ?? trie.root
-      for (const child of childrenOf(parent)) {
-        if (child.segment?.frame !== segment.frame) continue
-        textTokens = Math.max(textTokens, this.counter.commonPrefix(child.segment.text, segment.text))
-      }
-    }
+    const textTokens =
+      segment === undefined
+        ? 0
+        : (trie.longestShared(
+            path[depth - 1] ?? trie.root,
+            segment,
+            () => true,
+            (text) => this.counter.tokens(text),
+          ) ?? 0)
     const inside =
       textTokens > 0 && segment !== undefined ? segment.framing + scaleTokens(textTokens, scale) : 0
     return { depth, textTokens, tokens: tokensThrough(prompt, depth) + inside }

@@ -6,7 +6,7 @@ import { counterfactualTrace, UNBOUNDED_READ } from './counterfactual.ts'
 import type { CacheOptions } from './openai-cache-fields.ts'
 import { machine, type OpenAIRouter } from './openai-routing.ts'
 import { tokensThrough } from './prompt.ts'
-import type { PrefixTrie, TrieNode } from './trie.ts'
+import type { PrefixTrie, TrieMeter, TrieNode } from './trie.ts'
 import type {
   Breakpoint,
   PlacedBreakpoint,
@@ -32,9 +32,21 @@ export class OpenAIBreakpointCache {
   private readonly machines = new Map<string, PrefixTrie<BreakpointEntry>>()
   /** Writes so far per conversation (model, machine and cache key): the serial of its next write. */
   private readonly conversations = new Map<string, number>()
+  private readonly meter: TrieMeter
 
-  constructor(router: OpenAIRouter) {
+  constructor(router: OpenAIRouter, meter: TrieMeter) {
     this.router = router
+    this.meter = meter
+  }
+
+  /** Remove the entries expired by `at` and the prefixes no breakpoint wrote that lead only to them. */
+  prune(at: number): number {
+    let removed = 0
+    for (const [key, trie] of this.machines) {
+      removed += trie.prune((entry) => entry?.liveUntil === undefined || at >= entry.liveUntil)
+      if (trie.root.children.size === 0) this.machines.delete(key)
+    }
+    return removed
   }
 
   /** Simulate one request of a GPT-5.6 or later model with its validated cache options. */
@@ -56,7 +68,7 @@ export class OpenAIBreakpointCache {
       prompt,
       at,
     )
-    const trie = machine(this.machines, String(body.model), route.machine)
+    const trie = machine(this.machines, String(body.model), route.machine, this.meter)
     const conversation = `${String(body.model)}:${route.machine}:${String(body.prompt_cache_key ?? route.key)}`
     const serial = this.conversations.get(conversation) ?? 0
 
@@ -92,7 +104,7 @@ export class OpenAIBreakpointCache {
             : this.router.candidateMachine(rules.routingTokens, rules.machines, body, candidate, route)
         const key = `${String(body.model)}:${index}:${String(body.prompt_cache_key ?? route.key)}`
         const probed = readBreakpoints(
-          machine(this.machines, String(body.model), index),
+          machine(this.machines, String(body.model), index, this.meter),
           candidate,
           at,
           key,

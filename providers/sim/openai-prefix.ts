@@ -8,7 +8,7 @@ import { invalidRequest } from './openai-cache-fields.ts'
 import { machine, type OpenAIRouter } from './openai-routing.ts'
 import { scaleTokens, tokensThrough, unwrittenCounts } from './prompt.ts'
 import type { TokenCounter } from './tokens.ts'
-import { childrenOf, type PrefixTrie, type TrieNode } from './trie.ts'
+import type { PrefixTrie, TrieMeter, TrieNode } from './trie.ts'
 import type { Prompt, ReadBounds, Segment, Shortfall, Simulation, SimulationRequest } from './types.ts'
 
 /**
@@ -54,12 +54,29 @@ export class OpenAIPrefixCache {
   /** Prefix stores by model and machine: a cached prefix is one model's KV state, never another's. */
   private readonly machines = new Map<string, PrefixTrie<PrefixEntry>>()
   private readonly lastPaths = new WeakMap<PrefixTrie<PrefixEntry>, LastPath>()
+  private readonly meter: TrieMeter
 
   /** `random` is the simulator's one seeded stream, shared with the router's overflow picks. */
-  constructor(counter: TokenCounter, random: Random | undefined, router: OpenAIRouter) {
+  constructor(counter: TokenCounter, random: Random | undefined, router: OpenAIRouter, meter: TrieMeter) {
     this.counter = counter
     this.random = random
     this.router = router
+    this.meter = meter
+  }
+
+  /** Remove the prefixes evicted for idleness by `at` (a later request can read none of them). */
+  prune(at: number): number {
+    let removed = 0
+    for (const [key, trie] of this.machines) {
+      const pruned = trie.prune(
+        (entry) => entry === undefined || at - entry.touch.lastUsed >= entry.touch.retention,
+      )
+      // The machine's last path may hold removed nodes: the next request walks the trie afresh.
+      if (pruned > 0) this.lastPaths.delete(trie)
+      removed += pruned
+      if (trie.root.children.size === 0) this.machines.delete(key)
+    }
+    return removed
   }
 
   /** Simulate one request of a model before GPT-5.6; `scale` is the model's token scale. */
@@ -74,7 +91,7 @@ export class OpenAIPrefixCache {
     const retention = this.retentionSeconds(rules, body)
     const route = this.router.route(rules.routingTokens, rules.machines, rules.overflowRpm, body, prompt, at)
     const model = String(body.model)
-    const trie = machine(this.machines, model, route.machine)
+    const trie = machine(this.machines, model, route.machine, this.meter)
     const cacheable = prompt.segments.length
     const found = this.readPrefix(trie, prompt, at, rules, scale, UNBOUNDED_READ)
     const { read, matched, shared, last } = found
@@ -91,7 +108,7 @@ export class OpenAIPrefixCache {
             ? home
             : this.router.candidateMachine(rules.routingTokens, rules.machines, body, candidate, route)
         const probed = this.readPrefix(
-          machine(this.machines, model, index),
+          machine(this.machines, model, index, this.meter),
           candidate,
           at,
           rules,
@@ -225,14 +242,14 @@ export class OpenAIPrefixCache {
     const segment = prompt.segments[depth]
     if (segment === undefined) return 0
     const parent = path[depth - 1] ?? trie.root
-    let best = 0
-    for (const child of childrenOf(parent)) {
-      const stored = child.segment
-      if (stored === undefined || stored.frame !== segment.frame || !live(child.data)) continue
-      const common = this.counter.commonPrefix(stored.text, segment.text)
-      best = Math.max(best, segment.framing + scaleTokens(common, scale))
-    }
-    return Math.min(best, segment.tokens)
+    const common = trie.longestShared(
+      parent,
+      segment,
+      (child) => live(child.data),
+      (text) => this.counter.tokens(text),
+    )
+    if (common === undefined) return 0
+    return Math.min(segment.framing + scaleTokens(common, scale), segment.tokens)
   }
 }
 

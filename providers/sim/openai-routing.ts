@@ -3,7 +3,7 @@
 
 import { hashString, type Random } from '../../harness/random.ts'
 import type { TokenCounter } from './tokens.ts'
-import { PrefixTrie } from './trie.ts'
+import { PrefixTrie, type TrieMeter } from './trie.ts'
 import type { Prompt } from './types.ts'
 
 /** The machine a request was routed to and the routing key that chose it. */
@@ -86,11 +86,12 @@ export function machine<T>(
   machines: Map<string, PrefixTrie<T>>,
   model: string,
   index: number,
+  meter: TrieMeter,
 ): PrefixTrie<T> {
   const key = `${model}\u0000${index}`
   let trie = machines.get(key)
   if (trie === undefined) {
-    trie = new PrefixTrie<T>()
+    trie = new PrefixTrie<T>(meter)
     machines.set(key, trie)
   }
   return trie

@@ -35,8 +35,14 @@ export class OpenAICacheSimulator {
     // One seeded stream for the fleet: overflow picks and eviction times draw from it in request order.
     const random = options.seed === undefined ? undefined : seededRandom(options.seed)
     const router = new OpenAIRouter(this.counter, random, options.overflow === true)
-    this.prefixCache = new OpenAIPrefixCache(this.counter, random, router)
-    this.breakpointCache = new OpenAIBreakpointCache(router)
+    const meter = options.meter ?? { bytes: 0 }
+    this.prefixCache = new OpenAIPrefixCache(this.counter, random, router, meter)
+    this.breakpointCache = new OpenAIBreakpointCache(router, meter)
+  }
+
+  /** Remove the cache entries no request can read at `at` or later (see `CacheSimulators.prune`). */
+  prune(at: number): number {
+    return this.prefixCache.prune(at) + this.breakpointCache.prune(at)
   }
 
   /** Linearize a body of the given wire API with the model's token scale. */

@@ -1,5 +1,6 @@
 // Token counting with o200k_base for every provider, memoized per distinct text so that simulating
-// request N+1 of a session only tokenizes what request N did not already contain.
+// request N+1 of a session only tokenizes what request N did not already contain; the memo is bounded
+// by bytes, least recently used first out.
 
 import { Tiktoken } from 'js-tiktoken/lite'
 import o200kBase from 'js-tiktoken/ranks/o200k_base'
@@ -21,19 +22,94 @@ export function decode(tokens: readonly number[]): string {
   return encoderInstance().decode([...tokens])
 }
 
+/** How much a counter may keep, in estimated bytes (least recently used entries go first). */
+export interface TokenCounterLimits {
+  /** Bytes of texts whose counts are remembered (default 128 MiB). */
+  countBytes?: number
+  /** Bytes of token arrays kept for partial-prefix comparisons (default 64 MiB). */
+  arrayBytes?: number
+}
+
 /**
- * A memoizing token counter. Counts are cached by the exact text; the token arrays themselves are kept
- * only for the few texts a partial-prefix comparison asked for recently.
+ * A memo that forgets its least recently used entries once their estimated bytes pass a limit. Recency is
+ * the second-chance approximation of LRU: a hit only marks its entry (a hit is the hot path: every segment
+ * of every request is counted), and eviction, from the oldest insertion on, moves a marked entry to the
+ * back unmarked instead of dropping it.
+ */
+class LeastRecentlyUsed<Value> {
+  private readonly entries = new Map<string, { value: Value; bytes: number; used: boolean }>()
+  private readonly limit: number
+  /** Estimated bytes of every entry held. */
+  bytes = 0
+
+  constructor(limit: number) {
+    this.limit = limit
+  }
+
+  get(key: string): Value | undefined {
+    const entry = this.entries.get(key)
+    if (entry === undefined) return undefined
+    entry.used = true
+    return entry.value
+  }
+
+  set(key: string, value: Value, bytes: number): void {
+    const previous = this.entries.get(key)
+    if (previous !== undefined) {
+      this.entries.delete(key)
+      this.bytes -= previous.bytes
+    }
+    // An entry larger than the whole limit is not kept: it would evict everything else for one text.
+    if (bytes > this.limit) return
+    this.entries.set(key, { value, bytes, used: false })
+    this.bytes += bytes
+    while (this.bytes > this.limit) {
+      const first = this.entries.entries().next()
+      if (first.done === true) break
+      const [oldest, entry] = first.value
+      this.entries.delete(oldest)
+      if (entry.used) {
+        // Used since it was inserted or last moved: a second chance at the back.
+        entry.used = false
+        this.entries.set(oldest, entry)
+      } else {
+        this.bytes -= entry.bytes
+      }
+    }
+  }
+
+  get size(): number {
+    return this.entries.size
+  }
+}
+
+/** Estimated bytes a memo entry keyed by `text` holds beyond its value: the key and the map's entry. */
+function keyBytes(text: string): number {
+  // Two bytes a character covers strings V8 stores two-byte; a one-byte string is overestimated.
+  return 2 * text.length + ENTRY_OVERHEAD
+}
+
+const ENTRY_OVERHEAD = 80
+
+/**
+ * A memoizing token counter. Counts are cached by the exact text and token arrays for the texts a
+ * partial-prefix comparison asked for, both least recently used first out once their estimated bytes
+ * pass the limits, so a long-lived process (serve) holds a bounded memo however many texts it has seen.
  */
 export class TokenCounter {
-  private readonly counts = new Map<string, number>()
-  private readonly arrays = new Map<string, readonly number[]>()
-  private readonly arrayLimit: number
+  private readonly counts: LeastRecentlyUsed<number>
+  private readonly arrays: LeastRecentlyUsed<Uint32Array>
   /** How many texts were actually tokenized (a memo miss); benchmarks and tests read it. */
   encodeCalls = 0
 
-  constructor(options: { arrayCacheSize?: number } = {}) {
-    this.arrayLimit = options.arrayCacheSize ?? 256
+  constructor(limits: TokenCounterLimits = {}) {
+    this.counts = new LeastRecentlyUsed(limits.countBytes ?? DEFAULT_COUNT_BYTES)
+    this.arrays = new LeastRecentlyUsed(limits.arrayBytes ?? DEFAULT_ARRAY_BYTES)
+  }
+
+  /** Estimated bytes the memo holds (counts and token arrays). */
+  get bytes(): number {
+    return this.counts.bytes + this.arrays.bytes
   }
 
   /** Number of o200k_base tokens in `text`. */
@@ -45,35 +121,51 @@ export class TokenCounter {
     return tokens.length
   }
 
-  /** The tokens of `text` (cached for a bounded number of texts). */
-  tokens(text: string): readonly number[] {
+  /** The tokens of `text` (kept for a bounded number of bytes, four a token). */
+  tokens(text: string): Uint32Array {
     const known = this.arrays.get(text)
     if (known !== undefined) return known
     return this.encodeOnce(text)
   }
 
+  /**
+   * Remember tokens counted elsewhere (a worker thread), so the next `count` or `tokens` of `text` is a
+   * memo hit. The tokens must be `encode(text)`'s.
+   */
+  remember(text: string, tokens: Uint32Array): void {
+    this.counts.set(text, tokens.length, keyBytes(text))
+    this.arrays.set(text, tokens, keyBytes(text) + tokens.byteLength)
+  }
+
+  /** Whether `text`'s count is in the memo (no tokenizing needed). */
+  knows(text: string): boolean {
+    return text === '' || this.counts.get(text) !== undefined
+  }
+
   /** Length of the common token prefix of two texts. */
   commonPrefix(a: string, b: string): number {
     if (a === b) return this.count(a)
-    const left = this.tokens(a)
-    const right = this.tokens(b)
-    const limit = Math.min(left.length, right.length)
-    let index = 0
-    while (index < limit && left[index] === right[index]) index += 1
-    return index
+    return commonTokenPrefix(this.tokens(a), this.tokens(b))
   }
 
-  private encodeOnce(text: string): readonly number[] {
-    const tokens = encode(text)
+  private encodeOnce(text: string): Uint32Array {
+    const tokens = Uint32Array.from(encode(text))
     this.encodeCalls += 1
-    this.counts.set(text, tokens.length)
-    if (this.arrays.size >= this.arrayLimit) {
-      const oldest = this.arrays.keys().next().value
-      if (oldest !== undefined) this.arrays.delete(oldest)
-    }
-    this.arrays.set(text, tokens)
+    this.remember(text, tokens)
     return tokens
   }
+}
+
+/** Default limits: far above what a full `cachelab run` holds, so only a long-lived process reaches them. */
+const DEFAULT_COUNT_BYTES = 128 * 1024 * 1024
+const DEFAULT_ARRAY_BYTES = 64 * 1024 * 1024
+
+/** Length of the common prefix of two token arrays. */
+export function commonTokenPrefix(left: ArrayLike<number>, right: ArrayLike<number>): number {
+  const limit = Math.min(left.length, right.length)
+  let index = 0
+  while (index < limit && left[index] === right[index]) index += 1
+  return index
 }
 
 /** The process-wide counter: the mock providers and the report predictor share its memo. */

@@ -3,6 +3,7 @@
 
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { commonTokenPrefix, encode } from './tokens.ts'
 import { childrenOf, PrefixTrie, sameSegment } from './trie.ts'
 import type { Prompt, Segment } from './types.ts'
 
@@ -264,5 +265,80 @@ describe('a prefix trie against a naive set of stored prefixes', () => {
       }),
       { seed: 1, numRuns: 200 },
     )
+  })
+})
+
+describe("a node's longest shared child", () => {
+  // Texts of a few letters tokenize to a few tokens each; the naive answer compares every child.
+  const words = ['alpha', 'alpine', 'alp', 'beta', 'bet', 'gamma', 'gam', 'ga', 'delta', 'del', 'x', 'xy']
+  const tokens = (text: string) => encode(text)
+  const naive = (stored: string[], live: Set<string>, query: string, frame: string) => {
+    let best: number | undefined
+    for (const text of stored) {
+      if (!live.has(text) || frame !== 'user||') continue
+      best = Math.max(best ?? 0, commonTokenPrefix(encode(text), encode(query)))
+    }
+    return best
+  }
+
+  it('equals a comparison with every live child, for a few children and for many (indexed)', () => {
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(
+          fc
+            .tuple(fc.constantFrom(...words), fc.constantFrom(...words), fc.nat(40))
+            .map(([left, right, number]) => `${left} ${right}${number}`),
+          { minLength: 1, maxLength: 60 },
+        ),
+        fc.func(fc.boolean()),
+        fc.constantFrom(...words).map((word) => `${word} alpha7`),
+        fc.constantFrom('user||', 'assistant||'),
+        (stored, isLive, query, frame) => {
+          const trie = new PrefixTrie<string>()
+          for (const text of stored) trie.insert(texts(text), 1, () => text)
+          const live = new Set(stored.filter((text) => isLive(text)))
+          const found = trie.longestShared(
+            trie.root,
+            segment(query, frame),
+            (child) => live.has(child.data as string),
+            tokens,
+          )
+          expect(found).toBe(naive(stored, live, query, frame))
+        },
+      ),
+      { numRuns: 200 },
+    )
+  })
+
+  it('keeps its index up to date with children inserted after it was built and after pruning', () => {
+    const trie = new PrefixTrie<string>()
+    const stored = Array.from({ length: 40 }, (_, index) => `session ${index} asks about module ${index * 7}`)
+    for (const text of stored.slice(0, 30)) trie.insert(texts(text), 1, () => text)
+    trie.longestShared(trie.root, segment('session 3'), () => true, tokens)
+    for (const text of stored.slice(30)) trie.insert(texts(text), 1, () => text)
+    const query = 'session 35 asks about module 245 and more'
+    expect(trie.longestShared(trie.root, segment(query), () => true, tokens)).toBe(
+      naive(stored, new Set(stored), query, 'user||'),
+    )
+    trie.prune((data) => data === stored[35])
+    expect(trie.longestShared(trie.root, segment(query), () => true, tokens)).toBe(
+      naive(stored, new Set(stored.filter((text) => text !== stored[35])), query, 'user||'),
+    )
+  })
+})
+
+describe("a prefix trie's estimated bytes", () => {
+  it('grow with every node inserted and return to zero when everything is pruned', () => {
+    const meter = { bytes: 0 }
+    const first = new PrefixTrie<number>(meter)
+    const second = new PrefixTrie<number>(meter)
+    first.insert(texts('a', 'b', 'c'), 3, () => 1)
+    const afterFirst = meter.bytes
+    second.insert(texts('a', 'b'), 2, () => 1)
+    expect(afterFirst).toBeGreaterThan(0)
+    expect(meter.bytes).toBeGreaterThan(afterFirst)
+    first.prune(() => true)
+    second.prune(() => true)
+    expect(meter.bytes).toBe(0)
   })
 })

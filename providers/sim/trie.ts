@@ -1,8 +1,11 @@
 // A prefix trie over prompt segments: a node per distinct prefix. Children are keyed by the segment's
 // text (a string the JSON parser or the linearizer already made, so no key is built per lookup) and told
 // apart by frame. Walking a request costs one map lookup per segment, so a long session's cache is
-// searched in time proportional to the request, not to the number of requests before it.
+// searched in time proportional to the request, not to the number of requests before it. A node with many
+// children also keeps them sorted by tokens, so the child sharing the most tokens with a segment is found
+// by binary search, not by comparing every sibling (thousands of sessions under one system prompt).
 
+import { commonTokenPrefix } from './tokens.ts'
 import type { Prompt, Segment } from './types.ts'
 
 /** A node: the prefix that ends with `segment`. */
@@ -15,6 +18,40 @@ export interface TrieNode<T> {
   readonly children: Map<string, Array<TrieNode<T>>>
   /** The simulator's state for this prefix (entry lifetime, write time, …). */
   data: T | undefined
+  /** The children sorted by tokens, once there are enough of them to search rather than scan. */
+  siblings?: SiblingIndex<T>
+}
+
+/** A node's children by frame, each frame's sorted by token sequence; new children wait in `pending`. */
+interface SiblingIndex<T> {
+  byFrame: Map<string, Array<IndexedChild<T>>>
+  /** Children inserted since the index was last brought up to date (their tokens are not known yet). */
+  pending: Array<TrieNode<T>>
+}
+
+interface IndexedChild<T> {
+  tokens: ArrayLike<number>
+  child: TrieNode<T>
+}
+
+/**
+ * The estimated bytes the tries of one simulator family hold, shared by its tries so that one budget
+ * covers them all. Estimates, not measurements: they are deterministic, so pruning happens at the same
+ * request on every run.
+ */
+export interface TrieMeter {
+  bytes: number
+}
+
+/** Children a node holds before its siblings are indexed: below this a scan is as fast as a search. */
+const INDEX_THRESHOLD = 16
+
+/** Estimated bytes of a node beyond its segment's text: the node, its segment object, its map and entry. */
+const NODE_BYTES = 320
+
+/** Estimated bytes a node holds for its segment (the text is the simulator's only reference once pruned). */
+function nodeBytes(segment: Segment): number {
+  return NODE_BYTES + 2 * (segment.text.length + segment.frame.length)
 }
 
 /** Whether two segments are the same prompt content (markers such as breakpoints do not count). */
@@ -35,6 +72,8 @@ function childFor<T>(node: TrieNode<T>, segment: Segment): TrieNode<T> | undefin
 }
 
 export class PrefixTrie<T> {
+  /** Estimated bytes of the nodes (and sibling indexes), added to the meter the trie was given. */
+  private readonly meter: TrieMeter
   readonly root: TrieNode<T> = {
     segment: undefined,
     depth: 0,
@@ -44,6 +83,11 @@ export class PrefixTrie<T> {
   }
   /** The last path walked or inserted and its segments: the next request of a session usually repeats it. */
   private cursor: { segments: readonly Segment[]; path: Array<TrieNode<T>> } = { segments: [], path: [] }
+
+  /** `meter`: where the trie counts its estimated bytes (a fresh one of its own by default). */
+  constructor(meter: TrieMeter = { bytes: 0 }) {
+    this.meter = meter
+  }
 
   /**
    * The nodes of the last path that `prompt` repeats, compared segment by segment (the same strings, so a
@@ -104,6 +148,8 @@ export class PrefixTrie<T> {
         const list = node.children.get(segment.text)
         if (list === undefined) node.children.set(segment.text, [child])
         else list.push(child)
+        node.siblings?.pending.push(child)
+        this.meter.bytes += nodeBytes(segment)
       }
       added.push(child)
       node = child
@@ -113,25 +159,141 @@ export class PrefixTrie<T> {
     return path
   }
 
+  /**
+   * The most tokens a child of `node` with `segment`'s frame shares with `segment`'s text, over the
+   * children `accept` takes; undefined when it takes none. `tokens` tokenizes a text. A node with many
+   * children answers from its sorted siblings: the accepted child nearest the segment on either side shares
+   * the most (tokens sorted lexicographically share a longer prefix the closer they sit), so the cost does
+   * not grow with the number of siblings, only with those `accept` turns down on the way.
+   */
+  longestShared(
+    node: TrieNode<T>,
+    segment: Segment,
+    accept: (child: TrieNode<T>) => boolean,
+    tokens: (text: string) => ArrayLike<number>,
+  ): number | undefined {
+    if (countChildren(node) < INDEX_THRESHOLD) {
+      let best: number | undefined
+      for (const child of childrenOf(node)) {
+        const stored = child.segment
+        if (stored === undefined || stored.frame !== segment.frame || !accept(child)) continue
+        const shared =
+          stored.text === segment.text
+            ? tokens(segment.text).length
+            : commonTokenPrefix(tokens(stored.text), tokens(segment.text))
+        best = Math.max(best ?? 0, shared)
+      }
+      return best
+    }
+    const sorted = this.indexed(node, tokens).byFrame.get(segment.frame)
+    if (sorted === undefined) return undefined
+    const wanted = tokens(segment.text)
+    const position = insertionPoint(sorted, wanted)
+    let best: number | undefined
+    for (let index = position - 1; index >= 0; index -= 1) {
+      const entry = sorted[index] as IndexedChild<T>
+      if (!accept(entry.child)) continue
+      best = commonTokenPrefix(entry.tokens, wanted)
+      break
+    }
+    for (let index = position; index < sorted.length; index += 1) {
+      const entry = sorted[index] as IndexedChild<T>
+      if (!accept(entry.child)) continue
+      best = Math.max(best ?? 0, commonTokenPrefix(entry.tokens, wanted))
+      break
+    }
+    return best
+  }
+
+  /** The node's sibling index, built on first use and brought up to date with the children added since. */
+  private indexed(node: TrieNode<T>, tokens: (text: string) => ArrayLike<number>): SiblingIndex<T> {
+    let index = node.siblings
+    if (index === undefined) {
+      index = { byFrame: new Map(), pending: [...childrenOf(node)] }
+      node.siblings = index
+    }
+    for (const child of index.pending) {
+      const segment = child.segment as Segment
+      const entry = { tokens: tokens(segment.text), child }
+      let sorted = index.byFrame.get(segment.frame)
+      if (sorted === undefined) {
+        sorted = []
+        index.byFrame.set(segment.frame, sorted)
+      }
+      sorted.splice(insertionPoint(sorted, entry.tokens), 0, entry)
+      this.meter.bytes += INDEX_ENTRY_BYTES + 4 * entry.tokens.length
+    }
+    index.pending = []
+    return index
+  }
+
+  /** Estimated bytes of this trie's nodes and indexes (with the other tries on its meter). */
+  get bytes(): number {
+    return this.meter.bytes
+  }
+
   /** Remove every subtree whose nodes all satisfy `dead`; returns how many nodes were removed. */
   prune(dead: (data: T | undefined) => boolean): number {
     let removed = 0
     const visit = (node: TrieNode<T>): boolean => {
       let allDead = node !== this.root && dead(node.data)
+      let dropped = false
       for (const [text, list] of node.children) {
         const kept = list.filter((child) => {
           if (!visit(child)) return true
           removed += 1
+          dropped = true
+          this.meter.bytes -= nodeBytes(child.segment as Segment)
           return false
         })
         if (kept.length === 0) node.children.delete(text)
         else node.children.set(text, kept)
         if (kept.length > 0) allDead = false
       }
+      if (dropped && node.siblings !== undefined) this.dropIndex(node)
       return allDead
     }
     visit(this.root)
     this.cursor = { segments: [], path: [] }
     return removed
   }
+
+  /** Forget a node's sibling index (it is rebuilt from the remaining children when next searched). */
+  private dropIndex(node: TrieNode<T>): void {
+    for (const sorted of node.siblings?.byFrame.values() ?? [])
+      for (const entry of sorted) this.meter.bytes -= INDEX_ENTRY_BYTES + 4 * entry.tokens.length
+    delete node.siblings
+  }
+}
+
+/** Estimated bytes of a sibling index entry beyond its tokens. */
+const INDEX_ENTRY_BYTES = 64
+
+function countChildren<T>(node: TrieNode<T>): number {
+  if (node.siblings !== undefined) return INDEX_THRESHOLD
+  let count = 0
+  for (const list of node.children.values()) {
+    count += list.length
+    if (count >= INDEX_THRESHOLD) break
+  }
+  return count
+}
+
+/** Where `tokens` sorts among `sorted` (lexicographic order, a prefix first): the first entry not before it. */
+function insertionPoint<T>(sorted: ReadonlyArray<IndexedChild<T>>, tokens: ArrayLike<number>): number {
+  let low = 0
+  let high = sorted.length
+  while (low < high) {
+    const middle = (low + high) >>> 1
+    if (compareTokens((sorted[middle] as IndexedChild<T>).tokens, tokens) < 0) low = middle + 1
+    else high = middle
+  }
+  return low
+}
+
+function compareTokens(left: ArrayLike<number>, right: ArrayLike<number>): number {
+  const shared = commonTokenPrefix(left, right)
+  if (shared < left.length && shared < right.length)
+    return (left[shared] as number) - (right[shared] as number)
+  return left.length - right.length
 }

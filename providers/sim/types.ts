@@ -4,6 +4,7 @@
 import type { AssistantMessage } from '../../harness/types.ts'
 import type { ModelEntry } from '../catalog.ts'
 import type { TokenCounter } from './tokens.ts'
+import type { TrieMeter } from './trie.ts'
 
 /** Which top-level part of a wire body a segment renders. */
 export type WirePart = 'tools' | 'system' | 'messages' | 'input' | 'response_format' | 'contents'
@@ -176,6 +177,13 @@ export interface SimulatorOptions {
   overflow?: boolean
   /** Replace catalog entries (tests and what-if runs change rules this way). */
   models?: readonly ModelEntry[]
+  /** Where the simulator's tries count their estimated bytes (`CacheSimulators` shares one meter). */
+  meter?: TrieMeter
+  /**
+   * `CacheSimulators`: the estimated bytes its tries may hold before it prunes what no later request can
+   * read (expired entries). Unbounded when absent, as in `run`, whose numbers must never depend on it.
+   */
+  memoryBytes?: number
 }
 
 /**

@@ -1,0 +1,154 @@
+// Tokenizing off the event loop: a request with a text of megabytes costs seconds of BPE, and the
+// server's one thread would serve nobody meanwhile. The loopback hands such texts to worker threads
+// first and puts the tokens in the token counter's memo, so the simulation that follows (on the main
+// thread, where the cache state lives) finds them counted. Small texts are counted inline as before.
+
+import { availableParallelism } from 'node:os'
+import { Worker } from 'node:worker_threads'
+import type { TokenCounter } from '../sim/tokens.ts'
+
+/** Texts at least this long (characters) are tokenized in a worker: below it inline is cheaper. */
+export const OFFLOAD_CHARACTERS = 32 * 1024
+
+// The worker is plain JavaScript evaluated from this string, so it runs the same under tsx and from the
+// published build; it imports the tokenizer by the URLs the main thread resolved, and encodes exactly as
+// `encode` in sim/tokens.ts does (o200k_base, special-token strings as plain text).
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads')
+const ready = Promise.all([import(workerData.lite), import(workerData.ranks)]).then(
+  ([lite, ranks]) => new lite.Tiktoken(ranks.default),
+)
+parentPort.on('message', async ({ id, text }) => {
+  try {
+    const tokens = Uint32Array.from((await ready).encode(text, [], []))
+    parentPort.postMessage({ id, tokens }, [tokens.buffer])
+  } catch (error) {
+    parentPort.postMessage({ id, error: String(error && error.message ? error.message : error) })
+  }
+})
+`
+
+interface Pending {
+  resolve: (tokens: Uint32Array) => void
+  reject: (error: Error) => void
+}
+
+interface PoolWorker {
+  worker: Worker
+  /** Texts sent and not yet answered, by id. */
+  waiting: Set<number>
+}
+
+/** A few tokenizer threads, started when first needed, feeding one token counter. */
+export class TokenizerPool {
+  private readonly counter: TokenCounter
+  private readonly size: number
+  private readonly workers: PoolWorker[] = []
+  private readonly pending = new Map<number, Pending>()
+  /** The same text asked for twice while in flight is tokenized once. */
+  private readonly inFlight = new Map<string, Promise<void>>()
+  private serial = 0
+
+  /** `size`: threads at most (default: the cores but one, at least one). */
+  constructor(counter: TokenCounter, size = Math.max(1, availableParallelism() - 1)) {
+    this.counter = counter
+    this.size = size
+  }
+
+  /**
+   * Make sure every long string in `body` is in the counter's memo, tokenizing the ones that are not in
+   * the workers. Resolves once they all are; a worker's failure leaves the text to be counted inline.
+   */
+  async prepare(body: unknown): Promise<void> {
+    const texts = longStrings(body).filter((text) => !this.counter.knows(text))
+    await Promise.all(texts.map((text) => this.prepareText(text)))
+  }
+
+  /** Stop the threads (pending texts are counted inline when asked for). */
+  async close(): Promise<void> {
+    const workers = this.workers.splice(0)
+    for (const [, pending] of this.pending) pending.reject(new Error('tokenizer pool closed'))
+    this.pending.clear()
+    await Promise.all(workers.map(({ worker }) => worker.terminate()))
+  }
+
+  private prepareText(text: string): Promise<void> {
+    const known = this.inFlight.get(text)
+    if (known !== undefined) return known
+    const done = this.tokenize(text)
+      .then((tokens) => this.counter.remember(text, tokens))
+      .catch(() => undefined)
+      .finally(() => this.inFlight.delete(text))
+    this.inFlight.set(text, done)
+    return done
+  }
+
+  private tokenize(text: string): Promise<Uint32Array> {
+    const target = this.leastBusy()
+    this.serial += 1
+    const id = this.serial
+    target.waiting.add(id)
+    return new Promise<Uint32Array>((resolve, reject) => {
+      this.pending.set(id, { resolve, reject })
+      target.worker.postMessage({ id, text })
+    }).finally(() => {
+      target.waiting.delete(id)
+    })
+  }
+
+  /** An idle thread, a new one while below the size, else the one with the fewest texts. */
+  private leastBusy(): PoolWorker {
+    const idle = this.workers.find((entry) => entry.waiting.size === 0)
+    if (idle !== undefined) return idle
+    if (this.workers.length < this.size) return this.start()
+    return this.workers.reduce((best, entry) => (entry.waiting.size < best.waiting.size ? entry : best))
+  }
+
+  private start(): PoolWorker {
+    const worker = new Worker(WORKER_SOURCE, {
+      eval: true,
+      workerData: {
+        lite: import.meta.resolve('js-tiktoken/lite'),
+        ranks: import.meta.resolve('js-tiktoken/ranks/o200k_base'),
+      },
+    })
+    // The server's exit never waits for an idle tokenizer.
+    worker.unref()
+    const entry: PoolWorker = { worker, waiting: new Set() }
+    worker.on('message', (message: { id: number; tokens?: Uint32Array; error?: string }) => {
+      const pending = this.pending.get(message.id)
+      if (pending === undefined) return
+      this.pending.delete(message.id)
+      if (message.tokens !== undefined) pending.resolve(message.tokens)
+      else pending.reject(new Error(message.error ?? 'tokenizer failed'))
+    })
+    worker.on('error', (error) => {
+      // A dead thread is dropped; what it was tokenizing is counted inline.
+      const index = this.workers.indexOf(entry)
+      if (index >= 0) this.workers.splice(index, 1)
+      for (const id of entry.waiting) {
+        this.pending.get(id)?.reject(error)
+        this.pending.delete(id)
+      }
+    })
+    this.workers.push(entry)
+    return entry
+  }
+}
+
+/** Every string in a JSON value at least `OFFLOAD_CHARACTERS` long (an explicit stack: no recursion). */
+export function longStrings(value: unknown): string[] {
+  const found: string[] = []
+  const stack: unknown[] = [value]
+  while (stack.length > 0) {
+    const next = stack.pop()
+    if (typeof next === 'string') {
+      if (next.length >= OFFLOAD_CHARACTERS) found.push(next)
+    } else if (Array.isArray(next)) {
+      for (const item of next) stack.push(item)
+    } else if (typeof next === 'object' && next !== null) {
+      for (const item of Object.values(next)) stack.push(item)
+    }
+  }
+  return found
+}

@@ -1,0 +1,50 @@
+// The token counter's memo: bounded by bytes, least recently used first out, and never wrong after it
+// forgets.
+
+import { describe, expect, it } from 'vitest'
+import { encode, TokenCounter } from './tokens.ts'
+
+const text = (index: number) => `text number ${index} with a few words to count`
+
+describe('a token counter', () => {
+  it('counts what o200k_base encodes, and tokenizes a remembered text only once', () => {
+    const counter = new TokenCounter()
+    expect(counter.count(text(1))).toBe(encode(text(1)).length)
+    counter.count(text(1))
+    expect(counter.encodeCalls).toBe(1)
+  })
+
+  it('keeps its memo under the byte limit by forgetting the least recently used texts', () => {
+    const counter = new TokenCounter({ countBytes: 2_000, arrayBytes: 2_000 })
+    for (let index = 0; index < 200; index += 1) counter.count(text(index))
+    expect(counter.bytes).toBeLessThanOrEqual(4_000)
+    expect(counter.knows(text(199))).toBe(true)
+    expect(counter.knows(text(0))).toBe(false)
+  })
+
+  it('keeps a text it keeps using while newer texts push older ones out', () => {
+    const counter = new TokenCounter({ countBytes: 1_000, arrayBytes: 1_000 })
+    for (let index = 0; index < 100; index += 1) {
+      counter.count(text(0))
+      counter.count(text(index + 1))
+    }
+    const calls = counter.encodeCalls
+    expect(counter.count(text(0))).toBe(encode(text(0)).length)
+    expect(counter.encodeCalls).toBe(calls)
+  })
+
+  it('counts a forgotten text again, the same as before', () => {
+    const counter = new TokenCounter({ countBytes: 300, arrayBytes: 300 })
+    const first = counter.count(text(0))
+    for (let index = 1; index < 50; index += 1) counter.count(text(index))
+    expect(counter.count(text(0))).toBe(first)
+    expect(counter.commonPrefix(text(0), text(1))).toBe(3)
+  })
+
+  it('takes tokens counted elsewhere as its own', () => {
+    const counter = new TokenCounter()
+    counter.remember(text(7), Uint32Array.from(encode(text(7))))
+    expect(counter.count(text(7))).toBe(encode(text(7)).length)
+    expect(counter.encodeCalls).toBe(0)
+  })
+})
