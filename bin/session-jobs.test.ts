@@ -99,6 +99,14 @@ describe('handing out sessions', () => {
     expect(jobsFor(plans, 1)).toBe(1)
   })
 
+  it('by default starts no more workers than the cores, nor than can finish before the longest session', () => {
+    // Two 1,440-request sessions and two short ones: a third worker could not end the run sooner.
+    expect(jobsFor(plans, undefined, 64)).toBe(3)
+    expect(jobsFor(plans, undefined, 2)).toBe(2)
+    const whole = planMatrix(SCENARIOS, ['anthropic', 'openai-chat', 'openai-responses', 'deepseek']).plans
+    expect(jobsFor(whole, undefined, 64)).toBe(6)
+  })
+
   it('refuses a number of jobs that is not a whole number from 1 up, quoting it', () => {
     expect(() => requireJobs(0)).toThrow(/--jobs takes a whole number from 1 up, got "0"/)
     expect(() => requireJobs(Number.NaN, 'two')).toThrow(/got "two"/)

@@ -85,13 +85,21 @@ export const REQUESTS_PER_WORKER = 250
 
 /**
  * The threads a simulated run's sessions go to: the number asked for (at most one per session), else the
- * machine's cores (`os.availableParallelism()`), fewer when the run is too small to pay for them.
+ * machine's cores (`os.availableParallelism()`), fewer when the run is too small to pay for them or when
+ * more could not finish sooner: no run ends before its longest session, so beyond the total work over the
+ * longest session's a worker only adds start-up time and memory.
  */
-export function jobsFor(plans: readonly SessionPlan[], requested: number | undefined): number {
+export function jobsFor(
+  plans: readonly SessionPlan[],
+  requested: number | undefined,
+  cores: number = availableParallelism(),
+): number {
   if (requested !== undefined) return Math.min(requireJobs(requested), Math.max(1, plans.length))
-  const work = plans.reduce((sum, plan) => sum + scriptedRequests(plan), 0)
+  const costs = plans.map(scriptedRequests)
+  const work = costs.reduce((sum, cost) => sum + cost, 0)
   const affordable = Math.floor(work / REQUESTS_PER_WORKER)
-  return Math.max(1, Math.min(availableParallelism(), plans.length, affordable))
+  const useful = Math.ceil(work / Math.max(1, ...costs))
+  return Math.max(1, Math.min(cores, plans.length, affordable, useful))
 }
 
 /**
