@@ -47,7 +47,8 @@ export async function runCommand(argv: string[]): Promise<number> {
   const jobs = values.jobs === undefined ? undefined : requireJobs(Number(values.jobs), values.jobs)
   const progress = new ProgressReporter(
     process.stderr.isTTY === true && process.env.CI === undefined
-      ? { kind: 'live', columns: process.stderr.columns ?? 80 }
+      ? // A pseudo-terminal without a size reports 0 columns.
+        { kind: 'live', columns: process.stderr.columns || 80 }
       : { kind: 'lines', intervalMs: PROGRESS_INTERVAL_MS },
     { write: (text) => process.stderr.write(text), now: () => performance.now() },
   )
