@@ -1,52 +1,82 @@
-// `npm run bench`: cachelab's benchmarks, run serially: (a) one simulated step beside a bare SDK→MSW
-// round trip, (b) the long-session replay at 250, 500 and 1,000 turns (near-linear), (c) its peak memory,
-// and `serve` at scale: (d) 3,000 live sessions sharing a prompt, (e) 20,000 sessions expiring in virtual
-// time, (f) an 11 MB request beside small ones.
+// `npm run bench`: cachelab's benchmarks, run one after another: (a) one simulated step beside a bare
+// SDK→MSW round trip, (b) the long-session replay at 250, 500 and 1,000 turns (near-linear), (c) its peak
+// memory; `serve` at scale: (d) 3,000 live sessions sharing a prompt, (e) 20,000 sessions expiring in
+// virtual time, (f) an 11 MB request beside small ones; (g) the whole matrix with the default jobs against
+// in process (wall over CPU time, identical output). `npm run bench -- --matrix` runs (g) alone.
 
 import { PROVIDER_IDS } from '../harness/types.ts'
 import { benchExpiry, benchLargeRequest, benchSiblings } from '../providers/mock/serve.bench.ts'
 import { benchLongSession } from '../scenarios/long-session.bench.ts'
 import { benchStep } from '../scenarios/step.bench.ts'
+import { benchMatrix, type MatrixRunFigures } from './matrix.bench.ts'
 
 const fixed = (value: number, digits = 2) => value.toFixed(digits)
+const seconds = (milliseconds: number) => `${fixed(milliseconds / 1000, 1)} s`
 
-const step = await benchStep()
-process.stdout.write(
-  `${[
-    '(a) one simulated step, end to end, at a ~' +
-      `${step.promptTokens.toLocaleString('en-US')}-token prompt`,
-    `    simulated step ${fixed(step.stepMs)} ms, bare SDK→MSW round trip ${fixed(step.bareMs)} ms: ratio ${fixed(step.ratio)}×`,
-    '',
-    '(b) long-session replay (median of 7; loop → adapter → simulator → rows, in process)',
-  ].join('\n')}\n`,
-)
-let worst = 0
-for (const provider of PROVIDER_IDS) {
-  const figures = await benchLongSession(provider)
-  worst = Math.max(worst, figures.ratio1000to500)
+if (!process.argv.includes('--matrix')) {
+  await benchParts()
+  await benchServe()
+}
+await benchWholeMatrix()
+
+async function benchParts(): Promise<void> {
+  const step = await benchStep()
   process.stdout.write(
-    `    ${provider.padEnd(17)} 250: ${fixed(figures.medianMs[250] ?? 0, 0)} ms  500: ${fixed(figures.medianMs[500] ?? 0, 0)} ms  ` +
-      `1,000: ${fixed(figures.medianMs[1000] ?? 0, 0)} ms  ratios 500/250 ${fixed(figures.ratio500to250)}×, 1,000/500 ${fixed(figures.ratio1000to500)}×  ` +
-      `late/early request cost ${fixed(figures.lateToEarlyRequestCost)}×\n` +
-      `(c) ${provider.padEnd(17)} peak memory of the 1,000-turn replay: heap ${fixed(figures.peakHeapMb, 0)} MB, RSS ${fixed(figures.peakRssMb, 0)} MB\n`,
+    `${[
+      '(a) one simulated step, end to end, at a ~' +
+        `${step.promptTokens.toLocaleString('en-US')}-token prompt`,
+      `    simulated step ${fixed(step.stepMs)} ms, bare SDK→MSW round trip ${fixed(step.bareMs)} ms: ratio ${fixed(step.ratio)}×`,
+      '',
+      '(b) long-session replay (median of 7; loop → adapter → simulator → rows, in process)',
+    ].join('\n')}\n`,
+  )
+  let worst = 0
+  for (const provider of PROVIDER_IDS) {
+    const figures = await benchLongSession(provider)
+    worst = Math.max(worst, figures.ratio1000to500)
+    process.stdout.write(
+      `    ${provider.padEnd(17)} 250: ${fixed(figures.medianMs[250] ?? 0, 0)} ms  500: ${fixed(figures.medianMs[500] ?? 0, 0)} ms  ` +
+        `1,000: ${fixed(figures.medianMs[1000] ?? 0, 0)} ms  ratios 500/250 ${fixed(figures.ratio500to250)}×, 1,000/500 ${fixed(figures.ratio1000to500)}×  ` +
+        `late/early request cost ${fixed(figures.lateToEarlyRequestCost)}×\n` +
+        `(c) ${provider.padEnd(17)} peak memory of the 1,000-turn replay: heap ${fixed(figures.peakHeapMb, 0)} MB, RSS ${fixed(figures.peakRssMb, 0)} MB\n`,
+    )
+  }
+  process.stdout.write(`\nworst 1,000/500 ratio ${fixed(worst)}× (near-linear means under 2.5×)\n`)
+}
+
+async function benchWholeMatrix(): Promise<void> {
+  process.stdout.write('\n(g) the whole matrix (simulated), default jobs beside in process\n')
+  const figures = await benchMatrix()
+  const line = (label: string, run: MatrixRunFigures) =>
+    `    ${label.padEnd(12)} ${run.jobs} ${run.jobs === 1 ? 'thread ' : 'threads'}  ${run.requests.toLocaleString('en-US')} requests  ` +
+    `wall ${seconds(run.wallMs)}  CPU ${seconds(run.cpuMs)}  ${fixed(run.wallMs / run.requests)} ms wall per request\n`
+  process.stdout.write(
+    line('default', figures.parallel) +
+      line('in process', figures.serial) +
+      `    wall/CPU of the default run ${fixed(figures.wallToCpu)} (at most 0.70 on 2 cores), ` +
+      `speed-up ${fixed(figures.serial.wallMs / figures.parallel.wallMs)}×, ` +
+      `output ${figures.identical ? 'identical' : 'DIFFERENT'}\n`,
+  )
+  if (!figures.identical) process.exitCode = 1
+}
+
+/** (d)–(f): `serve` at scale. */
+async function benchServe(): Promise<void> {
+  const siblings = await benchSiblings()
+  const expiry = await benchExpiry()
+  const large = await benchLargeRequest()
+  process.stdout.write(
+    `${[
+      '',
+      `(d) serve, ${siblings.sessions.toLocaleString('en-US')} live sessions sharing a system prompt: ms per request by tenth`,
+      `    ${siblings.tenthsMs.map((ms) => fixed(ms)).join('  ')}`,
+      `    last tenth / second tenth ${fixed(siblings.ratio)}× (acceptance: at most 2×)`,
+      `(e) serve, ${expiry.sessions.toLocaleString('en-US')} sessions expiring in virtual time (default memory budget): ` +
+        `RSS by fifth ${expiry.rssMb.map((mb) => `${fixed(mb, 0)} MB`).join(', ')}; tries ${fixed(expiry.simulatorMb, 1)} MB, ` +
+        `pruned ${expiry.prunes}×, ${fixed(expiry.seconds, 0)} s (acceptance: RSS under 1 GiB)`,
+      `(f) serve, an 11 MB request beside small ones: small alone ${fixed(large.smallAloneMs)} ms, slowest during ${fixed(large.smallDuringMs)} ms; ` +
+        `large ${fixed(large.largeMs, 0)} ms end to end, its main-thread share ${fixed(large.largeShareMs, 0)} ms`,
+      `    delay of the small request / the large request's own share ${fixed(large.ratio)} (acceptance: at most 1)`,
+    ].join('\n')}\n`,
   )
 }
-process.stdout.write(`\nworst 1,000/500 ratio ${fixed(worst)}× (near-linear means under 2.5×)\n`)
-
-const siblings = await benchSiblings()
-const expiry = await benchExpiry()
-const large = await benchLargeRequest()
-process.stdout.write(
-  `${[
-    '',
-    `(d) serve, ${siblings.sessions.toLocaleString('en-US')} live sessions sharing a system prompt: ms per request by tenth`,
-    `    ${siblings.tenthsMs.map((ms) => fixed(ms)).join('  ')}`,
-    `    last tenth / second tenth ${fixed(siblings.ratio)}× (acceptance: at most 2×)`,
-    `(e) serve, ${expiry.sessions.toLocaleString('en-US')} sessions expiring in virtual time (default memory budget): ` +
-      `RSS by fifth ${expiry.rssMb.map((mb) => `${fixed(mb, 0)} MB`).join(', ')}; tries ${fixed(expiry.simulatorMb, 1)} MB, ` +
-      `pruned ${expiry.prunes}×, ${fixed(expiry.seconds, 0)} s (acceptance: RSS under 1 GiB)`,
-    `(f) serve, an 11 MB request beside small ones: small alone ${fixed(large.smallAloneMs)} ms, slowest during ${fixed(large.smallDuringMs)} ms; ` +
-      `large ${fixed(large.largeMs, 0)} ms end to end, its main-thread share ${fixed(large.largeShareMs, 0)} ms`,
-    `    delay of the small request / the large request's own share ${fixed(large.ratio)} (acceptance: at most 1)`,
-  ].join('\n')}\n`,
-)

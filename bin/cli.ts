@@ -20,6 +20,7 @@ const USAGE = `usage: cachelab <command> [options]
 
   run       [--scenario NAME[,NAME]|all] [--provider ID[,ID]|all] [--variant NAME[,NAME]|all]
             [--model MODEL] [--live] [--stream|--no-stream] [--out DIR] [--json]
+            [--jobs N]   worker threads for the sessions (default: the cores; 1: in process)
             [--scenarios PATH[,PATH]]   your own scenario files (.ts, .js, .mjs, or a directory of
             them); a run covers only those unless --scenario names others (all: every scenario)
             [--otlp-file FILE] [--otlp-endpoint URL] [--otel-names genai|openinference|both]

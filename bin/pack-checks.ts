@@ -2,7 +2,10 @@
 // and must not hold, and the README's library examples, read from its code fences so the README is what
 // the e2e runs and cannot drift from it.
 
-/** Files every tarball must hold: the entry points with their declarations, the launcher and the CLI. */
+/**
+ * Files every tarball must hold: the entry points with their declarations, the launcher, the CLI and the
+ * worker thread `run` spreads sessions over.
+ */
 export const REQUIRED_PACK_FILES = [
   'package.json',
   'README.md',
@@ -11,6 +14,7 @@ export const REQUIRED_PACK_FILES = [
   'dist/bin/cli.js',
   'dist/bin/api.js',
   'dist/bin/api.d.ts',
+  'dist/bin/session-worker.js',
   'dist/reports/vitest.js',
   'dist/reports/vitest.d.ts',
   'dist/providers/mock/msw.js',

@@ -194,6 +194,24 @@ step('npx cachelab list runs from node_modules with plain node', () => {
   return listed.output.startsWith('Scenarios:') ? [] : ['it did not print the scenarios:', ...tail(listed, 5)]
 })
 
+step('npx cachelab run spreads sessions over worker threads from the built package', () => {
+  if (!installed) return ['not installed']
+  const out = join(project, 'jobs-run')
+  const argv = [
+    '--no-install',
+    'cachelab',
+    'run',
+    '--scenario',
+    'append-only',
+    '--provider',
+    'anthropic,deepseek',
+  ]
+  const ran = exec('npx', [...argv, '--jobs', '2', '--out', out], project)
+  if (ran.code !== 0) return [`exit ${ran.code}:`, ...tail(ran)]
+  const sessions = readdirSync(join(out, 'sessions'))
+  return sessions.length === 2 ? [] : [`expected 2 session logs, found ${sessions.join(', ') || 'none'}`]
+})
+
 // The README's examples, and a file of our own that imports every entry point inside Vitest.
 const passing = examples.files.filter((file) => !file.fails)
 const failing = examples.files.filter((file) => file.fails)

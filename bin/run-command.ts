@@ -13,7 +13,9 @@ import { listOption, parse, providersOption } from './args.ts'
 import { exportForCommand, exportLine, OTEL_FLAGS, otelExport } from './otel-option.ts'
 import { notApplicableLine, run, timestamp } from './run.ts'
 import { replaceSymlink } from './run-folder.ts'
+import { PROGRESS_INTERVAL_MS, ProgressReporter } from './run-progress.ts'
 import { chosenScenarios, knownScenarios } from './scenarios-option.ts'
+import { requireJobs } from './session-jobs.ts'
 
 const OUT_ROOT = join('reports', 'out')
 
@@ -29,6 +31,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     out: { type: 'string' },
     json: { type: 'boolean' },
     loop: { type: 'string' },
+    jobs: { type: 'string' },
     ...OTEL_FLAGS,
   })
   const scenarios = chosenScenarios(await knownScenarios(values.scenarios), values.scenario)
@@ -42,7 +45,14 @@ export async function runCommand(argv: string[]): Promise<number> {
   const env: Record<string, string | undefined> = { ...process.env }
   if (live) loadDotenv({ processEnv: env as Record<string, string>, quiet: true })
   const outDir = resolve(values.out ?? join(OUT_ROOT, timestamp()))
-  const showProgress = process.stderr.isTTY === true && process.env.CI === undefined && values.json !== true
+  const jobs = values.jobs === undefined ? undefined : requireJobs(Number(values.jobs), values.jobs)
+  const progress = new ProgressReporter(
+    process.stderr.isTTY === true && process.env.CI === undefined
+      ? // A pseudo-terminal without a size reports 0 columns.
+        { kind: 'live', columns: process.stderr.columns || 80 }
+      : { kind: 'lines', intervalMs: PROGRESS_INTERVAL_MS },
+    { write: (text) => process.stderr.write(text), now: () => performance.now() },
+  )
   const loops = listOption(values.loop, LOOP_NAMES, 'loop') ?? ['model']
   const { runId, rows, summaries, claims, notApplicable, failures, inexpressible, comparisons } = await run({
     loops,
@@ -54,16 +64,9 @@ export async function runCommand(argv: string[]): Promise<number> {
     env,
     stream: values.stream ?? false,
     out: outDir,
-    ...(showProgress
-      ? {
-          onSession: ({ index, total, sessionId, summary }) => {
-            const hit =
-              summary?.hitRatioWarm === undefined ? '-' : `${(summary.hitRatioWarm * 100).toFixed(1)}%`
-            process.stderr.write(`[${index}/${total}] ${sessionId}  hit (warm) ${hit}\n`)
-          },
-        }
-      : {}),
-  })
+    ...(jobs !== undefined ? { jobs } : {}),
+    onProgress: (state) => progress.update(state),
+  }).finally(() => progress.finish())
   if (values.out === undefined) linkLatest(outDir)
   const exported = otel === undefined ? undefined : await exportForCommand(rows, otel)
   if (values.json === true) {

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve, sep } from 'node:path'
 import { VirtualClock } from '../harness/clock.ts'
-import { CachelabError } from '../harness/errors.ts'
+import { CachelabError, unreachable } from '../harness/errors.ts'
 import { type DshModules, loadDshModules, type ModuleImporter } from '../harness/loops/dsh/modules.ts'
 import { DSH_STORE_FOLDER, dshLogFile } from '../harness/loops/dsh/store.ts'
 import type { Inexpressible, LoopName } from '../harness/loops/types.ts'
@@ -17,7 +17,7 @@ import { knownProviderIds } from '../providers/compatible.ts'
 import { liveEndpoint } from '../providers/endpoints.ts'
 import { startMockProviders } from '../providers/index.ts'
 import { CacheSimulators } from '../providers/sim/index.ts'
-import { type BreakEvent, breakEventsOf } from '../reports/break-events.ts'
+import type { BreakEvent } from '../reports/break-events.ts'
 import { breaksOf } from '../reports/breaks.ts'
 import { breaksCsv, claimsCsv, stepsCsv, summaryCsv } from '../reports/csv.ts'
 import { providerOutcomes, runFailures, type SessionOutcome } from '../reports/failures.ts'
@@ -28,11 +28,19 @@ import type { ClaimResult, StepRow, SummaryRow } from '../reports/types.ts'
 import { evaluateClaims } from '../scenarios/claims.ts'
 import { SCENARIOS } from '../scenarios/index.ts'
 import type { NotApplicable } from '../scenarios/requirements.ts'
-import { planMatrix, runSession, sessionIdOf } from '../scenarios/run.ts'
+import { planMatrix, runSession, type SessionPlan, sessionIdOf } from '../scenarios/run.ts'
 import { DSH_LOOP_PROVIDER, runDshSession } from '../scenarios/run-dsh.ts'
 import type { Scenario } from '../scenarios/types.ts'
 import { requireKnown } from './args.ts'
 import { RUN_FILES, RunFolder } from './run-folder.ts'
+import {
+  canTransfer,
+  type FinishedSession,
+  jobsFor,
+  type SessionJobEvent,
+  SessionPool,
+  sessionBreakEvents,
+} from './session-jobs.ts'
 
 /** What to run. Every field is optional: the whole matrix on the simulator, nothing written. */
 export interface RunOptions {
@@ -64,8 +72,31 @@ export interface RunOptions {
   loops?: readonly LoopName[]
   /** Loads DSH's packages for `--loop dsh` (tests simulate their absence); the runtime's `import` when absent. */
   importer?: ModuleImporter
+  /**
+   * Worker threads to spread the sessions over (each with its own mock providers); the output is the
+   * same bytes whatever the number. 1 runs every session in this thread. Default: the machine's cores
+   * (`os.availableParallelism()`). A `live` run is always in process: its sessions share one predictor
+   * and one clock, as they share the provider's cache and time.
+   */
+  jobs?: number
   /** Called after each session, in order: for progress output. */
   onSession?: (progress: SessionProgress) => void
+  /** Called as the run goes on (a session starts, a request finishes, a session ends), in any order. */
+  onProgress?: (progress: RunProgress) => void
+}
+
+/** How far a run is, at one moment. */
+export interface RunProgress {
+  /** Sessions in the run. */
+  sessionsTotal: number
+  /** Sessions finished (every loop of them). */
+  sessionsDone: number
+  /** Requests sent so far (failed attempts included). */
+  requests: number
+  /** The sessions running now, `<scenario>.<variant>.<provider>`, in plan order. */
+  running: string[]
+  /** The threads the sessions run on (1: in process). */
+  jobs: number
 }
 
 /** A scenario event an external loop could not express, with its session. */
@@ -149,6 +180,10 @@ export async function run(options: RunOptions = {}): Promise<RunResult> {
   const dshModules: DshModules | undefined = dsh ? await loadDshModules(options.importer) : undefined
   const stream = options.stream ?? false
   if (live) requireLiveKeys(plans, options.env ?? process.env)
+  const requestedJobs = jobsFor(plans, options.jobs)
+  const modelLoop = loops.includes('model')
+  // Live sessions share a predictor and a clock; scenarios a worker cannot receive stay in process too.
+  const jobs = live || !modelLoop || requestedJobs === 1 || !canTransfer(plans) ? 1 : requestedJobs
   // Every argument is checked by now: only then is the output folder touched.
   const outDir = options.out === undefined ? undefined : resolve(options.out)
   const folder =
@@ -189,27 +224,46 @@ export async function run(options: RunOptions = {}): Promise<RunResult> {
   const pairs: Array<{ model?: LoopSession; dsh?: LoopSession }> = []
   // DSH's store needs a folder even when the run writes nothing: a temporary one, removed at the end.
   const dshDir = dsh ? (sessionsDir ?? mkdtempSync(join(tmpdir(), 'cachelab-dsh-'))) : undefined
-  const compare = loops.includes('model') && dsh
+  const compare = modelLoop && dsh
+  const progress = progressTracker(plans, loops, jobs, options.onProgress)
+  // Model-loop sessions run in the workers while this thread runs the DSH loop's, if any, in plan order.
+  const pool =
+    jobs > 1
+      ? SessionPool.start(plans, { runId, stream, sessionsDir, digests: compare }, jobs, progress.observe)
+      : undefined
+  /** A model-loop session in this thread: a live run's (shared predictor and clock) or `jobs` 1's. */
+  const inProcess = async (index: number): Promise<FinishedSession> => {
+    const plan = plans[index] as SessionPlan
+    progress.observe({ kind: 'started', index })
+    const result = await runSession(plan, {
+      runId,
+      stream,
+      env: options.env ?? process.env,
+      ...(sessionsDir !== undefined ? { sessionsDir } : {}),
+      ...(mock !== undefined ? { mock } : { predictor, clock: liveClock }),
+      ...(compare ? { digests: true } : {}),
+      onRow: () => progress.observe({ kind: 'request', index }),
+    })
+    progress.observe({ kind: 'finished', index })
+    return {
+      rows: result.rows,
+      attempts: result.events.filter((event) => event.type === 'assistant/attempt'),
+      breakEvents: sessionBreakEvents(result.rows, result.events),
+      digests: result.digests,
+    }
+  }
   try {
     for (const [index, plan] of plans.entries()) {
       const sessionId = sessionIdOf(plan)
       const pair: { model?: LoopSession; dsh?: LoopSession } = {}
       const sessionRows: StepRow[] = []
-      if (loops.includes('model')) {
-        const result = await runSession(plan, {
-          runId,
-          stream,
-          env: options.env ?? process.env,
-          ...(sessionsDir !== undefined ? { sessionsDir } : {}),
-          ...(mock !== undefined ? { mock } : { predictor, clock: liveClock }),
-          ...(compare ? { digests: true } : {}),
-        })
+      if (modelLoop) {
+        const result = pool !== undefined ? await pool.result(index) : await inProcess(index)
         const labelled = result.rows.map((row) => ({ ...row, loop: 'model' as const }))
         sessionRows.push(...labelled)
-        outcomes.push({ provider: plan.provider, rows: labelled, events: result.events })
+        outcomes.push({ provider: plan.provider, rows: labelled, events: result.attempts })
         pair.model = { rows: labelled, digests: result.digests ?? [], breakEventTypes: [] }
-        const [first] = labelled
-        if (first !== undefined) breakEvents.push(...breakEventsOf(first, labelled, result.events))
+        breakEvents.push(...result.breakEvents)
       }
       if (dshModules !== undefined && mock !== undefined && dshDir !== undefined) {
         if (plan.provider !== DSH_LOOP_PROVIDER) {
@@ -221,7 +275,10 @@ export async function run(options: RunOptions = {}): Promise<RunResult> {
             reason: `DSH's published loop speaks only through its DeepSeek adapter (--provider ${DSH_LOOP_PROVIDER})`,
           })
         } else {
+          progress.observe({ kind: 'started', index })
           const result = await runDshSession(plan, { runId, mock, sessionsDir: dshDir, modules: dshModules })
+          for (const _ of result.rows) progress.observe({ kind: 'request', index })
+          progress.observe({ kind: 'finished', index })
           sessionRows.push(...result.rows)
           outcomes.push({ provider: plan.provider, rows: result.rows, events: [] })
           inexpressible.push(
@@ -240,6 +297,7 @@ export async function run(options: RunOptions = {}): Promise<RunResult> {
       })
     }
   } finally {
+    await pool?.close()
     mock?.close()
     if (dshDir !== undefined && sessionsDir === undefined) rmSync(dshDir, { recursive: true, force: true })
   }
@@ -251,6 +309,51 @@ export async function run(options: RunOptions = {}): Promise<RunResult> {
   folder?.complete()
   const failures = runFailures(providerOutcomes(outcomes), live ? 'live' : 'simulated')
   return { runId, rows, ...verdicts, notApplicable, failures, inexpressible, comparisons, outDir }
+}
+
+/**
+ * Counts a run's progress from its sessions' events and reports each change. A session is done once
+ * every loop that runs it has finished (the model loop and, on its provider, the DSH loop).
+ */
+function progressTracker(
+  plans: readonly SessionPlan[],
+  loops: readonly LoopName[],
+  jobs: number,
+  onProgress: ((progress: RunProgress) => void) | undefined,
+): { observe: (event: SessionJobEvent) => void } {
+  const partsOf = (plan: SessionPlan) =>
+    (loops.includes('model') ? 1 : 0) + (loops.includes('dsh') && plan.provider === DSH_LOOP_PROVIDER ? 1 : 0)
+  const remaining = plans.map(partsOf)
+  const active = plans.map(() => 0)
+  let requests = 0
+  const report = () =>
+    onProgress?.({
+      sessionsTotal: plans.length,
+      sessionsDone: remaining.filter((parts) => parts === 0).length,
+      requests,
+      running: plans.flatMap((plan, index) => ((active[index] ?? 0) > 0 ? [sessionIdOf(plan)] : [])),
+      jobs,
+    })
+  return {
+    observe: (event) => {
+      const { index } = event
+      switch (event.kind) {
+        case 'started':
+          active[index] = (active[index] ?? 0) + 1
+          break
+        case 'request':
+          requests += 1
+          break
+        case 'finished':
+          active[index] = (active[index] ?? 1) - 1
+          remaining[index] = (remaining[index] ?? 1) - 1
+          break
+        default:
+          unreachable(event)
+      }
+      report()
+    },
+  }
 }
 
 /** The loops in a run id: nothing for the model loop alone, so its ids stay what they were. */

@@ -104,9 +104,20 @@ function allSources(sources: WireSources): Seq[] {
   return [...sources.system, ...sources.tools, ...sources.messages.flat()]
 }
 
-/** The request/header event a request was built under, wherever its sources name it. */
+/**
+ * The request/header event a request was built under, wherever its sources name it (the first in
+ * `allSources` order). Asked of every request: it walks the sources in place rather than copying a long
+ * session's every source seq, and stops at the first header, which sits near the head.
+ */
 function headerSeqOf(sources: WireSources, events: (seq: Seq) => SessionEvent | undefined): Seq | undefined {
-  return allSources(sources).find((seq) => events(seq)?.type === 'request/header')
+  const isHeader = (seq: Seq) => events(seq)?.type === 'request/header'
+  const found = sources.system.find(isHeader) ?? sources.tools.find(isHeader)
+  if (found !== undefined) return found
+  for (const message of sources.messages) {
+    const inMessage = message.find(isHeader)
+    if (inMessage !== undefined) return inMessage
+  }
+  return undefined
 }
 
 /** The offload behind the first wire message whose JSON differs between the two requests, if any. */

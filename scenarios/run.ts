@@ -60,6 +60,8 @@ export interface SessionOptions {
   clock?: VirtualClock
   /** Keep each request's capture digest (for comparing this loop with another, request by request). */
   digests?: boolean
+  /** Called with each row as its request finishes: for progress output while a long session runs. */
+  onRow?: (row: StepRow) => void
 }
 
 /** The session id of a plan, also its log file's base name. */
@@ -159,7 +161,9 @@ export async function runSession(plan: SessionPlan, options: SessionOptions): Pr
     sink: (event) => writer?.append(event),
     onRequest: (record) => {
       const observation = observe(record)
-      rows.push(builder.add(record, observation))
+      const row = builder.add(record, observation)
+      rows.push(row)
+      options.onRow?.(row)
       predicted.push(observation?.counts)
       if (options.digests === true)
         digests.push(
