@@ -190,11 +190,13 @@ export function clientBreak(
     return at(describeNode(previousNode), headerSeqOf(current.sources, events), 'tools-changed')
   }
   const previousSeqs = previousNode === undefined ? [] : sourcesOf(previousNode, previous.sources)
-  if (previousNode !== undefined && previousSeqs.length > 0 && previousSeqs.every(isHeader)) {
+  // A request-only part is a message built from the header alone, or (Bedrock's Converse, which merges
+  // consecutive same-role turns) a message the header's part was merged into.
+  if (previousNode !== undefined && previousSeqs.length > 0 && previousSeqs.some(isHeader)) {
     // The previous request ended with request-only messages that history has since overtaken.
     const trailing = previous.sources.messages
       .slice(previousNode.index)
-      .every((sources) => sources.length > 0 && sources.every(isHeader))
+      .every((sources) => sources.length > 0 && sources.some(isHeader))
     if (trailing && !(seq !== undefined && isHeader(seq))) {
       return at(label, previousSeqs[0], 'after-slot')
     }
