@@ -11,7 +11,7 @@ import { floorToIncrement } from './openai-prefix.ts'
 import { billedOutputTokens } from './output.ts'
 import { scaleTokens, tokensThrough, unwrittenCounts } from './prompt.ts'
 import { sharedTokenCounter, type TokenCounter } from './tokens.ts'
-import { childrenOf, PrefixTrie, type TrieNode } from './trie.ts'
+import { childrenOf, PrefixTrie, type TrieMeter, type TrieNode } from './trie.ts'
 import {
   type Prompt,
   type ReadBounds,
@@ -86,8 +86,11 @@ export class GeminiCacheSimulator {
   /** The account's explicit caches by name. */
   private readonly caches = new Map<string, ExplicitCache>()
   private serial = 0
+  /** Where the implicit tries count their estimated bytes (`CacheSimulators` shares one meter). */
+  private readonly meter: TrieMeter
 
   constructor(options: SimulatorOptions = {}) {
+    this.meter = options.meter ?? { bytes: 0 }
     this.counter = options.counter ?? sharedTokenCounter
     this.models = options.models
     this.random = options.seed === undefined ? undefined : seededRandom(options.seed)
@@ -319,10 +322,29 @@ export class GeminiCacheSimulator {
     return Math.min(best, segment.tokens)
   }
 
+  /**
+   * Remove the implicit prefixes no request at `at` or later can read (idle past the model's assumed
+   * retention) and the prefixes that lead only to them; explicit caches live until deleted or expired.
+   */
+  prune(at: number): number {
+    let removed = 0
+    for (const [model, trie] of this.tries) {
+      const retention = this.retentionOf(model)
+      removed += trie.prune((state) => state === undefined || at - state.lastUsed >= retention)
+      if (trie.root.children.size === 0) this.tries.delete(model)
+    }
+    return removed
+  }
+
+  private retentionOf(model: string): number {
+    const { cache } = this.entryOf(model)
+    return cache.kind === 'gemini' ? cache.implicitRetentionSeconds : Number.POSITIVE_INFINITY
+  }
+
   private trieOf(model: string): PrefixTrie<NodeState> {
     let trie = this.tries.get(model)
     if (trie === undefined) {
-      trie = new PrefixTrie<NodeState>()
+      trie = new PrefixTrie<NodeState>(this.meter)
       this.tries.set(model, trie)
     }
     return trie

@@ -10,13 +10,23 @@ const output: AssistantMessage = { role: 'assistant', content: [{ type: 'text', 
 
 /** A session's request: a long file of its own, so every session adds its own prefix to the tries. */
 function body(api: WireApi, session: number, step: number): Record<string, unknown> {
+  // Gemini 2.5 Flash caches nothing under 2,048 tokens: its sessions' files are longer.
   const file = Array.from(
-    { length: 120 },
+    { length: api === 'gemini-generate' ? 260 : 120 },
     (_, line) => `line ${line} of file ${session}: x${line} = ${session * line}`,
   )
   const messages = [{ role: 'user', content: `Review:\n${file.join('\n')}` }]
   for (let index = 0; index < step; index += 1)
     messages.push({ role: 'assistant', content: 'Fine.' }, { role: 'user', content: `And part ${index}?` })
+  if (api === 'gemini-generate')
+    return {
+      model: 'gemini-2.5-flash',
+      systemInstruction: { parts: [{ text: 'Review.' }] },
+      contents: messages.map((message) => ({
+        role: message.role === 'assistant' ? 'model' : 'user',
+        parts: [{ text: message.content }],
+      })),
+    }
   if (api === 'anthropic-messages')
     return {
       model: 'claude-sonnet-4-6',
@@ -42,7 +52,7 @@ function counts(api: WireApi, simulators: CacheSimulators, sessions: number): un
 }
 
 describe('simulators under a memory budget', () => {
-  for (const api of ['anthropic-messages', 'openai-chat', 'deepseek-chat'] as const) {
+  for (const api of ['anthropic-messages', 'openai-chat', 'deepseek-chat', 'gemini-generate'] as const) {
     it(`${api}: prune expired entries past the budget and count every request as without one`, () => {
       const bounded = new CacheSimulators({ memoryBytes: 200_000 })
       const unbounded = new CacheSimulators()

@@ -88,9 +88,12 @@ export class CacheSimulators {
    * passed the budget): its cost per request stays constant however much is live.
    */
   prune(at: number): number {
-    // Gemini's implicit tries are not metered yet: they grow with its sessions (notes/2026-11-30-serve-scale.md).
     let removed =
-      this.anthropic.prune(at) + this.openai.prune(at) + this.deepseek.prune(at) + this.bedrock.prune(at)
+      this.anthropic.prune(at) +
+      this.openai.prune(at) +
+      this.deepseek.prune(at) +
+      this.bedrock.prune(at) +
+      this.gemini.prune(at)
     for (const simulator of this.compatibles.values()) removed += simulator.prune(at)
     this.prunes += 1
     this.removed += removed
