@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { CaptureWriter } from '../providers/capture/store.ts'
 import { CaptureTracker } from '../providers/capture/tracker.ts'
+import { compatibleProviders } from '../providers/compatible.ts'
 import { startLoopback } from '../providers/mock/loopback.ts'
 import { CacheSimulators } from '../providers/sim/index.ts'
 import { perturbedCatalog } from '../scenarios/keyed.ts'
@@ -30,6 +31,10 @@ const KEYS = {
   gemini: sentinel('gemini'),
   bedrock: sentinel('bedrock'),
 }
+/** Each OpenAI-compatible provider of the catalog, under its own key variable. */
+const COMPATIBLE_KEYS: Record<string, string> = Object.fromEntries(
+  compatibleProviders().map((provider) => [provider.id, sentinel(provider.id)]),
+)
 
 const perturbed = process.argv.includes('--perturbed')
 const vitestArguments = process.argv.slice(2).filter((argument) => argument !== '--perturbed')
@@ -80,6 +85,12 @@ const env: NodeJS.ProcessEnv = {
   DEEPSEEK_BASE_URL: server.baseURLs.deepseek,
   GEMINI_BASE_URL: server.baseURLs.gemini,
   BEDROCK_BASE_URL: server.baseURLs.bedrock,
+  ...Object.fromEntries(
+    compatibleProviders().flatMap((provider) => [
+      [provider.keyVariable, COMPATIBLE_KEYS[provider.id] ?? ''],
+      [provider.baseURLVariable, server.baseURL(provider.id)],
+    ]),
+  ),
   CACHELAB_REQUIRE_KEYS: '1',
   CACHELAB_KEYED_OUT: join(work, 'keyed'),
   // Against the simulator itself every prediction must hold exactly.
@@ -108,7 +119,10 @@ writeRunFiles(join(work, 'report'), {
   scenarios: [],
   writer: 'report',
 })
-const leaks = findSentinels([work], { 'the suite output': output, ...answers }, Object.values(KEYS))
+const leaks = findSentinels([work], { 'the suite output': output, ...answers }, [
+  ...Object.values(KEYS),
+  ...Object.values(COMPATIBLE_KEYS),
+])
 if (leaks.length > 0) {
   process.stderr.write(
     `keyed-loopback: a key reached an output:\n${leaks.map((leak) => `  ${leak}`).join('\n')}\n`,
