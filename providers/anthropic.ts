@@ -105,7 +105,27 @@ export function assistantOf(content: readonly Anthropic.ContentBlock[]): Assista
   return message
 }
 
-type StreamedBlock = { type: 'text'; text: string } | { type: 'tool'; id: string; name: string; json: string }
+/** A content block as a stream builds it up: text so far, or a tool call's arguments JSON so far. */
+export type StreamedBlock =
+  | { type: 'text'; text: string }
+  | { type: 'tool'; id: string; name: string; json: string }
+
+/** The assistant message of a stream's accumulated blocks (Anthropic's and Bedrock's, index for index). */
+export function streamedMessage(blocks: ReadonlyArray<StreamedBlock | undefined>): AssistantMessage {
+  const message: AssistantMessage = { role: 'assistant', content: [] }
+  for (const block of blocks) {
+    if (block === undefined) continue
+    if (block.type === 'text') message.content.push({ type: 'text', text: block.text })
+    else
+      message.content.push({
+        type: 'tool-call',
+        callId: block.id,
+        name: block.name,
+        arguments: block.json === '' ? '{}' : block.json,
+      })
+  }
+  return message
+}
 
 /** A streamed reply, event by event. Usage counters are running totals: overwritten, never added. */
 export class MessageEventAccumulator {
@@ -166,18 +186,7 @@ export class MessageEventAccumulator {
   /** The reply; a stream that ended before `message_stop` is an error. */
   reply(): ProviderReply {
     if (!this.started || !this.finished) throw new Error('the stream ended before message_stop')
-    const message: AssistantMessage = { role: 'assistant', content: [] }
-    for (const block of this.blocks) {
-      if (block === undefined) continue
-      if (block.type === 'text') message.content.push({ type: 'text', text: block.text })
-      else
-        message.content.push({
-          type: 'tool-call',
-          callId: block.id,
-          name: block.name,
-          arguments: block.json === '' ? '{}' : block.json,
-        })
-    }
+    const message = streamedMessage(this.blocks)
     return {
       message,
       usage: parseAnthropicUsage(this.usage),

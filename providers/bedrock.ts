@@ -15,6 +15,7 @@ import {
 } from '@aws-sdk/client-bedrock-runtime'
 import { CachelabError } from '../harness/errors.ts'
 import type { AssistantMessage, DerivedRequest, JsonValue, Seq, Usage } from '../harness/types.ts'
+import { type StreamedBlock, streamedMessage } from './anthropic.ts'
 import { buildAnthropicRequest } from './anthropic-request.ts'
 import { findModel } from './catalog.ts'
 import { type Endpoint, lateBoundFetch } from './endpoints.ts'
@@ -237,8 +238,6 @@ export function converseAssistant(content: readonly ContentBlock[]): AssistantMe
   return message
 }
 
-type StreamedBlock = { type: 'text'; text: string } | { type: 'tool'; id: string; name: string; json: string }
-
 /** A ConverseStream reply, event by event; `metadata` carries the usage once, at the end. */
 export class ConverseEventAccumulator {
   private readonly blocks: StreamedBlock[] = []
@@ -274,18 +273,7 @@ export class ConverseEventAccumulator {
   /** The reply; a stream that ended before its usage is an error. */
   reply(responseId: string): ProviderReply {
     if (!this.started || this.usage === undefined) throw new Error('the stream ended before metadata')
-    const message: AssistantMessage = { role: 'assistant', content: [] }
-    for (const block of this.blocks) {
-      if (block === undefined) continue
-      if (block.type === 'text') message.content.push({ type: 'text', text: block.text })
-      else
-        message.content.push({
-          type: 'tool-call',
-          callId: block.id,
-          name: block.name,
-          arguments: block.json === '' ? '{}' : block.json,
-        })
-    }
+    const message = streamedMessage(this.blocks)
     return {
       message,
       usage: parseBedrockUsage(this.usage),
