@@ -2,16 +2,27 @@
 // loop is a published agent loop driven through an adapter (loops/dsh/), whose requests go through the
 // same row core with its own label.
 
-/** The loops `cachelab run --loop` knows. */
-export const LOOP_NAMES = ['model', 'dsh'] as const
+import { LIBRARY_LOOP_NAMES } from './libraries/types.ts'
 
-/** `model`: cachelab's model of DSH (harness/loop.ts); `dsh`: DSH's real published loop. */
+/** The loops `cachelab run --loop` knows. */
+export const LOOP_NAMES = ['model', 'dsh', ...LIBRARY_LOOP_NAMES] as const
+
+/**
+ * `model`: cachelab's model of DSH (harness/loop.ts); `dsh`: DSH's real published loop; the rest: a
+ * minimal agent loop on a client library (loops/libraries/), `sdk` on the official SDKs the reference.
+ */
 export type LoopName = (typeof LOOP_NAMES)[number]
 
 /** One line per loop for `cachelab list`. */
 export const LOOP_DESCRIPTIONS: Readonly<Record<LoopName, string>> = {
   model: "cachelab's model of DSH (harness/), every policy variant",
   dsh: "DSH's published loop (@deepseek-ai/dsh-agent-loop 0.1.0-rc.8) on the deepseek provider",
+  sdk: 'a minimal agent loop on the official SDKs (@anthropic-ai/sdk, openai): the reference of the library loops',
+  'ai-sdk':
+    'a minimal agent loop on the Vercel AI SDK (ai, @ai-sdk/anthropic, @ai-sdk/openai, @ai-sdk/deepseek)',
+  langchain: 'a minimal agent loop on LangChain JS (@langchain/anthropic, @langchain/openai)',
+  'pi-ai': 'a minimal agent loop on pi-ai (@mariozechner/pi-ai)',
+  'openai-agents': 'an agent on the OpenAI Agents SDK (@openai/agents-core, @openai/agents-openai)',
 }
 
 /** A scenario event a loop cannot express: reported, never faked. */

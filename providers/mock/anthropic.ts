@@ -162,7 +162,7 @@ export async function handleMessages(request: Request, context: MockContext): Pr
   if (early !== undefined) return early
   const answer = context.answer('anthropic-messages', parsed)
   if ('problem' in answer) {
-    context.recordFailure('anthropic-messages', parsed, 400)
+    context.recordFailure('anthropic-messages', parsed, 400, answer.problem)
     return invalid(answer.problem)
   }
   const simulation = context.simulate('anthropic-messages', parsed, answer)

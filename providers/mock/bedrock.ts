@@ -184,7 +184,7 @@ export async function handleConverse(
   if (early !== undefined) return early
   const answer = context.answer('bedrock-converse', parsed)
   if ('problem' in answer) {
-    context.recordFailure('bedrock-converse', parsed, 400)
+    context.recordFailure('bedrock-converse', parsed, 400, answer.problem)
     return errorResponse(context, 400, 'ValidationException', answer.problem)
   }
   const simulation = context.simulate('bedrock-converse', parsed, answer)

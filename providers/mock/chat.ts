@@ -155,7 +155,7 @@ export async function handleChat(vendor: Vendor, request: Request, context: Mock
   if (early !== undefined) return early
   const answer = context.answer(api, parsed)
   if ('problem' in answer) {
-    context.recordFailure(api, parsed, 400)
+    context.recordFailure(api, parsed, 400, answer.problem)
     return invalid(answer.problem)
   }
   const simulation = context.simulate(api, parsed, answer)

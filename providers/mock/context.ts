@@ -56,6 +56,8 @@ export interface MockCall {
   session?: string
   /** The loopback server's id of the HTTP exchange. */
   exchange?: string
+  /** Why the API refused the request, when it did (a validation rule or an unknown reference). */
+  refusal?: string
 }
 
 export interface MockContextOptions {
@@ -200,7 +202,7 @@ export class MockContext {
       model: this.modelEntry(vendorOf(providerOfApi(api)), model),
       betas,
     })
-    if (refusal !== undefined) this.recordFailure(api, request, refusal.status)
+    if (refusal !== undefined) this.recordFailure(api, request, refusal.status, refusal.message)
     return refusal
   }
 
@@ -210,7 +212,8 @@ export class MockContext {
    */
   chainResponses(request: MockRequest): ChainedRequest | SimulatorRejection {
     const chained = this.responses.chain(request.body, !this.lenient)
-    if (chained instanceof SimulatorRejection) this.recordFailure('openai-responses', request, chained.status)
+    if (chained instanceof SimulatorRejection)
+      this.recordFailure('openai-responses', request, chained.status, chained.message)
     return chained
   }
 
@@ -255,10 +258,18 @@ export class MockContext {
     return choice?.fault
   }
 
-  /** Report a request answered with `status` before any simulation (a fault). */
-  recordFailure(api: WireApi, request: MockRequest, status: number): void {
+  /** Report a request answered with `status` before any simulation (a fault, or the API's refusal and why). */
+  recordFailure(api: WireApi, request: MockRequest, status: number, refusal?: string): void {
     const { body, output, at } = request
-    this.record({ api, at, body, output, status, ...labelsOf(request) })
+    this.record({
+      api,
+      at,
+      body,
+      output,
+      status,
+      ...labelsOf(request),
+      ...(refusal !== undefined ? { refusal } : {}),
+    })
   }
 
   /**
@@ -334,7 +345,7 @@ export class MockContext {
     } catch (error) {
       if (!(error instanceof SimulatorRejection)) throw error
       this.insideAnswer.delete(request)
-      this.record({ api, at, body, output, status: error.status, ...labels })
+      this.record({ api, at, body, output, status: error.status, ...labels, refusal: error.message })
       return error
     }
   }

@@ -126,7 +126,7 @@ export async function handleGeminiModelCall(
   if (early !== undefined) return early
   const answer = context.answer('gemini-generate', parsed)
   if ('problem' in answer) {
-    context.recordFailure('gemini-generate', parsed, 400)
+    context.recordFailure('gemini-generate', parsed, 400, answer.problem)
     return googleError(400, answer.problem)
   }
   const simulation = context.simulate('gemini-generate', parsed, answer)

@@ -3,9 +3,9 @@
 // run (call one declared tool after a user message, answer in text once its result is back).
 
 import { fillerText } from '../../harness/filler.ts'
-import type { AssistantMessage } from '../../harness/types.ts'
 import type { DeclaredTool, Position, ToolChoice } from './conversation.ts'
 import { exampleArguments } from './schema-arguments.ts'
+import type { HeaderAnswer } from './script.ts'
 
 /** How an answer ends, in one vocabulary for every API (each handler maps it to its own). */
 export type StopReason = 'end' | 'tool-use' | 'max-tokens' | 'content-filter' | 'refusal' | 'pause-turn'
@@ -125,14 +125,14 @@ export interface ReplyProblem {
 }
 
 /** The header's message as a reply: exactly that, no reasoning added (cachelab's own runs rely on it). */
-export function headerReply(message: AssistantMessage): Reply {
+export function headerReply(message: HeaderAnswer): Reply {
   return {
     blocks: message.content.map((block) =>
       block.type === 'text'
         ? { type: 'text', text: block.text }
         : { type: 'tool-call', name: block.name, arguments: block.arguments, callId: block.callId },
     ),
-    reasoning: { kind: 'none' },
+    reasoning: message.reasoning === 'as-requested' ? { kind: 'default' } : { kind: 'none' },
     source: 'header',
   }
 }
@@ -228,7 +228,7 @@ export function scriptedReply(rule: ReplyRule, request: ReplyRequest): Reply | R
 /** What the model says to a request: the header's message, else the book's rule, else the default. */
 export function decideReply(
   request: ReplyRequest,
-  header: AssistantMessage | undefined,
+  header: HeaderAnswer | undefined,
   book: ReplyBook | undefined,
 ): Reply | ReplyProblem {
   if (header !== undefined) return headerReply(header)

@@ -231,7 +231,7 @@ export async function handleResponses(request: Request, context: MockContext): P
   parsed.body = chained.body
   const answer = context.answer('openai-responses', parsed)
   if ('problem' in answer) {
-    context.recordFailure('openai-responses', parsed, 400)
+    context.recordFailure('openai-responses', parsed, 400, answer.problem)
     return invalid(answer.problem, null)
   }
   const simulation = context.simulate('openai-responses', parsed, answer)

@@ -14,12 +14,19 @@ export const EXCHANGE_HEADER = 'x-cachelab-exchange'
 /** The plain answer: what `simulate` and a live prediction assume, and what a failure before any answer reports. */
 export const DEFAULT_REPLY: AssistantMessage = { role: 'assistant', content: [{ type: 'text', text: 'OK.' }] }
 
-export function encodeScript(message: AssistantMessage): string {
+/**
+ * A scripted answer in the header: the assistant message, and whether the model also reasons as it would
+ * unscripted (`as-requested`: where the request or the model turns reasoning on, as a real thinking-mode
+ * answer always does). Without the field a scripted answer carries no reasoning.
+ */
+export type HeaderAnswer = AssistantMessage & { reasoning?: 'as-requested' }
+
+export function encodeScript(message: HeaderAnswer): string {
   return Buffer.from(JSON.stringify(message), 'utf8').toString('base64url')
 }
 
 /** The scripted reply of a request, or undefined when absent; a malformed header is an error. */
-export function decodeScript(header: string | null): AssistantMessage | undefined {
+export function decodeScript(header: string | null): HeaderAnswer | undefined {
   if (header === null || header === '') return undefined
   const value: unknown = JSON.parse(Buffer.from(header, 'base64url').toString('utf8'))
   if (typeof value !== 'object' || value === null || (value as { role?: unknown }).role !== 'assistant') {
@@ -31,5 +38,8 @@ export function decodeScript(header: string | null): AssistantMessage | undefine
     content.some((block) => typeof block !== 'object' || block === null || typeof block.type !== 'string')
   )
     throw new Error(`${SCRIPT_HEADER} must encode an assistant message whose content is an array of blocks`)
-  return value as AssistantMessage
+  const reasoning = (value as { reasoning?: unknown }).reasoning
+  if (reasoning !== undefined && reasoning !== 'as-requested')
+    throw new Error(`${SCRIPT_HEADER}: reasoning must be "as-requested" when present`)
+  return value as HeaderAnswer
 }
