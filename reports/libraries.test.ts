@@ -13,6 +13,7 @@ import {
   misreadsOf,
   misreadText,
 } from './libraries.ts'
+import { librariesSection } from './libraries-html.ts'
 import { type StepSketch, sessionRows } from './testing.ts'
 
 const digest = (...hashes: string[]): RequestDigest => ({
@@ -178,5 +179,25 @@ describe('the library side-by-side', () => {
     expect(summary.join('\n')).toContain(
       'misread (langchain on append-only/default/anthropic): reported 1,000 input',
     )
+  })
+
+  it('shows each session with a row per loop in report.html, and the absent libraries with their install', () => {
+    const library = session(
+      'langchain',
+      [{ uncached: 1000 }, { failed: true }],
+      [digest('s', 'u1'), undefined],
+      [{}, { refusal: 'more than 4 cache_control blocks', status: 400 }],
+    )
+    const html = librariesSection(
+      compareLibraries(
+        [reference, library],
+        [{ name: 'pi-ai', reason: 'not installed', install: 'npm i x@1' }],
+      ),
+    )
+    expect(html).toContain('<h3>append-only · default · anthropic</h3>')
+    expect(html).toContain('1 — more than 4 cache_control blocks')
+    expect(html).toContain('<strong>pi-ai</strong>: not installed — install: <code>npm i x@1</code>')
+    expect(librariesSection(undefined)).toBe('')
+    expect(librariesSection({ comparisons: [], absent: [] })).toBe('')
   })
 })
