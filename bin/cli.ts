@@ -21,6 +21,9 @@ const USAGE = `usage: cachelab <command> [options]
   run       [--scenario NAME[,NAME]|all] [--provider ID[,ID]|all] [--variant NAME[,NAME]|all]
             [--model MODEL] [--live] [--stream|--no-stream] [--out DIR] [--json]
             [--jobs N]   worker threads for the sessions (default: the cores; 1: in process)
+            [--loop model|dsh|sdk|ai-sdk|langchain|pi-ai|openai-agents[,…]]   the agent loops;
+            a client-library loop runs beside the sdk reference on the simulator, compared in
+            libraries.csv (an absent library is skipped with its npm i)
             [--scenarios PATH[,PATH]]   your own scenario files (.ts, .js, .mjs, or a directory of
             them); a run covers only those unless --scenario names others (all: every scenario)
             [--otlp-file FILE] [--otlp-endpoint URL] [--otel-names genai|openinference|both]
@@ -30,8 +33,8 @@ const USAGE = `usage: cachelab <command> [options]
   check     --baseline DIR [--out DIR] [--tolerance PP] [--scenarios PATH]
             every baseline session's warm hit ratio must hold within PP points (default 0.5)
             in the run at --out DIR (default reports/out/latest)
-  compare   A.csv B.csv
-            two runs side by side (summary.csv or steps.csv files)
+  compare   A B [C …]
+            runs side by side, the first the baseline (summary.csv or steps.csv files, or run folders)
   serve     [--port N] [--host 127.0.0.1] [--upstream sim|live] [--log FILE.jsonl]
             [--record DIR [--record-bodies]] [--replay DIR] [--faults FILE] [--lenient]
             [--replies FILE]

@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -46,12 +46,31 @@ describe('cachelab compare', () => {
     expect(table(fromSteps.stdout)).toBe(table(fromSummaries.stdout))
   })
 
+  it('puts three runs side by side against the first, a run folder standing for its summary.csv', async () => {
+    const third = [
+      ...sessionRows({ scenario: 'append-only' }, [{ uncached: 1000 }, { read: 700, uncached: 300 }]),
+      ...sessionRows({ scenario: 'system-change' }, [{ uncached: 1000 }, { read: 500, uncached: 500 }]),
+    ]
+    const folder = join(dir, 'run-c')
+    mkdirSync(folder)
+    writeFileSync(join(folder, 'summary.csv'), summaryCsv(summarize(third)))
+    const result = await compare(summaryA, stepsB, folder)
+    expect(result.code).toBe(0)
+    expect(result.stdout).toContain(`C: ${join(folder, 'summary.csv')} (summary.csv, run sim-test)`)
+    expect(result.stdout).toMatch(/hit warm A\s+hit warm B\s+hit warm C/)
+    expect(result.stdout).toMatch(
+      /append-only\s+default\s+anthropic\s+90\.00%\s+95\.00% \(\+5\.00\)\s+70\.00% \(-20\.00\)/,
+    )
+    expect(result.stdout).toMatch(/system-change .*50\.00%\s+-\s+50\.00% \(0\.00\).* not in B\n/)
+    expect(result.stdout).toMatch(/tool-churn .* not in A, C\n/)
+  })
+
   it('exits 0 even when B is worse: the comparison is informational', async () => {
     expect((await compare(summaryB, summaryA)).code).toBe(0)
   })
 
   it.each([
-    [() => [summaryA], /compare needs two files, got 1/],
+    [() => [summaryA], /compare needs two files or more, got 1/],
     [() => [summaryA, join(dir, 'nope.csv')], /cannot read .*nope\.csv: no such file/],
     [
       () => [

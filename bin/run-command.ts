@@ -5,6 +5,7 @@ import { join, relative, resolve } from 'node:path'
 import { config as loadDotenv } from 'dotenv'
 import { LOOP_NAMES } from '../harness/loops/types.ts'
 import { breaksOf } from '../reports/breaks.ts'
+import { librarySummaryLines } from '../reports/libraries.ts'
 import { loopsSummaryLines } from '../reports/loops.ts'
 import { FIXED_EPOCH_MS } from '../reports/otel.ts'
 import { breaksDigest, summaryTable, wantsColour } from '../reports/table.ts'
@@ -54,19 +55,25 @@ export async function runCommand(argv: string[]): Promise<number> {
     { write: (text) => process.stderr.write(text), now: () => performance.now() },
   )
   const loops = listOption(values.loop, LOOP_NAMES, 'loop') ?? ['model']
-  const { runId, rows, summaries, claims, notApplicable, failures, inexpressible, comparisons } = await run({
-    loops,
-    scenarios,
-    providers: providersOption(values.provider),
-    ...(variants !== undefined ? { variants } : {}),
-    ...(values.model !== undefined ? { model: values.model } : {}),
-    live,
-    env,
-    stream: values.stream ?? false,
-    out: outDir,
-    ...(jobs !== undefined ? { jobs } : {}),
-    onProgress: (state) => progress.update(state),
-  }).finally(() => progress.finish())
+  const { runId, rows, summaries, claims, notApplicable, failures, inexpressible, comparisons, libraries } =
+    await run({
+      loops,
+      scenarios,
+      providers: providersOption(values.provider),
+      ...(variants !== undefined ? { variants } : {}),
+      ...(values.model !== undefined ? { model: values.model } : {}),
+      live,
+      env,
+      stream: values.stream ?? false,
+      out: outDir,
+      ...(jobs !== undefined ? { jobs } : {}),
+      onProgress: (state) => progress.update(state),
+    }).finally(() => progress.finish())
+  // An absent library is skipped, never fatal while another loop ran: what to install goes to stderr.
+  for (const library of libraries.absent)
+    process.stderr.write(
+      `cachelab: --loop ${library.name} skipped: ${library.reason}; install: ${library.install}\n`,
+    )
   if (values.out === undefined) linkLatest(outDir)
   const exported = otel === undefined ? undefined : await exportForCommand(rows, otel)
   if (values.json === true) {
@@ -77,7 +84,16 @@ export async function runCommand(argv: string[]): Promise<number> {
       claims,
       notApplicable,
       failures,
-      ...(loops.includes('dsh') ? { inexpressible, loops: comparisons } : {}),
+      ...(loops.some((loop) => loop !== 'model') ? { inexpressible } : {}),
+      ...(loops.includes('dsh') ? { loops: comparisons } : {}),
+      ...(libraries.comparisons.length > 0 || libraries.absent.length > 0
+        ? {
+            libraries: {
+              absent: libraries.absent,
+              comparisons: libraries.comparisons.map(({ steps: _, ...entry }) => entry),
+            },
+          }
+        : {}),
       ...(exported !== undefined ? { otel: exported } : {}),
     }
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`)
@@ -110,9 +126,12 @@ export async function runCommand(argv: string[]): Promise<number> {
         ...loopsSummaryLines(comparisons).map((line) => `  ${line}`),
         '',
       )
+    const librarySummary = librarySummaryLines(libraries)
+    if (librarySummary.length > 0)
+      lines.push('client libraries side by side (libraries.csv, library-steps.csv):', ...librarySummary, '')
     lines.push(claimsSummary(claims), '')
     lines.push(
-      `run ${runId}: ${succeeded} requests, ${rows.length - succeeded} failed attempts; wrote ${relative(process.cwd(), outDir) || '.'}/{steps.csv,summary.csv,breaks.csv,claims.csv,${comparisons.length > 0 ? 'loops.csv,' : ''}report.html,sessions/}`,
+      `run ${runId}: ${succeeded} requests, ${rows.length - succeeded} failed attempts; wrote ${relative(process.cwd(), outDir) || '.'}/{steps.csv,summary.csv,breaks.csv,claims.csv,${comparisons.length > 0 ? 'loops.csv,' : ''}${libraries.comparisons.length > 0 ? 'libraries.csv,library-steps.csv,' : ''}report.html,sessions/}`,
     )
     if (exported !== undefined) lines.push(exportLine(exported))
     process.stdout.write(`${lines.join('\n')}\n`)

@@ -10,18 +10,35 @@ import { VirtualClock } from '../harness/clock.ts'
 import { CachelabError, unreachable } from '../harness/errors.ts'
 import { type DshModules, loadDshModules, type ModuleImporter } from '../harness/loops/dsh/modules.ts'
 import { DSH_STORE_FOLDER, dshLogFile } from '../harness/loops/dsh/store.ts'
+import { LIBRARY_LOOPS, type LoadedLibrary, loadLibrary } from '../harness/loops/libraries/index.ts'
+import {
+  LIBRARY_LOOP_NAMES,
+  type LibraryLoop,
+  type LibraryLoopModule,
+  type LibraryLoopName,
+  REFERENCE_LOOP,
+} from '../harness/loops/libraries/types.ts'
 import type { Inexpressible, LoopName } from '../harness/loops/types.ts'
 import { hashString } from '../harness/random.ts'
 import { PROVIDER_IDS, type ProviderId } from '../harness/types.ts'
+import { isBuiltInVendor, vendorOf } from '../providers/catalog.ts'
 import { knownProviderIds } from '../providers/compatible.ts'
 import { liveEndpoint } from '../providers/endpoints.ts'
 import { startMockProviders } from '../providers/index.ts'
+import { type LoopbackServer, startLoopback } from '../providers/mock/loopback.ts'
 import { CacheSimulators } from '../providers/sim/index.ts'
 import type { BreakEvent } from '../reports/break-events.ts'
 import { breaksOf } from '../reports/breaks.ts'
 import { breaksCsv, claimsCsv, stepsCsv, summaryCsv } from '../reports/csv.ts'
 import { providerOutcomes, runFailures, type SessionOutcome } from '../reports/failures.ts'
 import { renderReport } from '../reports/html.ts'
+import {
+  compareLibraries,
+  type LibraryReport,
+  type LibrarySessionRecord,
+  librariesCsv,
+  libraryStepsCsv,
+} from '../reports/libraries.ts'
 import { compareLoops, type LoopComparison, type LoopSession, loopsCsv } from '../reports/loops.ts'
 import { summarize, withClaims } from '../reports/summary.ts'
 import type { ClaimResult, StepRow, SummaryRow } from '../reports/types.ts'
@@ -30,6 +47,7 @@ import { SCENARIOS } from '../scenarios/index.ts'
 import type { NotApplicable } from '../scenarios/requirements.ts'
 import { planMatrix, runSession, type SessionPlan, sessionIdOf } from '../scenarios/run.ts'
 import { DSH_LOOP_PROVIDER, runDshSession } from '../scenarios/run-dsh.ts'
+import { runLibrarySession } from '../scenarios/run-library.ts'
 import type { Scenario } from '../scenarios/types.ts'
 import { requireKnown } from './args.ts'
 import { RUN_FILES, RunFolder } from './run-folder.ts'
@@ -72,6 +90,8 @@ export interface RunOptions {
   loops?: readonly LoopName[]
   /** Loads DSH's packages for `--loop dsh` (tests simulate their absence); the runtime's `import` when absent. */
   importer?: ModuleImporter
+  /** Library loop modules to use instead of the built-in ones (tests give a fake loop or an absent one). */
+  libraryModules?: Partial<Record<LibraryLoopName, LibraryLoopModule>>
   /**
    * Worker threads to spread the sessions over (each with its own mock providers); the output is the
    * same bytes whatever the number. 1 runs every session in this thread. Default: the machine's cores
@@ -136,6 +156,8 @@ export interface RunResult {
   inexpressible: LoopInexpressible[]
   /** The model and DSH loops request by request, for the sessions both ran. */
   comparisons: LoopComparison[]
+  /** The client-library loops side by side (empty without library loops), and those that were absent. */
+  libraries: LibraryReport
   /** The absolute directory the files were written to, when `out` was given. */
   outDir: string | undefined
 }
@@ -176,8 +198,27 @@ export async function run(options: RunOptions = {}): Promise<RunResult> {
       'usage',
       `nothing to run: --loop dsh runs on the ${DSH_LOOP_PROVIDER} provider only`,
     )
+  const libraryLoops = libraryLoopsOf(loops)
+  if (libraryLoops.length > 0 && live)
+    throw new CachelabError(
+      'usage',
+      `--loop ${libraryLoops.join(',')} runs on the simulator only (the library loops talk to a loopback serve): drop --live`,
+    )
   // DSH's packages are loaded before anything runs: without them the run is a usage error naming them.
   const dshModules: DshModules | undefined = dsh ? await loadDshModules(options.importer) : undefined
+  const libraries = await loadLibraries(libraryLoops, options.libraryModules ?? {})
+  const absent = libraries.flatMap((library) =>
+    library.status === 'missing'
+      ? [{ name: library.name, reason: library.reason, install: library.install }]
+      : [],
+  )
+  if (loops.every((loop) => absent.some((library) => library.name === loop)))
+    throw new CachelabError(
+      'usage',
+      `no loop to run: ${absent.map((library) => `${library.name} is absent (${library.reason}; install: ${library.install})`).join('; ')}`,
+    )
+  const loadedLibraries = libraries.flatMap((library) => (library.status === 'loaded' ? [library] : []))
+  const libraryPlans = libraryPlansOf(plans)
   const stream = options.stream ?? false
   if (live) requireLiveKeys(plans, options.env ?? process.env)
   const requestedJobs = jobsFor(plans, options.jobs)
@@ -194,6 +235,7 @@ export async function run(options: RunOptions = {}): Promise<RunResult> {
           files: [
             ...RUN_FILES,
             ...(loops.includes('model') ? plans.map((plan) => sessionFileOf(sessionIdOf(plan))) : []),
+            ...(loadedLibraries.length > 0 ? ['libraries.csv', 'library-steps.csv'] : []),
             ...(dsh
               ? [
                   'loops.csv',
@@ -213,7 +255,8 @@ export async function run(options: RunOptions = {}): Promise<RunResult> {
         .toString(16)
         .padStart(8, '0')}`
 
-  const mock = live ? undefined : startMockProviders()
+  // The in-process mocks intercept every fetch of this thread: started only for the loops that use them.
+  const mock = live || !(modelLoop || dsh) ? undefined : startMockProviders()
   // Live sessions share one predictor and one clock, as they share the provider's cache and time.
   const predictor = new CacheSimulators()
   const liveClock = new VirtualClock()
@@ -222,10 +265,22 @@ export async function run(options: RunOptions = {}): Promise<RunResult> {
   const inexpressible: LoopInexpressible[] = []
   const breakEvents: BreakEvent[] = []
   const pairs: Array<{ model?: LoopSession; dsh?: LoopSession }> = []
+  const librarySessions: LibrarySessionRecord[] = []
   // DSH's store needs a folder even when the run writes nothing: a temporary one, removed at the end.
   const dshDir = dsh ? (sessionsDir ?? mkdtempSync(join(tmpdir(), 'cachelab-dsh-'))) : undefined
   const compare = modelLoop && dsh
-  const progress = progressTracker(plans, loops, jobs, options.onProgress)
+  /** The library loops that run a plan: each loaded library on a distinct plan of a provider it speaks to. */
+  const librariesFor = (index: number) =>
+    libraryPlans.has(index)
+      ? loadedLibraries.filter((library) => speaks(library.loop, (plans[index] as SessionPlan).provider))
+      : []
+  const progress = progressTracker(
+    plans,
+    loops,
+    jobs,
+    options.onProgress,
+    (index) => librariesFor(index).length,
+  )
   // Model-loop sessions run in the workers while this thread runs the DSH loop's, if any, in plan order.
   const pool =
     jobs > 1
@@ -289,6 +344,7 @@ export async function run(options: RunOptions = {}): Promise<RunResult> {
       }
       if (pair.model !== undefined && pair.dsh !== undefined) pairs.push(pair)
       rows.push(...sessionRows)
+      if (!(modelLoop || dsh)) continue
       options.onSession?.({
         index: index + 1,
         total: plans.length,
@@ -301,14 +357,93 @@ export async function run(options: RunOptions = {}): Promise<RunResult> {
     mock?.close()
     if (dshDir !== undefined && sessionsDir === undefined) rmSync(dshDir, { recursive: true, force: true })
   }
+  // The library sessions run after the model and DSH loops, once the in-process mocks (which intercept
+  // this thread's fetch) are closed, against one loopback server: HTTP as to any gateway.
+  if (loadedLibraries.length > 0) {
+    const loopback: LoopbackServer = await startLoopback({ upstream: 'sim', port: 0 })
+    try {
+      for (const [index, plan] of plans.entries()) {
+        const sessionId = sessionIdOf(plan)
+        const sessionRows: StepRow[] = []
+        if (libraryPlans.has(index)) {
+          for (const library of loadedLibraries) {
+            const { loop } = library
+            if (!speaks(loop, plan.provider)) {
+              inexpressible.push({
+                sessionId,
+                loop: loop.name,
+                action: 'session',
+                turn: 0,
+                reason: isBuiltInVendor(vendorOf(plan.provider))
+                  ? `the ${loop.name} loop does not speak to ${plan.provider} (it speaks to ${loop.providers.join(', ')})`
+                  : `the library loops run on built-in providers only, not ${plan.provider}`,
+              })
+              continue
+            }
+            progress.observe({ kind: 'started', index })
+            const result = await runLibrarySession(plan, { runId, server: loopback, loop })
+            for (const _ of result.rows) progress.observe({ kind: 'request', index })
+            progress.observe({ kind: 'finished', index })
+            sessionRows.push(...result.rows)
+            inexpressible.push(
+              ...result.inexpressible.map((entry) => ({ ...entry, sessionId, loop: loop.name })),
+            )
+            librarySessions.push({
+              scenario: plan.scenario.name,
+              variant: plan.variant.name,
+              provider: plan.provider,
+              loop: loop.name,
+              versions: library.versions,
+              caching: loop.caching(plan.provider),
+              rows: result.rows,
+              digests: result.digests,
+              requests: result.requests,
+              errors: result.errors,
+            })
+          }
+        }
+        rows.push(...sessionRows)
+        if (modelLoop || dsh) continue
+        options.onSession?.({
+          index: index + 1,
+          total: plans.length,
+          sessionId,
+          summary: summarize(sessionRows)[0],
+        })
+      }
+    } finally {
+      await loopback.close()
+    }
+  }
   const comparisons = pairs.map((pair) => compareLoops(pair.model as LoopSession, pair.dsh as LoopSession))
+  const libraryReport = compareLibraries(librarySessions, absent)
   const verdicts =
     folder === undefined
       ? verdictsOf(rows, scenarios)
-      : writeInto(folder, { runId, rows, scenarios, notApplicable, comparisons, inexpressible, breakEvents })
+      : writeInto(folder, {
+          runId,
+          rows,
+          scenarios,
+          notApplicable,
+          comparisons,
+          inexpressible,
+          breakEvents,
+          ...(loadedLibraries.length > 0 ? { libraries: libraryReport } : {}),
+        })
   folder?.complete()
+  // A library's refused requests are its finding (libraries.csv), not a provider that did not answer.
   const failures = runFailures(providerOutcomes(outcomes), live ? 'live' : 'simulated')
-  return { runId, rows, ...verdicts, notApplicable, failures, inexpressible, comparisons, outDir }
+  return {
+    runId,
+    rows,
+    ...verdicts,
+    notApplicable,
+    failures,
+    inexpressible,
+    comparisons,
+    libraries: libraryReport,
+    outDir,
+  }
 }
 
 /**
@@ -320,9 +455,12 @@ function progressTracker(
   loops: readonly LoopName[],
   jobs: number,
   onProgress: ((progress: RunProgress) => void) | undefined,
+  libraryParts: (index: number) => number,
 ): { observe: (event: SessionJobEvent) => void } {
-  const partsOf = (plan: SessionPlan) =>
-    (loops.includes('model') ? 1 : 0) + (loops.includes('dsh') && plan.provider === DSH_LOOP_PROVIDER ? 1 : 0)
+  const partsOf = (plan: SessionPlan, index: number) =>
+    (loops.includes('model') ? 1 : 0) +
+    (loops.includes('dsh') && plan.provider === DSH_LOOP_PROVIDER ? 1 : 0) +
+    libraryParts(index)
   const remaining = plans.map(partsOf)
   const active = plans.map(() => 0)
   let requests = 0
@@ -356,6 +494,56 @@ function progressTracker(
   }
 }
 
+/** The library loops of a run: the reference loop first, and added whenever another library loop runs. */
+export function libraryLoopsOf(loops: readonly LoopName[]): LibraryLoopName[] {
+  const asked = LIBRARY_LOOP_NAMES.filter((name) => loops.includes(name))
+  if (asked.length === 0) return []
+  return [REFERENCE_LOOP, ...asked.filter((name) => name !== REFERENCE_LOOP)]
+}
+
+/** Load each library loop in order; an absent one says why and how to install it. */
+async function loadLibraries(
+  names: readonly LibraryLoopName[],
+  modules: Partial<Record<LibraryLoopName, LibraryLoopModule>>,
+): Promise<LoadedLibrary[]> {
+  const loaded: LoadedLibrary[] = []
+  for (const name of names) {
+    const module = modules[name]
+    // A test's module names no installed packages: its versions are what it declares.
+    loaded.push(
+      module === undefined ? await loadLibrary(LIBRARY_LOOPS[name]) : await loadLibrary(module, () => 'test'),
+    )
+  }
+  return loaded
+}
+
+/** Whether a library loop speaks to a provider (a built-in one it lists). */
+function speaks(loop: LibraryLoop, provider: ProviderId): boolean {
+  return isBuiltInVendor(vendorOf(provider)) && loop.providers.includes(provider)
+}
+
+/**
+ * The plans a library loop runs, by index: per (scenario, provider), every variant with its own script,
+ * skipped actions or cache rules, and the first of those that differ only in model-loop policies or
+ * request building (the library decides those itself, so they would run the same session again).
+ */
+export function libraryPlansOf(plans: readonly SessionPlan[]): Set<number> {
+  const chosen = new Set<number>()
+  const plainSeen = new Set<string>()
+  for (const [index, plan] of plans.entries()) {
+    const { variant } = plan
+    if (variant.script !== undefined || variant.skip !== undefined || variant.rules !== undefined) {
+      chosen.add(index)
+      continue
+    }
+    const key = `${plan.scenario.name}\u0000${plan.provider}`
+    if (plainSeen.has(key)) continue
+    plainSeen.add(key)
+    chosen.add(index)
+  }
+  return chosen
+}
+
 /** The loops in a run id: nothing for the model loop alone, so its ids stay what they were. */
 function loopsPart(loops: readonly LoopName[]): string[] {
   return loops.length === 1 && loops[0] === 'model' ? [] : [loops.join(',')]
@@ -383,6 +571,8 @@ export interface RunFilesInput {
   inexpressible?: readonly LoopInexpressible[]
   /** The session events the breaks name, described for report.html. */
   breakEvents?: readonly BreakEvent[]
+  /** The client-library loops side by side: libraries.csv, library-steps.csv and a report section. */
+  libraries?: LibraryReport
   /** Further files of the folder (name relative to it → content), written before it is marked complete. */
   files?: Readonly<Record<string, string>>
   /** The command recorded in the folder's manifest; `run` when absent. */
@@ -417,6 +607,10 @@ function writeInto(folder: RunFolder, run: RunFilesInput): RunFiles {
   folder.write('breaks.csv', breaksCsv(breaksOf(rows)))
   folder.write('claims.csv', claimsCsv(claims))
   if (comparisons.length > 0) folder.write('loops.csv', loopsCsv(comparisons))
+  if (run.libraries !== undefined) {
+    folder.write('libraries.csv', librariesCsv(run.libraries))
+    folder.write('library-steps.csv', libraryStepsCsv(run.libraries))
+  }
   folder.write(
     'report.html',
     renderReport({
@@ -428,6 +622,7 @@ function writeInto(folder: RunFolder, run: RunFilesInput): RunFiles {
       comparisons,
       inexpressible,
       breakEvents: run.breakEvents ?? [],
+      ...(run.libraries !== undefined ? { libraries: run.libraries } : {}),
     }),
   )
   for (const [name, content] of Object.entries(run.files ?? {})) folder.write(name, content)

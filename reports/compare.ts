@@ -100,3 +100,89 @@ function noteOf(a: SummaryRow | undefined, b: SummaryRow | undefined): string {
   if (a.model !== b.model) return `model ${a.model} -> ${b.model}`
   return ''
 }
+
+/** One session across N runs: its summary in each run where it has one. */
+export interface RunsComparisonEntry {
+  /** The session compared (its loop included, so library loops stay apart). */
+  key: SessionKey
+  /** Per run, in the order given; undefined where the run lacks the session. */
+  summaries: Array<SummaryRow | undefined>
+}
+
+/** The letter naming the run at a position: A, B, …, Z, then R27, R28, … */
+export function runLabel(index: number): string {
+  return index < 26 ? String.fromCharCode(65 + index) : `R${index + 1}`
+}
+
+/** Pair the sessions of N runs: in first-seen order over the runs as given. */
+export function compareRuns(runs: ReadonlyArray<readonly SummaryRow[]>): RunsComparisonEntry[] {
+  const entries = new Map<string, RunsComparisonEntry>()
+  for (const [index, rows] of runs.entries()) {
+    for (const row of rows) {
+      const id = sessionKeyString(row)
+      let entry = entries.get(id)
+      if (entry === undefined) {
+        entry = {
+          key: {
+            scenario: row.scenario,
+            variant: row.variant,
+            provider: row.provider,
+            ...(row.loop !== undefined ? { loop: row.loop } : {}),
+          },
+          summaries: runs.map(() => undefined),
+        }
+        entries.set(id, entry)
+      }
+      entry.summaries[index] = row
+    }
+  }
+  return [...entries.values()]
+}
+
+/**
+ * N runs as a terminal table, the first the baseline: per run its warm hit ratio (the others with their
+ * difference from the baseline in points) and cost (with the difference in dollars), then which runs lack
+ * the session.
+ */
+export function runsComparisonTable(entries: readonly RunsComparisonEntry[], runs: number): string {
+  const labels = Array.from({ length: runs }, (_, index) => runLabel(index))
+  const columns: Column[] = [
+    { title: 'scenario', align: 'left' },
+    { title: 'variant', align: 'left' },
+    { title: 'provider', align: 'left' },
+    ...labels.map((label): Column => ({ title: `hit warm ${label}`, align: 'right' })),
+    ...labels.map((label): Column => ({ title: `cost ${label}`, align: 'right' })),
+    { title: 'note', align: 'left' },
+  ]
+  const rows = entries.map((entry) => {
+    const [baseline] = entry.summaries
+    const hits = entry.summaries.map((summary, index) => {
+      if (summary === undefined) return '-'
+      const text = percentText(summary.hitRatioWarm)
+      if (index === 0 || baseline?.hitRatioWarm === undefined || summary.hitRatioWarm === undefined)
+        return text
+      return `${text} (${pointsText((summary.hitRatioWarm - baseline.hitRatioWarm) * 100)})`
+    })
+    const costs = entry.summaries.map((summary, index) => {
+      if (summary === undefined) return '-'
+      if (index === 0 || baseline === undefined) return dollarText(summary.costUsd)
+      return `${dollarText(summary.costUsd)} (${signedDollarText(summary.costUsd - baseline.costUsd)})`
+    })
+    const missing = labels.filter((_, index) => entry.summaries[index] === undefined)
+    const loop = entry.key.loop === undefined || entry.key.loop === 'model' ? '' : ` (${entry.key.loop} loop)`
+    return [
+      entry.key.scenario,
+      `${entry.key.variant}${loop}`,
+      entry.key.provider,
+      ...hits,
+      ...costs,
+      missing.length === 0 ? '' : `not in ${missing.join(', ')}`,
+    ]
+  })
+  return [
+    alignedTable(columns, rows),
+    '',
+    'hit warm: token-weighted, cache-read tokens / input tokens of the successful requests after each',
+    "session's first; in brackets each run's difference from A (the baseline): points, dollars.",
+  ].join('\n')
+}

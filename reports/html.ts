@@ -22,6 +22,8 @@ import {
 } from './html-parts.ts'
 import { sessionSection } from './html-session.ts'
 import { stepLabel } from './labels.ts'
+import type { LibraryReport } from './libraries.ts'
+import { librariesSection } from './libraries-html.ts'
 import type { LoopComparison } from './loops.ts'
 import { loopsSection, type SessionInexpressible } from './loops-html.ts'
 import { escapeHtml } from './markup.ts'
@@ -57,6 +59,8 @@ export interface ReportInput {
   inexpressible?: readonly SessionInexpressible[]
   /** The session events the breaks name, described (`breakEventsOf`); without them a break shows its seq alone. */
   breakEvents?: readonly BreakEvent[]
+  /** The client-library loops side by side. */
+  libraries?: LibraryReport
 }
 
 /** Breaks listed in the costliest-breaks table. */
@@ -160,6 +164,7 @@ export function renderReport(input: ReportInput): string {
     summarySection(worstFirst),
     claimsSection(input.claims ?? []),
     notApplicableSection(input.notApplicable ?? []),
+    librariesSection(input.libraries),
     loopsSection(input.comparisons ?? [], input.inexpressible ?? []),
     '<section id="sessions">',
     '<h2>Sessions</h2>',

@@ -59,6 +59,8 @@ export interface LibraryRequestView {
   /** The API's refusal, when it refused the request. */
   refusal: string | undefined
   status: number
+  /** Cache markers (`cache_control`) in the request body: the breakpoints the library sent. */
+  breakpoints: number
 }
 
 /** What one library session produced. */
@@ -231,7 +233,13 @@ export async function runLibrarySession(
     result.rows.push(added.row)
     result.digests.push(added.digest)
     result.breakEventTypes.push(added.breakEventType)
-    const view: LibraryRequestView = { wire, reported: undefined, refusal: call.refusal, status: call.status }
+    const view: LibraryRequestView = {
+      wire,
+      reported: undefined,
+      refusal: call.refusal,
+      status: call.status,
+      breakpoints: cacheMarkers(call.body),
+    }
     result.requests.push(view)
     clock.advance((wire === undefined ? 60 : modeledLatencyMs(wire)) / 1000)
     if (wire === undefined) {
@@ -354,4 +362,14 @@ export function argumentsObject(value: unknown): JsonObject {
     }
   }
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as JsonObject) : {}
+}
+
+/** How many `cache_control` markers a request body holds, at any depth: the breakpoints it asks for. */
+export function cacheMarkers(value: unknown): number {
+  if (Array.isArray(value)) return value.reduce((total: number, item) => total + cacheMarkers(item), 0)
+  if (typeof value !== 'object' || value === null) return 0
+  return Object.entries(value).reduce(
+    (total, [key, item]) => total + (key === 'cache_control' && item !== null ? 1 : cacheMarkers(item)),
+    0,
+  )
 }
