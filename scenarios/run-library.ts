@@ -115,7 +115,10 @@ export async function runLibrarySession(
   const vendor = vendorOf(plan.provider)
   if (!isBuiltInVendor(vendor))
     throw new CachelabError('usage', `the library loops run on built-in providers only, not ${plan.provider}`)
-  const sessionId = `${sessionIdOf(plan)}.${loop.name}`
+  // One id for every loop on the plan: the scripted texts and the model's reasoning are seeded by it, so
+  // each loop's requests carry the same words and the first wire node that differs from the reference's
+  // is the library's doing. Sessions share no state: the simulator is reset below.
+  const sessionId = sessionIdOf(plan)
   const entry = resolveModel(plan.provider, plan.model)
   const clock = new VirtualClock()
   const pace = { ...DEFAULT_PACE, ...scenario.pace }

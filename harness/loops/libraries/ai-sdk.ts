@@ -1,7 +1,173 @@
-// Placeholder until the ai-sdk loop lands: loading it says so.
+// The Vercel AI SDK loop (ai 6, the major that runs on Node 20): one `generateText` per user turn, its own
+// multi-step tool loop (`stopWhen: stepCountIs(64)`) running the tools, and the app's message array
+// growing by `response.messages`, as the AI SDK's documentation writes a chat agent. Caching as its
+// provider pages recommend: Anthropic marks the system message and each turn's user message with
+// `providerOptions.anthropic.cacheControl` (the marks stay in the history, so a long conversation carries
+// more than the four breakpoints Anthropic takes, and @ai-sdk/anthropic drops the newest ones beyond
+// four with a warning); OpenAI routes by `providerOptions.openai.promptCacheKey`; DeepSeek caches by
+// itself. What the library reports is read off each step's `usage` as it documents the fields.
 
-import type { LibraryLoop } from './types.ts'
+import { createAnthropic } from '@ai-sdk/anthropic'
+import { createDeepSeek } from '@ai-sdk/deepseek'
+import { createOpenAI } from '@ai-sdk/openai'
+import {
+  generateText,
+  jsonSchema,
+  type LanguageModel,
+  type LanguageModelUsage,
+  type ModelMessage,
+  type SystemModelMessage,
+  stepCountIs,
+  type ToolSet,
+  tool,
+} from 'ai'
+import type { JsonObject, ProviderId, ToolSchema } from '../../types.ts'
+import { DEFAULT_MAX_TOKENS } from './sdk.ts'
+import type {
+  LibraryLoop,
+  LibrarySession,
+  LibrarySessionOptions,
+  LibraryToolCall,
+  LibraryToolResult,
+  ReportedUsage,
+} from './types.ts'
 
+/** The step cap of one turn's tool loop: far above any scenario's steps, so the model ends each turn. */
+export const AI_SDK_MAX_STEPS = 64
+
+/** Anthropic's cache mark as the AI SDK's Anthropic provider page writes it. */
+const ANTHROPIC_CACHE_MARK = { anthropic: { cacheControl: { type: 'ephemeral' } } } as const
+
+/** The AI SDK's loop. */
 export function aiSdkLoop(): LibraryLoop {
-  throw new Error('the ai-sdk loop is not built yet')
+  return {
+    name: 'ai-sdk',
+    providers: ['anthropic', 'openai-chat', 'openai-responses', 'deepseek'],
+    caching(provider: ProviderId): string {
+      switch (provider) {
+        case 'anthropic':
+          return 'providerOptions.anthropic.cacheControl on the system message and on every turn’s user message'
+        case 'openai-chat':
+        case 'openai-responses':
+          return 'providerOptions.openai.promptCacheKey per session'
+        default:
+          return 'automatic (nothing to ask)'
+      }
+    },
+    async open(options: LibrarySessionOptions): Promise<LibrarySession> {
+      return aiSdkSession(options, languageModel(options))
+    },
+  }
+}
+
+/** The provider package's model, pointed at the transport (its fetch adds the cachelab headers per request). */
+function languageModel(options: LibrarySessionOptions): LanguageModel {
+  const { transport } = options
+  const settings = { baseURL: transport.baseURL, apiKey: transport.apiKey, fetch: transport.fetch }
+  switch (options.provider) {
+    case 'anthropic':
+      return createAnthropic(settings)(options.model)
+    case 'openai-chat':
+      return createOpenAI(settings).chat(options.model)
+    case 'openai-responses':
+      // `openai(model)` is the Responses model since AI SDK 5; named here so the route is explicit.
+      return createOpenAI(settings).responses(options.model)
+    case 'deepseek':
+      return createDeepSeek(settings)(options.model)
+    default:
+      throw new Error(`the ai-sdk loop does not speak to ${options.provider}`)
+  }
+}
+
+function aiSdkSession(options: LibrarySessionOptions, model: LanguageModel): LibrarySession {
+  const anthropic = options.provider === 'anthropic'
+  const openai = options.provider === 'openai-chat' || options.provider === 'openai-responses'
+  let system = options.system
+  let tools = options.tools
+  // The app's message array, as the docs keep it: each turn's user message, then `response.messages`.
+  const messages: ModelMessage[] = []
+  // The system prompt as a message, the only form that carries providerOptions (Anthropic's cache mark).
+  const systemMessage = (): SystemModelMessage => ({
+    role: 'system',
+    content: system,
+    ...(anthropic ? { providerOptions: ANTHROPIC_CACHE_MARK } : {}),
+  })
+  return {
+    setSystem: (text) => {
+      system = text
+    },
+    setTools: (next) => {
+      tools = next
+    },
+    async turn(user, execute) {
+      const mark = messages.length
+      messages.push({
+        role: 'user',
+        content: user,
+        ...(anthropic ? { providerOptions: ANTHROPIC_CACHE_MARK } : {}),
+      })
+      // Read per step as it finishes, so a turn that fails at a later step still reports the earlier ones.
+      const reported: Array<ReportedUsage | undefined> = []
+      try {
+        const result = await generateText({
+          model,
+          messages: [systemMessage(), ...messages],
+          // The system prompt sits in `messages` on purpose (to carry its cache mark): no warning for it.
+          allowSystemInMessages: true,
+          ...(tools.length > 0 ? { tools: toolSet(tools, execute) } : {}),
+          stopWhen: stepCountIs(AI_SDK_MAX_STEPS),
+          maxOutputTokens: options.maxTokens ?? DEFAULT_MAX_TOKENS,
+          maxRetries: 0,
+          ...(openai ? { providerOptions: { openai: { promptCacheKey: options.sessionKey } } } : {}),
+          onStepFinish: (step) => {
+            reported.push(reportedUsage(step.usage))
+          },
+        })
+        messages.push(...result.response.messages)
+        return { reported }
+      } catch (error) {
+        messages.splice(mark)
+        return { reported, error: error instanceof Error ? error.message : String(error) }
+      }
+    },
+  }
+}
+
+/**
+ * The scenario's tools as AI SDK tools: the JSON schema as it is, and `execute` answering with the
+ * runner's scripted result for the call id the model sent. A failed result is thrown, the AI SDK's way to
+ * hand the model a tool error.
+ */
+function toolSet(
+  tools: readonly ToolSchema[],
+  execute: (call: LibraryToolCall) => LibraryToolResult,
+): ToolSet {
+  return Object.fromEntries(
+    tools.map((schema) => [
+      schema.name,
+      tool({
+        description: schema.description,
+        inputSchema: jsonSchema<JsonObject>(schema.parameters as Parameters<typeof jsonSchema>[0]),
+        execute: async (input: JsonObject, { toolCallId }) => {
+          const result = execute({ id: toolCallId, name: schema.name, arguments: input })
+          if (result.isError) throw new Error(result.output)
+          return result.output
+        },
+      }),
+    ]),
+  )
+}
+
+/**
+ * A step's usage by the AI SDK's documented meanings: `inputTokens` every input token, its details the
+ * tokens read from and written to the cache. Taken as the library hands them over, never corrected.
+ */
+function reportedUsage(usage: LanguageModelUsage): ReportedUsage {
+  const { cacheReadTokens, cacheWriteTokens } = usage.inputTokenDetails
+  return {
+    ...(usage.inputTokens !== undefined ? { input: usage.inputTokens } : {}),
+    ...(cacheReadTokens !== undefined ? { cacheRead: cacheReadTokens } : {}),
+    ...(cacheWriteTokens !== undefined ? { cacheWrite: cacheWriteTokens } : {}),
+    raw: usage,
+  }
 }
