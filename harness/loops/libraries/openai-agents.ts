@@ -124,18 +124,29 @@ function agentsSession(options: LibrarySessionOptions, model: AgentsModel): Libr
   }
 }
 
+/**
+ * The SDK's type of a non-strict tool's JSON schema, which it does not export by name. The scenario's
+ * schema is sent as it is; the type only satisfies the overload of `tool` that takes a JSON schema.
+ */
+interface NonStrictSchema {
+  type: 'object'
+  properties: Record<string, Record<string, unknown>>
+  required: string[]
+  additionalProperties: true
+}
+
 /** A scenario tool as an SDK function tool: its JSON schema as is, not strict, answered by the turn. */
 function agentsTool(schema: ToolSchema, current: () => Execute | undefined): Tool {
   return tool({
     name: schema.name,
     description: schema.description,
-    parameters: schema.parameters as Parameters<typeof tool>[0]['parameters'],
+    parameters: schema.parameters as unknown as NonStrictSchema,
     strict: false,
     execute: (input, _context, details) => {
       const execute = current()
       if (execute === undefined) throw new Error(`${schema.name} called outside a turn`)
       const result = execute({
-        id: details?.toolCall.callId ?? '',
+        id: details?.toolCall?.callId ?? '',
         name: schema.name,
         arguments: argumentsOf(input),
       })
