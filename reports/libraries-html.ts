@@ -23,7 +23,7 @@ function loopRow(entry: LibraryComparison): string {
     `<td class="num">${countText(entry.lostTokens)}</td>`,
     `<td class="num">${dollarText(entry.lostUsd)}</td>`,
     `<td class="num">${entry.costVsReferenceUsd === undefined ? '' : signedDollarText(entry.costVsReferenceUsd)}</td>`,
-    `<td class="num">${entry.maxBreakpoints}</td>`,
+    `<td class="label">${breakpointsCell(entry)}</td>`,
     `<td class="label">${entry.refused}${entry.firstRefusal === undefined ? '' : ` — ${escapeHtml(entry.firstRefusal)}`}</td>`,
     `<td class="label">${entry.misread}${entry.firstMisread === undefined ? '' : ` — ${escapeHtml(entry.firstMisread)}`}</td>`,
     `<td class="label">${difference}</td>`,
@@ -32,13 +32,20 @@ function loopRow(entry: LibraryComparison): string {
   ].join('')
 }
 
+/** Breakpoints sent, and where the library sent fewer than the loop asked for, how many and its warning. */
+function breakpointsCell(entry: LibraryComparison): string {
+  if (entry.droppedBreakpointRequests === 0) return String(entry.maxBreakpoints)
+  const warning = entry.firstWarning === undefined ? '' : ` — warned: ${escapeHtml(entry.firstWarning)}`
+  return `${entry.maxBreakpoints} of ${entry.maxBreakpointsRequested ?? '?'} asked; dropped on ${countText(entry.droppedBreakpointRequests)} requests${warning}`
+}
+
 /** The section: empty when the run had no library loop. */
 export function librariesSection(report: LibraryReport | undefined): string {
   if (report === undefined || (report.comparisons.length === 0 && report.absent.length === 0)) return ''
   const parts = [
     '<section id="libraries">',
     '<h2>Client libraries side by side</h2>',
-    '<p class="note">Each library’s minimal agent loop ran the scenario script against a loopback serve, beside the official SDKs’ loop (the reference). Warm hit: cache-read tokens / input tokens of the requests after the first. Lost: tokens each request would have read had it extended the previous one. vs reference: cost minus the reference loop’s. Breakpoints: the most cache markers one request sent. Refused: requests the real API would refuse. Misread: requests whose usage the library reported otherwise than the wire. First difference: the first request (turn.step) and wire node that differ from the reference’s request at the same position.</p>',
+    '<p class="note">Each library’s minimal agent loop ran the scenario script against a loopback serve, beside the official SDKs’ loop (the reference). Warm hit: cache-read tokens / input tokens of the requests after the first. Lost: tokens each request would have read had it extended the previous one. vs reference: cost minus the reference loop’s. Breakpoints: the most cache markers one request sent, and the most the loop asked for where the library dropped some. Refused: requests the real API would refuse. Misread: requests whose usage the library reported otherwise than the wire. First difference: the first request (turn.step) and wire node that differ from the reference’s request at the same position.</p>',
   ]
   const groups = new Map<string, LibraryComparison[]>()
   for (const entry of report.comparisons) {

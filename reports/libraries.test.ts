@@ -66,6 +66,7 @@ function session(
       refusal: undefined,
       status: row.ok ? 200 : 400,
       breakpoints: 2,
+      markers: [],
       ...requests[index],
     })),
     errors: [],
@@ -124,6 +125,64 @@ describe('the library side-by-side', () => {
     expect(entry?.firstRefusal).toBe('developer role is not supported')
     expect(entry?.breaks).toBe(1)
     expect(entry?.firstBreak).toBe('system-replace@system')
+  })
+
+  it('names a refused request and differing cache marks where the content agrees with the reference', () => {
+    const marked = (markers: string[]) => ({ markers, breakpoints: markers.length })
+    const library = session(
+      'langchain',
+      [{ uncached: 1000, write: 4000 }, { read: 5000, uncached: 200 }, { failed: true }],
+      [digest('s', 'u1'), digest('s', 'u1', 'a1'), undefined],
+      [
+        marked(['system[0]', 'messages[0].content[0]']),
+        marked(['system[0]', 'messages[0].content[0]']),
+        { ...marked(['system[0]', 'a', 'b', 'c', 'd']), refusal: 'A maximum of 4 blocks', status: 400 },
+      ],
+    )
+    const top = (requests: LibrarySessionRecord['requests']) =>
+      requests.map((request) => ({ ...request, markers: ['cache_control'], breakpoints: 1 }))
+    const [, entry] = compareLibraries([
+      { ...reference, requests: top(reference.requests) },
+      library,
+    ]).comparisons
+    expect(entry?.steps.map((step) => step.firstDifference)).toEqual([
+      'cache marks: system[0]',
+      'cache marks: system[0]',
+      'cache marks: system[0]',
+    ])
+    const refusedOnly = session(
+      'langchain',
+      [{ uncached: 1000, write: 4000 }, { read: 5000, uncached: 200 }, { failed: true }],
+      [digest('s', 'u1'), digest('s', 'u1', 'a1'), undefined],
+      [{}, {}, { refusal: 'refused', status: 400 }],
+    )
+    const [, refused] = compareLibraries([reference, refusedOnly]).comparisons
+    expect(refused?.firstDifference).toEqual({ turn: 1, step: 3, node: 'refused' })
+  })
+
+  it('counts the requests whose library dropped breakpoints the loop asked for, with its warning', () => {
+    const asked = (requestedBreakpoints: number, breakpoints: number, warnings: string[] = []) => ({
+      breakpoints,
+      reported: { raw: {}, requestedBreakpoints, warnings },
+    })
+    const library = session(
+      'ai-sdk',
+      [
+        { uncached: 1000, write: 4000 },
+        { read: 5000, uncached: 200 },
+        { read: 5200, uncached: 300 },
+      ],
+      [digest('s', 'u1'), digest('s', 'u1', 'a1'), digest('s', 'u1', 'a1', 'u2')],
+      [asked(3, 3), asked(4, 4), asked(5, 4, ['Maximum 4 cache breakpoints exceeded (found 5).'])],
+    )
+    const [, entry] = compareLibraries([reference, library]).comparisons
+    expect(entry?.maxBreakpoints).toBe(4)
+    expect(entry?.maxBreakpointsRequested).toBe(5)
+    expect(entry?.droppedBreakpointRequests).toBe(1)
+    expect(entry?.firstWarning).toBe('Maximum 4 cache breakpoints exceeded (found 5).')
+    expect(librarySummaryLines(compareLibraries([reference, library])).join('\n')).toMatch(
+      /dropped \(ai-sdk on .*\): 4 of 5 cache marks sent, 1 requests/,
+    )
   })
 
   it('finds usage the library misreads, a left-out field counting only when the wire has tokens there', () => {

@@ -32,6 +32,8 @@ export interface LibraryRequest {
   status: number
   /** Cache markers (`cache_control`) in the body. */
   breakpoints: number
+  /** Where those markers sit, as JSON paths in document order. */
+  markers: readonly string[]
 }
 
 /** One session a library loop ran, as the run hands it to the comparison. */
@@ -109,6 +111,12 @@ export interface LibraryComparison {
   costUsd: number
   /** The most cache markers one request carried. */
   maxBreakpoints: number
+  /** The most breakpoints the loop asked the library for on one request, when it said. */
+  maxBreakpointsRequested: number | undefined
+  /** Requests that carried fewer cache markers than the loop asked for: breakpoints the library dropped. */
+  droppedBreakpointRequests: number
+  /** The first warning the library gave its caller. */
+  firstWarning: string | undefined
   /** Cost minus the reference loop's on the same session; undefined for the reference or without it. */
   costVsReferenceUsd: number | undefined
   /** Cache-read tokens minus the reference loop's. */
@@ -198,13 +206,14 @@ function compareSession(
     const referenceRow = position === undefined ? undefined : other?.rows[position]
     const mine = session.digests[index]
     const theirs = position === undefined ? undefined : other?.digests[position]
+    const theirRequest = position === undefined ? undefined : other?.requests[position]
     return {
       turn: row.turn,
       step: row.step,
       attempt: row.attempt,
       request,
       row,
-      firstDifference: mine === undefined || theirs === undefined ? undefined : firstDifference(theirs, mine),
+      firstDifference: requestDifference(mine, theirs, request, theirRequest),
       referenced: referenceRow !== undefined,
       referenceCacheRead: referenceRow?.ok === true ? referenceRow.cacheReadTokens : undefined,
       misreads: misreadsOf(request.wire, request.reported),
@@ -224,6 +233,9 @@ function compareSession(
   const broken = ok.filter((row) => row.breakCause !== undefined)
   const firstBroken = broken[0]
   const referenceOk = other?.rows.filter((row) => row.ok)
+  const requested = session.requests.flatMap((request) =>
+    request.reported?.requestedBreakpoints === undefined ? [] : [request.reported.requestedBreakpoints],
+  )
   return {
     scenario: session.scenario,
     variant: session.variant,
@@ -243,6 +255,11 @@ function compareSession(
     lostUsd: sum(ok, (row) => row.costUsd - row.idealCostUsd),
     costUsd,
     maxBreakpoints: Math.max(0, ...session.requests.map((request) => request.breakpoints)),
+    maxBreakpointsRequested: requested.length === 0 ? undefined : Math.max(...requested),
+    droppedBreakpointRequests: session.requests.filter(
+      (request) => (request.reported?.requestedBreakpoints ?? 0) > request.breakpoints,
+    ).length,
+    firstWarning: session.requests.flatMap((request) => request.reported?.warnings ?? [])[0],
     costVsReferenceUsd:
       referenceOk === undefined ? undefined : costUsd - sum(referenceOk, (row) => row.costUsd),
     cacheReadVsReference:
@@ -267,6 +284,37 @@ function compareSession(
     errors: session.errors.length,
     steps,
   }
+}
+
+/**
+ * Where a library's request first differs from the reference's at the same position: the first wire node
+ * whose content differs; else where the cache marks differ (`cache marks: system[0]`, the library's
+ * mark, or the reference's where the library has none); else that one side was refused or failed;
+ * undefined when they agree or the reference sent none there.
+ */
+export function requestDifference(
+  mine: RequestDigest | undefined,
+  theirs: RequestDigest | undefined,
+  request: LibraryRequest,
+  reference: LibraryRequest | undefined,
+): string | undefined {
+  if (reference === undefined) return undefined
+  if (mine !== undefined && theirs !== undefined) {
+    const node = firstDifference(theirs, mine)
+    if (node !== undefined) return node
+  }
+  const marks = markerDifference(request.markers, reference.markers)
+  if (marks !== undefined) return `cache marks: ${marks}`
+  if (mine === undefined && theirs !== undefined) return request.refusal !== undefined ? 'refused' : 'failed'
+  if (mine !== undefined && theirs === undefined) return 'the reference failed'
+  return undefined
+}
+
+/** The first cache-mark path where two requests differ: the library's, or the reference's it lacks. */
+function markerDifference(mine: readonly string[], theirs: readonly string[]): string | undefined {
+  for (let index = 0; index < Math.max(mine.length, theirs.length); index += 1)
+    if (mine[index] !== theirs[index]) return mine[index] ?? `none where the reference marks ${theirs[index]}`
+  return undefined
 }
 
 /** A request differs from the reference's when its wire differs or the reference sent none there. */
@@ -294,6 +342,9 @@ export const LIBRARY_COLUMNS = [
   'cost_vs_reference_usd',
   'cache_read_vs_reference_tokens',
   'max_breakpoints_sent',
+  'max_breakpoints_requested',
+  'requests_dropping_breakpoints',
+  'first_library_warning',
   'requests_same_as_reference',
   'first_differing_step',
   'first_differing_node',
@@ -316,6 +367,9 @@ export const LIBRARY_STEP_COLUMNS = [
   'status',
   'refusal',
   'breakpoints_sent',
+  'breakpoints_requested',
+  'cache_marks',
+  'library_warnings',
   'wire_input_tokens',
   'wire_cache_read_tokens',
   'wire_cache_write_tokens',
@@ -352,6 +406,9 @@ export function librariesCsv(report: LibraryReport): string {
     dollars(entry.costVsReferenceUsd),
     cell(entry.cacheReadVsReference),
     cell(entry.maxBreakpoints),
+    cell(entry.maxBreakpointsRequested),
+    cell(entry.droppedBreakpointRequests),
+    cell(entry.firstWarning),
     entry.loop === REFERENCE_LOOP ? '' : cell(entry.sameAsReference),
     entry.firstDifference === undefined ? '' : `${entry.firstDifference.turn}.${entry.firstDifference.step}`,
     cell(entry.firstDifference?.node),
@@ -378,6 +435,9 @@ export function libraryStepsCsv(report: LibraryReport): string {
       cell(step.request.status),
       cell(step.request.refusal),
       cell(step.request.breakpoints),
+      cell(step.request.reported?.requestedBreakpoints),
+      step.request.markers.join(' '),
+      (step.request.reported?.warnings ?? []).join('; '),
       cell(step.request.wire?.input),
       cell(step.request.wire?.cacheRead),
       cell(step.request.wire?.cacheWrite),
@@ -424,7 +484,9 @@ export function librarySummaryLines(report: LibraryReport): string[] {
     countText(entry.lostTokens),
     dollarText(entry.lostUsd),
     entry.costVsReferenceUsd === undefined ? '-' : signedDollarText(entry.costVsReferenceUsd),
-    String(entry.maxBreakpoints),
+    entry.maxBreakpointsRequested !== undefined && entry.maxBreakpointsRequested > entry.maxBreakpoints
+      ? `${entry.maxBreakpoints}/${entry.maxBreakpointsRequested}`
+      : String(entry.maxBreakpoints),
     String(entry.refused),
     String(entry.misread),
     entry.loop === REFERENCE_LOOP
@@ -451,6 +513,13 @@ export function librarySummaryLines(report: LibraryReport): string[] {
   for (const entry of report.comparisons) {
     const label = `${entry.loop} on ${entry.scenario}/${entry.variant}/${entry.provider}`
     if (entry.firstRefusal !== undefined) lines.push(clip(`refused (${label}): ${entry.firstRefusal}`, 100))
+    if (entry.droppedBreakpointRequests > 0)
+      lines.push(
+        clip(
+          `dropped (${label}): ${entry.maxBreakpoints} of ${entry.maxBreakpointsRequested ?? '?'} cache marks sent, ${countText(entry.droppedBreakpointRequests)} requests`,
+          100,
+        ),
+      )
     if (entry.firstMisread !== undefined) lines.push(clip(`misread (${label}): ${entry.firstMisread}`, 100))
   }
   for (const library of report.absent)
@@ -458,7 +527,8 @@ export function librarySummaryLines(report: LibraryReport): string[] {
   if (report.comparisons.length > 0)
     lines.push(
       'warm hit: cache read / input tokens of the requests after the first; bp: most breakpoints one',
-      'request sent; vs ref $: cost minus the sdk reference loop on the same session.',
+      'request sent (/ most the loop asked for, when the library dropped some); vs ref $: cost minus',
+      'the sdk reference loop on the same session.',
     )
   return lines
 }

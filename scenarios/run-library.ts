@@ -61,6 +61,8 @@ export interface LibraryRequestView {
   status: number
   /** Cache markers (`cache_control`) in the request body: the breakpoints the library sent. */
   breakpoints: number
+  /** Where those markers sit, as JSON paths in document order. */
+  markers: readonly string[]
 }
 
 /** What one library session produced. */
@@ -87,7 +89,7 @@ export interface LibrarySessionOptions {
 }
 
 /** The usage the simulator served, from its counts (the wire's truth). */
-export function servedUsage(call: MockCall, counts: SimCounts): Usage {
+export function servedUsage(call: MockCall, counts: SimCounts, reportsWrites: boolean): Usage {
   return {
     input: counts.input,
     uncached: counts.uncached,
@@ -97,7 +99,7 @@ export function servedUsage(call: MockCall, counts: SimCounts): Usage {
     ...(counts.write1h > 0 ? { cacheWrite1h: counts.write1h } : {}),
     output: counts.output,
     ...(counts.reasoning !== undefined ? { reasoning: counts.reasoning } : {}),
-    raw: wireUsage(call.api, counts, false) as Usage['raw'],
+    raw: wireUsage(call.api, counts, reportsWrites) as Usage['raw'],
   }
 }
 
@@ -213,7 +215,11 @@ export async function runLibrarySession(
   context.observer = (call) => {
     const simulation = call.simulation
     const ok = call.status >= 200 && call.status < 300 && call.failure === undefined
-    const wire = ok && simulation !== undefined ? servedUsage(call, simulation.counts) : undefined
+    const reportsWrites =
+      (call.api === 'openai-chat' || call.api === 'openai-responses') &&
+      context.simulators.openai.reportsWrites(String(call.body.model))
+    const wire =
+      ok && simulation !== undefined ? servedUsage(call, simulation.counts, reportsWrites) : undefined
     const added = builder.add({
       request: {
         purpose: 'step',
@@ -236,12 +242,14 @@ export async function runLibrarySession(
     result.rows.push(added.row)
     result.digests.push(added.digest)
     result.breakEventTypes.push(added.breakEventType)
+    const markers = cacheMarkerPaths(call.body)
     const view: LibraryRequestView = {
       wire,
       reported: undefined,
       refusal: call.refusal,
       status: call.status,
-      breakpoints: cacheMarkers(call.body),
+      breakpoints: markers.length,
+      markers,
     }
     result.requests.push(view)
     clock.advance((wire === undefined ? 60 : modeledLatencyMs(wire)) / 1000)
@@ -306,7 +314,12 @@ export async function runLibrarySession(
           answeredThisTurn = []
           attempt = 0
           const outcome = await session.turn(resolveText(action.user, `${seed}:user`), execute)
-          if (outcome.error !== undefined) result.errors.push({ turn, message: outcome.error })
+          if (outcome.error !== undefined) {
+            result.errors.push({ turn, message: outcome.error })
+            // The loop put its history back as it was before the turn: the next request rewrites what
+            // this turn's requests sent, and its break is this event's, not the script's.
+            note('turn/rolled-back', { turn, error: outcome.error }, true)
+          }
           // What the library reported pairs with the requests it got an answer to, in order.
           for (const [index, view] of answeredThisTurn.entries()) view.reported = outcome.reported[index]
           clock.advance(pace.turnGapSeconds)
@@ -367,12 +380,15 @@ export function argumentsObject(value: unknown): JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as JsonObject) : {}
 }
 
-/** How many `cache_control` markers a request body holds, at any depth: the breakpoints it asks for. */
-export function cacheMarkers(value: unknown): number {
-  if (Array.isArray(value)) return value.reduce((total: number, item) => total + cacheMarkers(item), 0)
-  if (typeof value !== 'object' || value === null) return 0
-  return Object.entries(value).reduce(
-    (total, [key, item]) => total + (key === 'cache_control' && item !== null ? 1 : cacheMarkers(item)),
-    0,
-  )
+/**
+ * Where a request body carries `cache_control` markers, as JSON paths in document order (`cache_control`
+ * at the top level, `system[0]`, `messages[3].content[0]`): the breakpoints it asks for.
+ */
+export function cacheMarkerPaths(value: unknown, path = ''): string[] {
+  if (Array.isArray(value)) return value.flatMap((item, index) => cacheMarkerPaths(item, `${path}[${index}]`))
+  if (typeof value !== 'object' || value === null) return []
+  return Object.entries(value).flatMap(([key, item]) => {
+    if (key === 'cache_control') return item === null || item === undefined ? [] : [path === '' ? key : path]
+    return cacheMarkerPaths(item, path === '' ? key : `${path}.${key}`)
+  })
 }

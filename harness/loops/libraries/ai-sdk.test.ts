@@ -130,6 +130,12 @@ describe('the ai-sdk loop on anthropic: the docs’ cache marks beyond four', ()
       expect(JSON.stringify(newest).includes('cache_control')).toBe(turn < 4)
     }
     expect(warnings.some((text) => /Maximum 4 cache breakpoints exceeded \(found 5\)/.test(text))).toBe(true)
+    // The loop tells the report what it asked for and what the AI SDK warned, request by request.
+    for (const [index, request] of library.result.requests.entries()) {
+      const turn = rows[index]?.turn ?? 0
+      expect(request.reported?.requestedBreakpoints).toBe(1 + turn)
+      expect((request.reported?.warnings ?? []).length > 0).toBe(turn >= 4)
+    }
 
     // With its newest marks dropped, the request reads up to turn 3's user message and no further.
     const trimmed = rows.filter((row) => row.turn >= 4)

@@ -40,6 +40,10 @@ const ANTHROPIC_CACHE_MARK = { anthropic: { cacheControl: { type: 'ephemeral' } 
 
 /** The AI SDK's loop. */
 export function aiSdkLoop(): LibraryLoop {
+  // The AI SDK logs its call warnings to the console unless told otherwise; the loop reports them per
+  // request instead (a logger the caller installed stays).
+  const globals = globalThis as { AI_SDK_LOG_WARNINGS?: unknown }
+  if (globals.AI_SDK_LOG_WARNINGS === undefined) globals.AI_SDK_LOG_WARNINGS = false
   return {
     name: 'ai-sdk',
     providers: ['anthropic', 'openai-chat', 'openai-responses', 'deepseek'],
@@ -108,6 +112,11 @@ function aiSdkSession(options: LibrarySessionOptions, model: LanguageModel): Lib
       })
       // Read per step as it finishes, so a turn that fails at a later step still reports the earlier ones.
       const reported: Array<ReportedUsage | undefined> = []
+      // The marks this turn's requests ask for: the system message's and every user message's so far (the
+      // turn's tool steps add unmarked messages only).
+      const asked = anthropic
+        ? 1 + messages.filter((message) => message.providerOptions !== undefined).length
+        : undefined
       try {
         const result = await generateText({
           model,
@@ -120,7 +129,13 @@ function aiSdkSession(options: LibrarySessionOptions, model: LanguageModel): Lib
           maxRetries: 0,
           ...(openai ? { providerOptions: { openai: { promptCacheKey: options.sessionKey } } } : {}),
           onStepFinish: (step) => {
-            reported.push(reportedUsage(step.usage))
+            reported.push({
+              ...reportedUsage(step.usage),
+              ...(asked !== undefined ? { requestedBreakpoints: asked } : {}),
+              ...((step.warnings ?? []).length > 0
+                ? { warnings: (step.warnings ?? []).map(warningText) }
+                : {}),
+            })
           },
         })
         messages.push(...result.response.messages)
@@ -156,6 +171,17 @@ function toolSet(
       }),
     ]),
   )
+}
+
+/** One AI SDK call warning as the console would say it. */
+function warningText(warning: {
+  type: string
+  feature?: string
+  details?: string
+  message?: string
+}): string {
+  const subject = warning.feature === undefined ? '' : `${warning.feature}: `
+  return `${subject}${warning.details ?? warning.message ?? warning.type}`
 }
 
 /**

@@ -39,6 +39,13 @@ export interface ReportedUsage {
   cacheWrite?: number
   /** The library's usage object as it handed it over, for the report. */
   raw: unknown
+  /** What the library warned its caller about the request (the AI SDK's call warnings), as text. */
+  warnings?: readonly string[]
+  /**
+   * The cache breakpoints the loop asked the library for on this request (the marks in its messages), when
+   * it asked for any: more than the body carries means the library dropped some.
+   */
+  requestedBreakpoints?: number
 }
 
 /** How a loop's requests reach cachelab: the base URL of `serve` and the headers of the next request. */
