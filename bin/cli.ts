@@ -6,6 +6,7 @@ import { resolve } from 'node:path'
 import { CachelabError } from '../harness/errors.ts'
 import { useCatalog } from '../providers/compatible.ts'
 import { parseCatalogFile } from '../providers/compatible-file.ts'
+import { calibrateCommand } from './calibrate-command.ts'
 import { checkCommand } from './check-command.ts'
 import { compareCommand } from './compare-command.ts'
 import { importCommand } from './import-command.ts'
@@ -55,6 +56,10 @@ const USAGE = `usage: cachelab <command> [options]
             every cache write and miss classified, with its tokens and dollars; --as replays the
             requests a transcript holds (DSH) as another provider into counterfactual.csv; --policy
             re-derives DSH logs under a series-start policy into policy.csv and policy-steps.csv
+  calibrate FILE|DIR... [--format auto|claude-code|codex|dsh|pi] [--out DIR] [--lenient]
+            recorded usage against the simulators, per provider and model: calibration.csv (every
+            step: recorded and predicted read, exact / within one unit / off, why) and
+            calibration-models.csv (read grid, unit placement, token scale, TTL seen)
   list      [--scenarios PATH]  scenarios (yours and the built-ins), their variants, providers and models
   validate  FILE|DIR...
             cachelab's own session logs (DIR: every *.jsonl below it, such as a run's sessions/), every
@@ -85,6 +90,8 @@ export async function main(argv: string[]): Promise<number> {
         return await listCommand(rest)
       case 'import':
         return await importCommand(rest)
+      case 'calibrate':
+        return await calibrateCommand(rest)
       case 'report':
         return await reportCommand(rest)
       case 'validate':

@@ -67,10 +67,13 @@ describe('cachelab import --as anthropic on a DSH log', () => {
     expect(Number(opus?.as_cost_usd)).toBeCloseTo((Number(sonnet?.as_cost_usd) * 5) / 3, 8)
   })
 
-  it('replays as DeepSeek itself to the recorded read on a log that records its reads', async () => {
+  it('replays as DeepSeek itself to within one 128-token unit of the recorded read, on the grid', async () => {
     const { records } = await importAs([DSH], ['--as', 'deepseek', '--model', 'deepseek-flash'])
     const main = records.find((record) => record.session === SESSION)
-    expect(main?.as_cache_read_tokens).toBe(main?.recorded_cache_read_tokens)
+    const read = Number(main?.as_cache_read_tokens)
+    // The fixture's reads were written from the documented mode's exact positions; V4 reads on the grid.
+    expect(read % 128).toBe(0)
+    expect(Math.abs(read - Number(main?.recorded_cache_read_tokens))).toBeLessThanOrEqual(128)
   })
 
   it('refuses an unknown provider or model, and --model without --as', async () => {

@@ -106,6 +106,25 @@ export interface DeepSeekCacheRules {
    * (notes/2026-11-30-deepseek-construction-delay.md).
    */
   persistDelaySeconds: number
+  /**
+   * Reads are reported in whole multiples of this many tokens (the unit's position rounded down); 0 reads
+   * the unit's exact position, the documented mode. Measured, not documented: see `readGranularitySource`.
+   */
+  readGranularityTokens: number
+  /** Where `readGranularityTokens` comes from, when it was measured rather than documented. */
+  readGranularitySource?: MeasuredParameter
+}
+
+/** A simulator parameter taken from recorded usage rather than from the provider's documentation. */
+export interface MeasuredParameter {
+  /** The recorded data (files, sessions) the value was measured on. */
+  source: string
+  /** When it was measured (ISO date). */
+  date: string
+  /** How much data agreed with it, in words and counts ("18 of 18 reads …"). */
+  sample: string
+  /** The design note with the evidence. */
+  note: string
 }
 
 /**
@@ -296,13 +315,29 @@ const OPENAI_BREAKPOINT: OpenAIBreakpointRules = {
   machines: 16,
 }
 
-const DEEPSEEK_UNITS: DeepSeekCacheRules = {
+/** DeepSeek's rules as its caching guide documents them: reads at the exact unit position. */
+export const DEEPSEEK_DOCUMENTED: DeepSeekCacheRules = {
   kind: 'deepseek',
   mode: 'units',
   intervalTokens: 0,
   legacyUnitTokens: 64,
   evictionSeconds: 6 * 3600,
   persistDelaySeconds: 0,
+  readGranularityTokens: 0,
+}
+
+/** The V4 models (flash, pro): the documented rules, with reads on the 128-token grid the live logs show. */
+const DEEPSEEK_V4_UNITS: DeepSeekCacheRules = {
+  ...DEEPSEEK_DOCUMENTED,
+  readGranularityTokens: 128,
+  readGranularitySource: {
+    source:
+      'two live DSH session logs on deepseek-v4-flash (deepseek-ai/deepseek-harness snapshots goal-multi-turn-actions and permission-policy-context)',
+    date: '2026-11-30',
+    sample:
+      '18 of 18 non-zero reads are multiples of 128; the simulator with the grid predicts 17 of 17 reads after a first request exactly',
+    note: 'notes/2026-11-30-calibration.md',
+  },
 }
 
 /** Claude 4.5 and earlier: extended thinking only, any temperature. */
@@ -585,7 +620,7 @@ export const CATALOG: readonly ModelEntry[] = [
     model: 'deepseek-flash',
     route: 'in-history',
     toolUpdate: 'addition-only',
-    cache: DEEPSEEK_UNITS,
+    cache: DEEPSEEK_V4_UNITS,
     request: DEEPSEEK_V4,
     prices: { input: 0.3, cacheRead: 0.006, output: 1.2 },
     tokenScale: 1,
@@ -597,7 +632,7 @@ export const CATALOG: readonly ModelEntry[] = [
     model: 'deepseek-v4-pro',
     route: 'unsupported',
     toolUpdate: 'unsupported',
-    cache: DEEPSEEK_UNITS,
+    cache: DEEPSEEK_V4_UNITS,
     request: DEEPSEEK_V4,
     prices: { input: 1.32, cacheRead: 0.044, output: 3.96 },
     tokenScale: 1,

@@ -41,6 +41,9 @@ async function beforePrunedNode(file: string): Promise<number> {
   return requests.find((request) => request.turn === 2 && request.step === 1)?.usage.input ?? 0
 }
 
+/** Tokens as DeepSeek V4 reads them: rounded down to 128. */
+const onGrid = (tokens: number) => Math.floor(tokens / 128) * 128
+
 const seriesStep = (steps: readonly PolicyStep[]) => steps.find((step) => step.turn === 4) as PolicyStep
 
 describe('DSH sessions re-derived under a series-start policy and replayed', () => {
@@ -49,7 +52,8 @@ describe('DSH sessions re-derived under a series-start policy and replayed', () 
     const step = seriesStep(tally.stepsResult())
     expect(step.seriesStart).toBe(true)
     expect(step.replayed.read).toBeLessThan(step.replayed.input * 0.01)
-    expect(step.rederived.read).toBeGreaterThanOrEqual(await beforePrunedNode(CONSOLIDATE))
+    // On DeepSeek V4's 128-token read grid.
+    expect(step.rederived.read).toBeGreaterThanOrEqual(onGrid(await beforePrunedNode(CONSOLIDATE)))
     const [session] = tally.result()
     expect(session).toMatchObject({
       recordedPolicy: 'consolidate',
@@ -63,7 +67,7 @@ describe('DSH sessions re-derived under a series-start policy and replayed', () 
   it('consolidate on a keep-live log loses what the recorded replay read at the series start', async () => {
     const tally = await tallied([KEEP_LIVE], 'consolidate')
     const step = seriesStep(tally.stepsResult())
-    expect(step.replayed.read).toBeGreaterThanOrEqual(await beforePrunedNode(KEEP_LIVE))
+    expect(step.replayed.read).toBeGreaterThanOrEqual(onGrid(await beforePrunedNode(KEEP_LIVE)))
     expect(step.rederived.read).toBeLessThan(step.rederived.input * 0.01)
     expect(tally.result()[0]?.recordedPolicy).toBe('keep-live')
   })

@@ -61,9 +61,9 @@ describe('series-start-unchanged on deepseek (seed 004)', () => {
     const beforeRow = keepLive.rows.find(
       (row) => row.turn === (before?.type === 'assistant/message' ? before.data.turn : -1) && row.step === 1,
     )
-    expect(kept.cacheReadTokens).toBeGreaterThanOrEqual(
-      (beforeRow?.inputTokens ?? Number.POSITIVE_INFINITY) + (beforeRow?.outputTokens ?? 0),
-    )
+    // Read on DeepSeek V4's 128-token grid.
+    const beforeTokens = (beforeRow?.inputTokens ?? Number.POSITIVE_INFINITY) + (beforeRow?.outputTokens ?? 0)
+    expect(kept.cacheReadTokens).toBeGreaterThanOrEqual(Math.floor(beforeTokens / 128) * 128)
     expect(kept.breakCause).toBe('tool-result-prune')
 
     expect(rewritten.cacheReadTokens / rewritten.inputTokens).toBeLessThan(0.01)

@@ -324,12 +324,13 @@ const GEMINI_RULES: Fields<Partial<Omit<GeminiCacheRules, 'kind' | 'minimums'>>>
   implicitMissRate: optional({ kind: 'number', min: 0, max: 1 }),
   explicitDefaultTtlSeconds: optional(SECONDS),
 }
-const DEEPSEEK_RULES: Fields<Partial<Omit<DeepSeekCacheRules, 'kind'>>> = {
+const DEEPSEEK_RULES: Fields<Partial<Omit<DeepSeekCacheRules, 'kind' | 'readGranularitySource'>>> = {
   mode: optional(oneOf<DeepSeekCacheRules['mode']>({ units: true, legacy: true })),
   intervalTokens: optional(COUNT),
   legacyUnitTokens: optional(POSITIVE_COUNT),
   evictionSeconds: optional(SECONDS),
   persistDelaySeconds: optional(SECONDS),
+  readGranularityTokens: optional(COUNT),
 }
 
 /**

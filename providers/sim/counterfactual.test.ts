@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { fillerText } from '../../harness/filler.ts'
 import type { AssistantMessage } from '../../harness/types.ts'
-import { type AnthropicCacheRules, simulationModel, withCacheRules } from '../catalog.ts'
+import { type AnthropicCacheRules, DEEPSEEK_DOCUMENTED, simulationModel, withCacheRules } from '../catalog.ts'
 import { AnthropicCacheSimulator } from './anthropic.ts'
 import { counterfactualPrompt, firstDivergence } from './counterfactual.ts'
 import { DeepSeekCacheSimulator } from './deepseek.ts'
@@ -208,7 +208,10 @@ describe('OpenAI before GPT-5.6: the ideal follows the 1,024-token minimum and 1
 
 describe('DeepSeek: the ideal reads whole units', () => {
   it('reads the previous request whole when an unchanged extension would have', () => {
-    const simulator = new DeepSeekCacheSimulator()
+    // The documented mode: exact unit positions, no 128-token read grid.
+    const simulator = new DeepSeekCacheSimulator({
+      models: [{ ...simulationModel('deepseek', 'deepseek-flash'), cache: DEEPSEEK_DOCUMENTED }],
+    })
     const system = { role: 'system', content: fillerText(2000, 'cf-deepseek') }
     const body = (messages: Body[]): Body => ({ model: 'deepseek-flash', messages })
     const first = simulator.simulate('chat', {

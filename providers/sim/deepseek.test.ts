@@ -21,6 +21,9 @@ function simulatorWith(rules: Partial<DeepSeekCacheRules>): DeepSeekCacheSimulat
   return new DeepSeekCacheSimulator({ models: [withCacheRules<DeepSeekCacheRules>(entry, rules)] })
 }
 
+/** The documented mode: reads at a unit's exact position (the catalog's V4 models read on a 128 grid). */
+const documentedSimulator = () => simulatorWith({ readGranularityTokens: 0 })
+
 const system = fillerText(1500, 'deepseek-sim-system')
 /** A long shared document, the common prefix A of the documented example. */
 const documentA = fillerText(3000, 'deepseek-document')
@@ -28,7 +31,7 @@ const withTail = (tail: string) => `${documentA}${tail}`
 
 describe('DeepSeek cache prefix units (current rules)', () => {
   it('multi-turn: request 2 hits the unit at the end of request 1 and its reply', () => {
-    const sim = new DeepSeekCacheSimulator()
+    const sim = documentedSimulator()
     const first = body([{ role: 'system', content: system }, user('What does the log say?')])
     const one = sim.simulate('chat', { body: first, at: 0, output: answer })
     expect(one.counts.read).toBe(0)
@@ -46,7 +49,7 @@ describe('DeepSeek cache prefix units (current rules)', () => {
   })
 
   it('A+B then A+C misses; the common prefix A is persisted, so A+D then hits A', () => {
-    const sim = new DeepSeekCacheSimulator()
+    const sim = documentedSimulator()
     sim.simulate('chat', { body: body([user(withTail(' Summarize it.'))]), at: 0, output: answer })
     const second = sim.simulate('chat', {
       body: body([user(withTail(' Analyze its profit.'))]),
@@ -66,7 +69,7 @@ describe('DeepSeek cache prefix units (current rules)', () => {
   })
 
   it('evicts a unit once it has been unused for the eviction time, and says so', () => {
-    const sim = new DeepSeekCacheSimulator()
+    const sim = documentedSimulator()
     const request = body([{ role: 'system', content: system }, user('hello')])
     sim.simulate('chat', { body: request, at: 0, output: answer })
     const eviction = 6 * 3600
@@ -79,7 +82,7 @@ describe('DeepSeek cache prefix units (current rules)', () => {
   })
 
   it('makes a unit readable persistDelaySeconds after the start of the request that persisted it', () => {
-    const sim = simulatorWith({ persistDelaySeconds: 5 })
+    const sim = simulatorWith({ persistDelaySeconds: 5, readGranularityTokens: 0 })
     const first = body([{ role: 'system', content: system }, user('What does the log say?')])
     sim.simulate('chat', { body: first, at: 0, output: answer })
     const next = body([
@@ -113,7 +116,7 @@ describe('DeepSeek cache prefix units (current rules)', () => {
 
 describe('DeepSeek caches per model', () => {
   it('never serves one model a prefix another model cached', () => {
-    const sim = new DeepSeekCacheSimulator()
+    const sim = documentedSimulator()
     const messages = [{ role: 'system', content: system }, user('hello')]
     sim.simulate('chat', { body: { model: 'deepseek-flash', messages }, at: 0, output: answer })
     const other = sim.simulate('chat', {
@@ -225,7 +228,7 @@ describe('DeepSeek simulator properties', () => {
   it('splits every request into buckets that sum to its input', () => {
     fc.assert(
       fc.property(conversations, (steps) => {
-        for (const { simulation } of run(new DeepSeekCacheSimulator(), steps)) {
+        for (const { simulation } of run(documentedSimulator(), steps)) {
           const { input, read, write, uncached } = simulation.counts
           expect(read + write + uncached).toBe(input)
           expect(read).toBeGreaterThanOrEqual(0)
@@ -239,8 +242,8 @@ describe('DeepSeek simulator properties', () => {
   it('gives identical usage for identical input', () => {
     fc.assert(
       fc.property(conversations, (steps) => {
-        const one = run(new DeepSeekCacheSimulator(), steps).map(({ simulation }) => simulation.counts)
-        const two = run(new DeepSeekCacheSimulator(), steps).map(({ simulation }) => simulation.counts)
+        const one = run(documentedSimulator(), steps).map(({ simulation }) => simulation.counts)
+        const two = run(documentedSimulator(), steps).map(({ simulation }) => simulation.counts)
         expect(two).toEqual(one)
       }),
       { numRuns: 25 },
@@ -291,7 +294,7 @@ describe('DeepSeek reasoning_content and the output-end unit', () => {
     ])
 
   it('persists the answer with its reasoning when it calls tools, so the request passing it back reads it', () => {
-    const sim = new DeepSeekCacheSimulator()
+    const sim = documentedSimulator()
     sim.simulate('chat', { body: first, at: 0, output: calling, reasoning })
     const two = sim.simulate('chat', { body: next(true), at: 10, output: answer })
     // System, user, then the answer: its reasoning and its tool call.
@@ -299,7 +302,7 @@ describe('DeepSeek reasoning_content and the output-end unit', () => {
   })
 
   it('misses the answer when its reasoning is not passed back', () => {
-    const sim = new DeepSeekCacheSimulator()
+    const sim = documentedSimulator()
     sim.simulate('chat', { body: first, at: 0, output: calling, reasoning })
     const two = sim.simulate('chat', { body: next(false), at: 10, output: answer })
     // Only the unit at the end of the input: system and user.
@@ -307,8 +310,62 @@ describe('DeepSeek reasoning_content and the output-end unit', () => {
   })
 
   it('bills the caller’s output count, reasoning included, when it gives one', () => {
-    const sim = new DeepSeekCacheSimulator()
+    const sim = documentedSimulator()
     const one = sim.simulate('chat', { body: first, at: 0, output: calling, reasoning, outputTokens: 310 })
     expect(one.counts.output).toBe(310)
+  })
+})
+
+describe('DeepSeek V4 reads on a 128-token grid (measured on live logs)', () => {
+  const conversation = [
+    { role: 'system', content: system },
+    user('What does the log say?'),
+    assistant('Here is the summary you asked for.'),
+    user('And the errors?'),
+  ]
+
+  it('reports the read of an extending request rounded down to 128, where the documented mode reads the exact unit', () => {
+    const first = body([{ role: 'system', content: system }, user('What does the log say?')])
+    const grid = new DeepSeekCacheSimulator()
+    const documented = documentedSimulator()
+    const gridFirst = grid.simulate('chat', { body: first, at: 0, output: answer })
+    documented.simulate('chat', { body: first, at: 0, output: answer })
+    const onGrid = grid.simulate('chat', { body: body(conversation), at: 30, output: answer })
+    const exact = documented.simulate('chat', { body: body(conversation), at: 30, output: answer })
+    expect(exact.counts.read % 128).not.toBe(0)
+    expect(onGrid.counts.read).toBe(Math.floor(exact.counts.read / 128) * 128)
+    // The ideal the row core compares with is on the same grid: no phantom lost tokens.
+    expect(gridFirst.trace.carry.tokens).toBe(onGrid.counts.read)
+  })
+
+  it('names its evidence in the catalog: source, date and sample size', () => {
+    const rules = (findModel('deepseek', 'deepseek-flash') as ModelEntry).cache as DeepSeekCacheRules
+    expect(rules.readGranularityTokens).toBe(128)
+    expect(rules.readGranularitySource).toMatchObject({
+      date: '2026-11-30',
+      sample: expect.stringContaining('18 of 18'),
+    })
+  })
+
+  it("reads only the previous input at a new turn: the answer's reasoning is not in the next prompt", () => {
+    const sim = documentedSimulator()
+    const first = [{ role: 'system', content: system }, user('What does the log say?')]
+    const one = sim.simulate('chat', {
+      body: body(first),
+      at: 0,
+      output: answer,
+      reasoning: 'Thinking it over.',
+    })
+    const next = body([
+      ...first,
+      {
+        role: 'assistant',
+        content: 'Here is the summary you asked for.',
+        reasoning_content: 'Thinking it over.',
+      },
+      user('And the errors?'),
+    ])
+    const two = sim.simulate('chat', { body: next, at: 10, output: answer })
+    expect(two.counts.read).toBe(one.prompt.total - one.prompt.trailing)
   })
 })

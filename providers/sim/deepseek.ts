@@ -1,7 +1,8 @@
 // DeepSeek's disk cache. Current rules: a request hits only a whole persisted cache prefix unit; units
 // are persisted at the end of each request's input and of its output, at the common prefix of two
-// requests, and (a parameter, off by default) at fixed token intervals. Legacy rules: the longest
-// common prefix with an earlier request, in 64-token storage units.
+// requests, and (a parameter, off by default) at fixed token intervals; a read is reported in whole
+// `readGranularityTokens` (128 on the V4 models, measured on live logs; 0 in the documented mode). Legacy
+// rules: the longest common prefix with an earlier request, in 64-token storage units.
 
 import { type DeepSeekCacheRules, type ModelEntry, simulationModel } from '../catalog.ts'
 import { counterfactualTrace, UNBOUNDED_READ } from './counterfactual.ts'
@@ -128,7 +129,8 @@ export class DeepSeekCacheSimulator {
     const { at } = request
     const found = this.readUnits(trie, prompt, at, rules, UNBOUNDED_READ)
     const { path } = found
-    const read = found.hit?.tokens ?? 0
+    const unitRead = found.hit?.tokens ?? 0
+    const read = onGrid(unitRead, rules.readGranularityTokens)
     const measured = counterfactualTrace(
       request.previous,
       prompt,
@@ -136,7 +138,7 @@ export class DeepSeekCacheSimulator {
       (candidate, bounds) => {
         const probed = this.readUnits(trie, candidate, at, rules, bounds)
         return {
-          read: probed.hit?.tokens ?? 0,
+          read: onGrid(probed.hit?.tokens ?? 0, rules.readGranularityTokens),
           shortfall: probed.shortfall,
         }
       },
@@ -166,7 +168,7 @@ export class DeepSeekCacheSimulator {
         fresh,
         scale,
       )
-    if (common.tokens > read) mark(common)
+    if (common.tokens > unitRead) mark(common)
     mark({ depth: cacheable, textTokens: 0, tokens: tokensThrough(prompt, cacheable) })
     mark(outputEnd)
     if (rules.intervalTokens > 0) {
@@ -178,7 +180,10 @@ export class DeepSeekCacheSimulator {
       prompt,
       counts: unwrittenCounts(prompt, read, output),
       trace: {
-        carry: { tokens: outputEnd.tokens, liveUntil: at + rules.evictionSeconds },
+        carry: {
+          tokens: onGrid(outputEnd.tokens, rules.readGranularityTokens),
+          liveUntil: at + rules.evictionSeconds,
+        },
         matched: common.tokens,
         ...(shortfall !== undefined ? { shortfall } : {}),
         ...measured,
@@ -408,6 +413,15 @@ export class DeepSeekCacheSimulator {
     if (expired) return { read, common, shortfall: 'ttl-expired' }
     return { read, common, shortfall: read === 0 && common > 0 ? 'below-minimum' : undefined }
   }
+}
+
+/**
+ * A unit's tokens as the API reports them read: rounded down to the read grid (`grid` 0: exact). The live
+ * V4 logs read only multiples of 128, below the exact end of the previous answer
+ * (notes/2026-11-30-calibration.md).
+ */
+function onGrid(tokens: number, grid: number): number {
+  return grid > 0 ? Math.floor(tokens / grid) * grid : tokens
 }
 
 function refreshed(current: UnitState | undefined, next: UnitState): UnitState {

@@ -333,13 +333,13 @@ describe('reasoning passed back to an OpenAI-style API', () => {
     ],
   })
 
-  it('DeepSeek keeps the reasoning of a turn that called tools and drops that of a turn that did not', () => {
+  it('DeepSeek keeps the reasoning of tool calls and drops that of a final answer once a user message follows', () => {
     const body = deepseekBody()
     expect(linearizers.deepseekReasoningShown(body.messages)).toEqual([
       false,
       true,
       false,
-      true,
+      false,
       false,
       false,
       false,
@@ -348,8 +348,16 @@ describe('reasoning passed back to an OpenAI-style API', () => {
       .linearizeChat(body, new TokenCounter(), 1, { reasoning: 'deepseek' })
       .segments.map((segment) => segment.text)
     expect(texts).toContain(thought(1))
-    expect(texts).toContain(thought(2))
+    expect(texts).not.toContain(thought(2))
     expect(texts).not.toContain(thought(3))
+  })
+
+  it('DeepSeek keeps the reasoning of an answer after the latest user message (an assistant prefix)', () => {
+    const messages = [
+      { role: 'user', content: 'Go.' },
+      { role: 'assistant', content: 'Partial', reasoning_content: 'why' },
+    ]
+    expect(linearizers.deepseekReasoningShown(messages)).toEqual([false, true])
   })
 
   it('OpenAI Chat renders no reasoning at all', () => {

@@ -251,20 +251,19 @@ function addChatMessage(
 }
 
 /**
- * Which messages' `reasoning_content` DeepSeek keeps in the prompt: those of a turn (the messages between
- * two user messages) in which the model called tools, up to the message itself; a turn answered without
- * tools drops its reasoning (api-docs.deepseek.com/guides/thinking_mode).
+ * Which messages' `reasoning_content` DeepSeek keeps in the prompt: every assistant message that called
+ * tools (api-docs.deepseek.com/guides/thinking_mode: it must be passed back), and every assistant message
+ * after the latest user message; a turn's final answer drops its reasoning once a user message follows.
+ * The live V4 logs show it: all 4 first requests of a turn read the previous request's input, not its
+ * answer (notes/2026-11-30-calibration.md).
  */
 export function deepseekReasoningShown(messages: readonly unknown[]): boolean[] {
-  const shown: boolean[] = []
-  let calledTools = false
-  for (const value of messages) {
-    const message = asRecord(value)
-    if (message.role === 'user') calledTools = false
-    if (message.role === 'assistant' && asArray(message.tool_calls).length > 0) calledTools = true
-    shown.push(message.role === 'assistant' && calledTools)
-  }
-  return shown
+  const records = messages.map(asRecord)
+  const latestUser = records.findLastIndex((message) => message.role === 'user')
+  return records.map(
+    (message, index) =>
+      message.role === 'assistant' && (asArray(message.tool_calls).length > 0 || index > latestUser),
+  )
 }
 
 /** Which assistant messages' reasoning a Chat linearization renders. */

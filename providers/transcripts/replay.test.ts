@@ -1,9 +1,15 @@
 import { existsSync, readdirSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
+import { DEEPSEEK_DOCUMENTED, simulationModel } from '../catalog.ts'
 import { readDsh } from './dsh.ts'
 import { type ReplayedRequest, replayAgreement, replayObserved } from './replay.ts'
 import type { ObservedRequest, ReadOptions } from './types.ts'
+
+/** DeepSeek's documented mode (exact unit positions): these prompts are shorter than one 128-token read. */
+const DOCUMENTED = {
+  models: [{ ...simulationModel('deepseek', 'deepseek-v4-flash'), cache: DEEPSEEK_DOCUMENTED }],
+}
 
 const testdata = (name: string) => fileURLToPath(new URL(`testdata/${name}`, import.meta.url))
 const samples = fileURLToPath(new URL('../../../shared/fixtures/transcripts/', import.meta.url))
@@ -70,8 +76,8 @@ describe('a DSH log with its header, replayed through the DeepSeek simulator', (
   it('persists the output-end unit only from the recorded answer', async () => {
     const requests = await readAll(testdata('dsh-session.jsonl'))
     const withoutAnswers = requests.map(({ answer: _answer, ...request }) => request)
-    const [first, second] = replayObserved(withoutAnswers)
-    const [, answered] = replayObserved(requests)
+    const [first, second] = replayObserved(withoutAnswers, DOCUMENTED)
+    const [, answered] = replayObserved(requests, DOCUMENTED)
     // Without it, the second step reads the first request's input-end unit alone (all but the priming).
     const input = first?.predicted?.input ?? 0
     expect(second?.predicted?.read).toBeGreaterThan(input - 8)
@@ -87,7 +93,7 @@ describe('a replay', () => {
       observed('a', '2026-01-01T00:00:05.000Z', ['shared opening words for both', 'more']),
       observed('b', '2026-01-01T00:00:00.000Z', ['shared opening words for both']),
     ]
-    const replayed = replayObserved(requests)
+    const replayed = replayObserved(requests, DOCUMENTED)
     expect(replayed.map((step) => step.at)).toEqual([10, 10, 0])
     // b ran first, cold; a's first request, the same prompt, found b's unit.
     expect(replayed[2]?.predicted?.read).toBe(0)

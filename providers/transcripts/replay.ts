@@ -28,6 +28,10 @@ export interface ReplayedRequest {
   rejected?: { status: number; message: string }
   /** Seconds from the earliest replayed request to this one, the simulators' clock. */
   at?: number
+  /** The tokens a next request extending this one unchanged could read (its output-end unit, say). */
+  carry?: number
+  /** Where the prompt's cacheable part ends (its input-end unit), before the trailing generation prompt. */
+  inputEnd?: number
 }
 
 /** The answer a request without a recorded one is simulated with: no text, so no output-end unit. */
@@ -87,6 +91,8 @@ export function replayObserved(
         ...(before !== undefined ? { previous: before } : {}),
       })
       result.predicted = simulation.counts
+      result.carry = simulation.trace.carry.tokens
+      result.inputEnd = simulation.prompt.total - simulation.prompt.trailing
       if (simulation.trace.counterfactual !== undefined)
         result.counterfactual = simulation.trace.counterfactual
       const machine = simulation.trace.machine

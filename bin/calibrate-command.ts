@@ -1,0 +1,301 @@
+// `cachelab calibrate FILE|DIR... [--format auto|claude-code|codex|dsh|pi] [--out DIR] [--lenient]`:
+// recorded usage from agents' own transcripts set against the simulators, per provider and model —
+// calibration.csv (every step: recorded, predicted, agreement, why not), calibration-models.csv (the
+// parameters the reads show) and a summary on the terminal. The core is reports/calibrate.ts.
+
+import { join, relative, resolve } from 'node:path'
+import { stringify } from 'csv-stringify/sync'
+import { CachelabError } from '../harness/errors.ts'
+import type { ProviderId } from '../harness/types.ts'
+import { type ModelEntry, simulationModel, vendorOf } from '../providers/catalog.ts'
+import { detectFormat, READERS } from '../providers/transcripts/index.ts'
+import { type ReplayedRequest, replayObserved } from '../providers/transcripts/replay.ts'
+import {
+  type ObservedRequest,
+  TRANSCRIPT_FORMATS,
+  type TranscriptFormat,
+  type TranscriptProblem,
+} from '../providers/transcripts/types.ts'
+import { type CalibrationInput, calibrate, type ModelCalibration } from '../reports/calibrate.ts'
+import { countText, percentText } from '../reports/text-table.ts'
+import { parse } from './args.ts'
+import { transcriptFiles } from './import.ts'
+import { timestamp } from './run.ts'
+import { RunFolder } from './run-folder.ts'
+
+/** The `calibration.csv` columns, in order. */
+export const STEP_COLUMNS = [
+  'provider',
+  'model',
+  'session',
+  'source',
+  'turn',
+  'step',
+  'gap_s',
+  'recorded_input',
+  'recorded_read',
+  'recorded_write',
+  'predicted_read',
+  'basis',
+  'placement',
+  'agreement',
+  'note',
+] as const
+
+/** The `calibration-models.csv` columns, in order. */
+export const MODEL_COLUMNS = [
+  'provider',
+  'model',
+  'requests',
+  'sessions',
+  'non_zero_reads',
+  'reads_on_128',
+  'granularity',
+  'prediction_grid',
+  'best_grid',
+  'placements',
+  'hit_ratio_min',
+  'hit_ratio_max',
+  'below_previous_prefix',
+  'pairs_5m',
+  'pairs_exact',
+  'pairs_more',
+  'pairs_less',
+  'pairs_after_5m',
+  'read_after_5m',
+  'pairs_after_1h',
+  'read_after_1h',
+  'write_5m_tokens',
+  'write_1h_tokens',
+  'token_scale',
+  'head_tokens',
+  'framing_per_message',
+  'exact',
+  'within_unit',
+  'off',
+  'unmeasured',
+] as const
+
+/** Every step as a CSV record. */
+export function stepRecords(models: readonly ModelCalibration[]): string[][] {
+  return models.flatMap((entry) =>
+    entry.steps.map((step) => [
+      step.provider,
+      step.model,
+      step.session,
+      step.source,
+      step.turn === undefined ? '' : String(step.turn),
+      step.step === undefined ? '' : String(step.step),
+      step.gapSeconds === undefined ? '' : step.gapSeconds.toFixed(3),
+      String(step.recordedInput),
+      String(step.recordedRead),
+      String(step.recordedWrite),
+      step.predictedRead === undefined ? '' : String(step.predictedRead),
+      step.basis,
+      step.placement ?? '',
+      step.agreement,
+      step.note,
+    ]),
+  )
+}
+
+/** The best-scoring candidate grid (ties: the smaller grid), or empty when no replay scored any. */
+function bestGrid(entry: ModelCalibration): string {
+  if (entry.gridCandidates.length === 0) return ''
+  const best = entry.gridCandidates.reduce((left, right) => (right.exact > left.exact ? right : left))
+  return String(best.grid)
+}
+
+/** One CSV record per model. */
+export function modelRecords(models: readonly ModelCalibration[]): string[][] {
+  return models.map((entry) => {
+    const ratios = entry.sessions.map((session) => session.hitRatio)
+    return [
+      entry.provider,
+      entry.model,
+      String(entry.requests),
+      String(entry.sessions.length),
+      String(entry.nonZeroReads),
+      String(entry.readsOn128),
+      String(entry.granularity),
+      String(entry.predictionGrid),
+      bestGrid(entry),
+      Object.entries(entry.placements)
+        .map(([placement, count]) => `${placement}:${count}`)
+        .join(' '),
+      ratios.length > 0 ? Math.min(...ratios).toFixed(6) : '',
+      ratios.length > 0 ? Math.max(...ratios).toFixed(6) : '',
+      entry.sessions.map((session) => session.belowPreviousPrefix).join(' '),
+      String(entry.pairs?.total ?? ''),
+      String(entry.pairs?.exact ?? ''),
+      String(entry.pairs?.more ?? ''),
+      String(entry.pairs?.less ?? ''),
+      String(entry.ttl.after5m),
+      String(entry.ttl.readAfter5m),
+      String(entry.ttl.after1h),
+      String(entry.ttl.readAfter1h),
+      String(entry.writes.fiveMinute),
+      String(entry.writes.oneHour),
+      entry.tokenFit === undefined ? '' : String(entry.tokenFit.tokenScale),
+      entry.tokenFit === undefined ? '' : String(entry.tokenFit.headTokens),
+      entry.tokenFit?.framingPerMessage === undefined ? '' : String(entry.tokenFit.framingPerMessage),
+      String(entry.tally.exact),
+      String(entry.tally['within-unit']),
+      String(entry.tally.off),
+      String(entry.tally.unmeasured),
+    ]
+  })
+}
+
+/** Unexplained steps the terminal lists per model (calibration.csv has them all). */
+const LISTED_STEPS = 5
+
+/** The terminal summary: per model, what the reads show and how the simulator agrees. */
+export function calibrationText(models: readonly ModelCalibration[]): string[] {
+  const lines: string[] = []
+  for (const entry of models) {
+    const ratios = entry.sessions.map((session) => session.hitRatio)
+    const below = entry.sessions.map((session) => session.belowPreviousPrefix)
+    const measured = entry.tally.exact + entry.tally['within-unit'] + entry.tally.off
+    const breakpoints = vendorOf(entry.provider) === 'anthropic' || vendorOf(entry.provider) === 'bedrock'
+    const prefix = breakpoints ? 'its read + write' : `its input on the ${entry.granularity}-token grid`
+    lines.push(
+      `${entry.provider} ${entry.model}: ${entry.requests} requests in ${entry.sessions.length} sessions`,
+      `  reads: ${entry.readsOn128} of ${entry.nonZeroReads} non-zero reads are multiples of 128; every one sits on a ${entry.granularity}-token grid`,
+      `  sessions: hit ${percentText(Math.min(...ratios))}–${percentText(Math.max(...ratios))}; ${Math.min(...below)}–${Math.max(...below)} requests per session read below the previous request's prefix (${prefix})`,
+    )
+    if (entry.pairs !== undefined)
+      lines.push(
+        `  within 5 minutes on the same model: ${entry.pairs.exact} of ${entry.pairs.total} pairs read exactly the previous read + write; ${entry.pairs.more} more, ${entry.pairs.less} less`,
+      )
+    if (entry.gridCandidates.length > 0)
+      lines.push(
+        `  simulator placement: ${Object.entries(entry.placements)
+          .map(([placement, count]) => `${placement} ${count}`)
+          .join(', ')}; exact by read grid: ${entry.gridCandidates
+          .map(
+            (candidate) => `${candidate.grid === 0 ? 'exact position' : candidate.grid} ${candidate.exact}`,
+          )
+          .join(', ')}`,
+      )
+    if (entry.tokenFit !== undefined)
+      lines.push(
+        `  tokens: recorded ≈ ${countText(entry.tokenFit.headTokens)} + ${entry.tokenFit.tokenScale} × simulated${entry.tokenFit.framingPerMessage !== undefined ? ` + ${entry.tokenFit.framingPerMessage} per message` : ''} (${entry.tokenFit.points} requests)`,
+      )
+    lines.push(
+      `  TTL: ${entry.ttl.readAfter5m} of ${entry.ttl.after5m} pairs more than 5 minutes apart still read (${entry.ttl.readAfter1h} of ${entry.ttl.after1h} past 1 hour)${entry.writes.oneHour + entry.writes.fiveMinute > 0 ? `; writes ${countText(entry.writes.fiveMinute)} at 5m, ${countText(entry.writes.oneHour)} at 1h` : ''}`,
+      `  agreement (${measured} predicted steps): ${entry.tally.exact} exact, ${entry.tally['within-unit']} within one unit, ${entry.tally.off} off; ${entry.tally.unmeasured} not predicted`,
+    )
+    const unexplained = entry.steps.filter((step) => step.agreement === 'off')
+    for (const step of unexplained.slice(0, LISTED_STEPS))
+      lines.push(
+        `    ${step.source.split('/').at(-1)}: read ${countText(step.recordedRead)}, predicted ${countText(step.predictedRead ?? 0)} — ${step.note}`,
+      )
+    if (unexplained.length > LISTED_STEPS)
+      lines.push(`    … ${unexplained.length - LISTED_STEPS} more off steps in calibration.csv`)
+    lines.push('')
+  }
+  return lines
+}
+
+/** The read grid a simulator-based prediction uses: the catalog's for the model. */
+function catalogGrid(provider: ProviderId, model: string): number | undefined {
+  const rules = simulationModel(vendorOf(provider), model).cache
+  switch (rules.kind) {
+    case 'deepseek':
+      return rules.readGranularityTokens
+    case 'openai-prefix':
+      return rules.increment
+    default:
+      return undefined
+  }
+}
+
+/**
+ * A file's DeepSeek requests replayed with exact unit positions (the documented mode), so each read is
+ * placed on one of the predecessor's units; the grid is applied to the recorded position afterwards.
+ */
+function replayPlacements(requests: readonly ObservedRequest[]): Array<ReplayedRequest | undefined> {
+  const deepseek = requests.flatMap((request, index) =>
+    request.provider === 'deepseek' && request.request !== undefined ? [index] : [],
+  )
+  const results: Array<ReplayedRequest | undefined> = requests.map(() => undefined)
+  if (deepseek.length === 0) return results
+  const models: ModelEntry[] = [
+    ...new Set(deepseek.map((index) => (requests[index] as ObservedRequest).model)),
+  ].map((model) => {
+    const entry = simulationModel('deepseek', model)
+    return { ...entry, cache: { ...entry.cache, readGranularityTokens: 0 } } as ModelEntry
+  })
+  const replayed = replayObserved(
+    deepseek.map((index) => requests[index] as ObservedRequest),
+    { models },
+  )
+  for (const [position, index] of deepseek.entries()) results[index] = replayed[position]
+  return results
+}
+
+/** Read every file (one at a time) and calibrate. */
+export async function calibrateFiles(
+  paths: readonly string[],
+  options: { format: TranscriptFormat | 'auto'; lenient: boolean },
+): Promise<{ models: ModelCalibration[]; files: number; problems: TranscriptProblem[] }> {
+  const files = transcriptFiles(paths)
+  if (files.length === 0) throw new CachelabError('input', `no transcript files under ${paths.join(', ')}`)
+  const problems: TranscriptProblem[] = []
+  const input: { requests: ObservedRequest[]; replayed: Array<ReplayedRequest | undefined> } = {
+    requests: [],
+    replayed: [],
+  }
+  for (const file of files) {
+    const format = options.format === 'auto' ? await detectFormat(file) : options.format
+    if (format === undefined)
+      throw new CachelabError(
+        'input',
+        `${file}: not a transcript cachelab reads (claude-code, codex, dsh, pi); name one with --format`,
+      )
+    const requests: ObservedRequest[] = []
+    for await (const request of READERS[format](file, {
+      lenient: options.lenient,
+      onProblem: (problem) => problems.push(problem),
+    }))
+      requests.push(request)
+    input.requests.push(...requests)
+    input.replayed.push(...replayPlacements(requests))
+  }
+  const models = calibrate({ ...input, catalogGrid } satisfies CalibrationInput)
+  return { models, files: files.length, problems }
+}
+
+export async function calibrateCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parse(
+    argv,
+    { format: { type: 'string' }, out: { type: 'string' }, lenient: { type: 'boolean' } },
+    true,
+  )
+  if (positionals.length === 0)
+    throw new CachelabError(
+      'usage',
+      'calibrate needs at least one transcript file or directory: cachelab calibrate FILE|DIR...',
+    )
+  const format = values.format ?? 'auto'
+  if (format !== 'auto' && !TRANSCRIPT_FORMATS.includes(format as TranscriptFormat))
+    throw new CachelabError('usage', `--format must be auto, ${TRANSCRIPT_FORMATS.join(', ')}, not ${format}`)
+  const result = await calibrateFiles(positionals, {
+    format: format as TranscriptFormat | 'auto',
+    lenient: values.lenient === true,
+  })
+  const outDir = resolve(values.out ?? join('reports', 'out', `calibrate-${timestamp()}`))
+  const written = ['calibration.csv', 'calibration-models.csv']
+  const folder = RunFolder.replace(outDir, { writer: 'calibrate', files: written })
+  folder.write('calibration.csv', stringify([[...STEP_COLUMNS], ...stepRecords(result.models)]))
+  folder.write('calibration-models.csv', stringify([[...MODEL_COLUMNS], ...modelRecords(result.models)]))
+  folder.complete()
+  const lines = calibrationText(result.models)
+  if (result.problems.length > 0) lines.push(`${result.problems.length} lines skipped (--lenient)`)
+  lines.push(
+    `calibrate: ${result.models.reduce((sum, entry) => sum + entry.requests, 0)} requests from ${result.files} files; wrote ${relative(process.cwd(), outDir) || '.'}/{${written.join(',')}}`,
+  )
+  process.stdout.write(`${lines.join('\n')}\n`)
+  return 0
+}
