@@ -16,7 +16,13 @@ import {
   type TranscriptFormat,
   type TranscriptProblem,
 } from '../providers/transcripts/types.ts'
-import { type CalibrationInput, calibrate, type ModelCalibration } from '../reports/calibrate.ts'
+import {
+  addPairs,
+  type CalibrationInput,
+  calibrate,
+  type ModelCalibration,
+  type PairCounts,
+} from '../reports/calibrate.ts'
 import { countText, percentText } from '../reports/text-table.ts'
 import { parse } from './args.ts'
 import { transcriptFiles } from './import.ts'
@@ -166,7 +172,7 @@ export function calibrationText(models: readonly ModelCalibration[]): string[] {
     )
     if (entry.pairs !== undefined)
       lines.push(
-        `  within 5 minutes on the same model: ${entry.pairs.exact} of ${entry.pairs.total} pairs read exactly the previous read + write; ${entry.pairs.more} more, ${entry.pairs.less} less`,
+        `  within 5 minutes on the same model: ${pairsText(entry.pairs)}${entry.mainPairs !== undefined && entry.mainPairs.total !== entry.pairs.total ? ` (main sessions: ${pairsText(entry.mainPairs)})` : ''}`,
       )
     if (entry.gridCandidates.length > 0)
       lines.push(
@@ -195,7 +201,29 @@ export function calibrationText(models: readonly ModelCalibration[]): string[] {
       lines.push(`    … ${unexplained.length - LISTED_STEPS} more off steps in calibration.csv`)
     lines.push('')
   }
+  // The pair rule over every model of a provider, main sessions apart (the figure a person quotes).
+  const byProvider = new Map<string, ModelCalibration[]>()
+  for (const entry of models)
+    if (entry.pairs !== undefined)
+      byProvider.set(entry.provider, [...(byProvider.get(entry.provider) ?? []), entry])
+  for (const [provider, entries] of byProvider) {
+    if (entries.length < 2) continue
+    const all = addPairs(entries.flatMap((entry) => (entry.pairs === undefined ? [] : [entry.pairs])))
+    const main = addPairs(
+      entries.flatMap((entry) => (entry.mainPairs === undefined ? [] : [entry.mainPairs])),
+    )
+    lines.push(
+      `${provider}, all ${entries.length} models, within 5 minutes on the same model: ${pairsText(all)}`,
+      `  main sessions only (no sidechain or subagent): ${pairsText(main)}`,
+      '',
+    )
+  }
   return lines
+}
+
+/** `233 of 248 pairs read exactly the previous read + write; 12 more, 3 less`. */
+function pairsText(pairs: PairCounts): string {
+  return `${pairs.exact} of ${pairs.total} pairs read exactly the previous read + write; ${pairs.more} more, ${pairs.less} less`
 }
 
 /** The read grid a simulator-based prediction uses: the catalog's for the model. */

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import type { ProviderId, Usage } from '../harness/types.ts'
 import type { ReplayedRequest } from '../providers/transcripts/replay.ts'
 import type { ObservedRequest } from '../providers/transcripts/types.ts'
-import { calibrate, commonGrid, fitTokens, floorTo, placementOf } from './calibrate.ts'
+import { addPairs, calibrate, commonGrid, fitTokens, floorTo, placementOf } from './calibrate.ts'
 
 const usage = (input: number, read: number, write = 0, output = 100): Usage => ({
   input,
@@ -61,6 +61,33 @@ describe('calibration over recorded usage', () => {
     // 730 s after a 5-minute write: the rule predicts nothing read, and nothing was.
     expect(model?.steps[3]).toMatchObject({ predictedRead: 0, agreement: 'exact' })
     expect(model?.ttl).toMatchObject({ after5m: 1, readAfter5m: 0 })
+  })
+
+  it('Anthropic: counts the main sessions’ pairs apart from a sidechain’s', () => {
+    const sidechain = (seconds: number, used: Usage) => ({
+      ...request('anthropic', 'claude-opus-4-5', 's/sidechain-1', seconds, used),
+      parent: 's',
+    })
+    const requests = [
+      request('anthropic', 'claude-opus-4-5', 's', 0, usage(10_000, 0, 9_000)),
+      request('anthropic', 'claude-opus-4-5', 's', 10, usage(10_500, 9_000, 1_400)),
+      sidechain(12, usage(9_500, 9_000, 400)),
+      sidechain(20, usage(9_900, 9_000, 800)),
+    ]
+    const [model] = calibrate({ requests, replayed: [], catalogGrid: noGrid })
+    expect(model?.pairs).toEqual({ total: 2, exact: 1, more: 0, less: 1 })
+    expect(model?.mainPairs).toEqual({ total: 1, exact: 1, more: 0, less: 0 })
+    expect(
+      addPairs([
+        model?.mainPairs ?? { total: 0, exact: 0, more: 0, less: 0 },
+        { total: 2, exact: 1, more: 1, less: 0 },
+      ]),
+    ).toEqual({
+      total: 3,
+      exact: 2,
+      more: 1,
+      less: 0,
+    })
   })
 
   it('OpenAI: reads on the 128 grid, the hit per session, and the requests reading below the previous prompt', () => {

@@ -71,6 +71,27 @@ export interface TokenFit {
 }
 
 /** What the recorded usage shows about one provider model. */
+/** How many pairs read exactly the previous read + write, and how many more or less. */
+export interface PairCounts {
+  total: number
+  exact: number
+  more: number
+  less: number
+}
+
+/** Pair counts summed (several models of one provider). */
+export function addPairs(counts: readonly PairCounts[]): PairCounts {
+  return counts.reduce(
+    (sum, entry) => ({
+      total: sum.total + entry.total,
+      exact: sum.exact + entry.exact,
+      more: sum.more + entry.more,
+      less: sum.less + entry.less,
+    }),
+    { total: 0, exact: 0, more: 0, less: 0 },
+  )
+}
+
 export interface ModelCalibration {
   provider: ProviderId
   model: string
@@ -88,7 +109,12 @@ export interface ModelCalibration {
   /** How many reads the simulator placed at each of the predecessor's units (DeepSeek replays). */
   placements: Partial<Record<UnitPlacement, number>>
   /** Anthropic's rule over pairs within five minutes on the same model: read = previous read + write. */
-  pairs?: { total: number; exact: number; more: number; less: number }
+  pairs?: PairCounts
+  /**
+   * The same rule over the main sessions only (no sidechain or subagent: a branch of a conversation
+   * shares its parent's prefix, so its pairs test another thing).
+   */
+  mainPairs?: PairCounts
   /** Pairs more than 5 minutes (and 1 hour) apart on the same model, and how many of them still read. */
   ttl: { after5m: number; readAfter5m: number; after1h: number; readAfter1h: number }
   /** Write tokens by lifetime, where the provider splits them. */
@@ -428,19 +454,24 @@ function calibrateModel(
     ({ previous, current, gap }) =>
       gap !== undefined && gap >= 0 && gap < 300 && sameModel(previous, current),
   )
-  const pairRule = isAnthropic
-    ? within5m.reduce(
-        (counts, { previous, current }) => {
-          const before = (input.requests[previous] as ObservedRequest).usage
-          const read = (input.requests[current] as ObservedRequest).usage.cacheRead ?? 0
-          const expected = (before.cacheRead ?? 0) + (before.cacheWrite ?? 0)
-          counts.total += 1
-          if (read === expected) counts.exact += 1
-          else if (read > expected) counts.more += 1
-          else counts.less += 1
-          return counts
-        },
-        { total: 0, exact: 0, more: 0, less: 0 },
+  const countPairs = (chosen: typeof within5m): PairCounts =>
+    chosen.reduce(
+      (counts, { previous, current }) => {
+        const before = (input.requests[previous] as ObservedRequest).usage
+        const read = (input.requests[current] as ObservedRequest).usage.cacheRead ?? 0
+        const expected = (before.cacheRead ?? 0) + (before.cacheWrite ?? 0)
+        counts.total += 1
+        if (read === expected) counts.exact += 1
+        else if (read > expected) counts.more += 1
+        else counts.less += 1
+        return counts
+      },
+      { total: 0, exact: 0, more: 0, less: 0 },
+    )
+  const pairRule = isAnthropic ? countPairs(within5m) : undefined
+  const mainPairRule = isAnthropic
+    ? countPairs(
+        within5m.filter(({ current }) => (input.requests[current] as ObservedRequest).parent === undefined),
       )
     : undefined
   const readAfter = (limit: number) => {
@@ -507,6 +538,7 @@ function calibrateModel(
     gridCandidates: placed.some((entry) => entry !== undefined) ? gridCandidates : [],
     placements,
     ...(pairRule !== undefined ? { pairs: pairRule } : {}),
+    ...(mainPairRule !== undefined ? { mainPairs: mainPairRule } : {}),
     ttl: {
       after5m: after5m.pairs,
       readAfter5m: after5m.read,

@@ -121,7 +121,7 @@ describe('readClaudeCode', () => {
     const error = await read(file).catch((caught: unknown) => caught)
     expect(error).toBeInstanceOf(CachelabError)
     expect((error as CachelabError).message).toBe(
-      `${file}:3: 2 JSON values run together on one line (a lost newline)`,
+      `${file}:3: 2 JSON values run together on one line (a lost newline) (--lenient skips such lines and counts them)`,
     )
   })
 

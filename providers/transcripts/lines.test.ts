@@ -70,7 +70,7 @@ describe('readJsonRecords', () => {
     expect(error).toBeInstanceOf(CachelabError)
     expect((error as CachelabError).kind).toBe('input')
     expect((error as CachelabError).message).toBe(
-      `${file}:2: 2 JSON values run together on one line (a lost newline)`,
+      `${file}:2: 2 JSON values run together on one line (a lost newline) (--lenient skips such lines and counts them)`,
     )
   })
 

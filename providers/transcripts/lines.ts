@@ -110,7 +110,10 @@ export function parseLine(text: string): LineContent {
  */
 export function lineProblem(file: string, line: number, message: string, options: ReadOptions): void {
   const where = `${file}:${line}`
-  if (!options.lenient) throw new CachelabError('input', `${where}: ${message}`, { location: { file, line } })
+  if (!options.lenient)
+    throw new CachelabError('input', `${where}: ${message} (--lenient skips such lines and counts them)`, {
+      location: { file, line },
+    })
   options.onProblem({ where, message })
 }
 
