@@ -57,6 +57,19 @@ describe('the reference loop on the official SDKs', () => {
     }
   })
 
+  it.each(['openai-chat', 'openai-responses'] as const)(
+    'reads the cache writes GPT-5.6 reports on %s, as the wire has them',
+    async (provider) => {
+      const result = await runLibrarySession(
+        { ...plan(appendOnly, 'openai-chat'), provider, model: 'gpt-5.6-sol' },
+        { runId: 'test', server, loop: sdkLoop() },
+      )
+      expect(result.requests[0]?.wire?.cacheWrite).toBeGreaterThan(0)
+      for (const request of result.requests)
+        expect(request.reported?.cacheWrite).toBe(request.wire?.cacheWrite)
+    },
+  )
+
   it('puts the prompt change at the system prompt and names the script event behind it', async () => {
     const result = await runLibrarySession(plan(promptChange, 'anthropic'), {
       runId: 'test',

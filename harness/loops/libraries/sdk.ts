@@ -229,11 +229,31 @@ function chatSession(options: LibrarySessionOptions): LibrarySession {
   }
 }
 
-/** Chat Completions usage: `prompt_tokens` every input token, cached ones in the details (DeepSeek: its hit count). */
+/**
+ * Chat Completions usage: `prompt_tokens` every input token, cached ones in the details (DeepSeek: its hit
+ * count), and the written ones where the model reports writes (GPT-5.6+; the SDK's types predate them).
+ */
 function chatReported(usage: OpenAI.CompletionUsage): ReportedUsage {
   const raw = usage as OpenAI.CompletionUsage & { prompt_cache_hit_tokens?: number }
   const cacheRead = raw.prompt_cache_hit_tokens ?? usage.prompt_tokens_details?.cached_tokens
-  return { input: usage.prompt_tokens, ...(cacheRead !== undefined ? { cacheRead } : {}), raw: usage }
+  const cacheWrite = writtenTokens(usage.prompt_tokens_details)
+  return {
+    input: usage.prompt_tokens,
+    ...(cacheRead !== undefined ? { cacheRead } : {}),
+    ...(cacheWrite !== undefined ? { cacheWrite } : {}),
+    raw: usage,
+  }
+}
+
+/** `{ cacheWrite }` when the API reported writes, else nothing. */
+function writeField(cacheWrite: number | undefined): { cacheWrite?: number } {
+  return cacheWrite === undefined ? {} : { cacheWrite }
+}
+
+/** `cache_write_tokens` of a usage details object, when the API sent it. */
+function writtenTokens(details: object | null | undefined): number | undefined {
+  const value = (details as { cache_write_tokens?: unknown } | null | undefined)?.cache_write_tokens
+  return typeof value === 'number' ? value : undefined
 }
 
 function chatTool(tool: ToolSchema): OpenAI.ChatCompletionTool {
@@ -313,6 +333,7 @@ function responsesSession(options: LibrarySessionOptions): LibrarySession {
                 : {
                     input: usage.input_tokens,
                     cacheRead: usage.input_tokens_details.cached_tokens,
+                    ...writeField(writtenTokens(usage.input_tokens_details)),
                     raw: usage,
                   },
           }
