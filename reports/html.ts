@@ -87,6 +87,7 @@ thead th { font-size: 0.78rem; font-weight: 600; color: var(--muted); border-bot
 thead th.num, thead th.label { white-space: normal; }
 .num, .label { text-align: right; white-space: nowrap; }
 .label { text-align: left; }
+td.wrap { white-space: normal; min-width: 10em; max-width: 18em; }
 table.steps td { text-align: right; white-space: nowrap; }
 table.steps td.label { text-align: left; }
 table.steps td.wrap { white-space: normal; min-width: 30ch; max-width: 60ch; }
@@ -133,6 +134,7 @@ footer p { max-width: 100ch; }
 /** The report page. */
 export function renderReport(input: ReportInput): string {
   const sessions = sessionsOf(input)
+  const hasLibraries = (input.libraries?.comparisons.length ?? 0) + (input.libraries?.absent.length ?? 0) > 0
   const eventOf = breakEventIndex(input.breakEvents ?? [])
   const worstFirst = [...sessions].sort(worseFirst)
   const requests = input.rows.length
@@ -157,7 +159,7 @@ export function renderReport(input: ReportInput): string {
     '</header>',
     '<div class="toolbar">',
     `<label for="breaks-only"><input type="checkbox" id="breaks-only">Only sessions with breaks (${broken} of ${sessions.length})</label>`,
-    '<nav><a href="#index">Index</a><a href="#costliest">Costliest breaks</a><a href="#summary">Summary</a><a href="#sessions">Sessions</a></nav>',
+    `<nav><a href="#index">Index</a><a href="#costliest">Costliest breaks</a><a href="#summary">Summary</a>${hasLibraries ? '<a href="#libraries">Libraries</a>' : ''}<a href="#sessions">Sessions</a></nav>`,
     '</div>',
     indexSection(sessions),
     costliestSection(sessions, eventOf),
@@ -251,7 +253,10 @@ function indexSection(sessions: readonly Session[]): string {
           const badge =
             session.breaks === 0 ? '' : `<b>${session.breaks} · ${shortDollars(session.lostUsd)}</b>`
           const hint = `${sessionLabel(session.key)}: ${session.breaks} ${plural(session.breaks, 'break')}, ${dollars(session.lostUsd, 4)} lost${session.claimsFailed > 0 ? `, ${session.claimsFailed} failing ${plural(session.claimsFailed, 'claim')}` : ''}`
-          return `<a class="${classes.filter((name) => name !== '').join(' ')}" href="#${session.anchor}" title="${escapeHtml(hint)}">${escapeHtml(session.key.variant)}${badge}</a>`
+          // A loop other than the model's is named on its chip: the variants of several loops look alike.
+          const loop =
+            session.key.loop === undefined || session.key.loop === 'model' ? '' : ` · ${session.key.loop}`
+          return `<a class="${classes.filter((name) => name !== '').join(' ')}" href="#${session.anchor}" title="${escapeHtml(hint)}">${escapeHtml(`${session.key.variant}${loop}`)}${badge}</a>`
         })
       return `<td>${chips.length === 0 ? '<span class="meta">–</span>' : `<div class="chips">${chips.join('')}</div>`}</td>`
     })

@@ -17,15 +17,14 @@ function loopRow(entry: LibraryComparison): string {
         : `${entry.firstDifference.turn}.${entry.firstDifference.step} <code>${escapeHtml(entry.firstDifference.node)}</code>`
   return [
     '<tr>',
-    `<td class="label"><strong>${escapeHtml(entry.loop)}</strong><span class="sub">${escapeHtml(entry.versions)}</span></td>`,
-    `<td class="label">${escapeHtml(entry.caching)}</td>`,
+    `<td class="label wrap"><strong>${escapeHtml(entry.loop)}</strong><span class="sub">${escapeHtml(entry.versions)}</span><span class="sub">${escapeHtml(entry.caching)}</span></td>`,
     `<td class="num">${percentText(entry.warmHitRatio)}</td>`,
     `<td class="num">${countText(entry.lostTokens)}</td>`,
     `<td class="num">${dollarText(entry.lostUsd)}</td>`,
     `<td class="num">${entry.costVsReferenceUsd === undefined ? '' : signedDollarText(entry.costVsReferenceUsd)}</td>`,
-    `<td class="label">${breakpointsCell(entry)}</td>`,
-    `<td class="label">${entry.refused}${entry.firstRefusal === undefined ? '' : ` — ${escapeHtml(entry.firstRefusal)}`}</td>`,
-    `<td class="label">${entry.misread}${entry.firstMisread === undefined ? '' : ` — ${escapeHtml(entry.firstMisread)}`}</td>`,
+    `<td class="label wrap">${breakpointsCell(entry)}</td>`,
+    `<td class="label wrap">${entry.refused}${entry.firstRefusal === undefined ? '' : ` — ${escapeHtml(entry.firstRefusal)}`}</td>`,
+    `<td class="label wrap">${entry.misread}${entry.firstMisread === undefined ? '' : ` — ${escapeHtml(entry.firstMisread)}`}</td>`,
     `<td class="label">${difference}</td>`,
     `<td class="label">${entry.breaks}${entry.firstBreak === undefined ? '' : ` — <code>${escapeHtml(entry.firstBreak)}</code>`}</td>`,
     '</tr>',
@@ -36,7 +35,7 @@ function loopRow(entry: LibraryComparison): string {
 function breakpointsCell(entry: LibraryComparison): string {
   if (entry.droppedBreakpointRequests === 0) return String(entry.maxBreakpoints)
   const warning = entry.firstWarning === undefined ? '' : ` — warned: ${escapeHtml(entry.firstWarning)}`
-  return `${entry.maxBreakpoints} of ${entry.maxBreakpointsRequested ?? '?'} asked; dropped on ${countText(entry.droppedBreakpointRequests)} requests${warning}`
+  return `${entry.maxBreakpoints} of ${entry.maxBreakpointsRequested ?? '?'} asked; dropped on ${countText(entry.droppedBreakpointRequests)} ${entry.droppedBreakpointRequests === 1 ? 'request' : 'requests'}${warning}`
 }
 
 /** The section: empty when the run had no library loop. */
@@ -56,7 +55,7 @@ export function librariesSection(report: LibraryReport | undefined): string {
     parts.push(
       `<h3>${escapeHtml(title)}</h3>`,
       '<div class="table-scroll"><table>',
-      '<thead><tr><th>loop</th><th>caching</th><th class="num">warm hit</th><th class="num">lost tokens</th><th class="num">lost $</th><th class="num">vs reference</th><th class="num">breakpoints</th><th>refused</th><th>misread usage</th><th>first difference</th><th>breaks</th></tr></thead>',
+      '<thead><tr><th>loop, versions, caching</th><th class="num">warm hit</th><th class="num">lost tokens</th><th class="num">lost $</th><th class="num">vs reference</th><th class="num">breakpoints</th><th>refused</th><th>misread usage</th><th>first difference</th><th>breaks</th></tr></thead>',
       `<tbody>${entries.map(loopRow).join('')}</tbody>`,
       '</table></div>',
     )

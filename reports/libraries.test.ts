@@ -181,7 +181,7 @@ describe('the library side-by-side', () => {
     expect(entry?.droppedBreakpointRequests).toBe(1)
     expect(entry?.firstWarning).toBe('Maximum 4 cache breakpoints exceeded (found 5).')
     expect(librarySummaryLines(compareLibraries([reference, library])).join('\n')).toMatch(
-      /dropped \(ai-sdk on .*\): 4 of 5 cache marks sent, 1 requests/,
+      /dropped \(ai-sdk on .*\): 4 of 5 cache marks sent, 1 request/,
     )
   })
 

@@ -516,7 +516,7 @@ export function librarySummaryLines(report: LibraryReport): string[] {
     if (entry.droppedBreakpointRequests > 0)
       lines.push(
         clip(
-          `dropped (${label}): ${entry.maxBreakpoints} of ${entry.maxBreakpointsRequested ?? '?'} cache marks sent, ${countText(entry.droppedBreakpointRequests)} requests`,
+          `dropped (${label}): ${entry.maxBreakpoints} of ${entry.maxBreakpointsRequested ?? '?'} cache marks sent, ${countText(entry.droppedBreakpointRequests)} ${entry.droppedBreakpointRequests === 1 ? 'request' : 'requests'}`,
           100,
         ),
       )
