@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest'
 import { CacheSimulators } from '../sim/index.ts'
-import { canonicalJson, configOf, digestRequest, firstDivergentSegment, itemDigest } from './digest.ts'
+import {
+  canonicalJson,
+  configOf,
+  digestRequest,
+  firstDivergentSegment,
+  isUserTurn,
+  itemDigest,
+} from './digest.ts'
 
 describe('request digests', () => {
   it('compare content, not cache markers or key order', () => {
@@ -18,6 +25,22 @@ describe('request digests', () => {
     const results = { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: 'x' }] }
     expect(itemDigest(results).userTurn).toBe(false)
     expect(itemDigest({ role: 'tool', content: 'x' }).userTurn).toBe(false)
+  })
+
+  it('tell a user turn without digesting, exactly as the digest tells it', () => {
+    const items: unknown[] = [
+      { role: 'user', content: 'go on' },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: 'x' }] },
+      { role: 'user', content: [{ toolResult: { toolUseId: 't', content: [] } }, { cachePoint: {} }] },
+      { role: 'user', parts: [{ functionResponse: { name: 'f', response: {} } }] },
+      { role: 'user', content: [{ cachePoint: {} }] },
+      { role: 'tool', content: 'x' },
+      { type: 'function_call_output', output: 'x' },
+      { role: 'assistant', content: 'done' },
+      'not an item',
+    ]
+    expect(items.map(isUserTurn)).toEqual(items.map((item) => itemDigest(item).userTurn))
+    expect(items.map(isUserTurn)).toEqual([true, false, false, false, true, false, false, false, false])
   })
 
   it('keep the settings, not the content, and a large setting as a hash', () => {

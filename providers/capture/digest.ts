@@ -110,14 +110,31 @@ function expanded(record: Record<string, unknown>): Record<string, unknown> {
 
 /** The digest of one item. */
 export function itemDigest(item: unknown): ItemDigest {
-  const record = (typeof item === 'object' && item !== null ? item : {}) as Record<string, unknown>
-  const role = typeof record.role === 'string' ? record.role : String(record.type ?? 'item')
+  const record = recordOf(item)
   const json = canonicalJson(expanded(record))
+  return { role: roleOf(record), hash: contentHash(json), userTurn: isUserTurn(item), size: json.length }
+}
+
+/**
+ * Whether an item opens a user turn (a user message that is not only tool results), as `itemDigest`
+ * says, without digesting its content: a reader that needs only this (a request's position) stays
+ * linear in the number of items, not in the bytes of the conversation.
+ */
+export function isUserTurn(item: unknown): boolean {
+  const record = recordOf(item)
+  if (roleOf(record) !== 'user') return false
   // Gemini's contents carry `parts` where the others carry `content`.
   const content = record.content ?? record.parts
   const blocks = Array.isArray(content) ? content.filter((block) => !isCachePoint(block)) : []
-  const onlyToolResults = blocks.length > 0 && blocks.every(isToolResultBlock)
-  return { role, hash: contentHash(json), userTurn: role === 'user' && !onlyToolResults, size: json.length }
+  return !(blocks.length > 0 && blocks.every(isToolResultBlock))
+}
+
+function recordOf(item: unknown): Record<string, unknown> {
+  return (typeof item === 'object' && item !== null ? item : {}) as Record<string, unknown>
+}
+
+function roleOf(record: Record<string, unknown>): string {
+  return typeof record.role === 'string' ? record.role : String(record.type ?? 'item')
 }
 
 /** The settings of a body: every top-level field that is not content, a large one as its hash. */
@@ -131,8 +148,15 @@ export function configOf(body: Record<string, unknown>): Record<string, unknown>
   return config
 }
 
-/** The digest of a request from its body and the simulator's linearization of it. */
-export function digestRequest(body: Record<string, unknown>, prompt: Prompt): RequestDigest {
+/**
+ * The digest of a request from its body and the simulator's linearization of it; `items`, when the
+ * caller already digested the body's items (`itemsOf(body).map(itemDigest)`), are not digested again.
+ */
+export function digestRequest(
+  body: Record<string, unknown>,
+  prompt: Prompt,
+  items: readonly ItemDigest[] = itemsOf(body).map(itemDigest),
+): RequestDigest {
   return {
     segments: prompt.segments.map(
       (segment) =>
@@ -144,7 +168,7 @@ export function digestRequest(body: Record<string, unknown>, prompt: Prompt): Re
     ),
     trailing: prompt.trailing,
     total: prompt.total,
-    items: itemsOf(body).map(itemDigest),
+    items,
     config: configOf(body),
   }
 }

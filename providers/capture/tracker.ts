@@ -161,6 +161,8 @@ export class CaptureTracker {
   private readonly options: TrackerOptions
   /** Resolutions by body object, so a request resolved before its simulation keeps its session. */
   private readonly resolutions = new WeakMap<object, Resolution>()
+  /** The item digests `resolve` made of a body, reused when it is added (megabytes are hashed once). */
+  private readonly itemDigests = new WeakMap<object, readonly ItemDigest[]>()
   private serial = 0
   /** Session by Responses response id, the most recent ones. */
   private readonly responseSessions = new Map<string, string>()
@@ -185,9 +187,19 @@ export class CaptureTracker {
     const resolution =
       chained !== undefined
         ? ({ session: chained, source: 'conversation-key' } satisfies Resolution)
-        : this.resolver.resolve(api, declared, body, itemsOf(body).map(itemDigest))
+        : this.resolver.resolve(api, declared, body, this.itemsDigested(body))
     this.resolutions.set(body, resolution)
     return resolution
+  }
+
+  /** The digests of a body's items, made once per body object. */
+  private itemsDigested(body: Record<string, unknown>): readonly ItemDigest[] {
+    let items = this.itemDigests.get(body)
+    if (items === undefined) {
+      items = itemsOf(body).map(itemDigest)
+      this.itemDigests.set(body, items)
+    }
+    return items
   }
 
   /** Remember the session a response id was answered in, for requests that chain on it. */
@@ -214,7 +226,8 @@ export class CaptureTracker {
   add(input: ExchangeInput): CapturedExchange {
     const { resolution, api, body } = input
     const prompt = input.simulation?.prompt ?? this.linearized(api, body)
-    const digest = digestRequest(body, prompt)
+    const digest = digestRequest(body, prompt, this.itemsDigested(body))
+    this.itemDigests.delete(body)
     const ok = input.status >= 200 && input.status < 300 && input.usage !== undefined
     const state = this.sessions.get(resolution.session) ?? { turn: 0, step: 0, attempt: 0 }
     const fingerprint = contentHash(

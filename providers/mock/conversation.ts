@@ -2,7 +2,7 @@
 // its conversation (turn and step), the tools it declares and how it lets the model choose among them,
 // its output cap, and whether it asks the model to reason. One pure reader per wire API.
 
-import { itemDigest, itemsOf } from '../capture/digest.ts'
+import { isUserTurn, itemsOf } from '../capture/digest.ts'
 import type { ReasoningMode } from '../catalog.ts'
 import type { WireApi } from '../types.ts'
 
@@ -66,6 +66,7 @@ function isToolResult(item: unknown): boolean {
  * The position of a request, read off its own conversation: user turns counted as captures count them (a
  * user message that is not only tool results), and the model's answers since the latest one, each run of
  * consecutive output items (Responses' reasoning, message and calls of one response) counted once.
+ * Items are classified, never digested: the cost grows with the number of items, not their bytes.
  */
 export function positionOf(api: WireApi, body: Body): Position {
   const items = itemsOf(body)
@@ -73,7 +74,7 @@ export function positionOf(api: WireApi, body: Body): Position {
   let answers = 0
   let previousWasModel = false
   for (const item of items) {
-    if (itemDigest(item).userTurn) {
+    if (isUserTurn(item)) {
       turn += 1
       answers = 0
       previousWasModel = false
@@ -90,7 +91,7 @@ export function positionOf(api: WireApi, body: Body): Position {
     after:
       last === undefined
         ? 'other'
-        : itemDigest(last).userTurn
+        : isUserTurn(last)
           ? 'user'
           : isToolResult(last)
             ? 'tool-results'

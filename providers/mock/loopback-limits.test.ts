@@ -124,6 +124,31 @@ describe('tokenizing off the event loop', () => {
     expect(longStrings({ a: [{ b: long }, 'short'], c: long.slice(1) })).toEqual([long])
   })
 
+  it('never tokenizes a long text on the main thread, even when the memo has no room for its tokens', async () => {
+    // A memo far smaller than the text's tokens: only the request's hold keeps them for its simulation.
+    const counter = new TokenCounter({ countBytes: 4 * 1024 * 1024, arrayBytes: 16 * 1024 })
+    const own = await startLoopback({ upstream: 'sim', port: 0, simulator: { counter } })
+    try {
+      const long = 'A long file line that the model is asked to review closely. '.repeat(2_000)
+      for (const content of [long, `${long} And one more line.`, long]) {
+        const answer = await fetch(`${own.baseURLs.openai}/chat/completions`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: 'Bearer test' },
+          body: JSON.stringify(messages(content)),
+        })
+        expect(answer.status).toBe(200)
+        expect(((await answer.json()) as { usage: { prompt_tokens: number } }).usage.prompt_tokens).toBe(
+          encode(content).length + 3 + 3,
+        )
+      }
+      expect(counter.knownTokens(long)).toBeUndefined()
+      expect(counter.longestEncoded).toBeLessThan(OFFLOAD_CHARACTERS)
+      expect(counter.heldTexts).toBe(0)
+    } finally {
+      await own.close()
+    }
+  })
+
   it("puts a worker's tokens in the counter's memo, equal to counting inline", async () => {
     const counter = new TokenCounter()
     const pool = new TokenizerPool(counter, 1)

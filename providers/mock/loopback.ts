@@ -6,6 +6,7 @@
 
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { setImmediate as nextTurn } from 'node:timers/promises'
 import { getResponse, type HttpHandler } from 'msw'
 import type { Usage } from '../../harness/types.ts'
 import { responseIdOf } from '../capture/output.ts'
@@ -44,7 +45,7 @@ import {
   TIME_HEADER,
 } from './script.ts'
 import { isForwardedHeader, pathProblem, redactText } from './serve-safety.ts'
-import { TokenizerPool } from './tokenizer-pool.ts'
+import { OFFLOAD_CHARACTERS, TokenizerPool } from './tokenizer-pool.ts'
 
 /** `serve --max-body` when not given: 32 MiB, the largest request body Anthropic's Messages API takes. */
 export const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024
@@ -220,7 +221,9 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
 
   const server = createServer((incoming, outgoing) => {
     inFlight += 1
-    serve(incoming, outgoing)
+    // What the request holds while in flight (its long texts' tokens), let go once it is answered.
+    const releases: (() => void)[] = []
+    serve(incoming, outgoing, releases)
       .catch((error: unknown) => {
         if (!outgoing.headersSent)
           writeJson(outgoing, 500, {
@@ -229,6 +232,7 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
         else outgoing.destroy(error as Error)
       })
       .finally(() => {
+        for (const release of releases) release()
         inFlight -= 1
         servedCount += 1
         if (inFlight === 0) idle?.()
@@ -264,7 +268,11 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
     }
   }
 
-  async function serve(incoming: IncomingMessage, outgoing: ServerResponse): Promise<void> {
+  async function serve(
+    incoming: IncomingMessage,
+    outgoing: ServerResponse,
+    releases: (() => void)[],
+  ): Promise<void> {
     const begin = performance.now()
     const path = incoming.url ?? '/'
     const method = incoming.method ?? 'GET'
@@ -316,7 +324,15 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
       if (value === undefined || HOP_BY_HOP.has(name)) continue
       headers.set(name, Array.isArray(value) ? value.join(', ') : value)
     }
+    // A large body's main-thread work (parsing, digesting, simulating, recording: tens to hundreds of
+    // milliseconds each at megabytes) is cut into turns of the event loop, so a small request waits for
+    // one of them rather than all. Small bodies run straight through, as before.
+    const large = body !== undefined && body.length >= OFFLOAD_CHARACTERS
+    const turn = async () => {
+      if (large) await nextTurn()
+    }
     const json = body === undefined ? undefined : parseJson(body)
+    await turn()
     // Every reader of a body below (session identity, digests, validation, simulators) walks it
     // recursively: a body nested deeper than any real request is refused before any of them sees it.
     const nesting = json === undefined ? undefined : nestingProblem(json)
@@ -324,14 +340,17 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
       writeJson(outgoing, 400, apiError(vendor, 'invalid_request_error', nesting))
       return
     }
-    // Long texts are tokenized in worker threads meanwhile, so this request waits and no other does.
-    if (json !== undefined && tokenizer !== undefined) await tokenizer.prepare(json)
+    // Long texts are tokenized in worker threads meanwhile, so this request waits and no other does;
+    // their tokens stay held until the request ends, so simulating it never tokenizes them here.
+    if (json !== undefined && tokenizer !== undefined) releases.push(await tokenizer.prepare(json))
+    await turn()
     const api = apiOfPath(vendor, path)
     const parsed = json === undefined || api === undefined ? json : bodyInView(api, path, json)
     const resolution =
       capture !== undefined && api !== undefined && parsed !== undefined
         ? capture.resolve(api, headers.get(SESSION_HEADER) ?? undefined, parsed)
         : undefined
+    await turn()
     exchanges += 1
     const exchange = String(exchanges)
     if (resolution !== undefined && context !== undefined) {
@@ -420,6 +439,7 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
     // (and a test that reads the capture next) always finds the request there. Only the API calls are
     // logged: a model listing has no session, model or usage.
     try {
+      await turn()
       if (body !== undefined) {
         const text = Buffer.concat(chunks).toString('utf8')
         const contentType = response.headers.get('content-type') ?? ''

@@ -1,7 +1,7 @@
 // Benchmarks of `cachelab serve` at scale, in process over real HTTP with session capture on, as serve
 // runs: (d) thousands of live sessions sharing a system prompt, (e) sessions expiring in virtual time
-// under the default memory budget, (f) an 11 MB request beside small ones. Figures are ratios where time
-// is involved (notes/2026-11-30-serve-scale.md).
+// under the default memory budget, (f) an 11 MB request beside small ones, on a fresh server and on the
+// server (e) filled. Figures are ratios where time is involved (notes/2026-11-30-serve-scale.md).
 
 import { Bench } from 'tinybench'
 import { CaptureTracker } from '../capture/tracker.ts'
@@ -115,9 +115,12 @@ export interface ExpiryFigures {
  * (e) `sessions` sessions two hours of virtual time apart, two requests each. Each attaches a 30 KB file
  * after its own first message: the text is the same from session to session (tokenized once, so the
  * benchmark is quick), but every request carries its own copy and every session its own trie path, as
- * distinct content would.
+ * distinct content would. `whileWarm` runs on the server once they are served, before it closes.
  */
-export async function benchExpiry(sessions = 20_000): Promise<ExpiryFigures> {
+export async function benchExpiry(
+  sessions = 20_000,
+  whileWarm?: (server: LoopbackServer) => Promise<void>,
+): Promise<ExpiryFigures> {
   const { server } = await startServe()
   const collect = (globalThis as { gc?: () => void }).gc
   const rssMb: number[] = []
@@ -158,35 +161,57 @@ export async function benchExpiry(sessions = 20_000): Promise<ExpiryFigures> {
     }
     await Promise.all([worker(), worker(), worker(), worker()])
     const stats = server.health().memory.simulator
-    return {
+    const figures = {
       sessions,
       rssMb,
       simulatorMb: (stats?.bytes ?? 0) / 1024 / 1024,
       prunes: stats?.prunes ?? 0,
       seconds: (performance.now() - began) / 1000,
     }
+    // The server as a long-running serve leaves it: its sessions, tries and memo still held.
+    await whileWarm?.(server)
+    return figures
   } finally {
     await server.close()
   }
 }
 
 export interface LargeRequestFigures {
+  /** Heap in use when the measurement began, MiB (after a collection when `global.gc` is exposed). */
+  heapMb: number
   /** Median milliseconds of a small request with nothing else in flight. */
   smallAloneMs: number
-  /** The slowest small request sent while the large one was in flight, milliseconds. */
+  /** The slowest small request sent while the large one was in flight (the one it outlasted included), milliseconds. */
   smallDuringMs: number
   /** Milliseconds the large request took, end to end. */
   largeMs: number
-  /** Milliseconds of the large request's own main-thread share: the same request again, its text tokenized. */
+  /** Milliseconds the same body, sent again alone, took end to end (its text tokenized again if the memo had no room). */
+  largeAgainMs: number
+  /**
+   * The large request's own main-thread share, milliseconds: how long the main thread was busy (event-loop
+   * utilization) while the same body, sent again alone, was served: parsing, digesting, linearizing,
+   * simulating, answering, and the collections they cause. Time in the tokenizer threads is not in it.
+   */
   largeShareMs: number
   /** (smallDuring − smallAlone) / largeShare: at most 1 means the large request delayed the small one by no more than its own share. */
   ratio: number
 }
 
+/** Where (f) runs: a fresh server of its own, or a server already serving (closed by its owner). */
+export interface LargeRequestOptions {
+  megabytes?: number
+  /** A warm server, for example the one (e) filled with sessions; by default (f) starts its own. */
+  server?: LoopbackServer
+}
+
 /** (f) An 11 MB request and, while it is in flight, small requests back to back. */
-export async function benchLargeRequest(megabytes = 11): Promise<LargeRequestFigures> {
-  const { server } = await startServe()
+export async function benchLargeRequest(options: LargeRequestOptions = {}): Promise<LargeRequestFigures> {
+  const megabytes = options.megabytes ?? 11
+  const server = options.server ?? (await startServe()).server
+  const collect = (globalThis as { gc?: () => void }).gc
   try {
+    collect?.()
+    const heapMb = process.memoryUsage().heapUsed / 1024 / 1024
     const small = (index: number) =>
       post(server, { model: 'gpt-5.4', messages: [{ role: 'user', content: `small request ${index}` }] })
     const timed = async (run: () => Promise<unknown>) => {
@@ -209,20 +234,26 @@ export async function benchLargeRequest(megabytes = 11): Promise<LargeRequestFig
     })
     let smallDuringMs = 0
     for (let index = 0; !done; index += 1) {
-      const took = await timed(() => small(1_000 + index))
-      if (!done) smallDuringMs = Math.max(smallDuringMs, took)
+      // Every small request sent while the large one is in flight counts, the last one too: one stuck
+      // behind the large request's final work on the main thread ends after it, and waited all the same.
+      smallDuringMs = Math.max(smallDuringMs, await timed(() => small(1_000 + index)))
     }
     const largeMs = await large
-    // The same body again: its text is now in the memo, so this is the main thread's own share.
-    const largeShareMs = await timed(() => post(server, body, { 'x-cachelab-session': 'large-again' }))
+    // Its own share: the main thread's busy time while the same body is served again with nothing else
+    // in flight (the first time small requests share the thread, so its busy time is not its own).
+    const before = performance.eventLoopUtilization()
+    const largeAgainMs = await timed(() => post(server, body, { 'x-cachelab-session': 'large-again' }))
+    const largeShareMs = performance.eventLoopUtilization(before).active
     return {
+      heapMb,
       smallAloneMs,
       smallDuringMs,
       largeMs,
+      largeAgainMs,
       largeShareMs,
       ratio: Math.max(0, smallDuringMs - smallAloneMs) / largeShareMs,
     }
   } finally {
-    await server.close()
+    if (options.server === undefined) await server.close()
   }
 }

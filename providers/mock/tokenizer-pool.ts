@@ -1,14 +1,18 @@
 // Tokenizing off the event loop: a request with a text of megabytes costs seconds of BPE, and the
 // server's one thread would serve nobody meanwhile. The loopback hands such texts to worker threads
-// first and puts the tokens in the token counter's memo, so the simulation that follows (on the main
-// thread, where the cache state lives) finds them counted. Small texts are counted inline as before.
+// first and has the token counter hold the tokens while the request is in flight (the memo may have no
+// room for a text of megabytes), so the simulation that follows (on the main thread, where the cache
+// state lives) finds them counted and never tokenizes them itself. Small texts are counted inline.
 
 import { availableParallelism } from 'node:os'
 import { Worker } from 'node:worker_threads'
-import type { TokenCounter } from '../sim/tokens.ts'
+import { LONG_TEXT_CHARACTERS, type TokenCounter } from '../sim/tokens.ts'
 
-/** Texts at least this long (characters) are tokenized in a worker: below it inline is cheaper. */
-export const OFFLOAD_CHARACTERS = 32 * 1024
+/**
+ * Texts at least this long (characters) are tokenized in a worker: below it inline is cheaper. The
+ * simulators' threshold for keeping a text's tokens with its segment, so the two agree on what is long.
+ */
+export const OFFLOAD_CHARACTERS = LONG_TEXT_CHARACTERS
 
 // The worker is plain JavaScript evaluated from this string, so it runs the same under tsx and from the
 // published build; it imports the tokenizer by the URLs the main thread resolved, and encodes exactly as
@@ -46,7 +50,7 @@ export class TokenizerPool {
   private readonly workers: PoolWorker[] = []
   private readonly pending = new Map<number, Pending>()
   /** The same text asked for twice while in flight is tokenized once. */
-  private readonly inFlight = new Map<string, Promise<void>>()
+  private readonly inFlight = new Map<string, Promise<Uint32Array | undefined>>()
   private serial = 0
 
   /** `size`: threads at most (default: the cores but one, at least one). */
@@ -56,12 +60,28 @@ export class TokenizerPool {
   }
 
   /**
-   * Make sure every long string in `body` is in the counter's memo, tokenizing the ones that are not in
-   * the workers. Resolves once they all are; a worker's failure leaves the text to be counted inline.
+   * Make every long string in `body` answerable by the counter without tokenizing until the returned
+   * release is called: the ones the memo knows are held as they are, the others are tokenized in the
+   * workers first (and remembered, if the memo has room). Resolves once they all are; a worker's failure
+   * leaves the text to be counted inline. The caller releases once its request is simulated.
    */
-  async prepare(body: unknown): Promise<void> {
-    const texts = longStrings(body).filter((text) => !this.counter.knows(text))
-    await Promise.all(texts.map((text) => this.prepareText(text)))
+  async prepare(body: unknown): Promise<() => void> {
+    const releases: (() => void)[] = []
+    const waiting: Promise<void>[] = []
+    for (const text of longStrings(body)) {
+      const known = this.counter.knownTokens(text)
+      if (known !== undefined) releases.push(this.counter.hold(text, known))
+      else
+        waiting.push(
+          this.tokensOf(text).then((tokens) => {
+            if (tokens !== undefined) releases.push(this.counter.hold(text, tokens))
+          }),
+        )
+    }
+    await Promise.all(waiting)
+    return () => {
+      for (const release of releases) release()
+    }
   }
 
   /** Stop the threads (pending texts are counted inline when asked for). */
@@ -72,11 +92,15 @@ export class TokenizerPool {
     await Promise.all(workers.map(({ worker }) => worker.terminate()))
   }
 
-  private prepareText(text: string): Promise<void> {
+  /** `text`'s tokens from a worker (undefined if it failed); the same text in flight twice is sent once. */
+  private tokensOf(text: string): Promise<Uint32Array | undefined> {
     const known = this.inFlight.get(text)
     if (known !== undefined) return known
     const done = this.tokenize(text)
-      .then((tokens) => this.counter.remember(text, tokens))
+      .then((tokens) => {
+        this.counter.remember(text, tokens)
+        return tokens
+      })
       .catch(() => undefined)
       .finally(() => this.inFlight.delete(text))
     this.inFlight.set(text, done)

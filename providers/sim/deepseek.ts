@@ -9,7 +9,7 @@ import { counterfactualTrace, UNBOUNDED_READ } from './counterfactual.ts'
 import { deepseekReasoningShown, linearizeChat } from './linearize-openai.ts'
 import { billedOutputTokens } from './output.ts'
 import { scaleTokens, tokensThrough, unwrittenCounts } from './prompt.ts'
-import { sharedTokenCounter, type TokenCounter } from './tokens.ts'
+import { LONG_TEXT_CHARACTERS, sharedTokenCounter, type TokenCounter } from './tokens.ts'
 import { PrefixTrie, type TrieMeter, type TrieNode } from './trie.ts'
 import type {
   Prompt,
@@ -223,7 +223,7 @@ export class DeepSeekCacheSimulator {
       if (segment !== undefined) {
         for (const partial of state?.partials ?? []) {
           if (partial.frame !== segment.frame) continue
-          if (this.counter.commonPrefix(partial.text, segment.text) < partial.textTokens) continue
+          if (this.counter.commonPrefixOf(partial, segment) < partial.textTokens) continue
           consider(tokensThrough(prompt, depth) + partial.tokens, partial)
         }
       }
@@ -249,7 +249,7 @@ export class DeepSeekCacheSimulator {
             path[depth - 1] ?? trie.root,
             segment,
             () => true,
-            (text) => this.counter.tokens(text),
+            (stored) => this.counter.tokensOf(stored),
           ) ?? 0)
     const inside =
       textTokens > 0 && segment !== undefined ? segment.framing + scaleTokens(textTokens, scale) : 0
@@ -291,19 +291,22 @@ export class DeepSeekCacheSimulator {
       (partial) =>
         partial.frame === segment.frame &&
         partial.textTokens === position.textTokens &&
-        this.counter.commonPrefix(partial.text, segment.text) >= position.textTokens,
+        this.counter.commonPrefixOf(partial, segment) >= position.textTokens,
     )
     if (existing !== undefined) {
       Object.assign(existing, refreshed(existing, fresh()))
       return
     }
-    partials.push({
+    const partial = {
       ...fresh(),
       frame: segment.frame,
       text: segment.text,
       textTokens: position.textTokens,
       tokens: segment.framing + scaleTokens(position.textTokens, scale),
-    })
+    }
+    // A long text's tokens stay with the stored unit, as with a segment (while the request holds them).
+    if (partial.text.length >= LONG_TEXT_CHARACTERS) this.counter.tokensOf(partial)
+    partials.push(partial)
   }
 
   /**

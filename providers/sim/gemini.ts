@@ -316,7 +316,7 @@ export class GeminiCacheSimulator {
     for (const child of childrenOf(path[depth - 1] ?? trie.root)) {
       const stored = child.segment
       if (stored === undefined || stored.frame !== segment.frame || !live(child.data)) continue
-      const common = this.counter.commonPrefix(stored.text, segment.text)
+      const common = this.counter.commonPrefixOf(stored, segment)
       best = Math.max(best, segment.framing + scaleTokens(common, scale))
     }
     return Math.min(best, segment.tokens)

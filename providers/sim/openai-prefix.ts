@@ -246,7 +246,7 @@ export class OpenAIPrefixCache {
       parent,
       segment,
       (child) => live(child.data),
-      (text) => this.counter.tokens(text),
+      (stored) => this.counter.tokensOf(stored),
     )
     if (common === undefined) return 0
     return Math.min(segment.framing + scaleTokens(common, scale), segment.tokens)

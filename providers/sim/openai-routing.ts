@@ -73,7 +73,7 @@ export class OpenAIRouter {
         budget -= segment.tokens
       } else {
         const textBudget = Math.max(0, budget - segment.framing)
-        parts.push(segment.frame, this.counter.tokens(segment.text).slice(0, textBudget).join(','))
+        parts.push(segment.frame, this.counter.tokensOf(segment).slice(0, textBudget).join(','))
         budget = 0
       }
     }

@@ -1,7 +1,7 @@
 // Building a linearized prompt: each segment's tokens are counted once through the shared memo and
 // scaled by the provider's factor; cumulative sums are kept for prefix arithmetic.
 
-import type { TokenCounter } from './tokens.ts'
+import { LONG_TEXT_CHARACTERS, type TokenCounter } from './tokens.ts'
 import type { Breakpoint, Prompt, Segment, SimCounts, WireNode } from './types.ts'
 
 /** What a linearizer supplies for one segment. */
@@ -91,6 +91,9 @@ export class PromptBuilder {
       ...(draft.breakpoint !== undefined ? { breakpoint: draft.breakpoint } : {}),
       ...(run !== undefined ? { run } : {}),
     }
+    // A long text's tokens stay with its segment: a later request compared with it (stored in a trie)
+    // must not tokenize it again once the memo has forgotten it (serve holds them only while in flight).
+    if (draft.text.length >= LONG_TEXT_CHARACTERS) this.counter.tokensOf(segment)
     this.segments.push(segment)
     this.total += tokens
     this.cumulative.push(this.total)

@@ -2,7 +2,7 @@
 // forgets.
 
 import { describe, expect, it } from 'vitest'
-import { encode, TokenCounter } from './tokens.ts'
+import { encode, LONG_TEXT_CHARACTERS, TokenCounter } from './tokens.ts'
 
 const text = (index: number) => `text number ${index} with a few words to count`
 
@@ -39,6 +39,36 @@ describe('a token counter', () => {
     for (let index = 1; index < 50; index += 1) counter.count(text(index))
     expect(counter.count(text(0))).toBe(first)
     expect(counter.commonPrefix(text(0), text(1))).toBe(3)
+  })
+
+  it('answers a held text without tokenizing, even one too large for its memo, until every hold is released', () => {
+    const counter = new TokenCounter({ countBytes: 100, arrayBytes: 100 })
+    const long = text(3).repeat(20)
+    const tokens = Uint32Array.from(encode(long))
+    counter.remember(long, tokens)
+    expect(counter.knownTokens(long)).toBeUndefined()
+    const first = counter.hold(long, tokens)
+    const second = counter.hold(long, tokens)
+    expect(counter.tokens(long)).toBe(tokens)
+    expect(counter.count(long)).toBe(tokens.length)
+    first()
+    first()
+    expect(counter.knownTokens(long)).toBe(tokens)
+    second()
+    expect(counter.heldTexts).toBe(0)
+    expect(counter.knownTokens(long)).toBeUndefined()
+    expect(counter.encodeCalls).toBe(0)
+  })
+
+  it("keeps a long text's tokens with the segment that carries it after the memo forgot them", () => {
+    const counter = new TokenCounter({ countBytes: 100, arrayBytes: 100 })
+    const segment = { text: 'word '.repeat(LONG_TEXT_CHARACTERS / 5 + 1) }
+    const tokens = counter.tokensOf(segment)
+    const calls = counter.encodeCalls
+    expect(counter.tokensOf(segment)).toBe(tokens)
+    expect(counter.commonPrefixOf(segment, { text: `${segment.text}and more` })).toBe(tokens.length - 1)
+    expect(counter.encodeCalls).toBe(calls + 1)
+    expect(counter.tokensOf({ text: 'short' })).toEqual(Uint32Array.from(encode('short')))
   })
 
   it('takes tokens counted elsewhere as its own', () => {

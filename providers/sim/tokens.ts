@@ -22,6 +22,12 @@ export function decode(tokens: readonly number[]): string {
   return encoderInstance().decode([...tokens])
 }
 
+/**
+ * Texts this long (characters) or longer are long: a prompt segment keeps its tokens for as long as it
+ * lives, and a server tokenizes them in worker threads (mock/tokenizer-pool.ts).
+ */
+export const LONG_TEXT_CHARACTERS = 32 * 1024
+
 /** How much a counter may keep, in estimated bytes (least recently used entries go first). */
 export interface TokenCounterLimits {
   /** Bytes of texts whose counts are remembered (default 128 MiB). */
@@ -99,8 +105,21 @@ const ENTRY_OVERHEAD = 80
 export class TokenCounter {
   private readonly counts: LeastRecentlyUsed<number>
   private readonly arrays: LeastRecentlyUsed<Uint32Array>
+  /**
+   * Token arrays that requests in flight hold, whatever the memo's limits: a long text tokenized in a
+   * worker must not be tokenized again on the simulating thread because the memo had no room for it.
+   */
+  private readonly held = new Map<string, { tokens: Uint32Array; holders: number }>()
+  /**
+   * Tokens of long texts by the object that carries them (a prompt segment in a trie, a stored unit):
+   * kept as long as that object lives, so comparing a new request with a stored long text never
+   * tokenizes it again after the memo forgot it. A few such texts, each already held as a string.
+   */
+  private readonly kept = new WeakMap<object, Uint32Array>()
   /** How many texts were actually tokenized (a memo miss); benchmarks and tests read it. */
   encodeCalls = 0
+  /** Characters of the longest text tokenized here (a server's tests read it: long texts go to workers). */
+  longestEncoded = 0
 
   constructor(limits: TokenCounterLimits = {}) {
     this.counts = new LeastRecentlyUsed(limits.countBytes ?? DEFAULT_COUNT_BYTES)
@@ -117,15 +136,59 @@ export class TokenCounter {
     if (text === '') return 0
     const known = this.counts.get(text)
     if (known !== undefined) return known
+    const held = this.held.get(text)
+    if (held !== undefined) return held.tokens.length
     const tokens = this.encodeOnce(text)
     return tokens.length
   }
 
   /** The tokens of `text` (kept for a bounded number of bytes, four a token). */
   tokens(text: string): Uint32Array {
-    const known = this.arrays.get(text)
-    if (known !== undefined) return known
-    return this.encodeOnce(text)
+    return this.knownTokens(text) ?? this.encodeOnce(text)
+  }
+
+  /** The tokens of `owner.text`; a long text's are kept with `owner` from then on. */
+  tokensOf(owner: { readonly text: string }): Uint32Array {
+    const kept = this.kept.get(owner)
+    if (kept !== undefined) return kept
+    const tokens = this.tokens(owner.text)
+    if (owner.text.length >= LONG_TEXT_CHARACTERS) this.kept.set(owner, tokens)
+    return tokens
+  }
+
+  /** Length of the common token prefix of two objects' texts (each a segment or a stored unit). */
+  commonPrefixOf(left: { readonly text: string }, right: { readonly text: string }): number {
+    if (left.text === right.text)
+      return (this.kept.get(right) ?? this.kept.get(left))?.length ?? this.count(right.text)
+    return commonTokenPrefix(this.tokensOf(left), this.tokensOf(right))
+  }
+
+  /** The tokens of `text` if the memo or a hold has them, without tokenizing. */
+  knownTokens(text: string): Uint32Array | undefined {
+    return this.arrays.get(text) ?? this.held.get(text)?.tokens
+  }
+
+  /**
+   * Keep `text`'s tokens (which must be `encode(text)`'s) answerable until the returned function is
+   * called, even when the memo has no room for them or forgets them meanwhile. A request in flight holds
+   * its long texts so that simulating it never tokenizes them on the main thread; holds of one text nest.
+   */
+  hold(text: string, tokens: Uint32Array): () => void {
+    const entry = this.held.get(text) ?? { tokens, holders: 0 }
+    entry.holders += 1
+    this.held.set(text, entry)
+    let released = false
+    return () => {
+      if (released) return
+      released = true
+      entry.holders -= 1
+      if (entry.holders === 0) this.held.delete(text)
+    }
+  }
+
+  /** How many distinct texts requests in flight hold (tests read it: every hold is released). */
+  get heldTexts(): number {
+    return this.held.size
   }
 
   /**
@@ -151,6 +214,7 @@ export class TokenCounter {
   private encodeOnce(text: string): Uint32Array {
     const tokens = Uint32Array.from(encode(text))
     this.encodeCalls += 1
+    this.longestEncoded = Math.max(this.longestEncoded, text.length)
     this.remember(text, tokens)
     return tokens
   }

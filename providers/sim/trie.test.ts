@@ -271,7 +271,7 @@ describe('a prefix trie against a naive set of stored prefixes', () => {
 describe("a node's longest shared child", () => {
   // Texts of a few letters tokenize to a few tokens each; the naive answer compares every child.
   const words = ['alpha', 'alpine', 'alp', 'beta', 'bet', 'gamma', 'gam', 'ga', 'delta', 'del', 'x', 'xy']
-  const tokens = (text: string) => encode(text)
+  const tokens = (segment: { text: string }) => encode(segment.text)
   const naive = (stored: string[], live: Set<string>, query: string, frame: string) => {
     let best: number | undefined
     for (const text of stored) {

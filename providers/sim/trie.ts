@@ -161,7 +161,7 @@ export class PrefixTrie<T> {
 
   /**
    * The most tokens a child of `node` with `segment`'s frame shares with `segment`'s text, over the
-   * children `accept` takes; undefined when it takes none. `tokens` tokenizes a text. A node with many
+   * children `accept` takes; undefined when it takes none. `tokens` gives a segment's text's tokens. A node with many
    * children answers from its sorted siblings: the accepted child nearest the segment on either side shares
    * the most (tokens sorted lexicographically share a longer prefix the closer they sit), so the cost does
    * not grow with the number of siblings, only with those `accept` turns down on the way.
@@ -170,7 +170,7 @@ export class PrefixTrie<T> {
     node: TrieNode<T>,
     segment: Segment,
     accept: (child: TrieNode<T>) => boolean,
-    tokens: (text: string) => ArrayLike<number>,
+    tokens: (segment: Segment) => ArrayLike<number>,
   ): number | undefined {
     if (countChildren(node) < INDEX_THRESHOLD) {
       let best: number | undefined
@@ -179,15 +179,15 @@ export class PrefixTrie<T> {
         if (stored === undefined || stored.frame !== segment.frame || !accept(child)) continue
         const shared =
           stored.text === segment.text
-            ? tokens(segment.text).length
-            : commonTokenPrefix(tokens(stored.text), tokens(segment.text))
+            ? tokens(segment).length
+            : commonTokenPrefix(tokens(stored), tokens(segment))
         best = Math.max(best ?? 0, shared)
       }
       return best
     }
     const sorted = this.indexed(node, tokens).byFrame.get(segment.frame)
     if (sorted === undefined) return undefined
-    const wanted = tokens(segment.text)
+    const wanted = tokens(segment)
     const position = insertionPoint(sorted, wanted)
     let best: number | undefined
     for (let index = position - 1; index >= 0; index -= 1) {
@@ -206,7 +206,7 @@ export class PrefixTrie<T> {
   }
 
   /** The node's sibling index, built on first use and brought up to date with the children added since. */
-  private indexed(node: TrieNode<T>, tokens: (text: string) => ArrayLike<number>): SiblingIndex<T> {
+  private indexed(node: TrieNode<T>, tokens: (segment: Segment) => ArrayLike<number>): SiblingIndex<T> {
     let index = node.siblings
     if (index === undefined) {
       index = { byFrame: new Map(), pending: [...childrenOf(node)] }
@@ -214,7 +214,7 @@ export class PrefixTrie<T> {
     }
     for (const child of index.pending) {
       const segment = child.segment as Segment
-      const entry = { tokens: tokens(segment.text), child }
+      const entry = { tokens: tokens(segment), child }
       let sorted = index.byFrame.get(segment.frame)
       if (sorted === undefined) {
         sorted = []
