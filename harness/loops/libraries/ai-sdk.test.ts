@@ -7,7 +7,14 @@ import type { StepRow } from '../../../reports/types.ts'
 import { findScenario } from '../../../scenarios/index.ts'
 import { type LibrarySessionResult, runLibrarySession } from '../../../scenarios/run-library.ts'
 import type { ProviderId } from '../../types.ts'
-import { AI_SDK_PACKAGES, aiSdkMajor, installedVersion, LIBRARY_LOOPS, loadLibrary } from './index.ts'
+import {
+  AI_SDK_PACKAGES,
+  aiSdkMajor,
+  installedVersion,
+  LIBRARY_LOOPS,
+  loadLibrary,
+  npmName,
+} from './index.ts'
 import { sdkLoop } from './sdk.ts'
 import type { LibraryLoop } from './types.ts'
 
@@ -103,6 +110,10 @@ describe('the ai-sdk loop’s major', () => {
       '@ai-sdk/openai': '4.0.118',
       '@ai-sdk/deepseek': '3.0.56',
     })
+  })
+
+  it('names ai 7’s aliased packages by the npm names their pins point at', () => {
+    expect(Object.values(AI_SDK_PACKAGES[7]).map(npmName)).toEqual(Object.values(AI_SDK_PACKAGES[6]))
   })
 
   it('keeps ai 6 on Node 20 even when ai 7’s packages are there', () => {
