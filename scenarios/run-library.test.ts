@@ -3,7 +3,7 @@
 // reports is kept beside the wire, and what a loop cannot express is listed.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { LIBRARY_LOOPS, loadLibrary } from '../harness/loops/libraries/index.ts'
+import { aiSdkModule, LIBRARY_LOOPS, loadLibrary } from '../harness/loops/libraries/index.ts'
 import { sdkLoop } from '../harness/loops/libraries/sdk.ts'
 import type { LibraryLoop, LibrarySession } from '../harness/loops/libraries/types.ts'
 import { type LoopbackServer, startLoopback } from '../providers/mock/loopback.ts'
@@ -148,7 +148,7 @@ describe('a loop the API refuses', () => {
 
 describe('loading a library loop', () => {
   it('names the packages and the npm command when a library is not installed', async () => {
-    const loaded = await loadLibrary(LIBRARY_LOOPS['ai-sdk'], (name) => (name === 'ai' ? undefined : '1.0.0'))
+    const loaded = await loadLibrary(aiSdkModule(6), (name) => (name === 'ai' ? undefined : '1.0.0'))
     expect(loaded.status).toBe('missing')
     if (loaded.status !== 'missing') return
     expect(loaded.reason).toBe('not installed: ai')

@@ -7,7 +7,14 @@ import type { StepRow } from '../../../reports/types.ts'
 import { findScenario } from '../../../scenarios/index.ts'
 import { type LibrarySessionResult, runLibrarySession } from '../../../scenarios/run-library.ts'
 import type { ProviderId } from '../../types.ts'
-import { aiSdkLoop } from './ai-sdk.ts'
+import {
+  AI_SDK_PACKAGES,
+  aiSdkMajor,
+  installedVersion,
+  LIBRARY_LOOPS,
+  loadLibrary,
+  npmName,
+} from './index.ts'
 import { sdkLoop } from './sdk.ts'
 import type { LibraryLoop } from './types.ts'
 
@@ -54,7 +61,11 @@ async function run(loop: LibraryLoop, scenarioName: string, provider: ProviderId
   return { result, bodies: [...bodies] }
 }
 
-const aiSdk = aiSdkLoop()
+/** ai 7 runs where Node is 22+ and its aliased packages are installed (not in CI, which installs on Node 20). */
+const onAiSdk7 = aiSdkMajor(process.versions.node, (name) => installedVersion(name) !== undefined) === 7
+const loaded = await loadLibrary(LIBRARY_LOOPS['ai-sdk'])
+if (loaded.status !== 'loaded') throw new Error(`the ai-sdk loop did not load: ${loaded.reason}`)
+const aiSdk = loaded.loop
 const reference = sdkLoop()
 const PROVIDERS: readonly ProviderId[] = ['anthropic', 'openai-chat', 'openai-responses', 'deepseek']
 const SCENARIOS = ['append-only', 'prompt-change', 'tool-schema-change'] as const
@@ -77,6 +88,40 @@ const userTurns = (body: Body) =>
       message.role === 'user' &&
       !(Array.isArray(message.content) && message.content.some((part) => part.type === 'tool_result')),
   )
+
+describe('the ai-sdk loop’s major', () => {
+  it('runs ai 6 on Node 20 and ai 7 on Node 22+ where it is installed, reported by the npm names', () => {
+    const major = onAiSdk7 ? 7 : 6
+    expect(Object.keys(loaded.versions)).toEqual([
+      'ai',
+      '@ai-sdk/anthropic',
+      '@ai-sdk/openai',
+      '@ai-sdk/deepseek',
+    ])
+    expect(loaded.versions.ai?.split('.')[0]).toBe(String(major))
+    expect(loaded.versions['@ai-sdk/anthropic']?.split('.')[0]).toBe(String(major - 3))
+  })
+
+  it.runIf(onAiSdk7)('reads ai 7’s versions off its aliased packages', () => {
+    expect(LIBRARY_LOOPS['ai-sdk'].packages).toEqual(Object.values(AI_SDK_PACKAGES[7]))
+    expect(loaded.versions).toEqual({
+      ai: '7.0.173',
+      '@ai-sdk/anthropic': '4.0.105',
+      '@ai-sdk/openai': '4.0.118',
+      '@ai-sdk/deepseek': '3.0.56',
+    })
+  })
+
+  it('names ai 7’s aliased packages by the npm names their pins point at', () => {
+    expect(Object.values(AI_SDK_PACKAGES[7]).map(npmName)).toEqual(Object.values(AI_SDK_PACKAGES[6]))
+  })
+
+  it('keeps ai 6 on Node 20 even when ai 7’s packages are there', () => {
+    expect(aiSdkMajor('20.19.5', () => true)).toBe(6)
+    expect(aiSdkMajor('22.12.0', () => true)).toBe(7)
+    expect(aiSdkMajor('24.21.0', (name) => name !== 'ai-sdk-deepseek-3')).toBe(6)
+  })
+})
 
 describe.each(PROVIDERS)('the ai-sdk loop on %s', (provider) => {
   it.each(SCENARIOS)(

@@ -1,26 +1,18 @@
-// The Vercel AI SDK loop (ai 6, the major that runs on Node 20): one `generateText` per user turn, its own
-// multi-step tool loop (`stopWhen: stepCountIs(64)`) running the tools, and the app's message array
-// growing by `response.messages`, as the AI SDK's documentation writes a chat agent. Caching as its
-// provider pages recommend: Anthropic marks the system message and each turn's user message with
+// The Vercel AI SDK loop, on either major: ai 6 (the one that runs on Node 20) or ai 7 (Node 22+), handed in
+// as modules so both run the same code. One `generateText` per user turn, its own multi-step tool loop
+// (`stopWhen` at 64 steps) running the tools, and the app's message array growing by every step's response
+// messages, as the AI SDK's documentation writes a chat agent. Caching as its provider pages recommend: Anthropic marks the system message and each turn's user message with
 // `providerOptions.anthropic.cacheControl` (the marks stay in the history, so a long conversation carries
 // more than the four breakpoints Anthropic takes, and @ai-sdk/anthropic drops the newest ones beyond
 // four with a warning); OpenAI routes by `providerOptions.openai.promptCacheKey`; DeepSeek caches by
 // itself. What the library reports is read off each step's `usage` as it documents the fields.
 
-import { createAnthropic } from '@ai-sdk/anthropic'
-import { createDeepSeek } from '@ai-sdk/deepseek'
-import { createOpenAI } from '@ai-sdk/openai'
-import {
-  generateText,
-  jsonSchema,
-  type LanguageModel,
-  type LanguageModelUsage,
-  type ModelMessage,
-  type SystemModelMessage,
-  stepCountIs,
-  type ToolSet,
-  tool,
-} from 'ai'
+// Types only: the packages themselves are imported by `importAiSdk`, under the names the major is installed as.
+import type { createAnthropic } from '@ai-sdk/anthropic'
+import type { createDeepSeek } from '@ai-sdk/deepseek'
+import type { createOpenAI } from '@ai-sdk/openai'
+import type * as Ai from 'ai'
+import type { LanguageModel, LanguageModelUsage, ModelMessage, SystemModelMessage, ToolSet } from 'ai'
 import type { JsonObject, ProviderId, ToolSchema } from '../../types.ts'
 import { DEFAULT_MAX_TOKENS } from './sdk.ts'
 import type {
@@ -32,14 +24,83 @@ import type {
   ReportedUsage,
 } from './types.ts'
 
+/** The AI SDK majors the loop runs on: ai 6 runs on Node 20, ai 7 needs Node 22. */
+export type AiSdkMajor = 6 | 7
+
+/** The packages of one AI SDK major, by the name each is installed under (ai 7's are npm aliases). */
+export interface AiSdkPackages {
+  /** The `ai` package. */
+  ai: string
+  /** `@ai-sdk/anthropic` of the same major line. */
+  anthropic: string
+  /** `@ai-sdk/openai` of the same major line. */
+  openai: string
+  /** `@ai-sdk/deepseek` of the same major line. */
+  deepseek: string
+}
+
+/**
+ * What the loop uses of one AI SDK major. Typed by ai 6, whose types are always installed; ai 7 keeps
+ * these functions' shapes for everything the loop passes and reads (its renames are mapped here).
+ */
+export interface AiSdkModules {
+  major: AiSdkMajor
+  generateText: typeof Ai.generateText
+  jsonSchema: typeof Ai.jsonSchema
+  tool: typeof Ai.tool
+  /** The step-count stop condition: `stepCountIs` in ai 6, `isStepCount` in ai 7 (the old name an alias). */
+  stepCount: typeof Ai.stepCountIs
+  createAnthropic: typeof createAnthropic
+  createOpenAI: typeof createOpenAI
+  createDeepSeek: typeof createDeepSeek
+  /**
+   * The messages a `generateText` call adds to the app's history, every step's: ai 6's
+   * `response.messages` accumulates them; in ai 7 that holds the final step's only and
+   * `responseMessages` holds them all (its migration guide).
+   */
+  responseMessages(result: GenerateTextCall): readonly ModelMessage[]
+}
+
+/** A `generateText` result as far as the loop reads it. */
+type GenerateTextCall = Awaited<ReturnType<typeof Ai.generateText>>
+
+/**
+ * Import one AI SDK major's packages. The names are strings on purpose: ai 7's aliases are absent on
+ * Node 20 (npm skips them), so no code may name them statically.
+ */
+export async function importAiSdk(major: AiSdkMajor, packages: AiSdkPackages): Promise<AiSdkModules> {
+  const [ai, anthropic, openai, deepseek] = await Promise.all([
+    import(packages.ai) as Promise<typeof Ai & { isStepCount?: typeof Ai.stepCountIs }>,
+    import(packages.anthropic) as Promise<{ createAnthropic: typeof createAnthropic }>,
+    import(packages.openai) as Promise<{ createOpenAI: typeof createOpenAI }>,
+    import(packages.deepseek) as Promise<{ createDeepSeek: typeof createDeepSeek }>,
+  ])
+  const stepCount = major === 7 ? ai.isStepCount : ai.stepCountIs
+  if (stepCount === undefined) throw new Error(`${packages.ai} has no step-count stop condition`)
+  return {
+    major,
+    generateText: ai.generateText,
+    jsonSchema: ai.jsonSchema,
+    tool: ai.tool,
+    stepCount,
+    createAnthropic: anthropic.createAnthropic,
+    createOpenAI: openai.createOpenAI,
+    createDeepSeek: deepseek.createDeepSeek,
+    responseMessages:
+      major === 7
+        ? (result) => (result as GenerateTextCall & { responseMessages: ModelMessage[] }).responseMessages
+        : (result) => result.response.messages,
+  }
+}
+
 /** The step cap of one turn's tool loop: far above any scenario's steps, so the model ends each turn. */
 export const AI_SDK_MAX_STEPS = 64
 
 /** Anthropic's cache mark as the AI SDK's Anthropic provider page writes it. */
 const ANTHROPIC_CACHE_MARK = { anthropic: { cacheControl: { type: 'ephemeral' } } } as const
 
-/** The AI SDK's loop. */
-export function aiSdkLoop(): LibraryLoop {
+/** The AI SDK's loop on the major whose modules it is given. */
+export function aiSdkLoop(modules: AiSdkModules): LibraryLoop {
   // The AI SDK logs its call warnings to the console unless told otherwise; the loop reports them per
   // request instead (a logger the caller installed stays).
   const globals = globalThis as { AI_SDK_LOG_WARNINGS?: unknown }
@@ -59,13 +120,14 @@ export function aiSdkLoop(): LibraryLoop {
       }
     },
     async open(options: LibrarySessionOptions): Promise<LibrarySession> {
-      return aiSdkSession(options, languageModel(options))
+      return aiSdkSession(options, modules, languageModel(options, modules))
     },
   }
 }
 
 /** The provider package's model, pointed at the transport (its fetch adds the cachelab headers per request). */
-function languageModel(options: LibrarySessionOptions): LanguageModel {
+function languageModel(options: LibrarySessionOptions, modules: AiSdkModules): LanguageModel {
+  const { createAnthropic, createDeepSeek, createOpenAI } = modules
   const { transport } = options
   const settings = { baseURL: transport.baseURL, apiKey: transport.apiKey, fetch: transport.fetch }
   switch (options.provider) {
@@ -83,12 +145,16 @@ function languageModel(options: LibrarySessionOptions): LanguageModel {
   }
 }
 
-function aiSdkSession(options: LibrarySessionOptions, model: LanguageModel): LibrarySession {
+function aiSdkSession(
+  options: LibrarySessionOptions,
+  modules: AiSdkModules,
+  model: LanguageModel,
+): LibrarySession {
   const anthropic = options.provider === 'anthropic'
   const openai = options.provider === 'openai-chat' || options.provider === 'openai-responses'
   let system = options.system
   let tools = options.tools
-  // The app's message array, as the docs keep it: each turn's user message, then `response.messages`.
+  // The app's message array, as the docs keep it: each turn's user message, then every step's response messages.
   const messages: ModelMessage[] = []
   // The system prompt as a message, the only form that carries providerOptions (Anthropic's cache mark).
   const systemMessage = (): SystemModelMessage => ({
@@ -117,28 +183,28 @@ function aiSdkSession(options: LibrarySessionOptions, model: LanguageModel): Lib
       const asked = anthropic
         ? 1 + messages.filter((message) => message.providerOptions !== undefined).length
         : undefined
+      const onStep = (step: { usage: LanguageModelUsage; warnings?: readonly Warning[] | undefined }) => {
+        reported.push({
+          ...reportedUsage(step.usage),
+          ...(asked !== undefined ? { requestedBreakpoints: asked } : {}),
+          ...((step.warnings ?? []).length > 0 ? { warnings: (step.warnings ?? []).map(warningText) } : {}),
+        })
+      }
       try {
-        const result = await generateText({
+        const result = await modules.generateText({
           model,
           messages: [systemMessage(), ...messages],
           // The system prompt sits in `messages` on purpose (to carry its cache mark): no warning for it.
           allowSystemInMessages: true,
-          ...(tools.length > 0 ? { tools: toolSet(tools, execute) } : {}),
-          stopWhen: stepCountIs(AI_SDK_MAX_STEPS),
+          ...(tools.length > 0 ? { tools: toolSet(modules, tools, execute) } : {}),
+          stopWhen: modules.stepCount(AI_SDK_MAX_STEPS),
           maxOutputTokens: options.maxTokens ?? DEFAULT_MAX_TOKENS,
           maxRetries: 0,
           ...(openai ? { providerOptions: { openai: { promptCacheKey: options.sessionKey } } } : {}),
-          onStepFinish: (step) => {
-            reported.push({
-              ...reportedUsage(step.usage),
-              ...(asked !== undefined ? { requestedBreakpoints: asked } : {}),
-              ...((step.warnings ?? []).length > 0
-                ? { warnings: (step.warnings ?? []).map(warningText) }
-                : {}),
-            })
-          },
+          // ai 7 renamed the per-step callback `onStepEnd` (`onStepFinish` stays, deprecated).
+          ...(modules.major === 7 ? { onStepEnd: onStep } : { onStepFinish: onStep }),
         })
-        messages.push(...result.response.messages)
+        messages.push(...modules.responseMessages(result))
         return { reported }
       } catch (error) {
         messages.splice(mark)
@@ -154,6 +220,7 @@ function aiSdkSession(options: LibrarySessionOptions, model: LanguageModel): Lib
  * hand the model a tool error.
  */
 function toolSet(
+  { tool, jsonSchema }: AiSdkModules,
   tools: readonly ToolSchema[],
   execute: (call: LibraryToolCall) => LibraryToolResult,
 ): ToolSet {
@@ -173,13 +240,16 @@ function toolSet(
   )
 }
 
-/** One AI SDK call warning as the console would say it. */
-function warningText(warning: {
+/** An AI SDK call warning, as far as the loop reads it (the same fields in ai 6 and ai 7). */
+interface Warning {
   type: string
   feature?: string
   details?: string
   message?: string
-}): string {
+}
+
+/** One AI SDK call warning as the console would say it. */
+function warningText(warning: Warning): string {
   const subject = warning.feature === undefined ? '' : `${warning.feature}: `
   return `${subject}${warning.details ?? warning.message ?? warning.type}`
 }

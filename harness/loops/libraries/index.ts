@@ -5,7 +5,45 @@ import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import type { AiSdkMajor, AiSdkPackages } from './ai-sdk.ts'
 import type { LibraryLoop, LibraryLoopModule, LibraryLoopName } from './types.ts'
+
+/**
+ * The AI SDK's packages per major, by the name each is installed under. ai 7 and its providers need
+ * Node 22, so cachelab pins them as npm aliases beside ai 6 (`ai-7` is `npm:ai@7.0.173`); npm skips them
+ * on Node 20.
+ */
+export const AI_SDK_PACKAGES: Readonly<Record<AiSdkMajor, AiSdkPackages>> = {
+  6: { ai: 'ai', anthropic: '@ai-sdk/anthropic', openai: '@ai-sdk/openai', deepseek: '@ai-sdk/deepseek' },
+  7: {
+    ai: 'ai-7',
+    anthropic: 'ai-sdk-anthropic-4',
+    openai: 'ai-sdk-openai-4',
+    deepseek: 'ai-sdk-deepseek-3',
+  },
+}
+
+/** The first Node major ai 7 runs on (its `engines`). */
+const AI_SDK_7_NODE = 22
+
+/** The AI SDK major a runtime runs: ai 7 on Node 22+ when its packages are installed, else ai 6. */
+export function aiSdkMajor(nodeVersion: string, installed: (name: string) => boolean): AiSdkMajor {
+  const nodeMajor = Number(nodeVersion.split('.')[0])
+  return nodeMajor >= AI_SDK_7_NODE && Object.values(AI_SDK_PACKAGES[7]).every(installed) ? 7 : 6
+}
+
+/** The AI SDK loop's module on one major. */
+export function aiSdkModule(major: AiSdkMajor): LibraryLoopModule {
+  const packages = AI_SDK_PACKAGES[major]
+  return {
+    name: 'ai-sdk',
+    packages: [packages.ai, packages.anthropic, packages.openai, packages.deepseek],
+    load: async () => {
+      const { aiSdkLoop, importAiSdk } = await import('./ai-sdk.ts')
+      return aiSdkLoop(await importAiSdk(major, packages))
+    },
+  }
+}
 
 /** Every library loop's module; each imports its library only when loaded. */
 export const LIBRARY_LOOPS: Readonly<Record<LibraryLoopName, LibraryLoopModule>> = {
@@ -14,11 +52,8 @@ export const LIBRARY_LOOPS: Readonly<Record<LibraryLoopName, LibraryLoopModule>>
     packages: ['@anthropic-ai/sdk', 'openai'],
     load: async () => (await import('./sdk.ts')).sdkLoop(),
   },
-  'ai-sdk': {
-    name: 'ai-sdk',
-    packages: ['ai', '@ai-sdk/anthropic', '@ai-sdk/openai', '@ai-sdk/deepseek'],
-    load: async () => (await import('./ai-sdk.ts')).aiSdkLoop(),
-  },
+  // Picked once, by the runtime this process runs on.
+  'ai-sdk': aiSdkModule(aiSdkMajor(process.versions.node, (name) => installedVersion(name) !== undefined)),
   langchain: {
     name: 'langchain',
     packages: ['@langchain/core', '@langchain/anthropic', '@langchain/openai'],
@@ -56,6 +91,14 @@ export function pinnedVersion(name: string): string | undefined {
   return undefined
 }
 
+/**
+ * The npm name of a dependency pinned as an alias (`ai-7`, pinned `npm:ai@7.0.173`, is `ai`), else the
+ * name itself: the name its package.json carries and the report shows.
+ */
+export function npmName(name: string): string {
+  return /^npm:(@?[^@]+)@/.exec(pinnedVersion(name) ?? '')?.[1] ?? name
+}
+
 /** The package.json of the package named `name` that holds `folder`, looking upwards. */
 function manifestUpwards(folder: string, name: string): Record<string, unknown> | undefined {
   for (let current = folder; current !== dirname(current); current = dirname(current)) {
@@ -84,7 +127,7 @@ export function installedVersion(name: string): string | undefined {
       return undefined
     }
   }
-  const version = manifestUpwards(dirname(entry), name)?.version
+  const version = manifestUpwards(dirname(entry), npmName(name))?.version
   return typeof version === 'string' ? version : undefined
 }
 
@@ -98,7 +141,8 @@ export async function loadLibrary(
   for (const name of module.packages) {
     const version = versionOf(name)
     if (version === undefined) missing.push(name)
-    else versions[name] = version
+    // By the name users know the package by: an alias's version is the aliased package's.
+    else versions[npmName(name)] = version
   }
   const install = `npm i ${module.packages.map((name) => `${name}@${pinnedVersion(name) ?? 'latest'}`).join(' ')}`
   if (missing.length > 0)
