@@ -8,7 +8,8 @@ import { parseCsv } from '../reports/csv.ts'
 import { SCENARIOS } from '../scenarios/index.ts'
 import { planMatrix } from '../scenarios/run.ts'
 import type { Scenario } from '../scenarios/types.ts'
-import { libraryLoopsOf, libraryPlansOf, run } from './run.ts'
+import { run } from './run.ts'
+import { libraryLoopsOf, libraryPlansOf } from './run-libraries.ts'
 
 /**
  * A fake library on the reference loop: it prepends a line to the system prompt (so its requests differ

@@ -10,22 +10,13 @@ import { VirtualClock } from '../harness/clock.ts'
 import { CachelabError, unreachable } from '../harness/errors.ts'
 import { type DshModules, loadDshModules, type ModuleImporter } from '../harness/loops/dsh/modules.ts'
 import { DSH_STORE_FOLDER, dshLogFile } from '../harness/loops/dsh/store.ts'
-import { LIBRARY_LOOPS, type LoadedLibrary, loadLibrary } from '../harness/loops/libraries/index.ts'
-import {
-  LIBRARY_LOOP_NAMES,
-  type LibraryLoop,
-  type LibraryLoopModule,
-  type LibraryLoopName,
-  REFERENCE_LOOP,
-} from '../harness/loops/libraries/types.ts'
+import type { LibraryLoopModule, LibraryLoopName } from '../harness/loops/libraries/types.ts'
 import type { Inexpressible, LoopName } from '../harness/loops/types.ts'
 import { hashString } from '../harness/random.ts'
 import { PROVIDER_IDS, type ProviderId } from '../harness/types.ts'
-import { isBuiltInVendor, vendorOf } from '../providers/catalog.ts'
 import { knownProviderIds } from '../providers/compatible.ts'
 import { liveEndpoint } from '../providers/endpoints.ts'
 import { startMockProviders } from '../providers/index.ts'
-import { type LoopbackServer, startLoopback } from '../providers/mock/loopback.ts'
 import { CacheSimulators } from '../providers/sim/index.ts'
 import type { BreakEvent } from '../reports/break-events.ts'
 import { breaksOf } from '../reports/breaks.ts'
@@ -47,10 +38,10 @@ import { SCENARIOS } from '../scenarios/index.ts'
 import type { NotApplicable } from '../scenarios/requirements.ts'
 import { planMatrix, runSession, type SessionPlan, sessionIdOf } from '../scenarios/run.ts'
 import { DSH_LOOP_PROVIDER, runDshSession } from '../scenarios/run-dsh.ts'
-import { runLibrarySession } from '../scenarios/run-library.ts'
 import type { Scenario } from '../scenarios/types.ts'
 import { requireKnown } from './args.ts'
 import { RUN_FILES, RunFolder } from './run-folder.ts'
+import { libraryLoopsOf, libraryPlansOf, loadLibraries, runLibraryPlans, speaks } from './run-libraries.ts'
 import {
   canTransfer,
   type FinishedSession,
@@ -206,18 +197,11 @@ export async function run(options: RunOptions = {}): Promise<RunResult> {
     )
   // DSH's packages are loaded before anything runs: without them the run is a usage error naming them.
   const dshModules: DshModules | undefined = dsh ? await loadDshModules(options.importer) : undefined
-  const libraries = await loadLibraries(libraryLoops, options.libraryModules ?? {})
-  const absent = libraries.flatMap((library) =>
-    library.status === 'missing'
-      ? [{ name: library.name, reason: library.reason, install: library.install }]
-      : [],
+  const { loaded: loadedLibraries, absent } = await loadLibraries(
+    libraryLoops,
+    loops,
+    options.libraryModules ?? {},
   )
-  if (loops.every((loop) => absent.some((library) => library.name === loop)))
-    throw new CachelabError(
-      'usage',
-      `no loop to run: ${absent.map((library) => `${library.name} is absent (${library.reason}; install: ${library.install})`).join('; ')}`,
-    )
-  const loadedLibraries = libraries.flatMap((library) => (library.status === 'loaded' ? [library] : []))
   const libraryPlans = libraryPlansOf(plans)
   const stream = options.stream ?? false
   if (live) requireLiveKeys(plans, options.env ?? process.env)
@@ -358,61 +342,23 @@ export async function run(options: RunOptions = {}): Promise<RunResult> {
     if (dshDir !== undefined && sessionsDir === undefined) rmSync(dshDir, { recursive: true, force: true })
   }
   // The library sessions run after the model and DSH loops, once the in-process mocks (which intercept
-  // this thread's fetch) are closed, against one loopback server: HTTP as to any gateway.
+  // this thread's fetch) are closed.
   if (loadedLibraries.length > 0) {
-    const loopback: LoopbackServer = await startLoopback({ upstream: 'sim', port: 0 })
-    try {
-      for (const [index, plan] of plans.entries()) {
-        const sessionId = sessionIdOf(plan)
-        const sessionRows: StepRow[] = []
-        if (libraryPlans.has(index)) {
-          for (const library of loadedLibraries) {
-            const { loop } = library
-            if (!speaks(loop, plan.provider)) {
-              inexpressible.push({
-                sessionId,
-                loop: loop.name,
-                action: 'session',
-                turn: 0,
-                reason: isBuiltInVendor(vendorOf(plan.provider))
-                  ? `the ${loop.name} loop does not speak to ${plan.provider} (it speaks to ${loop.providers.join(', ')})`
-                  : `the library loops run on built-in providers only, not ${plan.provider}`,
-              })
-              continue
-            }
-            progress.observe({ kind: 'started', index })
-            const result = await runLibrarySession(plan, { runId, server: loopback, loop })
-            for (const _ of result.rows) progress.observe({ kind: 'request', index })
-            progress.observe({ kind: 'finished', index })
-            sessionRows.push(...result.rows)
-            inexpressible.push(
-              ...result.inexpressible.map((entry) => ({ ...entry, sessionId, loop: loop.name })),
-            )
-            librarySessions.push({
-              scenario: plan.scenario.name,
-              variant: plan.variant.name,
-              provider: plan.provider,
-              loop: loop.name,
-              versions: library.versions,
-              caching: loop.caching(plan.provider),
-              rows: result.rows,
-              digests: result.digests,
-              requests: result.requests,
-              errors: result.errors,
-            })
-          }
-        }
-        rows.push(...sessionRows)
-        if (modelLoop || dsh) continue
-        options.onSession?.({
-          index: index + 1,
-          total: plans.length,
-          sessionId,
-          summary: summarize(sessionRows)[0],
-        })
-      }
-    } finally {
-      await loopback.close()
+    const ran = await runLibraryPlans(plans, libraryPlans, loadedLibraries, {
+      runId,
+      progress: progress.observe,
+    })
+    inexpressible.push(...ran.inexpressible)
+    librarySessions.push(...ran.records)
+    for (const { index, sessionId, rows: sessionRows } of ran.sessions) {
+      rows.push(...sessionRows)
+      if (modelLoop || dsh) continue
+      options.onSession?.({
+        index: index + 1,
+        total: plans.length,
+        sessionId,
+        summary: summarize(sessionRows)[0],
+      })
     }
   }
   const comparisons = pairs.map((pair) => compareLoops(pair.model as LoopSession, pair.dsh as LoopSession))
@@ -492,56 +438,6 @@ function progressTracker(
       report()
     },
   }
-}
-
-/** The library loops of a run: the reference loop first, and added whenever another library loop runs. */
-export function libraryLoopsOf(loops: readonly LoopName[]): LibraryLoopName[] {
-  const asked = LIBRARY_LOOP_NAMES.filter((name) => loops.includes(name))
-  if (asked.length === 0) return []
-  return [REFERENCE_LOOP, ...asked.filter((name) => name !== REFERENCE_LOOP)]
-}
-
-/** Load each library loop in order; an absent one says why and how to install it. */
-async function loadLibraries(
-  names: readonly LibraryLoopName[],
-  modules: Partial<Record<LibraryLoopName, LibraryLoopModule>>,
-): Promise<LoadedLibrary[]> {
-  const loaded: LoadedLibrary[] = []
-  for (const name of names) {
-    const module = modules[name]
-    // A test's module names no installed packages: its versions are what it declares.
-    loaded.push(
-      module === undefined ? await loadLibrary(LIBRARY_LOOPS[name]) : await loadLibrary(module, () => 'test'),
-    )
-  }
-  return loaded
-}
-
-/** Whether a library loop speaks to a provider (a built-in one it lists). */
-function speaks(loop: LibraryLoop, provider: ProviderId): boolean {
-  return isBuiltInVendor(vendorOf(provider)) && loop.providers.includes(provider)
-}
-
-/**
- * The plans a library loop runs, by index: per (scenario, provider), every variant with its own script,
- * skipped actions or cache rules, and the first of those that differ only in model-loop policies or
- * request building (the library decides those itself, so they would run the same session again).
- */
-export function libraryPlansOf(plans: readonly SessionPlan[]): Set<number> {
-  const chosen = new Set<number>()
-  const plainSeen = new Set<string>()
-  for (const [index, plan] of plans.entries()) {
-    const { variant } = plan
-    if (variant.script !== undefined || variant.skip !== undefined || variant.rules !== undefined) {
-      chosen.add(index)
-      continue
-    }
-    const key = `${plan.scenario.name}\u0000${plan.provider}`
-    if (plainSeen.has(key)) continue
-    plainSeen.add(key)
-    chosen.add(index)
-  }
-  return chosen
 }
 
 /** The loops in a run id: nothing for the model loop alone, so its ids stay what they were. */
