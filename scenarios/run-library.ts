@@ -14,7 +14,7 @@ import type {
 } from '../harness/loops/libraries/types.ts'
 import type { Inexpressible } from '../harness/loops/types.ts'
 import { DEFAULT_PACE, resolveText, type ScriptAction, type StepScript } from '../harness/script.ts'
-import type { AssistantMessage, JsonObject, Usage } from '../harness/types.ts'
+import type { AssistantMessage, Usage } from '../harness/types.ts'
 import type { RequestDigest } from '../providers/capture/digest.ts'
 import { isBuiltInVendor, vendorOf, withCacheRules } from '../providers/catalog.ts'
 import { type ModelEntry, modeledLatencyMs, resolveModel } from '../providers/index.ts'
@@ -363,21 +363,6 @@ export async function runLibrarySession(
     context.observer = undefined
   }
   return result
-}
-
-/** A tool call's arguments as a JSON object (libraries hand them over parsed or as text). */
-export function argumentsObject(value: unknown): JsonObject {
-  if (typeof value === 'string') {
-    try {
-      const parsed: unknown = JSON.parse(value)
-      return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
-        ? (parsed as JsonObject)
-        : {}
-    } catch {
-      return {}
-    }
-  }
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as JsonObject) : {}
 }
 
 /**
