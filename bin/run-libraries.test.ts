@@ -83,6 +83,38 @@ describe('run --loop with client libraries', () => {
     expect(readFileSync(join(out, 'report.html'), 'utf8')).toContain('Client libraries side by side')
   })
 
+  it('shows the AI SDK’s dropped breakpoint with its cost and LangChain’s and pi-ai’s refusals, in libraries.csv', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'cachelab-libraries-'))
+    await run({
+      loops: ['ai-sdk', 'langchain', 'pi-ai'],
+      scenarios: ['prompt-change'],
+      providers: ['anthropic', 'deepseek'],
+      out,
+    })
+    const csv = parseCsv(readFileSync(join(out, 'libraries.csv'), 'utf8'))
+    const line = (provider: string, loop: string) => {
+      const found = csv.find((entry) => entry.provider === provider && entry.loop === loop)
+      if (found === undefined) throw new Error(`no ${loop} line on ${provider}`)
+      return found
+    }
+    const aiSdk = line('anthropic', 'ai-sdk')
+    expect(aiSdk.max_breakpoints_sent).toBe('4')
+    expect(Number(aiSdk.max_breakpoints_requested)).toBeGreaterThan(4)
+    expect(Number(aiSdk.requests_dropping_breakpoints)).toBeGreaterThan(0)
+    expect(aiSdk.first_library_warning).toMatch(/Maximum 4 cache breakpoints exceeded/)
+    expect(Number(aiSdk.cost_vs_reference_usd)).toBeGreaterThan(0)
+    expect(Number(aiSdk.warm_hit_ratio_read_over_input)).toBeLessThan(
+      Number(line('anthropic', 'sdk').warm_hit_ratio_read_over_input),
+    )
+    expect(Number(line('anthropic', 'langchain').refused_requests)).toBeGreaterThan(0)
+    expect(line('anthropic', 'langchain').first_refusal).toMatch(/A maximum of 4 blocks with cache_control/)
+    const piAi = line('deepseek', 'pi-ai')
+    expect(piAi.refused_requests).toBe(piAi.requests)
+    expect(piAi.first_refusal).toMatch(/developer/)
+    expect(line('deepseek', 'sdk').refused_requests).toBe('0')
+    expect(aiSdk.versions).toMatch(/^ai@\d/)
+  }, 60_000)
+
   it('skips an absent library beside a loop that runs, and names what to install', async () => {
     const result = await run({
       loops: ['sdk', 'ai-sdk'],
