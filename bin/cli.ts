@@ -74,8 +74,8 @@ Exit codes: 0 ok, 1 a check failed, 2 usage or input error.`
 export async function main(argv: string[]): Promise<number> {
   // The AWS SDK warns on Node 20 that its releases after January 2027 need Node 22. cachelab pins its
   // release, so the warning says nothing about this command (the README names the Node versions); a user
-  // who set the variable keeps their choice.
-  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true'
+  // who set the variable (to anything but empty) keeps their choice.
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ||= 'true'
   const [command, ...given] = argv
   try {
     const rest = loadCatalog(given, process.env)
