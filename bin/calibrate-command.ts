@@ -25,6 +25,7 @@ import {
 } from '../reports/calibrate.ts'
 import { countText, percentText } from '../reports/text-table.ts'
 import { parse } from './args.ts'
+import { captureUsage, keyedRunUsage, sourceOf } from './calibrate-sources.ts'
 import { transcriptFiles } from './import.ts'
 import { timestamp } from './run.ts'
 import { RunFolder } from './run-folder.ts'
@@ -263,18 +264,26 @@ function replayPlacements(requests: readonly ObservedRequest[]): Array<ReplayedR
   return results
 }
 
-/** Read every file (one at a time) and calibrate. */
+/**
+ * Read every source (one file at a time) and calibrate: transcripts (replayed through the simulators
+ * where they hold the request), keyed runs' steps.csv and live captures (the prediction made when the
+ * request was sent).
+ */
 export async function calibrateFiles(
   paths: readonly string[],
   options: { format: TranscriptFormat | 'auto'; lenient: boolean },
 ): Promise<{ models: ModelCalibration[]; files: number; problems: TranscriptProblem[] }> {
-  const files = transcriptFiles(paths)
-  if (files.length === 0) throw new CachelabError('input', `no transcript files under ${paths.join(', ')}`)
+  const sources = paths.map(sourceOf)
+  const transcriptPaths = sources.flatMap((source) => (source.kind === 'transcripts' ? [source.path] : []))
+  const files = transcriptPaths.length === 0 ? [] : transcriptFiles(transcriptPaths)
+  if (files.length === 0 && sources.every((source) => source.kind === 'transcripts'))
+    throw new CachelabError('input', `no transcript files under ${paths.join(', ')}`)
   const problems: TranscriptProblem[] = []
-  const input: { requests: ObservedRequest[]; replayed: Array<ReplayedRequest | undefined> } = {
-    requests: [],
-    replayed: [],
-  }
+  const input: {
+    requests: ObservedRequest[]
+    replayed: Array<ReplayedRequest | undefined>
+    predictions: Array<number | undefined>
+  } = { requests: [], replayed: [], predictions: [] }
   for (const file of files) {
     const format = options.format === 'auto' ? await detectFormat(file) : options.format
     if (format === undefined)
@@ -290,9 +299,21 @@ export async function calibrateFiles(
       requests.push(request)
     input.requests.push(...requests)
     input.replayed.push(...replayPlacements(requests))
+    input.predictions.push(...requests.map(() => undefined))
+  }
+  for (const source of sources) {
+    if (source.kind === 'transcripts') continue
+    const recorded = source.kind === 'capture' ? captureUsage(source.dir) : keyedRunUsage(source.file)
+    input.requests.push(...recorded.requests)
+    input.replayed.push(...recorded.requests.map(() => undefined))
+    input.predictions.push(...recorded.predictions)
   }
   const models = calibrate({ ...input, catalogGrid } satisfies CalibrationInput)
-  return { models, files: files.length, problems }
+  return {
+    models,
+    files: files.length + sources.filter((source) => source.kind !== 'transcripts').length,
+    problems,
+  }
 }
 
 export async function calibrateCommand(argv: string[]): Promise<number> {
@@ -304,7 +325,7 @@ export async function calibrateCommand(argv: string[]): Promise<number> {
   if (positionals.length === 0)
     throw new CachelabError(
       'usage',
-      'calibrate needs at least one transcript file or directory: cachelab calibrate FILE|DIR...',
+      'calibrate needs at least one transcript, keyed run or live capture (a file or a directory): cachelab calibrate FILE|DIR...',
     )
   const format = values.format ?? 'auto'
   if (format !== 'auto' && !TRANSCRIPT_FORMATS.includes(format as TranscriptFormat))

@@ -33,7 +33,7 @@ describe('cachelab calibrate', () => {
   it('refuses a call without files (exit 2)', async () => {
     const result = await runCli(['calibrate'])
     expect(result.code).toBe(2)
-    expect(result.stderr).toContain('calibrate needs at least one transcript')
+    expect(result.stderr).toContain('calibrate needs at least one transcript, keyed run or live capture')
   })
 
   it.skipIf(!existsSync(SAMPLES))(

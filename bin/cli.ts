@@ -59,7 +59,9 @@ const USAGE = `usage: cachelab <command> [options]
   calibrate FILE|DIR... [--format auto|claude-code|codex|dsh|pi] [--out DIR] [--lenient]
             recorded usage against the simulators, per provider and model: calibration.csv (every
             step: recorded and predicted read, exact / within one unit / off, why) and
-            calibration-models.csv (read grid, unit placement, token scale, TTL seen)
+            calibration-models.csv (read grid, unit placement, token scale, TTL seen); reads
+            transcripts, keyed runs (a run --live folder or its steps.csv) and live captures
+            (serve --upstream live --record DIR)
   list      [--scenarios PATH]  scenarios (yours and the built-ins), their variants, providers and models
   validate  FILE|DIR...
             cachelab's own session logs (DIR: every *.jsonl below it, such as a run's sessions/), every

@@ -15,6 +15,11 @@ export type PredictionBasis =
   | 'simulator'
   /** The simulator's rule applied to the predecessor's recorded usage (the transcript holds no request). */
   | 'usage-rule'
+  /**
+   * The simulator's own prediction, made when the request was sent and recorded beside the provider's
+   * usage (a keyed run's `predicted_cache_read_tokens`, a live capture's predicted counts).
+   */
+  | 'recorded-prediction'
   /** Nothing to predict with (first request of a session, a provider without a rule). */
   | 'none'
 
@@ -336,6 +341,11 @@ export interface CalibrationInput {
   replayed: readonly (ReplayedRequest | undefined)[]
   /** The read grid the catalog gives a model (DeepSeek V4: 128); the best candidate when absent. */
   catalogGrid: (provider: ProviderId, model: string) => number | undefined
+  /**
+   * `predictions[i]`: the read the simulator predicted for `requests[i]` when it was sent, where the
+   * record holds one (keyed runs, live captures); it is the step's prediction, as made then.
+   */
+  predictions?: readonly (number | undefined)[]
 }
 
 /** Calibrate every provider model the requests cover, in order of first appearance. */
@@ -420,7 +430,11 @@ function calibrateModel(
     const switched = before.model !== request.model
     let predictedRead: number | undefined
     let basis: PredictionBasis = 'none'
-    if (found !== undefined) {
+    const recordedPrediction = input.predictions?.[current]
+    if (recordedPrediction !== undefined) {
+      basis = 'recorded-prediction'
+      predictedRead = recordedPrediction
+    } else if (found !== undefined) {
       basis = 'simulator'
       predictedRead = found.position === undefined ? undefined : floorTo(found.position, predictionGrid)
     } else {

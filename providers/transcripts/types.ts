@@ -12,6 +12,12 @@ export type TranscriptFormat = 'claude-code' | 'codex' | 'dsh' | 'pi'
 
 export const TRANSCRIPT_FORMATS: readonly TranscriptFormat[] = ['claude-code', 'codex', 'dsh', 'pi']
 
+/**
+ * Where recorded usage comes from: a transcript, a keyed run's steps.csv (`cachelab run --live`) or a
+ * `serve --upstream live --record` capture. The last two carry the simulator's prediction beside it.
+ */
+export type RecordSource = TranscriptFormat | 'keyed-run' | 'capture'
+
 /** Something a transcript shows happened before a request, which can explain a cache rewrite. */
 export type TranscriptEvent =
   /** A compaction boundary or summary (Claude Code `compact_boundary`, Codex `compacted`, DSH `compaction/*`, pi `compaction`). */
@@ -29,7 +35,7 @@ export type TranscriptEvent =
 
 /** One provider request as a transcript records it. */
 export interface ObservedRequest {
-  format: TranscriptFormat
+  format: RecordSource
   /** `file:line` of the record that carries its usage (the first line of a deduplicated group). */
   source: string
   /** The session: the file's own session; a sidechain or subagent is a session of its own. */
