@@ -1,35 +1,23 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type LoopbackServer, startLoopback } from '../../../providers/mock/loopback.ts'
+import { describe, expect, it } from 'vitest'
 import { summarize } from '../../../reports/summary.ts'
 import type { StepRow } from '../../../reports/types.ts'
-import { findScenario } from '../../../scenarios/index.ts'
-import { type LibrarySessionResult, runLibrarySession } from '../../../scenarios/run-library.ts'
+import type { LibrarySessionResult } from '../../../scenarios/run-library.ts'
 import type { ProviderId } from '../../types.ts'
 import { langchainLoop } from './langchain.ts'
 import { sdkLoop } from './sdk.ts'
+import { loopbackForTests, runScenario } from './testing.ts'
 import type { LibraryLoop } from './types.ts'
 
-let server: LoopbackServer
-
-beforeAll(async () => {
-  server = await startLoopback({ upstream: 'sim', port: 0 })
-})
-afterAll(() => server.close())
+const server = loopbackForTests()
 
 const langchain = langchainLoop()
 
-async function run(
+function run(
   scenarioName: string,
   provider: ProviderId,
   options: { loop?: LibraryLoop; model?: string } = {},
 ): Promise<LibrarySessionResult> {
-  const scenario = findScenario(scenarioName)
-  const variant = scenario?.variants[0]
-  if (scenario === undefined || variant === undefined) throw new Error(`no ${scenarioName}`)
-  return runLibrarySession(
-    { scenario, variant, provider, ...(options.model !== undefined ? { model: options.model } : {}) },
-    { runId: 'test', server, loop: options.loop ?? langchain },
-  )
+  return runScenario(server(), options.loop ?? langchain, scenarioName, provider, options.model)
 }
 
 const at = (row: StepRow) => `${row.turn}.${row.step}`

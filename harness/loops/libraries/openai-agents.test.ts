@@ -1,26 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type LoopbackServer, startLoopback } from '../../../providers/mock/loopback.ts'
-import { SCENARIOS } from '../../../scenarios/index.ts'
-import { type LibrarySessionResult, runLibrarySession } from '../../../scenarios/run-library.ts'
+import { describe, expect, it } from 'vitest'
+import type { LibrarySessionResult } from '../../../scenarios/run-library.ts'
 import type { ProviderId } from '../../types.ts'
 import { openAiAgentsLoop } from './openai-agents.ts'
+import { loopbackForTests, runScenario } from './testing.ts'
 
-let server: LoopbackServer
-beforeAll(async () => {
-  server = await startLoopback({ upstream: 'sim', port: 0 })
-})
-afterAll(async () => {
-  await server.close()
-})
+const server = loopbackForTests()
 
-async function session(name: string, provider: ProviderId, model?: string): Promise<LibrarySessionResult> {
-  const scenario = SCENARIOS.find((entry) => entry.name === name)
-  const variant = scenario?.variants[0]
-  if (scenario === undefined || variant === undefined) throw new Error(`no scenario ${name}`)
-  return runLibrarySession(
-    { scenario, variant, provider, ...(model === undefined ? {} : { model }) },
-    { runId: 'openai-agents-test', server, loop: openAiAgentsLoop() },
-  )
+function session(name: string, provider: ProviderId, model?: string): Promise<LibrarySessionResult> {
+  return runScenario(server(), openAiAgentsLoop(), name, provider, model)
 }
 
 /** The Agents SDK sends `max_tokens` on Chat Completions, which GPT-5.x refuses; GPT-4.1 takes it. */

@@ -1,26 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type LoopbackServer, startLoopback } from '../../../providers/mock/loopback.ts'
-import { SCENARIOS } from '../../../scenarios/index.ts'
-import { type LibrarySessionResult, runLibrarySession } from '../../../scenarios/run-library.ts'
+import { describe, expect, it } from 'vitest'
+import { findScenario } from '../../../scenarios/index.ts'
+import type { LibrarySessionResult } from '../../../scenarios/run-library.ts'
 import type { ProviderId } from '../../types.ts'
 import { closestModelId, piAiLoop, piModel, piReported } from './pi-ai.ts'
+import { loopbackForTests, runScenario } from './testing.ts'
 
-let server: LoopbackServer
-beforeAll(async () => {
-  server = await startLoopback({ upstream: 'sim', port: 0 })
-})
-afterAll(async () => {
-  await server.close()
-})
+const server = loopbackForTests()
 
-async function session(name: string, provider: ProviderId, model?: string): Promise<LibrarySessionResult> {
-  const scenario = SCENARIOS.find((entry) => entry.name === name)
-  const variant = scenario?.variants[0]
-  if (scenario === undefined || variant === undefined) throw new Error(`no scenario ${name}`)
-  return runLibrarySession(
-    { scenario, variant, provider, ...(model === undefined ? {} : { model }) },
-    { runId: 'pi-ai-test', server, loop: piAiLoop() },
-  )
+function session(name: string, provider: ProviderId, model?: string): Promise<LibrarySessionResult> {
+  return runScenario(server(), piAiLoop(), name, provider, model)
 }
 
 const DEVELOPER_REFUSAL = /unknown variant `developer`/
@@ -102,9 +90,7 @@ describe('the pi-ai loop', () => {
   it('sends DeepSeek behind serve a developer message, which the API refuses, on every scenario', async () => {
     for (const name of ['append-only', 'prompt-change', 'tool-schema-change']) {
       const result = await session(name, 'deepseek')
-      const turns = SCENARIOS.find((entry) => entry.name === name)?.script.filter(
-        (action) => action.kind === 'turn',
-      ).length
+      const turns = findScenario(name)?.script.filter((action) => action.kind === 'turn').length
       expect(result.rows).toHaveLength(turns ?? 0)
       expect(result.requests.every((request) => request.status === 400)).toBe(true)
       expect(result.requests.every((request) => DEVELOPER_REFUSAL.test(request.refusal ?? ''))).toBe(true)

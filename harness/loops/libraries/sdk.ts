@@ -13,6 +13,7 @@ import type {
   LibrarySessionOptions,
   LibraryToolCall,
   LibraryToolResult,
+  LibraryTransport,
   LibraryTurn,
   ReportedUsage,
 } from './types.ts'
@@ -86,6 +87,41 @@ export function sdkLoop(): LibraryLoop {
   }
 }
 
+/** The system prompt and tools a session sends: what `setSystem` and `setTools` change from the next request on. */
+function requestHead(options: LibrarySessionOptions): {
+  readonly system: string
+  readonly tools: readonly ToolSchema[]
+  setSystem(text: string): void
+  setTools(tools: readonly ToolSchema[]): void
+} {
+  let system = options.system
+  let tools = options.tools
+  return {
+    get system() {
+      return system
+    },
+    get tools() {
+      return tools
+    },
+    setSystem: (text) => {
+      system = text
+    },
+    setTools: (next) => {
+      tools = next
+    },
+  }
+}
+
+/** The openai SDK pointed at the transport, without retries (a fault shows as it is). */
+function openAiClient(transport: LibraryTransport): OpenAI {
+  return new OpenAI({
+    apiKey: transport.apiKey,
+    baseURL: transport.baseURL,
+    fetch: transport.fetch,
+    maxRetries: 0,
+  })
+}
+
 function anthropicSession(options: LibrarySessionOptions): LibrarySession {
   const { transport } = options
   const client = new Anthropic({
@@ -94,16 +130,11 @@ function anthropicSession(options: LibrarySessionOptions): LibrarySession {
     fetch: transport.fetch,
     maxRetries: 0,
   })
-  let system = options.system
-  let tools = options.tools
+  const head = requestHead(options)
   const messages: Anthropic.MessageParam[] = []
   return {
-    setSystem: (text) => {
-      system = text
-    },
-    setTools: (next) => {
-      tools = next
-    },
+    setSystem: head.setSystem,
+    setTools: head.setTools,
     turn(user, execute) {
       const mark = messages.length
       messages.push({ role: 'user', content: user })
@@ -112,9 +143,9 @@ function anthropicSession(options: LibrarySessionOptions): LibrarySession {
           const message = await client.messages.create({
             model: options.model,
             max_tokens: options.maxTokens ?? DEFAULT_MAX_TOKENS,
-            system,
+            system: head.system,
             messages,
-            ...(tools.length > 0 ? { tools: tools.map(anthropicTool) } : {}),
+            ...(head.tools.length > 0 ? { tools: head.tools.map(anthropicTool) } : {}),
             cache_control: { type: 'ephemeral' },
           })
           messages.push({ role: 'assistant', content: message.content })
@@ -164,23 +195,13 @@ function anthropicTool(tool: ToolSchema): Anthropic.Tool {
 /** OpenAI's and DeepSeek's Chat Completions through the openai SDK. */
 function chatSession(options: LibrarySessionOptions): LibrarySession {
   const { transport } = options
-  const client = new OpenAI({
-    apiKey: transport.apiKey,
-    baseURL: transport.baseURL,
-    fetch: transport.fetch,
-    maxRetries: 0,
-  })
+  const client = openAiClient(transport)
   const openai = options.provider === 'openai-chat'
-  let system = options.system
-  let tools = options.tools
+  const head = requestHead(options)
   const messages: OpenAI.ChatCompletionMessageParam[] = []
   return {
-    setSystem: (text) => {
-      system = text
-    },
-    setTools: (next) => {
-      tools = next
-    },
+    setSystem: head.setSystem,
+    setTools: head.setTools,
     turn(user, execute) {
       const mark = messages.length
       messages.push({ role: 'user', content: user })
@@ -188,8 +209,8 @@ function chatSession(options: LibrarySessionOptions): LibrarySession {
         async () => {
           const completion = await client.chat.completions.create({
             model: options.model,
-            messages: [{ role: 'system', content: system }, ...messages],
-            ...(tools.length > 0 ? { tools: tools.map(chatTool) } : {}),
+            messages: [{ role: 'system', content: head.system }, ...messages],
+            ...(head.tools.length > 0 ? { tools: head.tools.map(chatTool) } : {}),
             ...(openai
               ? {
                   max_completion_tokens: options.maxTokens ?? DEFAULT_MAX_TOKENS,
@@ -265,22 +286,12 @@ function chatTool(tool: ToolSchema): OpenAI.ChatCompletionTool {
 
 function responsesSession(options: LibrarySessionOptions): LibrarySession {
   const { transport } = options
-  const client = new OpenAI({
-    apiKey: transport.apiKey,
-    baseURL: transport.baseURL,
-    fetch: transport.fetch,
-    maxRetries: 0,
-  })
-  let system = options.system
-  let tools = options.tools
+  const client = openAiClient(transport)
+  const head = requestHead(options)
   const input: OpenAI.Responses.ResponseInputItem[] = []
   return {
-    setSystem: (text) => {
-      system = text
-    },
-    setTools: (next) => {
-      tools = next
-    },
+    setSystem: head.setSystem,
+    setTools: head.setTools,
     turn(user, execute) {
       const mark = input.length
       input.push({ role: 'user', content: user })
@@ -288,11 +299,11 @@ function responsesSession(options: LibrarySessionOptions): LibrarySession {
         async () => {
           const response = await client.responses.create({
             model: options.model,
-            instructions: system,
+            instructions: head.system,
             input,
-            ...(tools.length > 0
+            ...(head.tools.length > 0
               ? {
-                  tools: tools.map((tool) => ({
+                  tools: head.tools.map((tool) => ({
                     type: 'function' as const,
                     name: tool.name,
                     description: tool.description,
