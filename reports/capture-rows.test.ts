@@ -116,3 +116,65 @@ describe('rows of captured traffic', () => {
     })
   })
 })
+
+describe('rows of an append-only Responses conversation whose reasoning the provider drops', () => {
+  it('name the drop on the provider side and charge the client nothing', async () => {
+    const { default: OpenAI } = await import('openai')
+    const { CaptureTracker } = await import('../providers/capture/tracker.ts')
+    const { startLoopback } = await import('../providers/mock/loopback.ts')
+    const { CacheSimulators } = await import('../providers/sim/index.ts')
+    const { fillerText } = await import('../harness/filler.ts')
+    const exchanges: CapturedExchange[] = []
+    const linearizer = new CacheSimulators()
+    const tracker = new CaptureTracker({
+      linearize: (api, body) => linearizer.linearize(api, body),
+      sink: (captured) => exchanges.push(captured),
+    })
+    const server = await startLoopback({ upstream: 'sim', port: 0, capture: tracker })
+    try {
+      const client = new OpenAI({ baseURL: server.baseURLs.openai, apiKey: 'test-key' })
+      const tools = [
+        {
+          type: 'function' as const,
+          name: 'read',
+          description: 'Read a file',
+          parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+          strict: false,
+        },
+      ]
+      // pi and opencode resend every item they got back, reasoning included: the input only grows.
+      const input: unknown[] = []
+      for (let turn = 1; turn <= 2; turn += 1) {
+        input.push({ role: 'user', content: `Turn ${turn}: ${fillerText(1500, `turn-${turn}`)}` })
+        for (let step = 1; step <= 2; step += 1) {
+          const response = await client.responses.create({
+            model: 'gpt-5.4',
+            instructions: fillerText(1200, 'instructions'),
+            input: input as never,
+            tools,
+            reasoning: { effort: 'medium' },
+            include: ['reasoning.encrypted_content'],
+            store: false,
+          })
+          const calls: unknown[] = []
+          for (const item of response.output) {
+            input.push(item)
+            if (item.type === 'function_call') calls.push(item)
+          }
+          for (const call of calls as Array<{ call_id: string }>)
+            input.push({ type: 'function_call_output', call_id: call.call_id, output: fillerText(800, 'file') })
+          if (calls.length === 0) break
+        }
+      }
+    } finally {
+      await server.close()
+    }
+    const rows = captureRows(exchanges, { runId: 'r', scenario: 'capture' })
+    const secondTurn = rows.find((row) => row.turn === 2)
+    expect(rows.every((row) => row.lostTokens === 0)).toBe(true)
+    expect(secondTurn?.breakCause).toBe('reasoning-dropped')
+    expect(secondTurn?.providerCause).toBe('reasoning-dropped')
+    expect(secondTurn?.providerLostTokens).toBeGreaterThan(0)
+    expect(secondTurn?.breakNode).toMatch(/^input\[\d+\]/)
+  })
+})

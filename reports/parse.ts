@@ -48,6 +48,7 @@ const BREAK_CAUSES: Record<BreakCause, true> = {
   'message-edited': true,
   'history-truncated': true,
   'history-summarized': true,
+  'reasoning-dropped': true,
   resume: true,
   unexplained: true,
 }

@@ -8,7 +8,7 @@ import type { Prices } from '../providers/catalog.ts'
 import type { Counterfactual, PreviousRequest, Prompt, SimCounts, SimTrace } from '../providers/sim/types.ts'
 import { type AttributedRequest, type Attribution, clientBreak } from './attribution.ts'
 import { type Buckets, costUsd, idealCostUsd } from './cost.ts'
-import type { StepRow } from './types.ts'
+import type { BreakCause, StepRow } from './types.ts'
 
 /** The simulator's view of one request. */
 export interface Observation {
@@ -74,8 +74,11 @@ export interface Measured {
   usage: Usage
   /** First successful request of its session. */
   cold: boolean
-  /** The simulator's read of the request had it extended the previous one unchanged; none for a cold one. */
-  counterfactual: Counterfactual | undefined
+  /**
+   * The simulator's read of the request had it extended the previous one unchanged; none for a cold one.
+   * A port may name a provider-side cause the simulator does not (a re-rendering the wire shows).
+   */
+  counterfactual: (Omit<Counterfactual, 'cause'> & { cause?: BreakCause }) | undefined
   /** The client-side break the port found (wire node, event, cause), if any. */
   attribution: Attribution | undefined
   prices: Prices

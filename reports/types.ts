@@ -60,6 +60,11 @@ export type BreakCause =
   | 'history-truncated'
   /** Captured traffic: messages of the history were replaced by fewer (a summary). */
   | 'history-summarized'
+  /**
+   * Provider side: the provider's own rules left out part of what the client resent unchanged (earlier
+   * turns' reasoning items or thinking blocks), so the prompt stopped extending the cached one there.
+   */
+  | 'reasoning-dropped'
   /** Imported transcripts: the session was resumed in a new process before the rewrite. */
   | 'resume'
   /** Imported transcripts: a rewrite nothing in the transcript explains. */

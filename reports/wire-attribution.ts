@@ -41,8 +41,38 @@ export function changedSettings(previous: RequestDigest, current: RequestDigest)
 }
 
 /**
- * The client-side break between two consecutive successful requests of a captured session, or
- * undefined when `current` extends `previous` on the same model.
+ * The provider's own re-rendering at segment `index`, if that is what stopped the prompt extending the
+ * previous one: the item the previous request rendered there is resent unchanged, the settings are the
+ * same, and yet it renders otherwise (earlier turns' reasoning items or thinking blocks left out by the
+ * provider's rules). The client kept to an append-only history, so this is never its break.
+ */
+function droppedByProvider(
+  previous: RequestDigest,
+  current: RequestDigest,
+  index: number,
+): Attribution | undefined {
+  const before = previous.segments[index]
+  const parsed = before === undefined ? undefined : parseNode(before[0])
+  if (before === undefined || parsed === undefined) return undefined
+  if (parsed.part !== 'messages' && parsed.part !== 'input' && parsed.part !== 'contents') return undefined
+  const sent = previous.items[parsed.index]
+  if (sent === undefined || current.items[parsed.index]?.hash !== sent.hash) return undefined
+  // Every earlier item is resent too: an item moved into this place is the client's edit.
+  for (let item = 0; item < parsed.index; item += 1)
+    if (previous.items[item]?.hash !== current.items[item]?.hash) return undefined
+  if (changedSettings(previous, current).length > 0) return undefined
+  return { node: before[0], cause: 'reasoning-dropped' }
+}
+
+/** Whether a break is the provider's own (its rules changed what the client resent unchanged). */
+export function isProviderSide(attribution: Attribution | undefined): boolean {
+  return attribution?.cause === 'reasoning-dropped'
+}
+
+/**
+ * The break between two consecutive successful requests of a captured conversation, or undefined when
+ * `current` extends `previous` on the same model: the client's, or the provider's own re-rendering of
+ * what the client resent unchanged (`reasoning-dropped`, see `isProviderSide`).
  */
 export function wireBreak(previous: RequestDigest, current: RequestDigest): Attribution | undefined {
   if (previous.config.model !== current.config.model) return { node: 'model', cause: 'config-changed' }
@@ -50,6 +80,8 @@ export function wireBreak(previous: RequestDigest, current: RequestDigest): Attr
   if (index === undefined) return undefined
   const segment = current.segments[index] ?? previous.segments[index]
   if (segment === undefined) return undefined
+  const dropped = droppedByProvider(previous, current, index)
+  if (dropped !== undefined) return dropped
   const node = segment[0]
   const parsed = parseNode(node)
   switch (parsed?.part) {
