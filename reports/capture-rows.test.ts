@@ -1,6 +1,10 @@
+import OpenAI from 'openai'
 import { describe, expect, it } from 'vitest'
+import { fillerText } from '../harness/filler.ts'
 import { contentHash } from '../providers/capture/digest.ts'
-import type { CapturedExchange } from '../providers/capture/tracker.ts'
+import { type CapturedExchange, CaptureTracker } from '../providers/capture/tracker.ts'
+import { startLoopback } from '../providers/mock/loopback.ts'
+import { CacheSimulators } from '../providers/sim/index.ts'
 import { captureRows } from './capture-rows.ts'
 
 const SEGMENT_TOKENS = 1000
@@ -119,11 +123,6 @@ describe('rows of captured traffic', () => {
 
 describe('rows of an append-only Responses conversation whose reasoning the provider drops', () => {
   it('name the drop on the provider side and charge the client nothing', async () => {
-    const { default: OpenAI } = await import('openai')
-    const { CaptureTracker } = await import('../providers/capture/tracker.ts')
-    const { startLoopback } = await import('../providers/mock/loopback.ts')
-    const { CacheSimulators } = await import('../providers/sim/index.ts')
-    const { fillerText } = await import('../harness/filler.ts')
     const exchanges: CapturedExchange[] = []
     const linearizer = new CacheSimulators()
     const tracker = new CaptureTracker({
@@ -162,7 +161,11 @@ describe('rows of an append-only Responses conversation whose reasoning the prov
             if (item.type === 'function_call') calls.push(item)
           }
           for (const call of calls as Array<{ call_id: string }>)
-            input.push({ type: 'function_call_output', call_id: call.call_id, output: fillerText(800, 'file') })
+            input.push({
+              type: 'function_call_output',
+              call_id: call.call_id,
+              output: fillerText(800, 'file'),
+            })
           if (calls.length === 0) break
         }
       }
