@@ -64,6 +64,8 @@ function exchange(seq: number, read: number, predicted: number): CapturedExchang
   return {
     seq,
     session: 's-1',
+    conversation: 's-1',
+    kind: 'main',
     identity: 'header',
     time: new Date(Date.UTC(2026, 10, 30, 12, 0, seq * 10)).toISOString(),
     at: seq * 10,

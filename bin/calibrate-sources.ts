@@ -96,7 +96,7 @@ export function captureUsage(dir: string): RecordedUsage {
       recorded.requests.push({
         format: 'capture',
         source: `${join(dir, 'sessions', `${session}.jsonl`)}#${exchange.seq}`,
-        session: exchange.session,
+        session: exchange.conversation,
         provider: exchange.provider,
         model: exchange.model,
         time: exchange.time,

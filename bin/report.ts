@@ -24,7 +24,7 @@ export function reportCapture(dir: string, scenario = CAPTURE_SCENARIO): Capture
   const capture = openCapture(dir)
   const rows: StepRow[] = []
   const torn: string[] = []
-  const identities = { header: 0, 'conversation-key': 0, continuation: 0, new: 0 }
+  const identities = { header: 0, agent: 0, 'conversation-key': 0, continuation: 0, new: 0 }
   for (const session of capture.sessions) {
     const builder = new CaptureRowBuilder({ runId: capture.manifest.id, scenario })
     const exchanges = capture.read(session, (where) => torn.push(where))

@@ -20,6 +20,8 @@ function exchange(
   return {
     seq,
     session: 's',
+    conversation: 's',
+    kind: 'main',
     identity: 'continuation',
     time: '2026-11-30T00:00:00.000Z',
     at: seq,

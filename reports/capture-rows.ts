@@ -18,7 +18,7 @@ export interface CaptureLabels {
 /** The default scenario name of captured traffic. */
 export const CAPTURE_SCENARIO = 'capture'
 
-/** Rows of one captured session, request by request; holds only the previous successful request. */
+/** Rows of one captured conversation, request by request; holds only the previous successful request. */
 export class CaptureRowBuilder {
   private readonly labels: CaptureLabels
   private previous: CapturedExchange | undefined
@@ -32,7 +32,7 @@ export class CaptureRowBuilder {
     const labels: RowLabels = {
       runId: this.labels.runId,
       scenario: this.labels.scenario,
-      variant: exchange.session,
+      variant: exchange.conversation,
       provider: exchange.provider,
       model: exchange.model,
       route: entry.route,
@@ -45,7 +45,9 @@ export class CaptureRowBuilder {
       latencyMs: exchange.latencyMs,
     }
     const usage = exchange.usage
-    if (usage === undefined || exchange.status < 200 || exchange.status >= 300) return failedRow(labels)
+    const conversation = conversationLabels(exchange)
+    if (usage === undefined || exchange.status < 200 || exchange.status >= 300)
+      return { ...failedRow(labels), ...conversation }
     const previous = this.previous
     this.previous = exchange
     const attribution = previous === undefined ? undefined : wireBreak(previous.digest, exchange.digest)
@@ -61,7 +63,7 @@ export class CaptureRowBuilder {
         cause: attribution.cause,
       }
     }
-    return measuredRow(labels, {
+    const row = measuredRow(labels, {
       usage,
       cold: previous === undefined,
       counterfactual,
@@ -69,18 +71,30 @@ export class CaptureRowBuilder {
       prices: entry.prices,
       ...(exchange.simulation?.predicted === true ? { predicted: exchange.simulation.counts } : {}),
     })
+    return { ...row, ...conversation }
   }
 }
 
-/** Rows of a capture's exchanges, in capture order; each session gets its own builder. */
+/** What a row says of its conversation: the session it belongs to, its kind and the agent that sent it. */
+function conversationLabels(
+  exchange: CapturedExchange,
+): Pick<StepRow, 'session' | 'conversationKind' | 'agent'> {
+  return {
+    ...(exchange.session !== exchange.conversation ? { session: exchange.session } : {}),
+    ...(exchange.kind !== 'main' ? { conversationKind: exchange.kind } : {}),
+    ...(exchange.agent !== undefined ? { agent: exchange.agent } : {}),
+  }
+}
+
+/** Rows of a capture's exchanges, in capture order; each conversation gets its own builder. */
 export function captureRows(exchanges: Iterable<CapturedExchange>, labels: CaptureLabels): StepRow[] {
   const builders = new Map<string, CaptureRowBuilder>()
   const rows: StepRow[] = []
   for (const exchange of exchanges) {
-    let builder = builders.get(exchange.session)
+    let builder = builders.get(exchange.conversation)
     if (builder === undefined) {
       builder = new CaptureRowBuilder(labels)
-      builders.set(exchange.session, builder)
+      builders.set(exchange.conversation, builder)
     }
     rows.push(builder.add(exchange))
   }

@@ -57,6 +57,9 @@ export function stepRecord(row: StepRow): string[] {
     format(row.predictedCacheReadTokens),
     format(row.predictedCacheWriteTokens),
     format(row.loop),
+    format(row.session),
+    format(row.conversationKind),
+    format(row.agent),
   ]
 }
 
@@ -92,6 +95,9 @@ export function summaryRecord(row: SummaryRow): string[] {
     format(row.claimsHeld),
     format(row.claimsFailed),
     format(row.loop),
+    format(row.session),
+    format(row.conversationKind),
+    format(row.agent),
   ]
 }
 

@@ -11,6 +11,7 @@ import {
   type ProviderId,
   type Route,
 } from '../harness/types.ts'
+import { CONVERSATION_KINDS, type ConversationKind } from '../providers/capture/agents/types.ts'
 import { findModel, vendorOf } from '../providers/catalog.ts'
 import { knownProviderIds } from '../providers/compatible.ts'
 import { costUsd, idealCostUsd } from './cost.ts'
@@ -233,9 +234,13 @@ class RecordReader {
   }
 }
 
-/** The labels that name a row's session. */
 /** Columns appended after a format shipped: a file written before them still reads (the cell is empty). */
-const OPTIONAL_COLUMNS: ReadonlySet<string> = new Set(['loop'])
+const OPTIONAL_COLUMNS: ReadonlySet<string> = new Set(['loop', 'session', 'conversation_kind', 'agent'])
+
+const KINDS = Object.fromEntries(CONVERSATION_KINDS.map((kind) => [kind, true])) as Record<
+  ConversationKind,
+  true
+>
 
 const LOOPS = Object.fromEntries(LOOP_NAMES.map((name) => [name, true])) as Record<LoopName, true>
 
@@ -243,14 +248,21 @@ function required(columns: readonly string[]): string[] {
   return columns.filter((column) => !OPTIONAL_COLUMNS.has(column))
 }
 
+/** The labels that name a row's session (its conversation, where a session holds several). */
 function sessionLabelsWithoutRun(reader: RecordReader) {
   const loop = reader.optionalOneOf('loop', LOOPS)
+  const session = reader.optionalText('session')
+  const conversationKind = reader.optionalOneOf('conversation_kind', KINDS)
+  const agent = reader.optionalText('agent')
   return {
     scenario: reader.text('scenario'),
     variant: reader.text('variant'),
     provider: reader.provider('provider'),
     model: reader.text('model'),
     ...(loop !== undefined ? { loop } : {}),
+    ...(session !== undefined ? { session } : {}),
+    ...(conversationKind !== undefined ? { conversationKind } : {}),
+    ...(agent !== undefined ? { agent } : {}),
   }
 }
 

@@ -72,6 +72,9 @@ function summarizeGroup(rows: StepRow[]): SummaryRow {
             cause: largest.breakCause ?? largest.providerCause,
           },
     ...(first.loop !== undefined ? { loop: first.loop } : {}),
+    ...(first.session !== undefined ? { session: first.session } : {}),
+    ...(first.conversationKind !== undefined ? { conversationKind: first.conversationKind } : {}),
+    ...(first.agent !== undefined ? { agent: first.agent } : {}),
   }
 }
 

@@ -3,6 +3,7 @@
 
 import type { LoopName } from '../harness/loops/types.ts'
 import type { HeaderReason, ProviderId, Route } from '../harness/types.ts'
+import type { ConversationKind } from '../providers/capture/agents/types.ts'
 
 /** The `steps.csv` columns, in contract order. */
 export const STEP_COLUMNS = [
@@ -37,6 +38,9 @@ export const STEP_COLUMNS = [
   'predicted_cache_read_tokens',
   'predicted_cache_write_tokens',
   'loop',
+  'session',
+  'conversation_kind',
+  'agent',
 ] as const
 
 /** Why the cache did not carry over to a request. */
@@ -125,6 +129,15 @@ export interface StepRow {
   predictedCacheWriteTokens: number | undefined
   /** The agent loop that sent the request (`model`, `dsh`); absent for traffic no run's loop sent. */
   loop?: LoopName
+  /**
+   * The session the request's conversation (its variant) belongs to, where a session holds several
+   * (captured agents: the agent's own session id); absent where the variant is the session.
+   */
+  session?: string
+  /** The conversation's kind: `main` (also when absent), `subagent`, `side` or `compaction`. */
+  conversationKind?: ConversationKind
+  /** The agent and version that sent the request, where the request says (`claude-code/2.1.328`). */
+  agent?: string
 }
 
 /** One (scenario, variant, provider) of a run. */
@@ -163,6 +176,10 @@ export interface SummaryRow {
   largestBreak: { lostTokens: number; turn: number; step: number; cause: BreakCause | undefined } | undefined
   /** The agent loop of the session's rows, when a run's loop sent them. */
   loop?: LoopName
+  /** The session the conversation belongs to, the kind and the agent, as its rows say. */
+  session?: string
+  conversationKind?: ConversationKind
+  agent?: string
 }
 
 /** The `summary.csv` columns, in order. */
@@ -196,6 +213,9 @@ export const SUMMARY_COLUMNS = [
   'claims_held',
   'claims_failed',
   'loop',
+  'session',
+  'conversation_kind',
+  'agent',
 ] as const
 
 /** A scenario claim's outcome on one provider. */

@@ -116,17 +116,31 @@ export function itemDigest(item: unknown): ItemDigest {
 }
 
 /**
- * Whether an item opens a user turn (a user message that is not only tool results), as `itemDigest`
- * says, without digesting its content: a reader that needs only this (a request's position) stays
- * linear in the number of items, not in the bytes of the conversation.
+ * A text the agent adds to a user message for the model, not typed by the user: Claude Code's
+ * `<system-reminder>` blocks (beside tool results, or alone as a notification).
+ */
+function isAgentNote(block: unknown): boolean {
+  const record = block as { type?: unknown; text?: unknown } | null
+  return (
+    record?.type === 'text' &&
+    typeof record.text === 'string' &&
+    record.text.trimStart().startsWith('<system-reminder>')
+  )
+}
+
+/**
+ * Whether an item opens a user turn (a user message that is not only tool results and agent notes), as
+ * `itemDigest` says, without digesting its content: a reader that needs only this (a request's position)
+ * stays linear in the number of items, not in the bytes of the conversation.
  */
 export function isUserTurn(item: unknown): boolean {
   const record = recordOf(item)
   if (roleOf(record) !== 'user') return false
   // Gemini's contents carry `parts` where the others carry `content`.
   const content = record.content ?? record.parts
+  if (typeof content === 'string') return !content.trimStart().startsWith('<system-reminder>')
   const blocks = Array.isArray(content) ? content.filter((block) => !isCachePoint(block)) : []
-  return !(blocks.length > 0 && blocks.every(isToolResultBlock))
+  return !(blocks.length > 0 && blocks.every((block) => isToolResultBlock(block) || isAgentNote(block)))
 }
 
 function recordOf(item: unknown): Record<string, unknown> {

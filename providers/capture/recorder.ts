@@ -10,6 +10,7 @@ import { parseCompatibleUsage } from '../compatible-chat.ts'
 import { parseDeepSeekUsage } from '../deepseek.ts'
 import { parseGeminiUsage } from '../gemini.ts'
 import type { MockContext } from '../mock/context.ts'
+import type { MockRequest } from '../mock/request.ts'
 import { wireUsage } from '../mock/usage.ts'
 import { parseOpenAIUsage } from '../openai-chat.ts'
 import { MODELED_FAILURE_MS, modeledLatencyMs } from '../port.ts'
@@ -50,18 +51,20 @@ export function recordContext(
     linearize: (api, body) => context.simulators.linearize(api, body),
     sink,
   })
-  context.previousFor = (api, request) =>
-    tracker.previous(tracker.resolve(api, request.session, request.body).session)
-  context.sessionFor = (api, request) => tracker.resolve(api, request.session, request.body).session
+  const place = (api: WireApi, request: MockRequest) =>
+    tracker.place(api, request.session, request.body, request.headers)
+  context.previousFor = (api, request) => tracker.previous(place(api, request).conversation)
+  context.sessionFor = (api, request) => place(api, request).session
+  context.placementFor = place
   context.observer = (call) => {
-    const resolution = tracker.resolve(call.api, call.session, call.body)
+    const placement = tracker.place(call.api, call.session, call.body, call.headers)
     // A failed answer (a fault inside it) gave the client no usage, though the prompt was simulated.
     const usage =
       call.simulation === undefined || call.status >= 400 || call.failure !== undefined
         ? undefined
         : servedUsage(context, call.api, call.body.model, call.simulation.counts)
     tracker.add({
-      resolution,
+      placement,
       api: call.api,
       body: call.body,
       at: call.at,

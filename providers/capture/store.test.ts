@@ -23,6 +23,8 @@ const digest = (count: number): RequestDigest => ({
 const exchange = (seq: number, count: number): CapturedExchange => ({
   seq,
   session: 's',
+  conversation: 's',
+  kind: 'main',
   identity: seq === 1 ? 'new' : 'continuation',
   time: '2026-11-30T00:00:00.000Z',
   at: seq,

@@ -1,11 +1,12 @@
-// A capture on disk: `capture.json` (what was captured, how) and `sessions/<session>.jsonl`, one
+// A capture on disk: `capture.json` (what was captured, how) and `sessions/<conversation>.jsonl`, one
 // exchange per line. A line keeps its request's digest as a delta against the previous line of the
-// same file (the segments and items it shares are counted, not repeated), so a long session's file
+// same file (the segments and items it shares are counted, not repeated), so a long conversation's file
 // grows with what each request added, not with its whole prompt. Headers are never recorded.
 
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { CachelabError } from '../../harness/errors.ts'
+import { CONVERSATION_KINDS, type ConversationKind } from './agents/types.ts'
 import type { ItemDigest, RequestDigest, SegmentDigest } from './digest.ts'
 import type { CapturedExchange } from './tracker.ts'
 
@@ -109,7 +110,10 @@ export function decodeExchange(
     items: [...(previous?.items.slice(0, items.keep) ?? []), ...items.add],
     config: config ?? {},
   }
-  return { ...rest, digest }
+  // A capture written before conversations were told apart: each session file is one main conversation.
+  const conversation = typeof rest.conversation === 'string' ? rest.conversation : rest.session
+  const kind = CONVERSATION_KINDS.includes(rest.kind as ConversationKind) ? rest.kind : 'main'
+  return { ...rest, conversation, kind, digest }
 }
 
 /** A capture directory being written. Write errors after the start go to `onError`; serving goes on. */
@@ -153,10 +157,10 @@ export class CaptureWriter {
 
   /** Append an exchange to its session's file; a failure is reported once per distinct message. */
   write(exchange: CapturedExchange): void {
-    const line = encodeExchange(exchange, this.last.get(exchange.session))
+    const line = encodeExchange(exchange, this.last.get(exchange.conversation))
     try {
-      appendFileSync(join(this.dir, 'sessions', `${exchange.session}.jsonl`), `${line}\n`)
-      this.last.set(exchange.session, exchange.digest)
+      appendFileSync(join(this.dir, 'sessions', `${exchange.conversation}.jsonl`), `${line}\n`)
+      this.last.set(exchange.conversation, exchange.digest)
     } catch (error) {
       const message = (error as Error).message
       if (!this.failures.has(message)) {
@@ -164,7 +168,7 @@ export class CaptureWriter {
         this.onError(error as Error)
       }
       // The next line of this session is written whole, so the file stays readable without this one.
-      this.last.delete(exchange.session)
+      this.last.delete(exchange.conversation)
     }
   }
 }

@@ -15,9 +15,9 @@ function tracker() {
   /** Record one Anthropic request answered with `status`. */
   const send = (messages: unknown[], status = 200) => {
     const body = { model: 'claude-sonnet-4-6', max_tokens: 64, system: 'You are terse.', messages }
-    const resolution = capture.resolve('anthropic-messages', undefined, body)
+    const placement = capture.place('anthropic-messages', undefined, body)
     return capture.add({
-      resolution,
+      placement,
       api: 'anthropic-messages',
       body,
       at: 0,
@@ -59,7 +59,7 @@ describe('placing captured requests in their session', () => {
     ])
   })
 
-  it('counts a request identical to a failed one as its retry, and a repeat of a success as a new step', () => {
+  it('counts a request identical to the previous one as its next attempt, after a failure or not', () => {
     const { send } = tracker()
     const failed = send([user('hello')], 529)
     const retried = send([user('hello')])
@@ -67,7 +67,7 @@ describe('placing captured requests in their session', () => {
     expect([failed, retried, repeated].map(({ turn, step, attempt }) => [turn, step, attempt])).toEqual([
       [1, 1, 0],
       [1, 1, 1],
-      [1, 2, 0],
+      [1, 1, 2],
     ])
     expect(failed.usage).toBeUndefined()
   })
@@ -96,7 +96,7 @@ describe("a tracker's memory", () => {
       output: { role: 'assistant', content: [] },
     })
     capture.add({
-      resolution: capture.resolve('anthropic-messages', name, body),
+      placement: capture.place('anthropic-messages', name, body),
       api: 'anthropic-messages',
       body,
       at: 0,

@@ -1,7 +1,7 @@
-// Captured traffic as exchanges: each request a client sent, told into its session, placed in the
-// session (turn, step, attempt), with the usage the client received, the simulator's view of it (the
-// counts it served, or live its prediction), and the request's digest. The tracker also hands a
-// simulation the previous request of the session, so every captured step has its counterfactual.
+// Captured traffic as exchanges: each request a client sent, placed in its session and conversation
+// (turn, step, attempt: `conversations.ts`), with the usage the client received, the simulator's view of
+// it (the counts it served, or live its prediction), and the request's digest. The tracker also hands a
+// simulation the previous request of the conversation, so every captured step has its counterfactual.
 
 import type { AssistantMessage, ProviderId, Usage } from '../../harness/types.ts'
 import type {
@@ -13,15 +13,9 @@ import type {
   Simulation,
 } from '../sim/types.ts'
 import { type BuiltInWireApi, compatibleProviderOfApi, isBuiltInApi, type WireApi } from '../types.ts'
-import {
-  contentHash,
-  digestRequest,
-  type ItemDigest,
-  itemDigest,
-  itemsOf,
-  type RequestDigest,
-} from './digest.ts'
-import { type IdentitySource, type Resolution, SessionResolver } from './identity.ts'
+import type { ConversationKind } from './agents/types.ts'
+import { ConversationTracker, type IdentitySource, type Placement } from './conversations.ts'
+import { digestRequest, type ItemDigest, itemDigest, itemsOf, type RequestDigest } from './digest.ts'
 
 /** The simulator's view of one captured request. */
 export interface SimulatedView {
@@ -37,8 +31,16 @@ export interface SimulatedView {
 export interface CapturedExchange {
   /** Order of the request in the capture, from 1. */
   seq: number
+  /** The session its conversation belongs to (the declared or agent's session id, else the conversation). */
   session: string
-  /** How the session was told: the header, the body's conversation key, or continuation of a conversation. */
+  /** The conversation: its file under `sessions/`, and its rows' variant. */
+  conversation: string
+  kind: ConversationKind
+  /** What a side or compaction conversation is for, where known. */
+  purpose?: string
+  /** The agent and version that sent the request, where it says (`claude-code/2.1.328`). */
+  agent?: string
+  /** How the session was told: the header, the agent's session id, a conversation key, or continuation. */
   identity: IdentitySource
   /** Wall-clock time of the request, ISO 8601. */
   time: string
@@ -70,7 +72,7 @@ export interface CapturedExchange {
 
 /** What the server knows about one request once it has answered. */
 export interface ExchangeInput {
-  resolution: Resolution
+  placement: Placement
   api: WireApi
   body: Record<string, unknown>
   at: number
@@ -89,16 +91,10 @@ export interface ExchangeInput {
   answer?: AssistantMessage
 }
 
-interface SessionState {
+/** What the tracker keeps of a conversation between its requests. */
+interface ConversationState {
   /** The latest successful request's prompt and machine: the next simulation's previous request. */
   previous?: PreviousRequest
-  /** The latest request: a retry repeats it after it failed. */
-  last?: { fingerprint: string; ok: boolean }
-  /** The latest user turn's item: a request with another one opens a new turn. */
-  turnKey?: string
-  turn: number
-  step: number
-  attempt: number
 }
 
 export interface TrackerOptions {
@@ -116,7 +112,7 @@ export interface TrackerOptions {
    * Unbounded when absent.
    */
   memoryBytes?: number
-  /** Sessions whose turn and step are remembered; the least recently active are forgotten first (default 100,000). */
+  /** Conversations whose previous request is remembered; the least recently active are forgotten first (default 100,000). */
   sessionLimit?: number
 }
 
@@ -141,7 +137,7 @@ export function providerOfApi(api: WireApi): ProviderId {
   return isBuiltInApi(api) ? PROVIDER_OF_API[api] : compatibleProviderOfApi(api)
 }
 
-/** Sessions whose position (turn, step, attempt) is remembered by default. */
+/** Conversations whose previous request is remembered by default. */
 const SESSIONS_KEPT = 100_000
 
 /** Response ids remembered for `previous_response_id` chaining (as many as the mock stores). */
@@ -149,47 +145,49 @@ const RESPONSE_IDS_KEPT = 10_000
 
 const EMPTY_PROMPT: Prompt = { segments: [], cumulative: [], trailing: 0, total: 0 }
 
-/** The key of a request's turn: its user turns counted and the latest one's hash. */
-function turnKeyOf(items: readonly ItemDigest[]): string {
-  const turns = items.filter((item) => item.userTurn)
-  return `${turns.length}:${turns.at(-1)?.hash ?? ''}`
-}
-
 export class CaptureTracker {
-  readonly resolver = new SessionResolver()
-  private readonly sessions = new Map<string, SessionState>()
+  readonly conversations = new ConversationTracker()
+  private readonly states = new Map<string, ConversationState>()
   private readonly options: TrackerOptions
-  /** Resolutions by body object, so a request resolved before its simulation keeps its session. */
-  private readonly resolutions = new WeakMap<object, Resolution>()
-  /** The item digests `resolve` made of a body, reused when it is added (megabytes are hashed once). */
+  /** Placements by body object, so a request placed before its simulation keeps its place. */
+  private readonly placements = new WeakMap<object, Placement>()
+  /** The item digests `place` made of a body, reused when it is added (megabytes are hashed once). */
   private readonly itemDigests = new WeakMap<object, readonly ItemDigest[]>()
   private serial = 0
-  /** Session by Responses response id, the most recent ones. */
-  private readonly responseSessions = new Map<string, string>()
-  /** Estimated bytes of the previous requests the sessions hold. */
+  /** Conversation by Responses response id, the most recent ones. */
+  private readonly responseConversations = new Map<string, string>()
+  /** Estimated bytes of the previous requests the conversations hold. */
   private previousBytes = 0
-  /** The sessions that hold a previous request, least recently active first. */
-  private readonly holders = new Map<string, SessionState>()
+  /** The conversations that hold a previous request, least recently active first. */
+  private readonly holders = new Map<string, ConversationState>()
 
   constructor(options: TrackerOptions) {
     this.options = options
   }
 
-  /** The session of a request; the same body object always resolves to the same session. */
-  resolve(api: WireApi, declared: string | undefined, body: Record<string, unknown>): Resolution {
-    const known = this.resolutions.get(body)
+  /**
+   * The place of a request (session, conversation, turn, step, attempt); the same body object always has
+   * the same place. `headers`: the request's `WIRE_HEADERS`, for the agent that sent it.
+   */
+  place(
+    api: WireApi,
+    declared: string | undefined,
+    body: Record<string, unknown>,
+    headers: Readonly<Record<string, string>> = {},
+  ): Placement {
+    const known = this.placements.get(body)
     if (known !== undefined) return known
-    // A Responses request that continues a stored response belongs to that response's session.
+    // A Responses request that continues a stored response belongs to that response's conversation.
     const chained =
       declared === undefined && typeof body.previous_response_id === 'string'
-        ? this.responseSessions.get(body.previous_response_id)
+        ? this.responseConversations.get(body.previous_response_id)
         : undefined
-    const resolution =
-      chained !== undefined
-        ? ({ session: chained, source: 'conversation-key' } satisfies Resolution)
-        : this.resolver.resolve(api, declared, body, this.itemsDigested(body))
-    this.resolutions.set(body, resolution)
-    return resolution
+    const placement = this.conversations.place({ api, body, headers }, this.itemsDigested(body), {
+      ...(declared !== undefined ? { declared } : {}),
+      ...(chained !== undefined ? { chained } : {}),
+    })
+    this.placements.set(body, placement)
+    return placement
   }
 
   /** The digests of a body's items, made once per body object. */
@@ -202,74 +200,62 @@ export class CaptureTracker {
     return items
   }
 
-  /** Remember the session a response id was answered in, for requests that chain on it. */
-  noteResponse(id: string, session: string): void {
-    this.responseSessions.delete(id)
-    this.responseSessions.set(id, session)
-    if (this.responseSessions.size > RESPONSE_IDS_KEPT) {
-      const oldest = this.responseSessions.keys().next().value
-      if (oldest !== undefined) this.responseSessions.delete(oldest)
+  /** Remember the conversation a response id was answered in, for requests that chain on it. */
+  noteResponse(id: string, conversation: string): void {
+    this.responseConversations.delete(id)
+    this.responseConversations.set(id, conversation)
+    if (this.responseConversations.size > RESPONSE_IDS_KEPT) {
+      const oldest = this.responseConversations.keys().next().value
+      if (oldest !== undefined) this.responseConversations.delete(oldest)
     }
   }
 
-  /** The previous successful request of a session, for its next simulation's counterfactual. */
-  previous(session: string): PreviousRequest | undefined {
-    return this.sessions.get(session)?.previous
+  /** The previous successful request of a conversation, for its next simulation's counterfactual. */
+  previous(conversation: string): PreviousRequest | undefined {
+    return this.states.get(conversation)?.previous
   }
 
-  /** Sessions remembered, and the estimated bytes of the previous requests they hold. */
+  /** Conversations remembered, and the estimated bytes of the previous requests they hold. */
   get memory(): { sessions: number; bytes: number } {
-    return { sessions: this.sessions.size, bytes: this.previousBytes }
+    return { sessions: this.states.size, bytes: this.previousBytes }
   }
 
   /** Record one answered request. */
   add(input: ExchangeInput): CapturedExchange {
-    const { resolution, api, body } = input
+    const { placement, api, body } = input
     const prompt = input.simulation?.prompt ?? this.linearized(api, body)
     const digest = digestRequest(body, prompt, this.itemsDigested(body))
     this.itemDigests.delete(body)
     const ok = input.status >= 200 && input.status < 300 && input.usage !== undefined
-    const state = this.sessions.get(resolution.session) ?? { turn: 0, step: 0, attempt: 0 }
-    const fingerprint = contentHash(
-      JSON.stringify([
-        digest.segments.map((segment) => segment[1]),
-        digest.items.map((item) => item.hash),
-        digest.config,
-      ]),
-    )
-    const turnKey = turnKeyOf(digest.items)
-    if (state.last !== undefined && !state.last.ok && state.last.fingerprint === fingerprint) {
-      state.attempt += 1
-    } else if (turnKey !== state.turnKey || state.turn === 0) {
-      state.turn += 1
-      state.step = 1
-      state.attempt = 0
-    } else {
-      state.step += 1
-      state.attempt = 0
-    }
-    state.turnKey = turnKey
-    state.last = { fingerprint, ok }
+    const name = placement.conversation
+    const state = this.states.get(name) ?? {}
     if (ok && input.simulation !== undefined) {
       const machine = input.simulation.trace.machine
       if (state.previous !== undefined) this.previousBytes -= promptBytes(state.previous.prompt)
-      state.previous = { prompt: input.simulation.prompt, ...(machine !== undefined ? { machine } : {}) }
+      state.previous = {
+        prompt: input.simulation.prompt,
+        ...(machine !== undefined ? { machine } : {}),
+        ...(typeof body.model === 'string' ? { model: body.model } : {}),
+      }
       this.previousBytes += promptBytes(state.previous.prompt)
     }
-    // Most recently active last: the sessions to forget first come first.
-    this.sessions.delete(resolution.session)
-    this.sessions.set(resolution.session, state)
-    this.holders.delete(resolution.session)
-    if (state.previous !== undefined) this.holders.set(resolution.session, state)
+    // Most recently active last: the conversations to forget first come first.
+    this.states.delete(name)
+    this.states.set(name, state)
+    this.holders.delete(name)
+    if (state.previous !== undefined) this.holders.set(name, state)
     this.bound()
-    this.resolver.update(resolution, api, digest.items)
     this.serial += 1
     const simulation = input.simulation
     const model = typeof body.model === 'string' ? body.model : ''
     const exchange: CapturedExchange = {
       seq: this.serial,
-      session: resolution.session,
-      identity: resolution.source,
+      session: placement.session,
+      conversation: name,
+      kind: placement.kind,
+      ...(placement.purpose !== undefined ? { purpose: placement.purpose } : {}),
+      ...(placement.agent !== undefined ? { agent: placement.agent } : {}),
+      identity: placement.identity,
       time: input.time ?? new Date().toISOString(),
       at: input.at,
       api,
@@ -278,9 +264,9 @@ export class CaptureTracker {
       stream: input.stream,
       status: input.status,
       latencyMs: input.latencyMs,
-      turn: state.turn,
-      step: state.step,
-      attempt: state.attempt,
+      turn: placement.turn,
+      step: placement.step,
+      attempt: placement.attempt,
       ...(input.usage !== undefined ? { usage: input.usage } : {}),
       ...(simulation !== undefined
         ? {
@@ -306,21 +292,21 @@ export class CaptureTracker {
     return exchange
   }
 
-  /** Forget the least recently active sessions' previous requests, then sessions, past the limits. */
+  /** Forget the least recently active conversations' previous requests, then conversations, past the limits. */
   private bound(): void {
     const limit = this.options.sessionLimit ?? SESSIONS_KEPT
-    for (const [session, state] of this.sessions) {
-      if (this.sessions.size <= limit) break
+    for (const [name, state] of this.states) {
+      if (this.states.size <= limit) break
       if (state.previous !== undefined) this.previousBytes -= promptBytes(state.previous.prompt)
-      this.sessions.delete(session)
-      this.holders.delete(session)
+      this.states.delete(name)
+      this.holders.delete(name)
     }
     const budget = this.options.memoryBytes ?? Number.POSITIVE_INFINITY
-    for (const [session, state] of this.holders) {
+    for (const [name, state] of this.holders) {
       if (this.previousBytes <= budget) break
       if (state.previous !== undefined) this.previousBytes -= promptBytes(state.previous.prompt)
       delete state.previous
-      this.holders.delete(session)
+      this.holders.delete(name)
     }
   }
 

@@ -4,6 +4,7 @@
 // observer.
 
 import type { AssistantMessage } from '../../harness/types.ts'
+import type { Placement } from '../capture/conversations.ts'
 import { contentHash } from '../capture/digest.ts'
 import { providerOfApi } from '../capture/tracker.ts'
 import { type ModelEntry, simulationModel, type Vendor, vendorOf } from '../catalog.ts'
@@ -56,6 +57,8 @@ export interface MockCall {
   session?: string
   /** The loopback server's id of the HTTP exchange. */
   exchange?: string
+  /** The request's headers that tell its agent and session (`MockRequest.headers`). */
+  headers: Readonly<Record<string, string>>
   /** Why the API refused the request, when it did (a validation rule or an unknown reference). */
   refusal?: string
 }
@@ -124,6 +127,11 @@ export class MockContext {
    * tells sessions apart as a capture does.
    */
   sessionFor: ((api: WireApi, request: MockRequest) => string | undefined) | undefined
+  /**
+   * The place of a request the loopback server did not place (`MockRequest.placement`): in process, the
+   * recorder places requests as a capture does, so the replies number turns and steps as the capture.
+   */
+  placementFor: ((api: WireApi, request: MockRequest) => Placement | undefined) | undefined
   /** What the model answers per session, turn and step; replaceable between tests. */
   replies: ReplyBook | undefined
 
@@ -279,9 +287,13 @@ export class MockContext {
    */
   answer(api: WireApi, request: MockRequest): Answer | ReplyProblem {
     const { body } = request
+    // The capture's place of the request, where one is kept: the turn and step the capture reports.
+    const placement = request.placement ?? this.placementFor?.(api, request)
+    const position = positionOf(api, body)
     const facts = {
-      session: request.session ?? this.sessionFor?.(api, request),
-      position: positionOf(api, body),
+      session: placement?.session ?? request.session ?? this.sessionFor?.(api, request),
+      position:
+        placement === undefined ? position : { ...position, turn: placement.turn, step: placement.step },
       tools: declaredTools(api, body),
       toolChoice: toolChoiceOf(api, body),
     }
@@ -373,10 +385,11 @@ export class MockContext {
   }
 }
 
-/** The labels a report of a request carries: its declared session and exchange id. */
-function labelsOf(request: MockRequest): Pick<MockCall, 'session' | 'exchange'> {
+/** The labels a report of a request carries: its declared session, exchange id and wire headers. */
+function labelsOf(request: MockRequest): Pick<MockCall, 'session' | 'exchange' | 'headers'> {
   return {
     ...(request.session !== undefined ? { session: request.session } : {}),
     ...(request.exchange !== undefined ? { exchange: request.exchange } : {}),
+    headers: request.headers,
   }
 }

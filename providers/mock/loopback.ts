@@ -35,11 +35,12 @@ import {
 import type { FaultRule } from './faults.ts'
 import { mockHandlers } from './handlers.ts'
 import type { ReplyBook } from './reply.ts'
-import { nestingProblem } from './request.ts'
+import { encodePlacement, nestingProblem, wireHeaders } from './request.ts'
 import {
   DEFAULT_REPLY,
   EXCHANGE_HEADER,
   encodeScript,
+  PLACE_HEADER,
   SCRIPT_HEADER,
   SESSION_HEADER,
   TIME_HEADER,
@@ -108,6 +109,8 @@ export interface ServeLogRecord {
   vendor: Vendor
   path: string
   session: string
+  /** The conversation within the session (with `--record`: its file under `sessions/`). */
+  conversation?: string
   model: string | undefined
   status: number
   latencyMs: number
@@ -199,7 +202,7 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
   let exchanges = 0
   if (context !== undefined && capture !== undefined) {
     context.previousFor = (_api, request) =>
-      request.session === undefined ? undefined : capture.previous(request.session)
+      request.placement === undefined ? undefined : capture.previous(request.placement.conversation)
     context.observer = (call) => {
       if (call.exchange !== undefined) served.set(call.exchange, call)
     }
@@ -346,15 +349,18 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
     await turn()
     const api = apiOfPath(vendor, path)
     const parsed = json === undefined || api === undefined ? json : bodyInView(api, path, json)
-    const resolution =
+    // Only the server places a request: a client's own placement header is dropped.
+    headers.delete(PLACE_HEADER)
+    const placement =
       capture !== undefined && api !== undefined && parsed !== undefined
-        ? capture.resolve(api, headers.get(SESSION_HEADER) ?? undefined, parsed)
+        ? capture.place(api, headers.get(SESSION_HEADER) ?? undefined, parsed, wireHeaders(headers))
         : undefined
     await turn()
     exchanges += 1
     const exchange = String(exchanges)
-    if (resolution !== undefined && context !== undefined) {
-      headers.set(SESSION_HEADER, resolution.session)
+    if (placement !== undefined && context !== undefined) {
+      headers.set(SESSION_HEADER, placement.session)
+      headers.set(PLACE_HEADER, encodePlacement(placement))
       headers.set(EXCHANGE_HEADER, exchange)
     }
     let at = context?.now() ?? (Date.now() - started) / 1000
@@ -362,11 +368,11 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
     if (
       options.replay !== undefined &&
       context !== undefined &&
-      resolution !== undefined &&
+      placement !== undefined &&
       api !== undefined &&
       parsed !== undefined
     ) {
-      const step = replayStep(options.replay, context, api, resolution.session, parsed)
+      const step = replayStep(options.replay, context, api, placement.conversation, parsed)
       if (step.kind === 'mismatch') {
         options.onReplayMismatch?.(step.message)
         replayed = jsonResponse(
@@ -448,17 +454,17 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
         // A failed answer gave the client no usage, whatever frames it got before it failed.
         const failure = call?.failure ?? (cut ? 'stream cut' : undefined)
         const raw = failure === undefined ? usageFromResponse(text, contentType) : undefined
-        if (capture !== undefined && resolution !== undefined && api !== undefined && parsed !== undefined) {
+        if (capture !== undefined && placement !== undefined && api !== undefined && parsed !== undefined) {
           const simulation =
             call?.simulation ??
             (predictor === undefined
               ? undefined
-              : predict(predictor, api, parsed, at, capture.previous(resolution.session)))
+              : predict(predictor, api, parsed, at, capture.previous(placement.conversation)))
           const responseId =
             api === 'openai-responses' && response.ok ? responseIdOf(text, contentType) : undefined
-          if (responseId !== undefined) capture.noteResponse(responseId, resolution.session)
+          if (responseId !== undefined) capture.noteResponse(responseId, placement.conversation)
           capture.add({
-            resolution,
+            placement,
             api,
             body: parsed,
             at: call?.at ?? at,
@@ -482,7 +488,8 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
           vendor,
           // A key can ride in the query string (`?key=`, `api-key=`…): the log never holds one.
           path: redactText(path),
-          session: resolution?.session ?? sessionOf(headers, parsed),
+          session: placement?.session ?? sessionOf(headers, parsed),
+          ...(placement !== undefined ? { conversation: placement.conversation } : {}),
           model: typeof parsed?.model === 'string' ? parsed.model : undefined,
           status: response.status,
           latencyMs: Math.round(performance.now() - begin),

@@ -30,7 +30,7 @@ export interface CachelabRecorder {
   rows(session: string): StepRow[]
   /** Every request so far as recorded exchanges (digests, usage, the simulator's view). */
   exchanges(): readonly CapturedExchange[]
-  /** The sessions seen, in order of their first request. */
+  /** The conversations seen (a session's main conversation is named as the session), in order of their first request. */
   sessions(): string[]
   /** Forget what was recorded and the sessions seen (the caches stay warm; `context.reset()` empties them). */
   clear(): void
@@ -113,7 +113,7 @@ export function cachelabHandlers(options: CachelabMocksOptions = {}): CachelabHa
       return session === undefined ? rows : rows.filter((row) => row.variant === session)
     },
     exchanges: () => recorded,
-    sessions: () => [...new Set(recorded.map((exchange) => exchange.session))],
+    sessions: () => [...new Set(recorded.map((exchange) => exchange.conversation))],
     clear: () => {
       recorded.length = 0
       recordContext(context, record)

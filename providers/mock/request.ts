@@ -2,6 +2,8 @@
 // headers. Queued faults stay queued: the handler takes one only for a request it accepts.
 
 import type { AssistantMessage } from '../../harness/types.ts'
+import { WIRE_HEADERS } from '../capture/agents/types.ts'
+import type { Placement } from '../capture/conversations.ts'
 import type { MockContext } from './context.ts'
 import { parseFaultHeader } from './fault-spec.ts'
 import { FAULT_HEADER, type HeaderFault } from './faults.ts'
@@ -9,6 +11,7 @@ import {
   DEFAULT_REPLY,
   decodeScript,
   EXCHANGE_HEADER,
+  PLACE_HEADER,
   SCRIPT_HEADER,
   SESSION_HEADER,
   TIME_HEADER,
@@ -30,6 +33,34 @@ export interface MockRequest {
   fault?: HeaderFault
   /** A compatible provider's routing header (xAI's `x-grok-conv-id`), set by its handler. */
   routingKey?: string
+  /** The request's headers that tell its agent and session (`WIRE_HEADERS`), lower-case names. */
+  headers: Readonly<Record<string, string>>
+  /** The request's place as the loopback server's capture numbered it (`x-cachelab-place`). */
+  placement?: Placement
+}
+
+/** The headers of a request the capture reads: agent identity and session ids, never a credential. */
+export function wireHeaders(headers: Headers): Record<string, string> {
+  const kept: Record<string, string> = {}
+  for (const name of WIRE_HEADERS) {
+    const value = headers.get(name)
+    if (value !== null) kept[name] = value
+  }
+  return kept
+}
+
+/** A placement as the loopback server sends it to a handler. */
+export function encodePlacement(placement: Placement): string {
+  return Buffer.from(JSON.stringify(placement), 'utf8').toString('base64url')
+}
+
+function decodePlacement(header: string | null): Placement | undefined {
+  if (header === null || header === '') return undefined
+  try {
+    return JSON.parse(Buffer.from(header, 'base64url').toString('utf8')) as Placement
+  } catch {
+    return undefined
+  }
 }
 
 /**
@@ -114,7 +145,15 @@ export async function readMockRequest(
     session: request.headers.get(SESSION_HEADER) ?? undefined,
     exchange: request.headers.get(EXCHANGE_HEADER) ?? undefined,
     ...(fault !== undefined ? { fault } : {}),
+    headers: wireHeaders(request.headers),
+    ...placementField(request.headers.get(PLACE_HEADER)),
   }
+}
+
+/** The loopback server's placement of a request it handed over. */
+function placementField(header: string | null): { placement?: Placement } {
+  const placement = decodePlacement(header)
+  return placement === undefined ? {} : { placement }
 }
 
 /** A JSON response with the given status and headers. */

@@ -10,6 +10,11 @@ export const TIME_HEADER = 'x-cachelab-at'
 export const SESSION_HEADER = 'x-cachelab-session'
 /** Set by the loopback server on the request it hands a mock handler, to match the handler's report to it. */
 export const EXCHANGE_HEADER = 'x-cachelab-exchange'
+/**
+ * Set by the loopback server on the request it hands a mock handler: the request's place (session,
+ * conversation, kind, turn, step) as the capture numbers it, base64url JSON, so the replies use the same.
+ */
+export const PLACE_HEADER = 'x-cachelab-place'
 
 /** The plain answer: what `simulate` and a live prediction assume, and what a failure before any answer reports. */
 export const DEFAULT_REPLY: AssistantMessage = { role: 'assistant', content: [{ type: 'text', text: 'OK.' }] }

@@ -1,0 +1,86 @@
+// What a request shows beside its messages that tells one conversation from another: the system prompt
+// and the tools it declares (as hashes), the model, and whether it asks for structured output. Two
+// requests of one conversation share most of this; a title, a router or a subagent sent in the same
+// session rarely shares any of it.
+
+import type { WireApi } from '../types.ts'
+import { canonicalJson, contentHash, type ItemDigest } from './digest.ts'
+
+type Body = Record<string, unknown>
+
+const asRecord = (value: unknown): Body =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Body) : {}
+
+/** The shape of one request, beside its conversation items. */
+export interface RequestShape {
+  model: string
+  /** Hash of the system prompt (top-level system, instructions, system and developer messages); '' when none. */
+  system: string
+  /** Hash of the declared tools; '' when the request declares none. */
+  tools: string
+  /** Whether the answer must be JSON (a response schema or a JSON mode). */
+  structured: boolean
+}
+
+/** The tools a body declares, in its API's field. */
+function toolsOf(api: WireApi, body: Body): unknown {
+  if (api === 'bedrock-converse') return asRecord(body.toolConfig).tools
+  return body.tools
+}
+
+/** The system prompt of a body outside its message list. */
+function systemOf(api: WireApi, body: Body): unknown {
+  switch (api) {
+    case 'openai-responses':
+      return body.instructions
+    case 'gemini-generate':
+      return body.systemInstruction
+    default:
+      return body.system
+  }
+}
+
+/** Whether a body asks for a JSON answer, in any API's way of asking. */
+export function asksForJson(api: WireApi, body: Body): boolean {
+  switch (api) {
+    case 'anthropic-messages':
+      return asRecord(asRecord(body.output_config).format).type === 'json_schema'
+    case 'openai-responses': {
+      const type = asRecord(asRecord(body.text).format).type
+      return type === 'json_schema' || type === 'json_object'
+    }
+    case 'gemini-generate': {
+      const config = asRecord(body.generationConfig)
+      return (
+        config.responseMimeType === 'application/json' ||
+        config.responseJsonSchema !== undefined ||
+        config.responseSchema !== undefined
+      )
+    }
+    case 'bedrock-converse':
+      return asRecord(body.outputConfig).textFormat !== undefined
+    default: {
+      const type = asRecord(body.response_format).type
+      return type === 'json_schema' || type === 'json_object'
+    }
+  }
+}
+
+/** The shape of a body whose message list digested to `items`. */
+export function shapeOf(api: WireApi, body: Body, items: readonly ItemDigest[]): RequestShape {
+  const inline = items.filter((item) => item.role === 'system' || item.role === 'developer')
+  const outside = systemOf(api, body)
+  const system =
+    outside === undefined && inline.length === 0
+      ? ''
+      : contentHash(
+          `${outside === undefined ? '' : canonicalJson(outside)}|${inline.map((item) => item.hash).join(',')}`,
+        )
+  const tools = toolsOf(api, body)
+  return {
+    model: typeof body.model === 'string' ? body.model : '',
+    system,
+    tools: Array.isArray(tools) && tools.length > 0 ? contentHash(canonicalJson(tools)) : '',
+    structured: asksForJson(api, body),
+  }
+}
