@@ -280,6 +280,11 @@ export interface ModelEntry {
   reasoning?: ReasoningMode
   /** Values taken on assumption rather than from a primary source. */
   assumptions?: string[]
+  /**
+   * Set on the entry a simulator uses for a model the catalog lacks: the catalog model whose rules and
+   * prices stand in for it (`simulationModel`), named wherever the model is (log, CSV, report).
+   */
+  simulatedAs?: string
 }
 
 const ANTHROPIC_BASE: Omit<AnthropicCacheRules, 'minTokens'> = {
@@ -495,6 +500,34 @@ export const GEMINI_MODELS: readonly ModelEntry[] = [
     GEMINI_ALWAYS_THINKING,
     ['prices: Gemini 3 Pro Preview prices assumed'],
   ),
+  // Gemini CLI 0.61.0's defaults: its router, the flash model it routes to, its next-speaker check.
+  ...(
+    [
+      ['gemini-3.5-flash-lite', 0.3, 0.03, 2.5],
+      ['gemini-3.8-flash', 0.75, 0.075, 3.75],
+    ] as const
+  ).map(([model, input, cacheRead, output]) =>
+    gemini(
+      model,
+      [{ minTokens: 4096, ...GEMINI_CURRENT }],
+      geminiPrices(input, cacheRead, output, 1),
+      GEMINI_ALWAYS_THINKING,
+      [
+        'prices: the models.dev snapshot bundled in opencode 1.18.33 (google)',
+        'storage: 2.5 Flash price assumed',
+      ],
+    ),
+  ),
+  gemini(
+    'gemini-3-flash-preview',
+    [{ minTokens: 1024, ...GEMINI_3_PREVIEW, source: `${GEMINI_3_PREVIEW.source}: Gemini 3 Flash Preview` }],
+    geminiPrices(0.5, 0.05, 3, 1),
+    GEMINI_ALWAYS_THINKING,
+    [
+      'prices: the models.dev snapshot bundled in opencode 1.18.33 (google)',
+      'storage: 2.5 Flash price assumed',
+    ],
+  ),
 ]
 
 /** DeepSeek V4: thinking mode is on unless a request turns it off. */
@@ -591,6 +624,19 @@ export const CATALOG: readonly ModelEntry[] = [
     ],
     { reasoning: 'by-default' },
   ),
+  anthropic(
+    'claude-opus-5-5',
+    512,
+    { input: 4, cacheRead: 0.2, cacheWrite5m: 5, cacheWrite1h: 8, output: 20 },
+    'in-history',
+    CLAUDE_4_7,
+    [
+      "prices: Claude Code 2.1.328's bundled model catalog (tier_4_20_cache_read_0_20; the opencode 1.18.33 models.dev snapshot agrees)",
+      'minimum: Opus 5 assumed',
+      'route: in-history, as Claude Code 2.1.328 sends it system messages inside messages',
+    ],
+    { reasoning: 'by-default' },
+  ),
   anthropic('claude-sonnet-5', 1024, anthropicPrices(3, 15), 'unsupported', CLAUDE_4_7, [
     'prices: Sonnet 4.x prices assumed',
     'temperature: accepted (not confirmed either way)',
@@ -602,6 +648,16 @@ export const CATALOG: readonly ModelEntry[] = [
     { input: 0.75, cacheRead: 0.075, output: 4.5 },
     { defaultEffort: 'none' },
     ['reasoning: default effort `none` assumed as on GPT-5.4'],
+  ),
+  openai(
+    'gpt-5.4-nano',
+    OPENAI_PREFIX,
+    { input: 0.2, cacheRead: 0.02, output: 1.25 },
+    { defaultEffort: 'none' },
+    [
+      'prices: the models.dev snapshot bundled in opencode 1.18.33 (openai)',
+      'reasoning: default effort `none` assumed as on GPT-5.4',
+    ],
   ),
   {
     ...openai('gpt-4.1', OPENAI_PREFIX, { input: 2, cacheRead: 0.5, output: 8 }, undefined),
@@ -741,16 +797,43 @@ export function resolveModel(provider: ProviderId, model?: string): ModelEntry {
 }
 
 /**
- * The entry a simulator uses for a request's model: the catalog's, or the vendor default's rules under
- * the requested name when the catalog does not list it (the loopback server accepts any model). An
- * unlisted model so takes the default's route too: on Anthropic it refuses system messages in history.
+ * The catalog model that stands in for one the catalog lacks: the vendor's model sharing the most of its
+ * name at both ends once a date suffix is dropped (`claude-opus-4-7` is `claude-opus-4-8`, `gpt-6.1-sol`
+ * is `gpt-5.6-sol`), the vendor default when none shares anything.
+ */
+export function standInModel(vendor: Vendor, model: string): ModelEntry {
+  const name = model.replace(/-\d{8}$/, '')
+  const undated = findModel(vendor, name)
+  if (undated !== undefined) return undated
+  const shared = (candidate: string) => {
+    let prefix = 0
+    while (prefix < candidate.length && candidate[prefix] === name[prefix]) prefix += 1
+    let suffix = 0
+    while (
+      suffix < candidate.length - prefix &&
+      suffix < name.length - prefix &&
+      candidate[candidate.length - 1 - suffix] === name[name.length - 1 - suffix]
+    )
+      suffix += 1
+    return prefix + suffix
+  }
+  const fallback = findModel(vendor, defaultModel(vendor))
+  if (fallback === undefined) throw new CachelabError('invariant', `no default model for ${vendor}`)
+  return catalogEntries()
+    .filter((entry) => entry.vendor === vendor)
+    .reduce((best, entry) => (shared(entry.model) > shared(best.model) ? entry : best), fallback)
+}
+
+/**
+ * The entry a simulator uses for a request's model: the catalog's, or, when the catalog does not list
+ * it (the loopback server accepts any model), its stand-in's rules and prices under the requested name,
+ * with `simulatedAs` naming the stand-in.
  */
 export function simulationModel(vendor: Vendor, model: string): ModelEntry {
   const entry = findModel(vendor, model)
   if (entry !== undefined) return entry.model === model ? entry : { ...entry, model }
-  const fallback = findModel(vendor, defaultModel(vendor))
-  if (fallback === undefined) throw new CachelabError('invariant', `no default model for ${vendor}`)
-  return { ...fallback, model }
+  const standIn = standInModel(vendor, model)
+  return { ...standIn, model, simulatedAs: standIn.model }
 }
 
 /** Apply overrides to a model entry's cache rules (tests and what-if runs change parameters this way). */

@@ -45,7 +45,10 @@ export class CaptureRowBuilder {
       latencyMs: exchange.latencyMs,
     }
     const usage = exchange.usage
-    const conversation = conversationLabels(exchange)
+    const conversation = {
+      ...conversationLabels(exchange),
+      ...(entry.simulatedAs !== undefined ? { simulatedAs: entry.simulatedAs } : {}),
+    }
     if (usage === undefined || exchange.status < 200 || exchange.status >= 300)
       return { ...failedRow(labels), ...conversation }
     const previous = this.previous

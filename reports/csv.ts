@@ -60,6 +60,7 @@ export function stepRecord(row: StepRow): string[] {
     format(row.session),
     format(row.conversationKind),
     format(row.agent),
+    format(row.simulatedAs),
   ]
 }
 

@@ -6,7 +6,7 @@
 // compaction, a model switch, a resume, a setting, tool or system-prompt change, or nothing (`unexplained`).
 
 import type { Vendor } from '../providers/catalog.ts'
-import { CATALOG, findModel, type ModelEntry, vendorOf } from '../providers/catalog.ts'
+import { findModel, type ModelEntry, standInModel, vendorOf } from '../providers/catalog.ts'
 import type { ObservedRequest, TranscriptEvent } from '../providers/transcripts/types.ts'
 import type { Attribution } from './attribution.ts'
 import { bucketsOf, measuredRow, type RowLabels } from './rows.ts'
@@ -52,33 +52,13 @@ export interface ImportedModel {
 }
 
 /**
- * The catalog entry for a recorded model name: the name itself, then without a date suffix
- * (`claude-opus-4-5-20251101`), then the catalog model of the vendor sharing the most of its name at
- * both ends (`deepseek-v4-flash` is `deepseek-flash`, `claude-opus-4-7` is `claude-opus-4-8`).
+ * The catalog entry for a recorded model name: the name itself, else its stand-in (`standInModel`: the
+ * name without a date suffix, then the vendor's model sharing the most of its name at both ends).
  */
 export function importedModel(vendor: Vendor, model: string): ImportedModel {
   const exact = findModel(vendor, model)
   if (exact !== undefined) return { entry: exact }
-  const name = model.replace(/-\d{8}$/, '')
-  const undated = findModel(vendor, name)
-  if (undated !== undefined) return { entry: undated, mappedFrom: model }
-  const shared = (candidate: string) => {
-    let prefix = 0
-    while (prefix < candidate.length && candidate[prefix] === name[prefix]) prefix += 1
-    let suffix = 0
-    while (
-      suffix < candidate.length - prefix &&
-      suffix < name.length - prefix &&
-      candidate[candidate.length - 1 - suffix] === name[name.length - 1 - suffix]
-    )
-      suffix += 1
-    return prefix + suffix
-  }
-  const candidates = CATALOG.filter((entry) => entry.vendor === vendor)
-  const nearest = candidates.reduce((best, entry) =>
-    shared(entry.model) > shared(best.model) ? entry : best,
-  )
-  return { entry: nearest, mappedFrom: model }
+  return { entry: standInModel(vendor, model), mappedFrom: model }
 }
 
 /** Seconds a prefix stays cached after its last use, as the provider's rules and the writes indicate. */

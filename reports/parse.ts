@@ -235,7 +235,13 @@ class RecordReader {
 }
 
 /** Columns appended after a format shipped: a file written before them still reads (the cell is empty). */
-const OPTIONAL_COLUMNS: ReadonlySet<string> = new Set(['loop', 'session', 'conversation_kind', 'agent'])
+const OPTIONAL_COLUMNS: ReadonlySet<string> = new Set([
+  'loop',
+  'session',
+  'conversation_kind',
+  'agent',
+  'simulated_as',
+])
 
 const KINDS = Object.fromEntries(CONVERSATION_KINDS.map((kind) => [kind, true])) as Record<
   ConversationKind,
@@ -246,6 +252,11 @@ const LOOPS = Object.fromEntries(LOOP_NAMES.map((name) => [name, true])) as Reco
 
 function required(columns: readonly string[]): string[] {
   return columns.filter((column) => !OPTIONAL_COLUMNS.has(column))
+}
+
+/** `{ [key]: value }`, or nothing for an empty cell. */
+function optionalText<K extends string>(key: K, value: string | undefined): { [P in K]?: string } {
+  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: string }
 }
 
 /** The labels that name a row's session (its conversation, where a session holds several). */
@@ -328,6 +339,7 @@ function stepRows(table: CsvTable, file: string): StepRow[] {
       latencyMs: reader.number('latency_ms'),
       predictedCacheReadTokens: reader.optionalInteger('predicted_cache_read_tokens'),
       predictedCacheWriteTokens: reader.optionalInteger('predicted_cache_write_tokens'),
+      ...optionalText('simulatedAs', reader.optionalText('simulated_as')),
     }
   })
 }

@@ -41,6 +41,7 @@ export const STEP_COLUMNS = [
   'session',
   'conversation_kind',
   'agent',
+  'simulated_as',
 ] as const
 
 /** Why the cache did not carry over to a request. */
@@ -138,6 +139,11 @@ export interface StepRow {
   conversationKind?: ConversationKind
   /** The agent and version that sent the request, where the request says (`claude-code/2.1.328`). */
   agent?: string
+  /**
+   * The catalog model whose rules and prices stood in for `model`, when the catalog lacks it: the row is
+   * simulated and priced as that model.
+   */
+  simulatedAs?: string
 }
 
 /** One (scenario, variant, provider) of a run. */
