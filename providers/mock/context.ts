@@ -14,9 +14,12 @@ import { type BuiltInWireApi, isBuiltInApi, type WireApi } from '../types.ts'
 import { type Answer, renderAnswer } from './answer.ts'
 import {
   declaredTools,
+  jsonOutputOf,
+  lastUserTextOf,
   outputCapOf,
   positionOf,
   reasonsOn,
+  systemTextOf,
   thinkingBudgetOf,
   toolChoiceOf,
 } from './conversation.ts'
@@ -29,7 +32,7 @@ import {
   FaultSchedule,
   type ScheduledChoice,
 } from './faults.ts'
-import { decideReply, type ReplyBook, type ReplyProblem, replySeed } from './reply.ts'
+import { decideReply, type ReplyBook, type ReplyRequest, replySeed } from './reply.ts'
 import type { MockRequest } from './request.ts'
 import { type ChainedRequest, ResponsesStore } from './responses-store.ts'
 import { validateRequest } from './validation/index.ts'
@@ -274,19 +277,24 @@ export class MockContext {
 
   /**
    * What the model answers a request the handler accepted: the header's script, else the replies' rule
-   * for its session, turn and step, else the default; reasoning where the request or the model asks for
-   * it; cut at the request's output cap. A rule the request cannot satisfy is a problem to answer with.
+   * that matches it, else the default; reasoning where the request or the model asks for it; cut at the
+   * request's output cap. The texts rules match (system prompt, latest user message) are read only when
+   * there are rules.
    */
-  answer(api: WireApi, request: MockRequest): Answer | ReplyProblem {
+  answer(api: WireApi, request: MockRequest): Answer {
     const { body } = request
-    const facts = {
+    const jsonOutput = jsonOutputOf(api, body)
+    const facts: ReplyRequest = {
       session: request.session ?? this.sessionFor?.(api, request),
       position: positionOf(api, body),
       tools: declaredTools(api, body),
       toolChoice: toolChoiceOf(api, body),
+      ...(jsonOutput !== undefined ? { jsonOutput } : {}),
+      ...(this.replies !== undefined && request.script === undefined
+        ? { systemText: systemTextOf(api, body), lastUserText: lastUserTextOf(body) }
+        : {}),
     }
     const reply = decideReply(facts, request.script, this.replies)
-    if ('problem' in reply) return reply
     const model = typeof body.model === 'string' ? body.model : ''
     const mode = this.modelEntry(vendorOf(providerOfApi(api)), model).reasoning ?? 'on-request'
     const budget = api === 'anthropic-messages' ? thinkingBudgetOf(body) : undefined

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest'
-import { declaredTools, outputCapOf, positionOf, reasonsOn, toolChoiceOf } from './conversation.ts'
+import {
+  declaredTools,
+  jsonOutputOf,
+  lastUserTextOf,
+  outputCapOf,
+  positionOf,
+  reasonsOn,
+  systemTextOf,
+  toolChoiceOf,
+} from './conversation.ts'
 
 const call = { id: 'call_1', type: 'function', function: { name: 'read_file', arguments: '{}' } }
 
@@ -72,6 +81,44 @@ describe('the tools a request declares', () => {
     ).toEqual([{ name: 'c', schema }])
   })
 
+  it('on Responses, include the tools of namespaces and of additional_tools items, with their namespace', () => {
+    const schema = { type: 'object', properties: { message: { type: 'string' } } }
+    const fn = (name: string) => ({ type: 'function', name, parameters: schema })
+    // Codex CLI 0.169's shape: no top-level tools, an `additional_tools` developer item of namespaces.
+    const body = {
+      input: [
+        {
+          type: 'additional_tools',
+          role: 'developer',
+          tools: [
+            { type: 'namespace', name: 'functions', tools: [{ type: 'custom', name: 'exec' }, fn('wait')] },
+            { type: 'namespace', name: 'collaboration', tools: [fn('spawn_agent'), fn('list_agents')] },
+          ],
+        },
+        { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'List the files.' }] },
+      ],
+    }
+    expect(declaredTools('openai-responses', body)).toEqual([
+      { name: 'wait', namespace: 'functions', schema },
+      { name: 'spawn_agent', namespace: 'collaboration', schema },
+      { name: 'list_agents', namespace: 'collaboration', schema },
+    ])
+    // A top-level namespace counts too; a tool declared again keeps its place with its latest schema.
+    const later = { type: 'object', properties: {} }
+    expect(
+      declaredTools('openai-responses', {
+        tools: [fn('exec_command'), { type: 'namespace', name: 'clock', tools: [fn('sleep')] }],
+        input: [
+          { type: 'additional_tools', tools: [{ ...fn('exec_command'), parameters: later }] },
+          { role: 'user', content: 'Go.' },
+        ],
+      }),
+    ).toEqual([
+      { name: 'exec_command', schema: later },
+      { name: 'sleep', namespace: 'clock', schema },
+    ])
+  })
+
   it('come with a tool choice in one vocabulary', () => {
     expect(toolChoiceOf('openai-chat', { tool_choice: 'required' })).toEqual({ kind: 'required' })
     expect(toolChoiceOf('anthropic-messages', { tool_choice: { type: 'any' } })).toEqual({ kind: 'required' })
@@ -108,5 +155,119 @@ describe('the output cap and the reasoning switch of a request', () => {
     expect(reasonsOn('openai-chat', { reasoning_effort: 'low' }, 'on-request')).toBe(true)
     expect(reasonsOn('openai-responses', { reasoning: { effort: 'none' } }, 'on-request')).toBe(false)
     expect(reasonsOn('openai-chat', { reasoning_effort: 'high' }, 'never')).toBe(false)
+  })
+})
+
+describe('the structured output a request asks for', () => {
+  const schema = { type: 'object', properties: { title: { type: 'string' } }, required: ['title'] }
+
+  it('is a JSON schema, or any JSON object, in each API’s own field', () => {
+    expect(
+      jsonOutputOf('anthropic-messages', { output_config: { format: { type: 'json_schema', schema } } }),
+    ).toEqual({ schema })
+    expect(jsonOutputOf('anthropic-messages', { output_config: { effort: 'medium' } })).toBeUndefined()
+    expect(
+      jsonOutputOf('openai-chat', {
+        response_format: { type: 'json_schema', json_schema: { name: 'title', schema } },
+      }),
+    ).toEqual({ schema })
+    expect(jsonOutputOf('deepseek-chat', { response_format: { type: 'json_object' } })).toEqual({})
+    expect(jsonOutputOf('openai-chat', { response_format: { type: 'text' } })).toBeUndefined()
+    expect(
+      jsonOutputOf('openai-responses', { text: { format: { type: 'json_schema', name: 't', schema } } }),
+    ).toEqual({ schema })
+    expect(jsonOutputOf('openai-responses', { text: { format: { type: 'json_object' } } })).toEqual({})
+    expect(
+      jsonOutputOf('gemini-generate', {
+        generationConfig: { responseMimeType: 'application/json', responseJsonSchema: schema },
+      }),
+    ).toEqual({ schema })
+    expect(
+      jsonOutputOf('gemini-generate', {
+        generationConfig: { responseMimeType: 'application/json', responseSchema: { type: 'OBJECT' } },
+      }),
+    ).toEqual({ schema: { type: 'OBJECT' } })
+    expect(jsonOutputOf('gemini-generate', { generationConfig: { responseSchema: schema } })).toBeUndefined()
+    expect(
+      jsonOutputOf('bedrock-converse', {
+        outputConfig: {
+          textFormat: { type: 'json_schema', structure: { jsonSchema: { schema: JSON.stringify(schema) } } },
+        },
+      }),
+    ).toEqual({ schema })
+  })
+})
+
+describe('the texts a replies rule can match', () => {
+  it('read the system prompt in each API’s place, system and developer messages included', () => {
+    expect(
+      systemTextOf('anthropic-messages', {
+        system: [
+          { type: 'text', text: 'You are Claude Code.' },
+          { type: 'text', text: 'Be brief.' },
+        ],
+        messages: [{ role: 'user', content: 'Hi' }],
+      }),
+    ).toBe('You are Claude Code.\nBe brief.')
+    expect(systemTextOf('anthropic-messages', { system: 'One string.', messages: [] })).toBe('One string.')
+    expect(
+      systemTextOf('openai-chat', {
+        messages: [
+          { role: 'system', content: 'Generate a title.' },
+          { role: 'developer', content: [{ type: 'text', text: 'Five words.' }] },
+          { role: 'user', content: 'Fix the bug' },
+        ],
+      }),
+    ).toBe('Generate a title.\nFive words.')
+    expect(
+      systemTextOf('openai-responses', {
+        instructions: 'You are Codex.',
+        input: [{ type: 'message', role: 'developer', content: [{ type: 'input_text', text: 'Sandbox.' }] }],
+      }),
+    ).toBe('You are Codex.\nSandbox.')
+    expect(
+      systemTextOf('gemini-generate', {
+        systemInstruction: { parts: [{ text: 'You are the router.' }] },
+        contents: [{ role: 'user', parts: [{ text: 'Hi' }] }],
+      }),
+    ).toBe('You are the router.')
+    expect(
+      systemTextOf('bedrock-converse', {
+        system: [{ text: 'You are on Bedrock.' }, { cachePoint: { type: 'default' } }],
+        messages: [],
+      }),
+    ).toBe('You are on Bedrock.')
+  })
+
+  it('read the latest user message that is not only tool results, its text blocks joined', () => {
+    expect(
+      lastUserTextOf({
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: '<reminder>' },
+              { type: 'text', text: 'Open a.' },
+            ],
+          },
+          { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'Read', input: {} }] },
+          { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'a' }] },
+        ],
+      }),
+    ).toBe('<reminder>\nOpen a.')
+    expect(lastUserTextOf({ input: 'Hello' })).toBe('Hello')
+    expect(
+      lastUserTextOf({
+        contents: [
+          { role: 'user', parts: [{ text: 'First' }] },
+          { role: 'model', parts: [{ text: 'OK.' }] },
+          { role: 'user', parts: [{ text: 'Second' }] },
+        ],
+      }),
+    ).toBe('Second')
+    expect(lastUserTextOf({ messages: [{ role: 'user', content: [{ text: 'On Bedrock' }] }] })).toBe(
+      'On Bedrock',
+    )
+    expect(lastUserTextOf({ messages: [] })).toBe('')
   })
 })

@@ -1,6 +1,7 @@
 // What a mock needs to read off a request to answer it like a model would: where the request stands in
 // its conversation (turn and step), the tools it declares and how it lets the model choose among them,
-// its output cap, and whether it asks the model to reason. One pure reader per wire API.
+// its output cap, whether it asks the model to reason or to answer in JSON, and the texts a replies rule
+// can match (its system prompt, its latest user message). One pure reader per wire API.
 
 import { isUserTurn, itemsOf } from '../capture/digest.ts'
 import type { ReasoningMode } from '../catalog.ts'
@@ -27,6 +28,14 @@ export interface Position {
 export interface DeclaredTool {
   name: string
   schema: unknown
+  /** The namespace it is declared in (an OpenAI Responses `namespace` tool): its calls name it beside the tool. */
+  namespace?: string
+}
+
+/** Structured output a request asks for: the answer's text is JSON, valid against the schema when one is given. */
+export interface JsonOutput {
+  /** The JSON schema the text must match; absent: any JSON object (`json_object`). */
+  schema?: unknown
 }
 
 /** How the request lets the model use its tools. */
@@ -99,9 +108,15 @@ export function positionOf(api: WireApi, body: Body): Position {
   }
 }
 
-/** The function tools a request declares, in order (server tools and deferred tools left out). */
+/**
+ * The function tools a request declares, in order (server tools and deferred tools left out). On
+ * Responses, tools inside a `namespace` tool count with their namespace, and so do the tools of
+ * `additional_tools` input items (Codex CLI sends its tools there, namespaced, from 0.147 on); a tool
+ * declared again replaces its earlier definition in place.
+ */
 export function declaredTools(api: WireApi, body: Body): DeclaredTool[] {
   const tools: DeclaredTool[] = []
+  if (api === 'openai-responses') return responsesTools(body)
   if (api === 'bedrock-converse') {
     // Converse: `toolConfig.tools[].toolSpec`, cache points between them.
     for (const value of asArray(asRecord(body.toolConfig).tools)) {
@@ -122,11 +137,6 @@ export function declaredTools(api: WireApi, body: Body): DeclaredTool[] {
         if (tool.type === 'function' && name !== undefined) tools.push({ name, schema: fn.parameters })
         break
       }
-      case 'openai-responses': {
-        const name = asString(tool.name)
-        if (tool.type === 'function' && name !== undefined) tools.push({ name, schema: tool.parameters })
-        break
-      }
       case 'gemini-generate':
         for (const value of asArray(tool.functionDeclarations)) {
           const declaration = asRecord(value)
@@ -145,6 +155,31 @@ export function declaredTools(api: WireApi, body: Body): DeclaredTool[] {
     }
   }
   return tools
+}
+
+/** Responses tools: the `tools` list, then each `additional_tools` input item's, namespaces flattened. */
+function responsesTools(body: Body): DeclaredTool[] {
+  const found = new Map<string, DeclaredTool>()
+  const add = (values: unknown, namespace: string | undefined): void => {
+    for (const value of asArray(values)) {
+      const tool = asRecord(value)
+      const name = asString(tool.name)
+      if (tool.defer_loading === true || name === undefined) continue
+      if (tool.type === 'namespace') add(tool.tools, name)
+      else if (tool.type === 'function')
+        found.set(`${namespace ?? ''}.${name}`, {
+          name,
+          schema: tool.parameters,
+          ...(namespace !== undefined ? { namespace } : {}),
+        })
+    }
+  }
+  add(body.tools, undefined)
+  for (const item of itemsOf(body)) {
+    const record = asRecord(item)
+    if (record.type === 'additional_tools') add(record.tools, undefined)
+  }
+  return [...found.values()]
 }
 
 /** The request's tool choice, in one vocabulary. */
@@ -255,4 +290,109 @@ function requestedReasoning(api: WireApi, body: Body): boolean | undefined {
 export function thinkingBudgetOf(body: Body): number | undefined {
   const budget = asRecord(body.thinking).budget_tokens
   return typeof budget === 'number' ? budget : undefined
+}
+
+/**
+ * The structured output a request asks for, if any: Anthropic `output_config.format` (or the beta
+ * `output_format`), Chat `response_format`, Responses `text.format` (`json_schema` with a schema, or
+ * `json_object`), Gemini `generationConfig.responseMimeType: application/json` with `responseJsonSchema`
+ * or `responseSchema`, Converse `outputConfig.textFormat` (its schema a JSON text).
+ */
+export function jsonOutputOf(api: WireApi, body: Body): JsonOutput | undefined {
+  switch (api) {
+    case 'anthropic-messages':
+      return jsonFormat(asRecord(body.output_config).format ?? body.output_format)
+    case 'openai-chat':
+    case 'deepseek-chat': {
+      const format = asRecord(body.response_format)
+      if (format.type === 'json_object') return {}
+      if (format.type !== 'json_schema') return undefined
+      const schema = asRecord(format.json_schema).schema
+      return schema === undefined ? {} : { schema }
+    }
+    case 'openai-responses':
+      return jsonFormat(asRecord(body.text).format)
+    case 'gemini-generate': {
+      const config = asRecord(body.generationConfig)
+      if (config.responseMimeType !== 'application/json') return undefined
+      const schema = config.responseJsonSchema ?? config.responseSchema
+      return schema === undefined ? {} : { schema }
+    }
+    case 'bedrock-converse': {
+      const format = asRecord(asRecord(body.outputConfig).textFormat)
+      if (format.type !== 'json_schema') return undefined
+      const text = asString(asRecord(asRecord(format.structure).jsonSchema).schema)
+      try {
+        return text === undefined ? {} : { schema: JSON.parse(text) }
+      } catch {
+        return {}
+      }
+    }
+  }
+}
+
+/** `{type: "json_schema", schema}` or `{type: "json_object"}` (Anthropic, Responses). */
+function jsonFormat(value: unknown): JsonOutput | undefined {
+  const format = asRecord(value)
+  if (format.type === 'json_object') return {}
+  if (format.type !== 'json_schema') return undefined
+  return format.schema === undefined ? {} : { schema: format.schema }
+}
+
+/** The text blocks of a content: a string, or the `text` of its text blocks and parts (tool results left out). */
+function textOf(content: unknown): string {
+  if (typeof content === 'string') return content
+  const texts: string[] = []
+  for (const value of asArray(content)) {
+    const block = asRecord(value)
+    const type = block.type
+    const text = asString(block.text)
+    if (text !== undefined && (type === undefined || type === 'text' || type === 'input_text'))
+      texts.push(text)
+  }
+  return texts.join('\n')
+}
+
+/**
+ * The text of a request's system prompt: Anthropic and Converse `system` (a string or text blocks),
+ * Responses `instructions`, Gemini `systemInstruction`, and every system or developer message in the
+ * conversation (Chat, Responses, and the system messages some clients put in Anthropic's), joined by
+ * newlines.
+ */
+export function systemTextOf(api: WireApi, body: Body): string {
+  const texts: string[] = []
+  switch (api) {
+    case 'anthropic-messages':
+    case 'bedrock-converse':
+      texts.push(textOf(body.system))
+      break
+    case 'openai-responses':
+      texts.push(asString(body.instructions) ?? '')
+      break
+    case 'gemini-generate': {
+      const instruction = body.systemInstruction
+      texts.push(typeof instruction === 'string' ? instruction : textOf(asRecord(instruction).parts))
+      break
+    }
+    case 'openai-chat':
+    case 'deepseek-chat':
+      break
+  }
+  for (const item of itemsOf(body)) {
+    const record = asRecord(item)
+    if (record.role === 'system' || record.role === 'developer') texts.push(textOf(record.content))
+  }
+  return texts.filter((text) => text !== '').join('\n')
+}
+
+/** The text of the latest user message that is not only tool results (Gemini `parts`, the others' `content`). */
+export function lastUserTextOf(body: Body): string {
+  const items = itemsOf(body)
+  for (let index = items.length - 1; index >= 0; index -= 1) {
+    const item = items[index]
+    if (!isUserTurn(item)) continue
+    const record = asRecord(item)
+    return textOf(record.content ?? record.parts)
+  }
+  return ''
 }
