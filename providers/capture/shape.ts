@@ -5,6 +5,7 @@
 
 import type { WireApi } from '../types.ts'
 import { canonicalJson, contentHash, type ItemDigest } from './digest.ts'
+import { jsonOutputOf } from './wire-text.ts'
 
 type Body = Record<string, unknown>
 
@@ -40,32 +41,6 @@ function systemOf(api: WireApi, body: Body): unknown {
   }
 }
 
-/** Whether a body asks for a JSON answer, in any API's way of asking. */
-export function asksForJson(api: WireApi, body: Body): boolean {
-  switch (api) {
-    case 'anthropic-messages':
-      return asRecord(asRecord(body.output_config).format).type === 'json_schema'
-    case 'openai-responses': {
-      const type = asRecord(asRecord(body.text).format).type
-      return type === 'json_schema' || type === 'json_object'
-    }
-    case 'gemini-generate': {
-      const config = asRecord(body.generationConfig)
-      return (
-        config.responseMimeType === 'application/json' ||
-        config.responseJsonSchema !== undefined ||
-        config.responseSchema !== undefined
-      )
-    }
-    case 'bedrock-converse':
-      return asRecord(body.outputConfig).textFormat !== undefined
-    default: {
-      const type = asRecord(body.response_format).type
-      return type === 'json_schema' || type === 'json_object'
-    }
-  }
-}
-
 /** The shape of a body whose message list digested to `items`. */
 export function shapeOf(api: WireApi, body: Body, items: readonly ItemDigest[]): RequestShape {
   const inline = items.filter((item) => item.role === 'system' || item.role === 'developer')
@@ -81,6 +56,6 @@ export function shapeOf(api: WireApi, body: Body, items: readonly ItemDigest[]):
     model: typeof body.model === 'string' ? body.model : '',
     system,
     tools: Array.isArray(tools) && tools.length > 0 ? contentHash(canonicalJson(tools)) : '',
-    structured: asksForJson(api, body),
+    structured: jsonOutputOf(api, body) !== undefined,
   }
 }

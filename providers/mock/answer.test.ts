@@ -67,6 +67,22 @@ describe('an answer under no cap', () => {
   })
 })
 
+describe('the calls of an answer', () => {
+  it('keep the namespace of each call of a namespaced tool, by its call id', () => {
+    const answer = renderAnswer(
+      reply([
+        { type: 'tool-call', name: 'spawn_agent', namespace: 'collaboration', arguments: '{}' },
+        { type: 'tool-call', name: 'exec_command', arguments: '{}' },
+      ]),
+      options(),
+    )
+    const [spawn, exec] = answer.message.content
+    if (spawn?.type !== 'tool-call' || exec?.type !== 'tool-call') throw new Error('no calls')
+    expect(answer.callNamespaces).toEqual({ [spawn.callId]: 'collaboration' })
+    expect(renderAnswer(reply([{ type: 'text', text: 'OK.' }]), options()).callNamespaces).toBeUndefined()
+  })
+})
+
 describe('an answer over the output cap', () => {
   it('is cut to the cap, reasoning first, and stops for max tokens with the cap as its output', () => {
     const answer = renderAnswer(

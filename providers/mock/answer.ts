@@ -28,6 +28,8 @@ export interface Answer {
    * message's own count stands (no reasoning, no cut), so a header-scripted answer bills as it always has.
    */
   outputTokens?: number
+  /** The namespace of each call of a namespaced tool (OpenAI Responses), by call id. */
+  callNamespaces?: Readonly<Record<string, string>>
   source: ReplySource
 }
 
@@ -72,20 +74,18 @@ function truncate(text: string, tokens: number): string {
 export function renderAnswer(reply: Reply, options: AnswerOptions): Answer {
   const { counter, cap } = options
   let reasoning = reasoningOf(reply, options)
-  const content: AssistantMessage['content'] = reply.blocks.map((block) =>
-    block.type === 'text'
-      ? { type: 'text', text: block.text }
-      : {
-          type: 'tool-call',
-          callId: block.callId ?? options.callId(),
-          name: block.name,
-          arguments: block.arguments,
-        },
-  )
+  const namespaces: Record<string, string> = {}
+  const content: AssistantMessage['content'] = reply.blocks.map((block) => {
+    if (block.type === 'text') return { type: 'text', text: block.text }
+    const callId = block.callId ?? options.callId()
+    if (block.namespace !== undefined) namespaces[callId] = block.namespace
+    return { type: 'tool-call', callId, name: block.name, arguments: block.arguments }
+  })
   const message: AssistantMessage = { role: 'assistant', content }
   const reasoningTokens = reasoning?.tokens ?? 0
   const stop = reply.stop ?? (content.some((block) => block.type === 'tool-call') ? 'tool-use' : 'end')
   const source = reply.source
+  const callNamespaces = Object.keys(namespaces).length === 0 ? {} : { callNamespaces: namespaces }
   const withReasoning = reasoning === undefined ? {} : { reasoning }
   if (cap === undefined || reasoningTokens + outputTokens(message, counter) <= cap) {
     return {
@@ -93,6 +93,7 @@ export function renderAnswer(reply: Reply, options: AnswerOptions): Answer {
       ...withReasoning,
       stop,
       ...(reasoning !== undefined ? { outputTokens: reasoningTokens + outputTokens(message, counter) } : {}),
+      ...callNamespaces,
       source,
     }
   }
@@ -117,6 +118,7 @@ export function renderAnswer(reply: Reply, options: AnswerOptions): Answer {
     ...(reasoning === undefined ? {} : { reasoning }),
     stop: 'max-tokens',
     outputTokens: cap,
+    ...callNamespaces,
     source,
   }
 }

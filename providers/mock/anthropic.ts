@@ -161,10 +161,6 @@ export async function handleMessages(request: Request, context: MockContext): Pr
   const early = context.failEarly('anthropic-messages', parsed, (fault) => faultResponse(fault, context))
   if (early !== undefined) return early
   const answer = context.answer('anthropic-messages', parsed)
-  if ('problem' in answer) {
-    context.recordFailure('anthropic-messages', parsed, 400, answer.problem)
-    return invalid(answer.problem)
-  }
   const simulation = context.simulate('anthropic-messages', parsed, answer)
   if (simulation instanceof SimulatorRejection) return rejectionResponse(context, simulation)
   // Known only now: a request the simulator refused above never uses up a fault inside its answer.

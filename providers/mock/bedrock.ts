@@ -183,10 +183,6 @@ export async function handleConverse(
   const early = context.failEarly('bedrock-converse', parsed, (fault) => faultResponse(fault, context))
   if (early !== undefined) return early
   const answer = context.answer('bedrock-converse', parsed)
-  if ('problem' in answer) {
-    context.recordFailure('bedrock-converse', parsed, 400, answer.problem)
-    return errorResponse(context, 400, 'ValidationException', answer.problem)
-  }
   const simulation = context.simulate('bedrock-converse', parsed, answer)
   if (simulation instanceof SimulatorRejection) return rejectionResponse(context, simulation)
   const fault = context.answerFault(parsed)

@@ -154,10 +154,6 @@ export async function handleChat(vendor: Vendor, request: Request, context: Mock
   const early = context.failEarly(api, parsed, chatFaultResponse)
   if (early !== undefined) return early
   const answer = context.answer(api, parsed)
-  if ('problem' in answer) {
-    context.recordFailure(api, parsed, 400, answer.problem)
-    return invalid(answer.problem)
-  }
   const simulation = context.simulate(api, parsed, answer)
   if (simulation instanceof SimulatorRejection) return jsonResponse(simulation.status, simulation.body)
   // Known only now: a request the simulator refused above never uses up a fault inside its answer.

@@ -7,6 +7,7 @@ import type { AssistantMessage } from '../../harness/types.ts'
 import type { Placement } from '../capture/conversations.ts'
 import { contentHash } from '../capture/digest.ts'
 import { providerOfApi } from '../capture/tracker.ts'
+import { jsonOutputOf, lastUserText, systemText } from '../capture/wire-text.ts'
 import { type ModelEntry, simulationModel, type Vendor, vendorOf } from '../catalog.ts'
 import { CacheSimulators, type SimulatorOptions } from '../sim/index.ts'
 import { sharedTokenCounter } from '../sim/tokens.ts'
@@ -30,7 +31,7 @@ import {
   FaultSchedule,
   type ScheduledChoice,
 } from './faults.ts'
-import { decideReply, type ReplyBook, type ReplyProblem, replySeed } from './reply.ts'
+import { decideReply, type ReplyBook, type ReplyRequest, replySeed } from './reply.ts'
 import type { MockRequest } from './request.ts'
 import { type ChainedRequest, ResponsesStore } from './responses-store.ts'
 import { validateRequest } from './validation/index.ts'
@@ -282,23 +283,29 @@ export class MockContext {
 
   /**
    * What the model answers a request the handler accepted: the header's script, else the replies' rule
-   * for its session, turn and step, else the default; reasoning where the request or the model asks for
-   * it; cut at the request's output cap. A rule the request cannot satisfy is a problem to answer with.
+   * that matches it, else the default; reasoning where the request or the model asks for it; cut at the
+   * request's output cap. The texts rules match (system prompt, latest user message) are read only when
+   * there are rules.
    */
-  answer(api: WireApi, request: MockRequest): Answer | ReplyProblem {
+  answer(api: WireApi, request: MockRequest): Answer {
     const { body } = request
-    // The capture's place of the request, where one is kept: the turn and step the capture reports.
+    // The capture's place of the request, where one is kept: the turn, step and kind the capture reports.
     const placement = request.placement ?? this.placementFor?.(api, request)
     const position = positionOf(api, body)
-    const facts = {
+    const jsonOutput = jsonOutputOf(api, body)
+    const facts: ReplyRequest = {
       session: placement?.session ?? request.session ?? this.sessionFor?.(api, request),
+      ...(placement !== undefined ? { conversation: placement.conversation, kind: placement.kind } : {}),
       position:
         placement === undefined ? position : { ...position, turn: placement.turn, step: placement.step },
       tools: declaredTools(api, body),
       toolChoice: toolChoiceOf(api, body),
+      ...(jsonOutput !== undefined ? { jsonOutput } : {}),
+      ...(this.replies !== undefined && request.script === undefined
+        ? { systemText: systemText(api, body), lastUserText: lastUserText(body) }
+        : {}),
     }
     const reply = decideReply(facts, request.script, this.replies)
-    if ('problem' in reply) return reply
     const model = typeof body.model === 'string' ? body.model : ''
     const mode = this.modelEntry(vendorOf(providerOfApi(api)), model).reasoning ?? 'on-request'
     const budget = api === 'anthropic-messages' ? thinkingBudgetOf(body) : undefined

@@ -72,6 +72,44 @@ describe('the tools a request declares', () => {
     ).toEqual([{ name: 'c', schema }])
   })
 
+  it('on Responses, include the tools of namespaces and of additional_tools items, with their namespace', () => {
+    const schema = { type: 'object', properties: { message: { type: 'string' } } }
+    const fn = (name: string) => ({ type: 'function', name, parameters: schema })
+    // Codex CLI 0.169's shape: no top-level tools, an `additional_tools` developer item of namespaces.
+    const body = {
+      input: [
+        {
+          type: 'additional_tools',
+          role: 'developer',
+          tools: [
+            { type: 'namespace', name: 'functions', tools: [{ type: 'custom', name: 'exec' }, fn('wait')] },
+            { type: 'namespace', name: 'collaboration', tools: [fn('spawn_agent'), fn('list_agents')] },
+          ],
+        },
+        { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'List the files.' }] },
+      ],
+    }
+    expect(declaredTools('openai-responses', body)).toEqual([
+      { name: 'wait', namespace: 'functions', schema },
+      { name: 'spawn_agent', namespace: 'collaboration', schema },
+      { name: 'list_agents', namespace: 'collaboration', schema },
+    ])
+    // A top-level namespace counts too; a tool declared again keeps its place with its latest schema.
+    const later = { type: 'object', properties: {} }
+    expect(
+      declaredTools('openai-responses', {
+        tools: [fn('exec_command'), { type: 'namespace', name: 'clock', tools: [fn('sleep')] }],
+        input: [
+          { type: 'additional_tools', tools: [{ ...fn('exec_command'), parameters: later }] },
+          { role: 'user', content: 'Go.' },
+        ],
+      }),
+    ).toEqual([
+      { name: 'exec_command', schema: later },
+      { name: 'sleep', namespace: 'clock', schema },
+    ])
+  })
+
   it('come with a tool choice in one vocabulary', () => {
     expect(toolChoiceOf('openai-chat', { tool_choice: 'required' })).toEqual({ kind: 'required' })
     expect(toolChoiceOf('anthropic-messages', { tool_choice: { type: 'any' } })).toEqual({ kind: 'required' })

@@ -1,6 +1,7 @@
 // What a mock needs to read off a request to answer it like a model would: where the request stands in
 // its conversation (turn and step), the tools it declares and how it lets the model choose among them,
-// its output cap, and whether it asks the model to reason. One pure reader per wire API.
+// its output cap, whether it asks the model to reason or to answer in JSON, and the texts a replies rule
+// can match (its system prompt, its latest user message). One pure reader per wire API.
 
 import { isUserTurn, itemsOf } from '../capture/digest.ts'
 import type { ReasoningMode } from '../catalog.ts'
@@ -27,6 +28,8 @@ export interface Position {
 export interface DeclaredTool {
   name: string
   schema: unknown
+  /** The namespace it is declared in (an OpenAI Responses `namespace` tool): its calls name it beside the tool. */
+  namespace?: string
 }
 
 /** How the request lets the model use its tools. */
@@ -99,9 +102,15 @@ export function positionOf(api: WireApi, body: Body): Position {
   }
 }
 
-/** The function tools a request declares, in order (server tools and deferred tools left out). */
+/**
+ * The function tools a request declares, in order (server tools and deferred tools left out). On
+ * Responses, tools inside a `namespace` tool count with their namespace, and so do the tools of
+ * `additional_tools` input items (Codex CLI sends its tools there, namespaced, from 0.147 on); a tool
+ * declared again replaces its earlier definition in place.
+ */
 export function declaredTools(api: WireApi, body: Body): DeclaredTool[] {
   const tools: DeclaredTool[] = []
+  if (api === 'openai-responses') return responsesTools(body)
   if (api === 'bedrock-converse') {
     // Converse: `toolConfig.tools[].toolSpec`, cache points between them.
     for (const value of asArray(asRecord(body.toolConfig).tools)) {
@@ -122,11 +131,6 @@ export function declaredTools(api: WireApi, body: Body): DeclaredTool[] {
         if (tool.type === 'function' && name !== undefined) tools.push({ name, schema: fn.parameters })
         break
       }
-      case 'openai-responses': {
-        const name = asString(tool.name)
-        if (tool.type === 'function' && name !== undefined) tools.push({ name, schema: tool.parameters })
-        break
-      }
       case 'gemini-generate':
         for (const value of asArray(tool.functionDeclarations)) {
           const declaration = asRecord(value)
@@ -145,6 +149,31 @@ export function declaredTools(api: WireApi, body: Body): DeclaredTool[] {
     }
   }
   return tools
+}
+
+/** Responses tools: the `tools` list, then each `additional_tools` input item's, namespaces flattened. */
+function responsesTools(body: Body): DeclaredTool[] {
+  const found = new Map<string, DeclaredTool>()
+  const add = (values: unknown, namespace: string | undefined): void => {
+    for (const value of asArray(values)) {
+      const tool = asRecord(value)
+      const name = asString(tool.name)
+      if (tool.defer_loading === true || name === undefined) continue
+      if (tool.type === 'namespace') add(tool.tools, name)
+      else if (tool.type === 'function')
+        found.set(`${namespace ?? ''}.${name}`, {
+          name,
+          schema: tool.parameters,
+          ...(namespace !== undefined ? { namespace } : {}),
+        })
+    }
+  }
+  add(body.tools, undefined)
+  for (const item of itemsOf(body)) {
+    const record = asRecord(item)
+    if (record.type === 'additional_tools') add(record.tools, undefined)
+  }
+  return [...found.values()]
 }
 
 /** The request's tool choice, in one vocabulary. */

@@ -125,10 +125,6 @@ export async function handleGeminiModelCall(
   const early = context.failEarly('gemini-generate', parsed, geminiFaultResponse)
   if (early !== undefined) return early
   const answer = context.answer('gemini-generate', parsed)
-  if ('problem' in answer) {
-    context.recordFailure('gemini-generate', parsed, 400, answer.problem)
-    return googleError(400, answer.problem)
-  }
   const simulation = context.simulate('gemini-generate', parsed, answer)
   if (simulation instanceof SimulatorRejection) return jsonResponse(simulation.status, simulation.body)
   const fault = context.answerFault(parsed)

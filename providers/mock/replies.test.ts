@@ -107,7 +107,7 @@ describe.each([false, true])(
   (stream) => {
     it('completes a tool round trip on Chat Completions: the declared tool once, then a text answer', async () => {
       const result = await chatAgent(stream)
-      expect(result.ran).toEqual([{ name: 'read_file', arguments: { path: 'example path' } }])
+      expect(result.ran).toEqual([{ name: 'read_file', arguments: { path: 'README.md' } }])
       expect(result).toMatchObject({ steps: 2, answer: 'OK.', finish: 'stop' })
     })
 

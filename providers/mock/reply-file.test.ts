@@ -39,11 +39,27 @@ describe('a replies file in JSON Lines', () => {
     expect(book.rules[2]?.answer).toMatchObject({ stop: 'refusal', text: { text: 'I cannot share that.' } })
   })
 
+  it('reads what a rule matches beside session, turn and step: conversation, kind, system and user text', () => {
+    const book = parseReplies(
+      '{"kind": "side", "conversation": "title", "system": "Generate a title", "user": "README", "text": "Notes"}',
+      'replies.jsonl',
+    )
+    expect(book.rules[0]).toEqual({
+      session: '*',
+      kind: 'side',
+      conversation: 'title',
+      system: 'Generate a title',
+      user: 'README',
+      answer: { tools: [], text: { kind: 'literal', text: 'Notes' } },
+      origin: 'replies.jsonl:1',
+    })
+  })
+
   it.each([
     ['{"turn": 0, "text": "x"}', 'replies.jsonl:1: turn: must be a whole number of at least 1, not 0'],
     [
       '{"txt": "x"}',
-      'replies.jsonl:1: txt: unknown field (known: session, turn, step, text, tools, reasoning, stop, refusal)',
+      'replies.jsonl:1: txt: unknown field (known: session, conversation, kind, system, user, turn, step, text, tools, reasoning, stop, refusal)',
     ],
     [
       '{"stop": "length"}',
@@ -67,6 +83,16 @@ describe('a replies file in JSON Lines', () => {
       'replies.jsonl:1: text.tokens: must be a whole number of at least 0, not -1',
     ],
     ['{"text": "x"', 'replies.jsonl:1: not JSON'],
+    [
+      '{"kind": "title", "text": "x"}',
+      'replies.jsonl:1: kind: must be one of main, subagent, side, compaction, not "title"',
+    ],
+    [
+      '{"system": "", "text": "x"}',
+      'replies.jsonl:1: system: must not be empty (leave the field out to match any text)',
+    ],
+    ['{"user": 3, "text": "x"}', 'replies.jsonl:1: user: must be a string, not 3'],
+    ['{"conversation": ["a"], "text": "x"}', 'replies.jsonl:1: conversation: must be a string, not ["a"]'],
   ])('rejects %s naming the line and the field', (line, message) => {
     expect(errorOf(() => parseReplies(line, 'replies.jsonl'))).toContain(message)
   })

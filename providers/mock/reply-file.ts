@@ -4,6 +4,7 @@
 
 import { readFileSync } from 'node:fs'
 import { CachelabError } from '../../harness/errors.ts'
+import { CONVERSATION_KINDS, type ConversationKind } from '../capture/agents/types.ts'
 import {
   type ReasoningSpec,
   ReplyBook,
@@ -20,6 +21,10 @@ type Json = Record<string, unknown>
 /** A rule as written: every field optional, checked by `ruleOf`. */
 export interface ReplyRuleInput {
   session?: string
+  conversation?: string
+  kind?: ConversationKind
+  system?: string
+  user?: string
   turn?: number
   step?: number
   text?: string | { tokens: number }
@@ -29,7 +34,20 @@ export interface ReplyRuleInput {
   refusal?: string
 }
 
-const FIELDS = ['session', 'turn', 'step', 'text', 'tools', 'reasoning', 'stop', 'refusal']
+const FIELDS = [
+  'session',
+  'conversation',
+  'kind',
+  'system',
+  'user',
+  'turn',
+  'step',
+  'text',
+  'tools',
+  'reasoning',
+  'stop',
+  'refusal',
+]
 
 /** The API spellings users reach for, and the stop reason each one is. */
 const STOP_SPELLINGS: Readonly<Record<string, StopReason>> = {
@@ -65,6 +83,22 @@ function count(value: unknown, field: string, minimum: number): number {
 function string(value: unknown, field: string): string {
   if (typeof value !== 'string') throw new FieldError(field, `must be a string, not ${JSON.stringify(value)}`)
   return value
+}
+
+/** A text to find in the request: a string with at least one character. */
+function needle(value: unknown, field: string): string {
+  const text = string(value, field)
+  if (text === '') throw new FieldError(field, 'must not be empty (leave the field out to match any text)')
+  return text
+}
+
+function conversationKind(value: unknown): ConversationKind {
+  if (typeof value === 'string' && (CONVERSATION_KINDS as readonly string[]).includes(value))
+    return value as ConversationKind
+  throw new FieldError(
+    'kind',
+    `must be one of ${CONVERSATION_KINDS.join(', ')}, not ${JSON.stringify(value)}`,
+  )
 }
 
 function onlyFields(value: Json, known: readonly string[], field: string): void {
@@ -157,6 +191,10 @@ export function ruleOf(value: unknown, origin: string): ReplyRule {
   if (session === '') throw new FieldError('session', 'must name a session, or be "*" for every session')
   return {
     session,
+    ...(value.conversation !== undefined ? { conversation: needle(value.conversation, 'conversation') } : {}),
+    ...(value.kind !== undefined ? { kind: conversationKind(value.kind) } : {}),
+    ...(value.system !== undefined ? { system: needle(value.system, 'system') } : {}),
+    ...(value.user !== undefined ? { user: needle(value.user, 'user') } : {}),
     ...(value.turn !== undefined ? { turn: count(value.turn, 'turn', 1) } : {}),
     ...(value.step !== undefined ? { step: count(value.step, 'step', 1) } : {}),
     answer,

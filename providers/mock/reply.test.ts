@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest'
 import type { Position } from './conversation.ts'
-import { DEFAULT_TEXT, decideReply, ReplyBook, type ReplyRequest, type ReplyRule } from './reply.ts'
+import {
+  DEFAULT_TEXT,
+  decideReply,
+  preferredTool,
+  ReplyBook,
+  type ReplyRequest,
+  type ReplyRule,
+  SPECIFICITY,
+} from './reply.ts'
 import { repliesFromRules } from './reply-file.ts'
 
 const schema = { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] }
@@ -20,11 +28,36 @@ function request(position: Partial<Position>, more: Partial<ReplyRequest> = {}):
 }
 
 describe('the default reply', () => {
-  it('calls the first declared tool after a user turn, with arguments from its schema', () => {
+  it('calls a reading tool after a user turn, with arguments from its schema (a path: README.md)', () => {
     expect(decideReply(request({}), undefined, undefined)).toMatchObject({
-      blocks: [{ type: 'tool-call', name: 'read_file', arguments: '{"path":"example path"}' }],
+      blocks: [{ type: 'tool-call', name: 'read_file', arguments: '{"path":"README.md"}' }],
       source: 'default',
     })
+  })
+
+  it('answers JSON valid against the schema of a structured-output request, once no tool is to be called', () => {
+    const schema = {
+      type: 'object',
+      properties: {
+        reasoning: { type: 'string' },
+        model_choice: { type: 'string', enum: ['flash', 'pro'] },
+      },
+      required: ['reasoning', 'model_choice'],
+    }
+    const reply = decideReply(request({}, { tools: [], jsonOutput: { schema } }), undefined, undefined)
+    const text = reply.blocks[0]?.type === 'text' ? reply.blocks[0].text : ''
+    expect(JSON.parse(text)).toEqual({ reasoning: 'example reasoning', model_choice: 'flash' })
+    expect(decideReply(request({}, { tools: [], jsonOutput: {} }), undefined, undefined).blocks).toEqual([
+      { type: 'text', text: '{}' },
+    ])
+  })
+
+  it('calls a namespaced tool with its namespace', () => {
+    const spawn = { name: 'spawn_agent', namespace: 'collaboration', schema: { type: 'object' } }
+    const wait = { name: 'wait', namespace: 'functions', schema: { type: 'object' } }
+    expect(decideReply(request({}, { tools: [spawn, wait] }), undefined, undefined).blocks).toEqual([
+      { type: 'tool-call', name: 'wait', namespace: 'functions', arguments: '{}' },
+    ])
   })
 
   it('answers in text once tool results are back, and without tools', () => {
@@ -69,30 +102,91 @@ describe('the header script', () => {
   })
 })
 
-describe('a replies book', () => {
-  const rule = (session: string, turn?: number, step?: number): ReplyRule => ({
-    session,
-    ...(turn !== undefined ? { turn } : {}),
-    ...(step !== undefined ? { step } : {}),
-    answer: { tools: [], text: { kind: 'literal', text: `${session} ${turn} ${step}` } },
-    origin: 'test',
+describe('the tool the default calls', () => {
+  const tool = (name: string) => ({ name, schema: { type: 'object' } })
+  const names = (...list: string[]) => list.map(tool)
+
+  it('is a reading tool by name, in the order read, read_file, view, cat, ls, list, glob, grep', () => {
+    // Claude Code declares Agent first; its Read ends the loop where Agent would start another.
+    const claudeCode = names('Agent', 'Bash', 'Edit', 'Glob', 'Grep', 'ListAgents', 'Read', 'Skill')
+    expect(preferredTool(claudeCode)?.name).toBe('Read')
+    expect(preferredTool(names('write_file', 'grep', 'read_file'))?.name).toBe('read_file')
   })
+
+  it('else the first whose name has the word read, not a word that merely contains it', () => {
+    expect(preferredTool(names('list_threads', 'write', 'ReadManyFiles'))?.name).toBe('ReadManyFiles')
+    expect(preferredTool(names('spread_sheet', 'mcp__fs__read_text_file'))?.name).toBe(
+      'mcp__fs__read_text_file',
+    )
+  })
+
+  it('else the first that does not start an agent, else the first', () => {
+    expect(preferredTool(names('spawn_agent', 'Task', 'delegate_work', 'exec_command'))?.name).toBe(
+      'exec_command',
+    )
+    expect(preferredTool(names('Agent', 'Task'))?.name).toBe('Agent')
+    expect(preferredTool([])).toBeUndefined()
+  })
+})
+
+describe('a replies book', () => {
+  const rule = (fields: Partial<Omit<ReplyRule, 'answer' | 'origin'>>, origin: string): ReplyRule => ({
+    session: '*',
+    ...fields,
+    answer: { tools: [], text: { kind: 'literal', text: origin } },
+    origin,
+  })
+  const at = (turn: number, step: number, more: Partial<ReplyRequest> = {}) =>
+    request({ turn, step }, { session: 's1', ...more })
 
   it('takes the most specific rule: the session, then the turn, then the step; the first on a tie', () => {
     const book = new ReplyBook([
-      rule('*'),
-      rule('*', 2),
-      rule('*', 2, 1),
-      rule('s1'),
-      rule('s1', 3),
-      rule('*', 3),
+      rule({}, 'any'),
+      rule({ turn: 2 }, 'turn 2'),
+      rule({ turn: 2, step: 1 }, 'turn 2 step 1'),
+      rule({ session: 's1' }, 's1'),
+      rule({ session: 's1', turn: 3 }, 's1 turn 3'),
+      rule({ turn: 3 }, 'turn 3'),
     ])
-    expect(book.find('s1', { turn: 2, step: 1 })).toBe(book.rules[3])
-    expect(book.find('s1', { turn: 3, step: 1 })).toBe(book.rules[4])
-    expect(book.find('s2', { turn: 2, step: 1 })).toBe(book.rules[2])
-    expect(book.find('s2', { turn: 2, step: 2 })).toBe(book.rules[1])
-    expect(book.find(undefined, { turn: 9, step: 9 })).toBe(book.rules[0])
-    expect(new ReplyBook([rule('s1', 1)]).find('s2', { turn: 1, step: 1 })).toBeUndefined()
+    expect(book.find(at(2, 1))?.origin).toBe('s1')
+    expect(book.find(at(3, 1))?.origin).toBe('s1 turn 3')
+    expect(book.find(at(2, 1, { session: 's2' }))?.origin).toBe('turn 2 step 1')
+    expect(book.find(at(2, 2, { session: 's2' }))?.origin).toBe('turn 2')
+    expect(book.find(at(9, 9, { session: undefined }))?.origin).toBe('any')
+    expect(new ReplyBook([rule({ session: 's1', turn: 1 }, 'x')]).find(at(1, 1, { session: 's2' }))).toBe(
+      undefined,
+    )
+  })
+
+  it('matches the conversation, its kind, and text of the system prompt and the latest user message', () => {
+    const book = new ReplyBook([
+      rule({ kind: 'side' }, 'side'),
+      rule({ conversation: 'title' }, 'title'),
+      rule({ system: 'Generate a concise title' }, 'title prompt'),
+      rule({ user: 'README' }, 'about the readme'),
+    ])
+    expect(book.find(at(1, 1, { kind: 'main' }))).toBeUndefined()
+    expect(book.find(at(1, 1, { kind: 'side' }))?.origin).toBe('side')
+    expect(book.find(at(1, 1, { kind: 'side', conversation: 'title' }))?.origin).toBe('title')
+    expect(book.find(at(1, 1, { systemText: 'You are… Generate a concise title.' }))?.origin).toBe(
+      'title prompt',
+    )
+    expect(book.find(at(1, 1, { lastUserText: 'What does README.md say?' }))?.origin).toBe('about the readme')
+    expect(book.find(at(1, 1, { lastUserText: 'Something else' }))).toBeUndefined()
+  })
+
+  it('weighs each field above all the lighter ones together, in the order the note gives', () => {
+    const weights = Object.values(SPECIFICITY)
+    for (const [index, weight] of weights.entries())
+      expect(weight).toBeGreaterThan(weights.slice(index + 1).reduce((sum, next) => sum + next, 0))
+    const book = new ReplyBook([
+      rule({ user: 'README', turn: 1, step: 1 }, 'user, turn and step'),
+      rule({ system: 'agent' }, 'system'),
+      rule({ kind: 'main' }, 'kind'),
+    ])
+    const facts = { kind: 'main' as const, systemText: 'You are an agent.', lastUserText: 'README?' }
+    expect(book.find(at(1, 1, facts))?.origin).toBe('kind')
+    expect(book.find(at(1, 1, { ...facts, kind: 'side' }))?.origin).toBe('system')
   })
 
   it('scripts text of a token count, tool calls, reasoning and a stop', () => {
@@ -121,11 +215,46 @@ describe('a replies book', () => {
     expect(decideReply(request({}), undefined, book)).toMatchObject({ source: 'default' })
   })
 
-  it('cannot call a tool the request does not declare, and says which ones it does', () => {
-    const book = repliesFromRules([{ tools: [{ name: 'write_file' }] }])
-    expect(decideReply(request({}), undefined, book)).toEqual({
-      problem:
-        'cachelab replies (replies[0]): turn 1 step 1 calls tool "write_file", but the request declares only read_file, grep',
+  it('skips a rule calling a tool the request does not declare: the next rule, or the default, answers', () => {
+    const book = repliesFromRules([
+      { turn: 1, step: 1, tools: [{ name: 'write_file' }] },
+      { turn: 1, text: 'No write_file here.' },
+    ])
+    expect(decideReply(request({}), undefined, book)).toMatchObject({
+      blocks: [{ type: 'text', text: 'No write_file here.' }],
+      source: 'replies',
     })
+    // A side request that declares no tools (a title generator) gets the default's text.
+    const calls = repliesFromRules([{ turn: 1, step: 1, tools: [{ name: 'read_file' }] }])
+    expect(decideReply(request({}, { tools: [] }), undefined, calls)).toMatchObject({
+      blocks: [{ type: 'text', text: DEFAULT_TEXT }],
+      source: 'default',
+    })
+  })
+
+  it('skips a call without a name where no tool is declared, or where the tool choice is none', () => {
+    const book = repliesFromRules([{ tools: [{}] }])
+    expect(decideReply(request({}), undefined, book)).toMatchObject({
+      blocks: [{ type: 'tool-call', name: 'read_file' }],
+      source: 'replies',
+    })
+    expect(decideReply(request({}, { tools: [] }), undefined, book).source).toBe('default')
+    expect(decideReply(request({}, { toolChoice: { kind: 'none' } }), undefined, book)).toMatchObject({
+      blocks: [{ type: 'text', text: DEFAULT_TEXT }],
+      source: 'default',
+    })
+  })
+
+  it('answers JSON of the request schema when it scripts neither text nor tools; its own text wins', () => {
+    const jsonOutput = { schema: { type: 'object', properties: { ok: { type: 'boolean' } } } }
+    const book = repliesFromRules([
+      { turn: 1, reasoning: 16 },
+      { turn: 2, text: 'not JSON, as written' },
+    ])
+    const first = decideReply(request({}, { tools: [], jsonOutput }), undefined, book)
+    expect(first).toMatchObject({ blocks: [{ type: 'text', text: '{"ok":false}' }], source: 'replies' })
+    expect(decideReply(request({ turn: 2 }, { jsonOutput }), undefined, book).blocks).toEqual([
+      { type: 'text', text: 'not JSON, as written' },
+    ])
   })
 })

@@ -101,12 +101,15 @@ function outputItems(answer: Answer, asks: ReasoningAsks, nextId: (prefix: strin
   }
   for (const block of output.content) {
     if (block.type !== 'tool-call') continue
+    // A tool declared in a namespace is called by its namespace and its name (`ResponseFunctionToolCall`).
+    const namespace = answer.callNamespaces?.[block.callId]
     items.push({
       id: nextId('fc_sim'),
       type: 'function_call',
       status: 'completed',
       arguments: block.arguments,
       call_id: block.callId,
+      ...(namespace !== undefined ? { namespace } : {}),
       name: block.name,
     })
   }
@@ -230,10 +233,6 @@ export async function handleResponses(request: Request, context: MockContext): P
   // simulation bills it, and the fault chosen for this request (kept by request) is still found.
   parsed.body = chained.body
   const answer = context.answer('openai-responses', parsed)
-  if ('problem' in answer) {
-    context.recordFailure('openai-responses', parsed, 400, answer.problem)
-    return invalid(answer.problem, null)
-  }
   const simulation = context.simulate('openai-responses', parsed, answer)
   if (simulation instanceof SimulatorRejection) return jsonResponse(simulation.status, simulation.body)
   // Known only now: a request the simulator refused above never uses up a fault inside its answer.
@@ -271,7 +270,10 @@ export async function handleResponses(request: Request, context: MockContext): P
     service_tier: 'default',
     store: body.store ?? true,
     temperature: body.temperature ?? 1,
-    text: { format: { type: 'text' }, verbosity: 'medium' },
+    text: {
+      format: (body.text as { format?: unknown } | undefined)?.format ?? { type: 'text' },
+      verbosity: (body.text as { verbosity?: unknown } | undefined)?.verbosity ?? 'medium',
+    },
     tool_choice: body.tool_choice ?? 'auto',
     tools: body.tools ?? [],
     top_logprobs: 0,

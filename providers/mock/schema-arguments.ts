@@ -1,11 +1,17 @@
-// Arguments for a tool call made up from the tool's JSON schema, the same every time: the first of what
-// the schema allows (a const, a default, an example, an enum's first value), else a plain value of the
-// type within its bounds. Enough for a client to parse and validate the call; not meant to be clever.
+// Values made up from a JSON schema, the same every time: tool-call arguments, and the JSON text of a
+// structured-output answer. The first of what the schema allows (a const, a default, an example, an
+// enum's first value), else a plain value of the type within its bounds; a path property gets a
+// relative path. Enough for a client to parse and validate; not meant to be clever (a `pattern` is not
+// followed: an optional property that has one is left out).
 
 type Schema = Record<string, unknown>
 
 /** Schemas nested deeper than this become `null` (recursive `$ref`s end here). */
 const MAX_DEPTH = 8
+
+/** Properties that name a file: they get `README.md`, a file most workspaces have. */
+const PATH_PROPERTY = /^(file_?path|path|filePath|absolute_path|file|filename)$/i
+const PATH_VALUE = 'README.md'
 
 const asRecord = (value: unknown): Schema =>
   typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Schema) : {}
@@ -17,16 +23,19 @@ export function exampleValue(schema: unknown, root: unknown = schema, name = 'va
   if ('const' in record) return record.const
   if ('default' in record) return record.default
   if (Array.isArray(record.examples) && record.examples.length > 0) return record.examples[0]
+  // OpenAPI's single `example` (Gemini's `responseSchema` is OpenAPI-style).
+  if ('example' in record && record.example !== undefined) return record.example
   if (Array.isArray(record.enum) && record.enum.length > 0) return record.enum[0]
   for (const key of ['anyOf', 'oneOf'] as const) {
     const options = record[key]
     if (Array.isArray(options) && options.length > 0) {
-      const chosen = options.find((option) => asRecord(option).type !== 'null') ?? options[0]
-      return exampleValue(chosen, root, name, depth + 1)
+      const chosen = options.find((option) => typeOf(asRecord(option)) !== 'null') ?? options[0]
+      const { [key]: _options, ...rest } = record
+      return exampleValue({ ...rest, ...asRecord(chosen) }, root, name, depth + 1)
     }
   }
   if (Array.isArray(record.allOf)) {
-    const merged: Schema = { type: 'object' }
+    const merged: Schema = {}
     const properties: Schema = { ...asRecord(record.properties) }
     const required: unknown[] = [...asArray(record.required)]
     for (const part of record.allOf) {
@@ -47,8 +56,14 @@ export function exampleValue(schema: unknown, root: unknown = schema, name = 'va
     case 'object':
       return exampleObject(record, root, depth)
     case 'array': {
-      const count = typeof record.minItems === 'number' ? Math.max(record.minItems, 1) : 1
-      return Array.from({ length: count }, () => exampleValue(record.items, root, name, depth + 1))
+      const minimum = typeof record.minItems === 'number' ? record.minItems : 1
+      const maximum = typeof record.maxItems === 'number' ? record.maxItems : Number.POSITIVE_INFINITY
+      const count = Math.min(Math.max(minimum, 1), maximum)
+      // Tuples (`prefixItems`) fill their positions, then `items`.
+      const prefix = asArray(record.prefixItems)
+      return Array.from({ length: Math.max(count, Math.min(prefix.length, maximum)) }, (_, index) =>
+        exampleValue(index < prefix.length ? prefix[index] : record.items, root, name, depth + 1),
+      )
     }
     case 'string':
       return exampleString(record, name)
@@ -69,10 +84,18 @@ export function exampleArguments(schema: unknown): string {
   return JSON.stringify(typeof value === 'object' && value !== null ? value : {})
 }
 
+/** The JSON text of a structured-output answer: a value of the schema, or `{}` when none is given. */
+export function exampleJson(schema: unknown): string {
+  return JSON.stringify(schema === undefined ? {} : exampleValue(schema))
+}
+
 type JsonType = 'object' | 'array' | 'string' | 'integer' | 'number' | 'boolean' | 'null'
 
+/** The schema's type: the first that is not `null` of a list; any case (OpenAPI's `OBJECT`, `STRING`). */
 function typeOf(schema: Schema): JsonType {
-  const types = Array.isArray(schema.type) ? schema.type : [schema.type]
+  const types = (Array.isArray(schema.type) ? schema.type : [schema.type]).map((value) =>
+    typeof value === 'string' ? value.toLowerCase() : value,
+  )
   const type = types.find((value) => typeof value === 'string' && value !== 'null') ?? types[0]
   switch (type) {
     case 'object':
@@ -88,10 +111,17 @@ function typeOf(schema: Schema): JsonType {
   }
 }
 
-/** Required properties only, or every property when the schema names none required. */
+/**
+ * Required properties only, or, when the schema names none required, every property but those whose
+ * string must match a `pattern` (a made-up value would not).
+ */
 function exampleObject(schema: Schema, root: unknown, depth: number): Record<string, unknown> {
   const properties = asRecord(schema.properties)
-  const required = Array.isArray(schema.required) ? schema.required.map(String) : Object.keys(properties)
+  const required = Array.isArray(schema.required)
+    ? schema.required.map(String)
+    : Object.keys(properties).filter(
+        (key) => !('pattern' in resolve(asRecord(properties[key]), asRecord(root))),
+      )
   const value: Record<string, unknown> = {}
   for (const key of required) value[key] = exampleValue(properties[key] ?? {}, root, key, depth + 1)
   return value
@@ -113,27 +143,38 @@ function exampleString(schema: Schema, name: string): string {
     case 'uuid':
       return '00000000-0000-4000-8000-000000000000'
   }
-  let text = `example ${name}`
+  let text = PATH_PROPERTY.test(name) ? PATH_VALUE : `example ${name}`
   if (typeof schema.minLength === 'number') text = text.padEnd(schema.minLength, 'x')
   if (typeof schema.maxLength === 'number') text = text.slice(0, schema.maxLength)
   return text
 }
 
+/**
+ * The lowest number the bounds allow (1 when unbounded below), a multiple of `multipleOf` when one is
+ * set; `exclusiveMinimum` as a number (2020-12) or as draft 4's flag on `minimum`.
+ */
 function exampleNumber(schema: Schema, integer: boolean): number {
-  const minimum = typeof schema.minimum === 'number' ? schema.minimum : undefined
-  const exclusive = typeof schema.exclusiveMinimum === 'number' ? schema.exclusiveMinimum : undefined
-  const maximum = typeof schema.maximum === 'number' ? schema.maximum : undefined
-  let value = minimum ?? (exclusive !== undefined ? exclusive + 1 : 1)
+  const number = (value: unknown) => (typeof value === 'number' ? value : undefined)
+  const minimum = number(schema.minimum)
+  const maximum = number(schema.maximum)
+  const above = number(schema.exclusiveMinimum) ?? (schema.exclusiveMinimum === true ? minimum : undefined)
+  const below = number(schema.exclusiveMaximum) ?? (schema.exclusiveMaximum === true ? maximum : undefined)
+  const step = number(schema.multipleOf)
+  let value = above !== undefined ? above + 1 : (minimum ?? 1)
   if (maximum !== undefined) value = Math.min(value, maximum)
-  return integer ? Math.ceil(value) : value
+  if (below !== undefined && value >= below)
+    value = integer ? below - 1 : ((above ?? minimum ?? below - 2) + below) / 2
+  if (integer) value = Math.ceil(value)
+  if (step !== undefined && step > 0) value = Math.ceil(value / step) * step
+  return value
 }
 
-/** A local `$ref` (`#/$defs/x`, `#/definitions/x`) resolved against the root schema; others stay. */
+/** A local `$ref` (`#/$defs/x`, `#/definitions/x`, `#`) resolved against the root schema; others stay. */
 function resolve(schema: Schema, root: Schema): Schema {
   const ref = schema.$ref
-  if (typeof ref !== 'string' || !ref.startsWith('#/')) return schema
+  if (typeof ref !== 'string' || !(ref === '#' || ref.startsWith('#/'))) return schema
   let target: unknown = root
-  for (const part of ref.slice(2).split('/'))
+  for (const part of ref.slice(2).split('/').filter(Boolean))
     target = asRecord(target)[part.replace(/~1/g, '/').replace(/~0/g, '~')]
   return {
     ...asRecord(target),
