@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest'
 import type { Position } from './conversation.ts'
 import {
+  DEFAULT_SUMMARY,
   DEFAULT_TEXT,
   decideReply,
+  defaultReply,
   preferredTool,
   ReplyBook,
   type ReplyRequest,
@@ -256,5 +258,18 @@ describe('a replies book', () => {
     expect(decideReply(request({ turn: 2 }, { jsonOutput }), undefined, book).blocks).toEqual([
       { type: 'text', text: 'not JSON, as written' },
     ])
+  })
+})
+
+describe('the default answer to a compaction request', () => {
+  it('is a summary in tags, never a tool call, though the request declares tools', () => {
+    const reply = defaultReply({
+      session: 's',
+      kind: 'compaction',
+      position: { turn: 1, step: 1, after: 'user' },
+      tools: [{ name: 'Read', schema: { type: 'object' } }],
+      toolChoice: { kind: 'auto' },
+    })
+    expect(reply.blocks).toEqual([{ type: 'text', text: DEFAULT_SUMMARY }])
   })
 })

@@ -277,17 +277,28 @@ function callOf(tool: DeclaredTool, argumentsText: string | undefined): ReplyBlo
   }
 }
 
-/** The text a request gets when nothing scripts it: `OK.`, or JSON of its schema when it asks for JSON. */
+/**
+ * The default summary of a compaction request: in the tags the agents' summarizer prompts ask for
+ * (Claude Code sends its request again when the answer has no `<summary>`).
+ */
+export const DEFAULT_SUMMARY = '<summary>\nOK.\n</summary>'
+
+/**
+ * The text a request gets when nothing scripts it: `OK.`, JSON of its schema when it asks for JSON, a
+ * summary in tags when it compacts a conversation.
+ */
 function plainText(request: ReplyRequest): string {
-  return request.jsonOutput === undefined ? DEFAULT_TEXT : exampleJson(request.jsonOutput.schema)
+  if (request.jsonOutput !== undefined) return exampleJson(request.jsonOutput.schema)
+  return request.kind === 'compaction' ? DEFAULT_SUMMARY : DEFAULT_TEXT
 }
 
 /**
  * The default reply: the preferred declared tool called after a user turn, else `OK.` (JSON valid
- * against the schema where the request asks for structured output); reasoning where asked for.
+ * against the schema where the request asks for structured output, a summary where it compacts: a
+ * compaction request is never answered with a tool call); reasoning where asked for.
  */
 export function defaultReply(request: ReplyRequest): Reply {
-  const tool = defaultTool(request)
+  const tool = request.kind === 'compaction' ? undefined : defaultTool(request)
   return {
     blocks: tool === undefined ? [{ type: 'text', text: plainText(request) }] : [callOf(tool, undefined)],
     reasoning: { kind: 'default' },
