@@ -10,8 +10,27 @@ import { FIXED_EPOCH_MS } from '../reports/otel.ts'
 import { summaryTable, wantsColour } from '../reports/table.ts'
 import { parse } from './args.ts'
 import { exportForCommand, exportLine, OTEL_FLAGS, otelExport } from './otel-option.ts'
-import { reportCapture } from './report.ts'
+import { type CaptureReport, reportCapture } from './report.ts'
 import { writeRunFiles } from './run.ts'
+
+/** How many conversations of each kind, in how many sessions, told apart how. */
+export function conversationsLine(report: Pick<CaptureReport, 'identities' | 'kinds'>): string {
+  const { kinds, identities } = report
+  const conversations = Object.values(kinds).reduce((sum, count) => sum + count, 0)
+  const sessions = Object.values(identities).reduce((sum, count) => sum + count, 0)
+  const byKind = (Object.entries(kinds) as Array<[string, number]>)
+    .filter(([, count]) => count > 0)
+    .map(([kind, count]) => `${count} ${kind}`)
+  const told = [
+    [identities.header, 'by header'],
+    [identities.agent, "by the agent's session id"],
+    [identities['conversation-key'], 'by conversation key'],
+    [identities.new + identities.continuation, 'by conversation'],
+  ]
+    .filter(([count]) => (count as number) > 0)
+    .map(([count, how]) => `${count} ${how}`)
+  return `conversations: ${conversations} (${byKind.join(', ') || 'none'}) in ${sessions} session${sessions === 1 ? '' : 's'} (${told.join(', ') || 'none'})`
+}
 
 export async function reportCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parse(
@@ -40,10 +59,8 @@ export async function reportCommand(argv: string[]): Promise<number> {
   const succeeded = report.rows.filter((row) => row.ok).length
   const lines = [summaryTable(summaries, { colour: wantsColour(process.stdout, process.env) }), '']
   if (breaks.length > 0) lines.push('breaks:', ...breaks.map((entry) => `  ${breakLine(entry)}`), '')
-  const { header, continuation } = report.identities
-  const keyed = report.identities['conversation-key']
   lines.push(
-    `sessions: ${summaries.length} (${header} by header, ${keyed} by conversation key, ${report.identities.new} by conversation${continuation > 0 ? `, ${continuation} joined` : ''})`,
+    conversationsLine(report),
     `capture ${report.runId}: ${succeeded} requests, ${report.rows.length - succeeded} failed attempts; wrote ${relative(process.cwd(), outDir) || '.'}/{steps.csv,summary.csv,breaks.csv,claims.csv,report.html}`,
   )
   if (otel !== undefined) lines.push(exportLine(await exportForCommand(report.rows, otel)))

@@ -2,19 +2,22 @@
 // `serve --record` directory read in turn through the captured-traffic port, so memory holds one
 // session's exchanges, not the capture.
 
+import type { ConversationKind } from '../providers/capture/agents/types.ts'
 import { openCapture } from '../providers/capture/store.ts'
 import type { CapturedExchange } from '../providers/capture/tracker.ts'
 import { CAPTURE_SCENARIO, CaptureRowBuilder } from '../reports/capture-rows.ts'
 import type { StepRow } from '../reports/types.ts'
 
-/** A capture's rows and what the report says about how its sessions were told apart. */
+/** A capture's rows and what the report says about how its sessions and conversations were told apart. */
 export interface CaptureReport {
   runId: string
   /** When recording began (ISO 8601): virtual time 0 of the capture's rows. */
   started: string
   rows: StepRow[]
-  /** Sessions by how they were told: header, conversation-key, continuation (joined), new. */
+  /** Sessions by how they were told: header, agent, conversation-key, continuation (joined), new. */
   identities: Record<CapturedExchange['identity'], number>
+  /** Conversations by kind. */
+  kinds: Record<ConversationKind, number>
   /** Torn last lines (the server stopped mid-write), as `file:line`. */
   torn: string[]
 }
@@ -25,12 +28,19 @@ export function reportCapture(dir: string, scenario = CAPTURE_SCENARIO): Capture
   const rows: StepRow[] = []
   const torn: string[] = []
   const identities = { header: 0, agent: 0, 'conversation-key': 0, continuation: 0, new: 0 }
-  for (const session of capture.sessions) {
+  const kinds = { main: 0, subagent: 0, side: 0, compaction: 0 }
+  const sessions = new Set<string>()
+  for (const file of capture.sessions) {
     const builder = new CaptureRowBuilder({ runId: capture.manifest.id, scenario })
-    const exchanges = capture.read(session, (where) => torn.push(where))
+    const exchanges = capture.read(file, (where) => torn.push(where))
     const first = exchanges[0]
-    if (first !== undefined) identities[first.identity] += 1
+    if (first !== undefined) {
+      kinds[first.kind] += 1
+      // A session is counted once, by how its first conversation's first request was told.
+      if (!sessions.has(first.session)) identities[first.identity] += 1
+      sessions.add(first.session)
+    }
     for (const exchange of exchanges) rows.push(builder.add(exchange))
   }
-  return { runId: capture.manifest.id, started: capture.manifest.started, rows, identities, torn }
+  return { runId: capture.manifest.id, started: capture.manifest.started, rows, identities, kinds, torn }
 }

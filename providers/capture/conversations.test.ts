@@ -499,3 +499,20 @@ describe('side requests of agents that send no session id', () => {
     expect(main).toMatchObject({ conversation: 'ses_abc', kind: 'main', turn: 1, step: 1 })
   })
 })
+
+describe('turns of a history rewritten from its first message', () => {
+  it('go on from the latest turn: a re-rendered history with a new prompt is the next turn, a retry of it the same', () => {
+    const tracker = new ConversationTracker()
+    const history: Message[] = [user('one'), assistant('a1'), user('two'), assistant('a2'), user('three')]
+    for (let length = 1; length <= history.length; length += 2)
+      send(tracker, { messages: history.slice(0, length) }, 'session')
+    // Another model: every message rendered anew, the same prompts, and a fourth one.
+    const rendered = history.map((message) => ({
+      ...message,
+      content: `${JSON.stringify(message.content)} (rendered)`,
+    }))
+    const fourth = send(tracker, { messages: [...rendered, assistant('a3'), user('four')] }, 'session')
+    const again = send(tracker, { messages: [user('summary of it all'), user('four')] }, 'session')
+    expect([fourth.turn, again.turn]).toEqual([4, 4])
+  })
+})

@@ -145,7 +145,8 @@ function isModelItem(item: ItemDigest): boolean {
  * The turn and step of a request in its conversation. Items the request shares with the conversation's
  * latest request keep the turns they had; after them, each run of user messages (a typed prompt, with
  * whatever the agent sent beside it) opens the next turn. A history rewritten from its first item (a
- * summary) goes on from the conversation's latest turn; the first request of a conversation that is not
+ * summary, a re-rendering) goes on from the conversation's latest turn, its latest user message opening
+ * the next one if it is new; the first request of a conversation that is not
  * the main one (a subagent's task, a title or summary request quoting another conversation) is turn 1.
  * The step counts the model's answers since the request's latest user message; a request that carries
  * none (chained on a stored response) is the next step of the latest turn.
@@ -162,21 +163,31 @@ function positionIn(
     previous[shared]?.hash === current[shared]?.hash
   )
     shared += 1
-  const turnsAt = conversation.turnsAt.slice(0, shared)
-  let turn = shared > 0 ? (conversation.turnsAt[shared - 1] ?? 0) : conversation.turn
-  let inUserRun = shared > 0 && current[shared - 1]?.userTurn === true
   let latestUser = -1
-  for (let index = 0; index < current.length; index += 1) {
-    const item = current[index] as ItemDigest
-    if (item.userTurn) latestUser = index
-    if (index < shared) continue
-    if (item.userTurn) {
-      if (!inUserRun) turn += 1
-      inUserRun = true
-    } else {
-      inUserRun = false
+  for (let index = current.length - 1; index >= 0 && latestUser < 0; index -= 1)
+    if (current[index]?.userTurn === true) latestUser = index
+  let turn: number
+  let turnsAt: number[]
+  if (shared === 0 && conversation.turn > 0) {
+    // A history rewritten from its first item (a summary, a re-rendering for another model): its earlier
+    // turns are the conversation's, and its latest user message opens a turn if it is new.
+    const latest = current[latestUser]
+    const seen = latest !== undefined && previous.some((item) => item.hash === latest.hash)
+    turn = conversation.turn + (latest === undefined || seen ? 0 : 1)
+    turnsAt = current.map(() => turn)
+  } else {
+    turnsAt = conversation.turnsAt.slice(0, shared)
+    turn = shared > 0 ? (conversation.turnsAt[shared - 1] ?? 0) : 0
+    let inUserRun = shared > 0 && current[shared - 1]?.userTurn === true
+    for (let index = shared; index < current.length; index += 1) {
+      if (current[index]?.userTurn === true) {
+        if (!inUserRun) turn += 1
+        inUserRun = true
+      } else {
+        inUserRun = false
+      }
+      turnsAt.push(turn)
     }
-    turnsAt.push(turn)
   }
   // A side request, a compaction or a subagent carries history that is not its own: it starts at turn 1.
   if (conversation.turn === 0 && conversation.kind !== 'main') turnsAt.fill(1)

@@ -119,7 +119,7 @@ export function itemDigest(item: unknown): ItemDigest {
  * A text the agent adds to a user message for the model, not typed by the user: Claude Code's
  * `<system-reminder>` blocks (beside tool results, or alone as a notification).
  */
-function isAgentNote(block: unknown): boolean {
+export function isAgentNote(block: unknown): boolean {
   const record = block as { type?: unknown; text?: unknown } | null
   return (
     record?.type === 'text' &&

@@ -114,3 +114,23 @@ describe('the texts a replies rule can match', () => {
     expect(lastUserText({ messages: [] })).toBe('')
   })
 })
+
+describe('what the user typed', () => {
+  it("leaves out the agent's notes beside the prompt", () => {
+    const body = {
+      messages: [
+        {
+          role: 'user',
+          content: [
+            {
+              type: 'text',
+              text: '<system-reminder>\nAvailable agent types: a subagent…\n</system-reminder>',
+            },
+            { type: 'text', text: 'Summarize again' },
+          ],
+        },
+      ],
+    }
+    expect(lastUserText(body)).toBe('Summarize again')
+  })
+})

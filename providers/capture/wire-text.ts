@@ -3,7 +3,7 @@
 // compaction by them, the capture tells a structured-output request by them, and reply rules match them.
 
 import type { WireApi } from '../types.ts'
-import { isUserTurn, itemsOf } from './digest.ts'
+import { isAgentNote, isUserTurn, itemsOf } from './digest.ts'
 
 type Body = Record<string, unknown>
 
@@ -111,14 +111,18 @@ export function systemText(api: WireApi, body: Body): string {
   return texts.filter((text) => text !== '').join('\n')
 }
 
-/** The text of the latest user message that is not only tool results (Gemini `parts`, the others' `content`). */
+/**
+ * The text of the latest user message that is not only tool results and agent notes (Gemini `parts`, the
+ * others' `content`), the notes left out: what the user typed.
+ */
 export function lastUserText(body: Body): string {
   const items = itemsOf(body)
   for (let index = items.length - 1; index >= 0; index -= 1) {
     const item = items[index]
     if (!isUserTurn(item)) continue
     const record = asRecord(item)
-    return contentText(record.content ?? record.parts)
+    const content = record.content ?? record.parts
+    return contentText(Array.isArray(content) ? content.filter((block) => !isAgentNote(block)) : content)
   }
   return ''
 }
