@@ -38,10 +38,20 @@ export interface AnthropicCacheRules {
    * 4.6+). Within a tool-use turn they are always kept (notes/2026-11-30-reasoning-and-caching.md).
    */
   thinkingHistory: ThinkingHistory
+  /**
+   * What becomes of Claude Code's billing block (a first `system` text block `x-anthropic-billing-header:
+   * cc_version=…; cch=…;`, whose values change between conversations and, in some versions, between
+   * requests): `stripped` before the prompt is processed (nothing of it cached or billed), or `cached`
+   * as prompt text like any other block. Sources disagree (notes/2026-12-01-billing-block.md).
+   */
+  billingBlock: BillingBlock
 }
 
 /** How an Anthropic model treats the thinking blocks of earlier turns. */
 export type ThinkingHistory = 'stripped' | 'kept'
+
+/** How a provider treats Claude Code's billing block in `system`. */
+export type BillingBlock = 'stripped' | 'cached'
 
 /**
  * Whether a model reasons: `never`; `on-request` (when the request turns reasoning on: Anthropic
@@ -131,7 +141,7 @@ export interface MeasuredParameter {
  * Bedrock's cache checkpoints (Converse `cachePoint` blocks): Anthropic's breakpoint machinery with the
  * Bedrock rules as parameters (notes/2026-11-30-bedrock-cache-rules.md).
  */
-export interface BedrockCacheRules extends Omit<AnthropicCacheRules, 'kind'> {
+export interface BedrockCacheRules extends Omit<AnthropicCacheRules, 'kind' | 'billingBlock'> {
   kind: 'bedrock'
   /** The `cachePoint.ttl` values the model takes; another is a ValidationException. */
   ttlOptions: readonly ('5m' | '1h')[]
@@ -294,6 +304,8 @@ const ANTHROPIC_BASE: Omit<AnthropicCacheRules, 'minTokens'> = {
   maxBreakpoints: 4,
   ttlSeconds: { '5m': 300, '1h': 3600 },
   thinkingHistory: 'kept',
+  // Anthropic's own API: Claude Code users report its prefix cache warm though the block's `cch` changes.
+  billingBlock: 'stripped',
 }
 
 const OPENAI_PREFIX: OpenAIPrefixRules = {

@@ -296,6 +296,7 @@ const ANTHROPIC_RULES: Fields<Partial<Omit<AnthropicCacheRules, 'kind'>>> = {
     object<AnthropicCacheRules['ttlSeconds']>({ '5m': required(SECONDS), '1h': required(SECONDS) }),
   ),
   thinkingHistory: optional(oneOf<AnthropicCacheRules['thinkingHistory']>({ stripped: true, kept: true })),
+  billingBlock: optional(oneOf<AnthropicCacheRules['billingBlock']>({ stripped: true, cached: true })),
 }
 const OPENAI_PREFIX_RULES: Fields<Partial<Omit<OpenAIPrefixRules, 'kind'>>> = {
   minTokens: optional(COUNT),

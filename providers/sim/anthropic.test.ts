@@ -454,3 +454,43 @@ describe('system messages inside messages', () => {
     )
   })
 })
+
+describe("Claude Code's billing block", () => {
+  /** A Claude Code request: the billing block (its `cch` different each time), the prompt, a conversation. */
+  const request = (cch: string, turns: number): Body => ({
+    model: MODEL,
+    max_tokens: 64,
+    system: [
+      {
+        type: 'text',
+        text: `x-anthropic-billing-header: cc_version=2.1.328.d69; cc_entrypoint=cli; cch=${cch};`,
+      },
+      { type: 'text', text: fillerText(2000, 'claude-code-system'), cache_control: { type: 'ephemeral' } },
+    ],
+    messages: Array.from({ length: turns }, (_, index) => ({
+      role: index % 2 === 0 ? 'user' : 'assistant',
+      content: [
+        {
+          type: 'text',
+          text: fillerText(300, `turn-${index}`),
+          ...(index === turns - 1 ? { cache_control: { type: 'ephemeral' } } : {}),
+        },
+      ],
+    })),
+  })
+
+  it('is stripped by Anthropic before caching: a new cch reads the whole previous prefix, the block unbilled', () => {
+    const simulator = new AnthropicCacheSimulator()
+    const first = run(simulator, request('36ee5', 3), 0)
+    const second = run(simulator, request('0aaa9', 5), 1)
+    expect(second.counts.read).toBe(first.counts.read + first.counts.write)
+    const billed = run(simulatorWith({ billingBlock: 'cached' }), request('36ee5', 3), 0)
+    expect(billed.counts.input).toBeGreaterThan(first.counts.input)
+  })
+
+  it('is prompt text where the rules say it is cached: a new cch reads nothing', () => {
+    const simulator = simulatorWith({ billingBlock: 'cached' })
+    run(simulator, request('36ee5', 3), 0)
+    expect(run(simulator, request('0aaa9', 5), 1).counts.read).toBe(0)
+  })
+})

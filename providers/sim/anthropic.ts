@@ -64,6 +64,7 @@ export class AnthropicCacheSimulator {
       rules.ttlSeconds,
       undefined,
       rules.thinkingHistory,
+      rules.billingBlock,
     ).prompt
   }
 
@@ -77,6 +78,7 @@ export class AnthropicCacheSimulator {
       rules.ttlSeconds,
       entry.route,
       rules.thinkingHistory,
+      rules.billingBlock,
     )
     const placed = validBreakpoints(layout, automaticBreakpoint(layout), rules)
     const prompt: Prompt = { ...layout.prompt, placed }

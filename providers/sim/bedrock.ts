@@ -24,7 +24,8 @@ type Body = Record<string, unknown>
 /** A Bedrock entry as the Anthropic simulator reads it: the same breakpoint rules, Bedrock's values. */
 function asAnthropicEntry(entry: ModelEntry, rules: BedrockCacheRules): ModelEntry {
   const { kind: _kind, ttlOptions: _ttls, toolCheckpoints: _tools, maxCachedTokens: _cap, ...shared } = rules
-  const cache: AnthropicCacheRules = { kind: 'anthropic', ...shared }
+  // Converse requests carry no Anthropic `system` blocks, so no billing block either.
+  const cache: AnthropicCacheRules = { kind: 'anthropic', ...shared, billingBlock: 'cached' }
   return { ...entry, cache }
 }
 

@@ -3,7 +3,7 @@
 // into the frame of that level's first segment, so changing them breaks the prefix exactly there.
 
 import type { Route } from '../../harness/types.ts'
-import type { ThinkingHistory } from '../catalog.ts'
+import type { BillingBlock, ThinkingHistory } from '../catalog.ts'
 import { anthropicImageTokens, pngSize, UNKNOWN_IMAGE_TOKENS } from './image.ts'
 import { PromptBuilder, type RunState, type SegmentDraft } from './prompt.ts'
 import type { TokenCounter } from './tokens.ts'
@@ -65,6 +65,12 @@ export function checkSystemRoles(messages: readonly unknown[], route: Route): vo
         throw invalidRequest("role 'system' is not supported on this model")
       return
   }
+}
+
+/** Claude Code's billing block: a system text block `x-anthropic-billing-header: cc_version=…; …`. */
+export function isBillingBlock(block: unknown): boolean {
+  const record = asRecord(block)
+  return record.type === 'text' && asString(record.text).startsWith('x-anthropic-billing-header:')
 }
 
 /** A copy of a JSON value without any `cache_control` field: markers never change cached content. */
@@ -374,10 +380,11 @@ export function linearizeAnthropic(
   ttls: TtlTable = DEFAULT_TTLS,
   route?: Route,
   thinkingHistory: ThinkingHistory = 'kept',
+  billingBlock: BillingBlock = 'cached',
 ): AnthropicLayout {
   const messages = asArray(body.messages)
   if (route !== undefined) checkSystemRoles(messages, route)
-  const key = `${scale}|${ttls['5m']}|${ttls['1h']}|${thinkingHistory}`
+  const key = `${scale}|${ttls['5m']}|${ttls['1h']}|${thinkingHistory}|${billingBlock}`
   const last = lastLayout.key === key ? lastLayout : undefined
   const strip = thinkingHistory === 'stripped'
   const userTurn = strip ? latestUserTurn(messages) : -1
@@ -425,8 +432,12 @@ export function linearizeAnthropic(
       false,
     )
   } else {
+    let first = true
     for (const [index, block] of asArray(body.system).entries()) {
-      addBlock(layout, 'system', block, index === 0 ? MESSAGE_FRAMING : 0, { part: 'system', index })
+      // The provider removes the billing block before it processes the prompt: nothing of it is cached or billed.
+      if (billingBlock === 'stripped' && isBillingBlock(block)) continue
+      addBlock(layout, 'system', block, first ? MESSAGE_FRAMING : 0, { part: 'system', index })
+      first = false
     }
   }
   // With no system, the system-level context joins the messages-level one on the first message segment.
