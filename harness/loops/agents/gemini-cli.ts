@@ -1,0 +1,43 @@
+// Gemini CLI (`gemini -p`, `--resume latest`): API-key auth against `GOOGLE_GEMINI_BASE_URL`, usage
+// statistics, telemetry and auto-update off, the workspace trusted. Its model stays "auto" (routed)
+// unless a step names one.
+
+import { join } from 'node:path'
+import type { AgentDriver } from './types.ts'
+import { PLACEHOLDER_KEY } from './types.ts'
+
+export const geminiCli: AgentDriver = {
+  name: 'gemini-cli',
+  package: '@google/gemini-cli',
+  version: '0.61.0',
+  bin: 'gemini',
+  defaultModel: 'auto',
+  files(place) {
+    const settings = {
+      security: { auth: { selectedType: 'gemini-api-key' } },
+      privacy: { usageStatisticsEnabled: false },
+      telemetry: { enabled: false, logPrompts: false },
+      general: { enableAutoUpdate: false, enableAutoUpdateNotification: false },
+    }
+    return [
+      { path: join(place.home, '.gemini', 'settings.json'), text: `${JSON.stringify(settings, null, 2)}\n` },
+    ]
+  },
+  command(_place, urls, step, options) {
+    const model = step.model ?? options.model
+    return {
+      args: [
+        '-p',
+        step.prompt,
+        '--yolo',
+        ...(step.continues === true ? ['--resume', 'latest'] : []),
+        ...(model !== undefined && model !== 'auto' ? ['-m', model] : []),
+      ],
+      env: {
+        GOOGLE_GEMINI_BASE_URL: urls.gemini,
+        GEMINI_API_KEY: PLACEHOLDER_KEY,
+        GEMINI_CLI_TRUST_WORKSPACE: 'true',
+      },
+    }
+  },
+}

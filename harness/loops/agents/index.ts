@@ -1,0 +1,31 @@
+// The coding agents cachelab drives headless, by name.
+
+import { claudeCode } from './claude-code.ts'
+import { codex } from './codex.ts'
+import { geminiCli } from './gemini-cli.ts'
+import { opencode } from './opencode.ts'
+import { pi } from './pi.ts'
+import { qwenCode } from './qwen-code.ts'
+import type { AgentDriver, AgentName } from './types.ts'
+
+export { agentsCache, installedAgent, installFolder } from './install.ts'
+export { runAgentStep, type StepOutcome, writeAgentFiles } from './process.ts'
+export type {
+  AgentCommand,
+  AgentDriver,
+  AgentName,
+  AgentOptions,
+  AgentPlace,
+  AgentStep,
+  ServerUrls,
+} from './types.ts'
+export { AGENT_NAMES, PLACEHOLDER_KEY } from './types.ts'
+
+export const AGENT_DRIVERS: Readonly<Record<AgentName, AgentDriver>> = {
+  'claude-code': claudeCode,
+  codex,
+  'gemini-cli': geminiCli,
+  opencode,
+  'qwen-code': qwenCode,
+  pi,
+}

@@ -1,0 +1,59 @@
+// The pinned version of an agent, installed with npm into a cache folder once and found there after:
+// `<cache>/<package>@<version>/node_modules/.bin/<bin>`. The cache is `CACHELAB_AGENTS_DIR`, else
+// `~/.cache/cachelab/agents`; never the project's own node_modules.
+
+import { execFile } from 'node:child_process'
+import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs'
+import { homedir } from 'node:os'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+import { CachelabError } from '../../errors.ts'
+import type { AgentDriver } from './types.ts'
+
+const run = promisify(execFile)
+
+/** The folder installed agents are kept in. */
+export function agentsCache(env: NodeJS.ProcessEnv = process.env): string {
+  const configured = env.CACHELAB_AGENTS_DIR
+  return configured !== undefined && configured !== ''
+    ? configured
+    : join(homedir(), '.cache', 'cachelab', 'agents')
+}
+
+/** Where a driver's pinned version is (or will be) installed. */
+export function installFolder(driver: AgentDriver, cache = agentsCache()): string {
+  return join(cache, `${driver.package.replace('/', '+')}@${driver.version}`)
+}
+
+/** The agent's command, installing its pinned version first when the cache lacks it. */
+export async function installedAgent(driver: AgentDriver, cache = agentsCache()): Promise<string> {
+  const folder = installFolder(driver, cache)
+  const bin = join(folder, 'node_modules', '.bin', driver.bin)
+  if (existsSync(bin)) return bin
+  // Installed beside its final place and moved there whole, so a half-done install is never found.
+  const partial = `${folder}.partial-${process.pid}`
+  rmSync(partial, { recursive: true, force: true })
+  mkdirSync(partial, { recursive: true })
+  try {
+    await run(
+      'npm',
+      [
+        'install',
+        '--prefix',
+        partial,
+        '--no-audit',
+        '--no-fund',
+        '--loglevel=error',
+        `${driver.package}@${driver.version}`,
+      ],
+      { maxBuffer: 16 * 1024 * 1024 },
+    )
+  } catch (error) {
+    rmSync(partial, { recursive: true, force: true })
+    const stderr = (error as { stderr?: string }).stderr?.trim().split('\n').at(-1) ?? String(error)
+    throw new CachelabError('input', `cannot install ${driver.package}@${driver.version}: ${stderr}`)
+  }
+  if (!existsSync(folder)) renameSync(partial, folder)
+  else rmSync(partial, { recursive: true, force: true })
+  return bin
+}

@@ -1,0 +1,44 @@
+// qwen-code (`qwen -p`, `--continue`): OpenAI auth against `OPENAI_BASE_URL`, usage statistics, telemetry
+// and auto-update off, managed memory on (its extraction subagent runs after a turn answered without a
+// tool), `max_completion_tokens` sent instead of `max_tokens` (GPT-5 models refuse the latter).
+
+import { join } from 'node:path'
+import type { AgentDriver } from './types.ts'
+import { PLACEHOLDER_KEY } from './types.ts'
+
+export const qwenCode: AgentDriver = {
+  name: 'qwen-code',
+  package: '@qwen-code/qwen-code',
+  version: '0.24.4',
+  bin: 'qwen',
+  defaultModel: 'gpt-5.4',
+  files(place) {
+    const settings = {
+      security: { auth: { selectedType: 'openai' } },
+      privacy: { usageStatisticsEnabled: false },
+      telemetry: { enabled: false },
+      general: { enableAutoUpdate: false },
+      memory: { enableManagedAutoMemory: true },
+      model: { generationConfig: { samplingParams: { max_completion_tokens: 16000 } } },
+    }
+    return [
+      { path: join(place.home, '.qwen', 'settings.json'), text: `${JSON.stringify(settings, null, 2)}\n` },
+    ]
+  },
+  command(_place, urls, step, options) {
+    return {
+      args: [
+        '-p',
+        step.prompt,
+        '--yolo',
+        ...(step.continues === true ? ['--continue'] : []),
+        ...(step.model !== undefined ? ['--model', step.model] : []),
+      ],
+      env: {
+        OPENAI_BASE_URL: urls.openai,
+        OPENAI_API_KEY: PLACEHOLDER_KEY,
+        OPENAI_MODEL: options.model ?? qwenCode.defaultModel,
+      },
+    }
+  },
+}

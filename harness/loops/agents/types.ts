@@ -1,0 +1,70 @@
+// Coding agents as loops: each agent's real CLI, driven headless against `cachelab serve`, one file per
+// agent. A driver knows only its agent: the npm package and version to run, how to write its settings
+// into a scratch home and workspace pointing at the server, and the command line of a step (a prompt,
+// a continued session, a model switch). Installing and running processes is install.ts and process.ts.
+
+/** The agents cachelab drives. */
+export const AGENT_NAMES = ['claude-code', 'codex', 'gemini-cli', 'opencode', 'qwen-code', 'pi'] as const
+
+export type AgentName = (typeof AGENT_NAMES)[number]
+
+/** The base URLs of the server an agent is pointed at, by vendor prefix (`…/anthropic`, `…/openai/v1`). */
+export interface ServerUrls {
+  anthropic: string
+  openai: string
+  gemini: string
+}
+
+/** Where one agent session runs: a scratch home (its settings, sessions, transcripts) and a workspace. */
+export interface AgentPlace {
+  home: string
+  workspace: string
+}
+
+/** One step of an agent session: a prompt, typed in a new process. */
+export interface AgentStep {
+  prompt: string
+  /** Continue the latest session of the workspace (`--continue`, `resume --last`, …) instead of a new one. */
+  continues?: boolean
+  /** Run the step on this model (the agent's own switch). */
+  model?: string
+}
+
+/** A file the driver writes before the agent first runs: settings, a provider pointing at the server. */
+export interface AgentFile {
+  /** Absolute path. */
+  path: string
+  text: string
+}
+
+/** How to run one step: the program's arguments and its environment (over a clean one). */
+export interface AgentCommand {
+  args: string[]
+  env: Record<string, string>
+}
+
+/** The options a session of an agent takes beside the server. */
+export interface AgentOptions {
+  /** The model the session starts on; the driver's default otherwise. */
+  model?: string
+  /** Codex: the context size at which it compacts the conversation on its own. */
+  autoCompactTokens?: number
+}
+
+export interface AgentDriver {
+  name: AgentName
+  /** The npm package and the version pinned for `npm run test:agents`. */
+  package: string
+  version: string
+  /** The command the package installs (`node_modules/.bin/<bin>`). */
+  bin: string
+  /** The model a session runs on unless told otherwise: one the catalog has, on the wire the agent speaks. */
+  defaultModel: string
+  /** The files that configure the agent for a session against `urls`. */
+  files(place: AgentPlace, urls: ServerUrls, options: AgentOptions): AgentFile[]
+  /** The command line and environment of one step. */
+  command(place: AgentPlace, urls: ServerUrls, step: AgentStep, options: AgentOptions): AgentCommand
+}
+
+/** A placeholder key: every server answers a non-empty one; nothing real is ever needed or sent. */
+export const PLACEHOLDER_KEY = 'sk-cachelab-placeholder-0000'
