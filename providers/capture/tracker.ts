@@ -253,7 +253,15 @@ export class CaptureTracker {
     if (ok && input.simulation !== undefined) {
       const machine = input.simulation.trace.machine
       if (state.previous !== undefined) this.previousBytes -= promptBytes(state.previous.prompt)
-      state.previous = { prompt: input.simulation.prompt, ...(machine !== undefined ? { machine } : {}) }
+      state.previous = {
+        prompt: input.simulation.prompt,
+        ...(machine !== undefined ? { machine } : {}),
+        ...(typeof body.model === 'string'
+          ? { model: body.model }
+          : typeof body.modelId === 'string'
+            ? { model: body.modelId }
+            : {}),
+      }
       this.previousBytes += promptBytes(state.previous.prompt)
     }
     // Most recently active last: the sessions to forget first come first.
