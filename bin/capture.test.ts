@@ -20,8 +20,22 @@ import { runCli } from './testing.ts'
 
 const SYSTEM = fillerText(2000, 'capture-system')
 
-/** Record an 8-turn conversation into a new capture directory; with `rewriteAt`, the system prompt changes at that turn. */
-async function capture(options: { rewriteAt?: number; stream?: boolean; upstream?: string } = {}) {
+/**
+ * Record an 8-turn conversation into a new capture directory; with `rewriteAt`, the system prompt changes at
+ * that turn. `model` picks each turn's model; `system` replaces the system prompt; `markLatest` also puts a
+ * cache marker on the latest question, so each request caches all it sent.
+ */
+async function capture(
+  options: {
+    rewriteAt?: number
+    stream?: boolean
+    upstream?: string
+    model?: (turn: number) => string
+    system?: string
+    markLatest?: boolean
+  } = {},
+) {
+  const base = options.system ?? SYSTEM
   const dir = mkdtempSync(join(tmpdir(), 'cachelab-capture-'))
   const errors: string[] = []
   const writer = CaptureWriter.open(
@@ -64,14 +78,18 @@ async function capture(options: { rewriteAt?: number; stream?: boolean; upstream
   try {
     for (let turn = 1; turn <= 8; turn += 1) {
       const system =
-        options.rewriteAt !== undefined && turn >= options.rewriteAt ? `Mode: review. ${SYSTEM}` : SYSTEM
-      messages.push({ role: 'user', content: `Question ${turn}: ${fillerText(30, `question-${turn}`)}` })
+        options.rewriteAt !== undefined && turn >= options.rewriteAt ? `Mode: review. ${base}` : base
+      const text = `Question ${turn}: ${fillerText(30, `question-${turn}`)}`
+      const latest: Anthropic.MessageParam = options.markLatest
+        ? { role: 'user', content: [{ type: 'text', text, cache_control: { type: 'ephemeral' } }] }
+        : { role: 'user', content: text }
       const request = {
-        model: 'claude-sonnet-4-6',
+        model: options.model?.(turn) ?? 'claude-sonnet-4-6',
         max_tokens: 256,
         system: [{ type: 'text' as const, text: system, cache_control: { type: 'ephemeral' as const } }],
-        messages: [...messages],
+        messages: [...messages, latest],
       }
+      messages.push({ role: 'user', content: text })
       const reply =
         options.stream === true
           ? await client.messages.stream(request).finalMessage()
@@ -138,6 +156,33 @@ describe('capture → report → check for a client cachelab did not write', () 
     const taken = await runCli(['serve', '--port', '0', '--record', join(base, 'old')])
     expect(taken.code).toBe(2)
     expect(taken.stderr).toMatch(/already holds a capture/)
+  })
+})
+
+describe('a captured model switch', () => {
+  it('costs what staying on the previous model would have read: the whole prefix it had cached', async () => {
+    // Sonnet for turns 1–3, Haiku for 4–5, Sonnet again from 6; the prompt is above both models' minimums.
+    const model = (turn: number) => (turn >= 4 && turn <= 5 ? 'claude-haiku-4-5' : 'claude-sonnet-4-6')
+    const { dir } = await capture({ model, system: fillerText(5000, 'capture-switch'), markLatest: true })
+    expect((await runCli(['report', dir])).code).toBe(0)
+    const rows = parseStepsCsv(readFileSync(join(dir, 'steps.csv'), 'utf8'), 'steps.csv')
+    expect(rows.map((row) => row.model)).toEqual([1, 2, 3, 4, 5, 6, 7, 8].map(model))
+    const cached = (turn: number) =>
+      (rows[turn - 1]?.cacheReadTokens ?? 0) + (rows[turn - 1]?.cacheWriteTokens ?? 0)
+    const [toHaiku, onHaiku, back] = [rows[3], rows[4], rows[5]]
+    // Haiku's cache is cold: staying on Sonnet would have read all that turn 3 cached there.
+    expect(toHaiku).toMatchObject({ cacheReadTokens: 0, breakNode: 'model', breakCause: 'config-changed' })
+    expect(toHaiku?.lostTokens).toBeGreaterThan(5000)
+    expect(toHaiku?.lostTokens).toBe(cached(3))
+    expect(onHaiku).toMatchObject({ breakCause: undefined, lostTokens: 0 })
+    // Back on Sonnet, its cache of turn 3 is read; what Haiku had cached beyond it is the switch's cost.
+    expect(back).toMatchObject({
+      cacheReadTokens: cached(3),
+      breakNode: 'model',
+      breakCause: 'config-changed',
+    })
+    expect(back?.lostTokens).toBe(cached(5) - cached(3))
+    expect(rows.slice(6).map((row) => row.breakCause)).toEqual([undefined, undefined])
   })
 })
 

@@ -34,6 +34,12 @@ export type CompatibleWireApi = `compatible-chat:${string}`
 /** The wire APIs with code of their own. */
 export type BuiltInWireApi = Exclude<WireApi, CompatibleWireApi>
 
+/** The model a wire body names: `model`, or `modelId` in Bedrock's Converse input; undefined when it names none. */
+export function bodyModel(body: Record<string, unknown>): string | undefined {
+  if (typeof body.model === 'string') return body.model
+  return typeof body.modelId === 'string' ? body.modelId : undefined
+}
+
 /** Whether a wire API is built in (else a compatible provider's Chat Completions). */
 export function isBuiltInApi(api: WireApi): api is BuiltInWireApi {
   return !api.startsWith('compatible-chat:')

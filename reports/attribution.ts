@@ -6,6 +6,7 @@ import type { RequestHeader, Seq, SessionEvent, WireSources } from '../harness/t
 import { firstDivergence } from '../providers/sim/counterfactual.ts'
 import { describeNode } from '../providers/sim/prompt.ts'
 import type { Prompt, SimTrace, WireNode } from '../providers/sim/types.ts'
+import { bodyModel } from '../providers/types.ts'
 import type { BreakCause } from './types.ts'
 
 /** What attribution needs to know about one request. */
@@ -171,7 +172,7 @@ export function clientBreak(
     previousHeaderEvent?.type === 'request/header' ? previousHeaderEvent.data.header : undefined
   const causeAt = (seq: Seq | undefined) =>
     causeOf(seq === undefined ? undefined : events(seq), previousHeader)
-  if (previous.body.model !== current.body.model) {
+  if (bodyModel(previous.body) !== bodyModel(current.body)) {
     return at('model', headerSeqOf(current.sources, events), 'config-changed')
   }
   const index = firstDivergence(previous.prompt, current.prompt)

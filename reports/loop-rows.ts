@@ -9,6 +9,7 @@ import type { HeaderReason, ProviderId, Route, Usage } from '../harness/types.ts
 import { digestRequest, type RequestDigest } from '../providers/capture/digest.ts'
 import type { Prices } from '../providers/catalog.ts'
 import type { PreviousRequest } from '../providers/sim/types.ts'
+import { bodyModel } from '../providers/types.ts'
 import type { Attribution } from './attribution.ts'
 import { failedRow, measuredRow, type Observation, type RowLabels } from './rows.ts'
 import type { BreakCause, StepRow } from './types.ts'
@@ -75,6 +76,8 @@ interface Previous {
   digest: RequestDigest
   observation: Observation
   logLength: number
+  /** The model the request's body named. */
+  model: string | undefined
 }
 
 /** Events that rewrite what earlier requests sent: a header, a surface replacement, a compaction. */
@@ -180,7 +183,8 @@ export class LoopRowBuilder {
       }
     }
     // The next step continues the conversation, not the summarizer call.
-    if (request.purpose === 'step') this.previous = { digest, observation, logLength: request.logLength }
+    if (request.purpose === 'step')
+      this.previous = { digest, observation, logLength: request.logLength, model: bodyModel(exchange.body) }
     const row = measuredRow(labels, {
       usage,
       cold: previous === undefined,
@@ -195,7 +199,11 @@ export class LoopRowBuilder {
   previousRequest(): PreviousRequest | undefined {
     const previous = this.previous
     if (previous === undefined) return undefined
-    const machine = previous.observation.trace.machine
-    return { prompt: previous.observation.prompt, ...(machine !== undefined ? { machine } : {}) }
+    const { machine } = previous.observation.trace
+    return {
+      prompt: previous.observation.prompt,
+      ...(machine !== undefined ? { machine } : {}),
+      ...(previous.model !== undefined ? { model: previous.model } : {}),
+    }
   }
 }

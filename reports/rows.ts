@@ -35,6 +35,8 @@ export interface SessionRowContext {
 interface Previous extends AttributedRequest {
   at: number
   logLength: number
+  /** The model the request ran on (its call configuration's). */
+  model: string
 }
 
 /** The buckets of a normalized usage. */
@@ -223,6 +225,7 @@ export class SessionRowBuilder {
         trace: observation.trace,
         at: call.at,
         logLength: record.logLength,
+        model: call.request.config.model,
       }
     }
     return measuredRow(labels, {
@@ -244,7 +247,7 @@ export class SessionRowBuilder {
     const previous = this.previous
     if (previous === undefined) return undefined
     const machine = previous.trace.machine
-    return { prompt: previous.prompt, ...(machine !== undefined ? { machine } : {}) }
+    return { prompt: previous.prompt, ...(machine !== undefined ? { machine } : {}), model: previous.model }
   }
 
   /** The seq of the latest compaction/start before `logLength`. */

@@ -5,6 +5,7 @@
 // fewer).
 
 import { firstDivergentSegment, type ItemDigest, type RequestDigest } from '../providers/capture/digest.ts'
+import { bodyModel } from '../providers/types.ts'
 import type { Attribution } from './attribution.ts'
 import type { BreakCause } from './types.ts'
 
@@ -75,7 +76,8 @@ export function isProviderSide(attribution: Attribution | undefined): boolean {
  * what the client resent unchanged (`reasoning-dropped`, see `isProviderSide`).
  */
 export function wireBreak(previous: RequestDigest, current: RequestDigest): Attribution | undefined {
-  if (previous.config.model !== current.config.model) return { node: 'model', cause: 'config-changed' }
+  if (bodyModel(previous.config) !== bodyModel(current.config))
+    return { node: 'model', cause: 'config-changed' }
   const index = firstDivergentSegment(previous.segments, current.segments)
   if (index === undefined) return undefined
   const segment = current.segments[index] ?? previous.segments[index]

@@ -232,11 +232,11 @@ describe('break causes under a frozen session prefix', () => {
   }
 
   it.each(PROVIDER_IDS)(
-    'names what changed in the header on %s: the prompt, a removed tool, the recomposed prefix, the model; a temperature breaks nothing',
+    'names what changed in the header on %s: the prompt, a removed tool, the recomposed prefix, the model (which loses what staying would have read); a temperature breaks nothing',
     async (provider) => {
       const base = findScenario('session-prefix') as Scenario
       const turns = (from: number) => codingTurns(1, { seed: 'frozen-causes', resultTokens: 300, from })
-      const script = [
+      const script = (switchModel: boolean) => [
         ...turns(0),
         ...turns(1),
         { kind: 'set-system' as const, text: `${base.system}\n\nAnswer in French.` },
@@ -248,18 +248,24 @@ describe('break causes under a frozen session prefix', () => {
         { kind: 'set-prefix-source' as const, text: 'Skills available in this workspace: none.' },
         { kind: 'restart' as const },
         ...turns(5),
-        { kind: 'set-config' as const, config: { model: OTHER_MODEL[provider] } },
+        ...(switchModel ? [{ kind: 'set-config' as const, config: { model: OTHER_MODEL[provider] } }] : []),
         ...turns(6),
       ]
       const variant = {
         name: 'frozen',
         policies: { sessionPrefix: 'frozen', systemPrompt: 'header' },
       } as const
-      const { rows } = await runSession(
-        { scenario: { ...base, script }, variant, provider },
-        { runId: 'test', stream: false, mock },
-      )
-      const firstStep = (turn: number) => rows.find((row) => row.turn === turn && row.step === 1) as StepRow
+      const session = async (switchModel: boolean) =>
+        (
+          await runSession(
+            { scenario: { ...base, script: script(switchModel) }, variant, provider },
+            { runId: 'test', stream: false, mock },
+          )
+        ).rows
+      const rows = await session(true)
+      const stayed = await session(false)
+      const firstStep = (turn: number, of = rows) =>
+        of.find((row) => row.turn === turn && row.step === 1) as StepRow
       const systemNode =
         provider === 'anthropic' ||
         provider === 'openai-responses' ||
@@ -267,16 +273,18 @@ describe('break causes under a frozen session prefix', () => {
         provider === 'bedrock'
           ? 'system[0]'
           : 'messages[0]'
-      // Open on Bedrock: a model change there gets a cold counterfactual ideal (nothing the new model could
-      // have read), so it is not named as a break, where Anthropic's own API names it config-changed.
-      const modelBreak = provider === 'bedrock' ? [] : [[7, 'change', 'model', 'config-changed']]
-      if (provider === 'bedrock') expect(firstStep(7).idealCacheReadTokens).toBe(0)
       expect(breaks(rows).map((row) => [row.turn, row.headerReason, row.breakNode, row.breakCause])).toEqual([
         [3, 'change', systemNode, 'system-replace'],
         [5, 'change', `tools[${base.tools.length - 1}]`, 'tools-changed'],
         [6, 'resume', expect.any(String), 'prefix-drift'],
-        ...modelBreak,
+        [7, 'change', 'model', 'config-changed'],
       ])
+      // The other model's cache is cold: the switch lost what staying on the first model read.
+      expect(firstStep(7).lostTokens).toBeGreaterThan(0)
+      expect(firstStep(7).idealCacheReadTokens).toBe(firstStep(7, stayed).cacheReadTokens)
+      expect(firstStep(7).lostTokens).toBe(
+        firstStep(7, stayed).cacheReadTokens - firstStep(7).cacheReadTokens,
+      )
       expect(firstStep(4).headerReason).toBe('change')
       expect(firstStep(4).breakCause).toBeUndefined()
     },

@@ -12,7 +12,13 @@ import type {
   SimCounts,
   Simulation,
 } from '../sim/types.ts'
-import { type BuiltInWireApi, compatibleProviderOfApi, isBuiltInApi, type WireApi } from '../types.ts'
+import {
+  type BuiltInWireApi,
+  bodyModel,
+  compatibleProviderOfApi,
+  isBuiltInApi,
+  type WireApi,
+} from '../types.ts'
 import type { ConversationKind } from './agents/types.ts'
 import { ConversationTracker, type IdentitySource, type Placement } from './conversations.ts'
 import { digestRequest, type ItemDigest, itemDigest, itemsOf, type RequestDigest } from './digest.ts'
@@ -114,6 +120,12 @@ export interface TrackerOptions {
   memoryBytes?: number
   /** Conversations whose previous request is remembered; the least recently active are forgotten first (default 100,000). */
   sessionLimit?: number
+}
+
+/** The model a body names (`model`, Converse `modelId`), as a previous request's field. */
+function modelField(body: Record<string, unknown>): { model?: string } {
+  const model = bodyModel(body)
+  return model === undefined ? {} : { model }
 }
 
 /** Estimated bytes a previous request holds: its segments' objects and texts. */
@@ -235,7 +247,7 @@ export class CaptureTracker {
       state.previous = {
         prompt: input.simulation.prompt,
         ...(machine !== undefined ? { machine } : {}),
-        ...(typeof body.model === 'string' ? { model: body.model } : {}),
+        ...modelField(body),
       }
       this.previousBytes += promptBytes(state.previous.prompt)
     }

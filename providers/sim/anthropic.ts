@@ -4,7 +4,7 @@
 
 import { CachelabError } from '../../harness/errors.ts'
 import { type AnthropicCacheRules, type ModelEntry, simulationModel } from '../catalog.ts'
-import { counterfactualTrace, UNBOUNDED_READ } from './counterfactual.ts'
+import { counterfactualTrace, type Probe, previousModel, UNBOUNDED_READ } from './counterfactual.ts'
 import { type AnthropicLayout, invalidRequest, linearizeAnthropic } from './linearize-anthropic.ts'
 import { billedOutputTokens } from './output.ts'
 import { tokensThrough } from './prompt.ts'
@@ -88,18 +88,15 @@ export class AnthropicCacheSimulator {
     const readDepth = found.depth
     const read = tokensThrough(prompt, readDepth)
     const matched = tokensThrough(prompt, deepestEntry(found.path))
+    // Staying on the model the previous request ran on would have read that model's cache.
+    const stayed = previousModel(request.previous, entry, (model) => this.entryOf(model))
     const measured = counterfactualTrace(
       request.previous,
       prompt,
       { read, shortfall: found.missed },
-      (candidate, bounds) => {
-        const probed = readEntries(trie, candidate, at, rules, bounds)
-        return {
-          read: tokensThrough(candidate, probed.depth),
-          shortfall: probed.missed,
-        }
-      },
+      this.probe(entry, at),
       'lookback-miss',
+      stayed === undefined ? undefined : this.probe(stayed, at),
     )
     const readNode = found.path[readDepth - 1]
     if (readNode?.data !== undefined) {
@@ -154,13 +151,24 @@ export class AnthropicCacheSimulator {
     }
   }
 
-  private rules(body: Record<string, unknown>): { rules: AnthropicCacheRules; entry: ModelEntry } {
-    const name = typeof body.model === 'string' ? body.model : ''
-    const entry = this.models?.find((model) => model.model === name) ?? simulationModel('anthropic', name)
-    if (entry.cache.kind !== 'anthropic') {
-      throw new CachelabError('invariant', `model ${name} has ${entry.cache.kind} cache rules, not anthropic`)
+  /** A read of a model's cache at `at` under its rules, changing nothing: a counterfactual's probe. */
+  private probe(entry: ModelEntry, at: number): Probe {
+    const rules = anthropicRules(entry)
+    const trie = this.tries.get(entry.model)
+    return (candidate, bounds) => {
+      if (trie === undefined) return { read: 0, shortfall: undefined }
+      const probed = readEntries(trie, candidate, at, rules, bounds)
+      return { read: tokensThrough(candidate, probed.depth), shortfall: probed.missed }
     }
-    return { rules: entry.cache, entry }
+  }
+
+  private rules(body: Record<string, unknown>): { rules: AnthropicCacheRules; entry: ModelEntry } {
+    const entry = this.entryOf(typeof body.model === 'string' ? body.model : '')
+    return { rules: anthropicRules(entry), entry }
+  }
+
+  private entryOf(name: string): ModelEntry {
+    return this.models?.find((model) => model.model === name) ?? simulationModel('anthropic', name)
   }
 
   private trie(model: string): PrefixTrie<Slot> {
@@ -171,6 +179,17 @@ export class AnthropicCacheSimulator {
     }
     return trie
   }
+}
+
+/** A model's Anthropic cache rules; a model with another vendor's rules is a broken catalog. */
+function anthropicRules(entry: ModelEntry): AnthropicCacheRules {
+  if (entry.cache.kind !== 'anthropic') {
+    throw new CachelabError(
+      'invariant',
+      `model ${entry.model} has ${entry.cache.kind} cache rules, not anthropic`,
+    )
+  }
+  return entry.cache
 }
 
 /**

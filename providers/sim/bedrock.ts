@@ -61,6 +61,8 @@ export class BedrockCacheSimulator {
   simulate(request: SimulationRequest): Simulation {
     const { rules, translation } = this.prepare(request.body)
     checkCachePoints(request.body, rules)
+    // The model a previous request ran on is read with its rules: the inner simulator must know them.
+    if (request.previous?.model !== undefined) this.entryOf(request.previous.model)
     const body = rules.maxCachedTokens === undefined ? translation.body : this.capped(translation, rules)
     const simulation = this.anthropic.simulate({ ...request, body })
     return {
@@ -73,13 +75,18 @@ export class BedrockCacheSimulator {
   }
 
   private prepare(body: Body): { rules: BedrockCacheRules; translation: ConverseTranslation } {
-    const name = typeof body.modelId === 'string' ? body.modelId : ''
+    const { entry, rules } = this.entryOf(typeof body.modelId === 'string' ? body.modelId : '')
+    return { rules, translation: translateConverse({ ...body, modelId: entry.model }) }
+  }
+
+  /** A model's entry and rules; its Anthropic-rule entry is handed to the inner simulator on first use. */
+  private entryOf(name: string): { entry: ModelEntry; rules: BedrockCacheRules } {
     const entry = this.models?.find((model) => model.model === name) ?? simulationModel('bedrock', name)
     if (entry.cache.kind !== 'bedrock')
       throw new CachelabError('invariant', `model ${name} has ${entry.cache.kind} cache rules, not bedrock`)
     if (!this.translated.some((known) => known.model === entry.model))
       this.translated.push(asAnthropicEntry(entry, entry.cache))
-    return { rules: entry.cache, translation: translateConverse({ ...body, modelId: entry.model }) }
+    return { entry, rules: entry.cache }
   }
 
   /**

@@ -1,7 +1,9 @@
 // The counterfactual request behind a step's ideal read: the previous request of the session kept
-// unchanged, extended by what the current request added. Simulators read it with their own rules, so
-// the ideal is never a second formula of granularity, minimums, lookback or TTL.
+// unchanged, extended by what the current request added, on the model the previous request ran on.
+// Simulators read it with their own rules, so the ideal is never a second formula of granularity,
+// minimums, lookback or TTL.
 
+import type { ModelEntry } from '../catalog.ts'
 import { sameSegment } from './trie.ts'
 import type {
   Counterfactual,
@@ -116,8 +118,26 @@ export const UNBOUNDED_READ: ReadBounds = {
 }
 
 /**
+ * The catalog entry of the model the previous request ran on, when it is another model than the current
+ * request's: staying would have read that model's cache. `resolve` is the simulator's own lookup, and
+ * entries are compared by the model id its stores are keyed by, not by the names the bodies gave (two
+ * names of one model, such as Gemini's `models/…` and its bare id, are no switch).
+ */
+export function previousModel(
+  previous: PreviousRequest | undefined,
+  current: ModelEntry,
+  resolve: (model: string) => ModelEntry,
+): ModelEntry | undefined {
+  if (previous?.model === undefined) return undefined
+  const entry = resolve(previous.model)
+  return entry.model === current.model ? undefined : entry
+}
+
+/**
  * The trace field of a simulation given the previous request of its session (none without one): the
- * counterfactual of `current` against it. Called between a simulator's read and write phases.
+ * counterfactual of `current` against it. Called between a simulator's read and write phases. `probe`
+ * reads the current model's cache; `switched`, given when the previous request ran on another model
+ * (`previousModel`), reads that model's cache with its rules and is the one the counterfactual reads.
  */
 export function counterfactualTrace(
   previous: PreviousRequest | undefined,
@@ -125,28 +145,34 @@ export function counterfactualTrace(
   actual: ProbeResult,
   probe: Probe,
   otherwise: Shortfall,
+  switched?: Probe,
 ): { counterfactual?: Counterfactual } {
   if (previous === undefined) return {}
-  return { counterfactual: counterfactual(previous.prompt, current, actual, probe, otherwise) }
+  return { counterfactual: counterfactual(previous.prompt, current, actual, probe, otherwise, switched) }
 }
 
 /**
  * The counterfactual of `current` against `previous`: its ideal (the strict read of an unchanged
  * extension, capped at what `current` holds, never below the actual read) and its warm read (the same
  * with expiry and lookback lifted). `otherwise` names the cause when the strict read reports none (a
- * request routed to another machine than the previous one).
+ * request routed to another machine than the previous one). After a model switch the actual read came
+ * from another cache than the counterfactual's, so even an extension is probed.
  */
 function counterfactual(
   previous: Prompt,
   current: Prompt,
   actual: ProbeResult,
-  probe: Probe,
+  own: Probe,
   otherwise: Shortfall,
+  switched: Probe | undefined,
 ): Counterfactual {
   const candidate = counterfactualPrompt(previous, current)
   const limit = cacheableTokens(current)
+  const probe = switched ?? own
   const strict =
-    candidate === current ? actual : probe(candidate, { limit, ignoreExpiry: false, unbounded: false })
+    candidate === current && switched === undefined
+      ? actual
+      : probe(candidate, { limit, ignoreExpiry: false, unbounded: false })
   const ideal = Math.max(actual.read, strict.read)
   const warm = Math.max(ideal, probe(candidate, { limit, ignoreExpiry: true, unbounded: true }).read)
   if (warm === ideal) return { ideal, warm }

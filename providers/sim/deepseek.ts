@@ -5,7 +5,7 @@
 // rules: the longest common prefix with an earlier request, in 64-token storage units.
 
 import { type DeepSeekCacheRules, type ModelEntry, simulationModel } from '../catalog.ts'
-import { counterfactualTrace, UNBOUNDED_READ } from './counterfactual.ts'
+import { counterfactualTrace, type Probe, previousModel, UNBOUNDED_READ } from './counterfactual.ts'
 import { deepseekReasoningShown, linearizeChat } from './linearize-openai.ts'
 import { billedOutputTokens } from './output.ts'
 import { scaleTokens, tokensThrough, unwrittenCounts } from './prompt.ts'
@@ -57,6 +57,12 @@ interface UnitPosition {
   tokens: number
 }
 
+/** The counterfactual's reads: the current model's cache, and the previous request's model's after a switch. */
+interface Probes {
+  own: Probe
+  switched: Probe | undefined
+}
+
 export class DeepSeekCacheSimulator {
   private readonly counter: TokenCounter
   private readonly models: readonly ModelEntry[] | undefined
@@ -99,9 +105,31 @@ export class DeepSeekCacheSimulator {
     const prompt = this.linearize(request.body)
     const output = billedOutputTokens(request, this.counter, entry.tokenScale)
     const trie = this.trieOf(entry.model)
+    // Staying on the model the previous request ran on would have read that model's units.
+    const stayed = previousModel(request.previous, entry, (model) => this.model({ model }))
+    const probes: Probes = {
+      own: this.probe(entry, request.at),
+      switched: stayed === undefined ? undefined : this.probe(stayed, request.at),
+    }
     return rules.mode === 'legacy'
-      ? this.simulateLegacy(trie, rules, request, prompt, output)
-      : this.simulateUnits(trie, rules, request, prompt, output, entry.tokenScale)
+      ? this.simulateLegacy(trie, rules, request, prompt, output, probes)
+      : this.simulateUnits(trie, rules, request, prompt, output, entry.tokenScale, probes)
+  }
+
+  /** A read of a model's cache at `at` under its rules (units or legacy), changing nothing: a counterfactual's probe. */
+  private probe(entry: ModelEntry, at: number): Probe {
+    const rules = entry.cache as DeepSeekCacheRules
+    const trie = this.tries.get(entry.model)
+    return (candidate, bounds) => {
+      if (trie === undefined) return { read: 0, shortfall: undefined }
+      if (rules.mode === 'legacy')
+        return this.readLegacy(trie, candidate, at, rules, entry.tokenScale, bounds)
+      const probed = this.readUnits(trie, candidate, at, rules, bounds)
+      return {
+        read: onGrid(probed.hit?.tokens ?? 0, rules.readGranularityTokens),
+        shortfall: probed.shortfall,
+      }
+    }
   }
 
   private trieOf(model: string): PrefixTrie<NodeState> {
@@ -125,6 +153,7 @@ export class DeepSeekCacheSimulator {
     prompt: Prompt,
     output: number,
     scale: number,
+    probes: Probes,
   ): Simulation {
     const { at } = request
     const found = this.readUnits(trie, prompt, at, rules, UNBOUNDED_READ)
@@ -135,14 +164,9 @@ export class DeepSeekCacheSimulator {
       request.previous,
       prompt,
       { read, shortfall: found.shortfall },
-      (candidate, bounds) => {
-        const probed = this.readUnits(trie, candidate, at, rules, bounds)
-        return {
-          read: onGrid(probed.hit?.tokens ?? 0, rules.readGranularityTokens),
-          shortfall: probed.shortfall,
-        }
-      },
+      probes.own,
       'ttl-expired',
+      probes.switched,
     )
     if (found.hit !== undefined) found.hit.state.lastUsed = at
     const shortfall = found.shortfall
@@ -356,6 +380,7 @@ export class DeepSeekCacheSimulator {
     request: SimulationRequest,
     prompt: Prompt,
     output: number,
+    probes: Probes,
   ): Simulation {
     const { at } = request
     const scale = this.model(request.body).tokenScale
@@ -365,8 +390,9 @@ export class DeepSeekCacheSimulator {
       request.previous,
       prompt,
       found,
-      (candidate, bounds) => this.readLegacy(trie, candidate, at, rules, scale, bounds),
+      probes.own,
       'ttl-expired',
+      probes.switched,
     )
     for (const node of trie.insert(prompt, prompt.segments.length, () => ({}))) {
       node.data ??= {}

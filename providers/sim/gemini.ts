@@ -5,7 +5,7 @@
 
 import { type Random, seededRandom } from '../../harness/random.ts'
 import { type GeminiCacheRules, type ModelEntry, simulationModel } from '../catalog.ts'
-import { counterfactualTrace, UNBOUNDED_READ } from './counterfactual.ts'
+import { counterfactualTrace, type Probe, previousModel, UNBOUNDED_READ } from './counterfactual.ts'
 import { linearizeCachedContent, linearizeGemini } from './linearize-gemini.ts'
 import { floorToIncrement } from './openai-prefix.ts'
 import { billedOutputTokens } from './output.ts'
@@ -120,6 +120,9 @@ export class GeminiCacheSimulator {
     const readOf = (probed: ImplicitRead, limit: number) =>
       explicit === undefined ? probed.read : Math.min(explicit.tokens, limit)
     const read = readOf(implicit, Number.POSITIVE_INFINITY)
+    // Staying on the model the previous request ran on would have read that model's implicit store (an
+    // explicit cache belongs to one model: the other model's request could not have named this one).
+    const stayed = previousModel(request.previous, entry, (model) => this.model({ model }))
     const measured = counterfactualTrace(
       request.previous,
       prompt,
@@ -132,6 +135,7 @@ export class GeminiCacheSimulator {
         }
       },
       'routing-miss',
+      stayed === undefined ? undefined : this.implicitProbe(stayed, at),
     )
     // The whole prompt is kept (free), and every node it passes is renewed.
     const nodes = trie.insert(prompt, prompt.segments.length, () => ({ lastUsed: at }))
@@ -299,6 +303,17 @@ export class GeminiCacheSimulator {
     if (floorToIncrement(stored, rules.minTokens, rules.increment) > read) shortfall = 'ttl-expired'
     else if (read === 0 && matched > 0) shortfall = 'below-minimum'
     return { read, matched, ...(shortfall !== undefined ? { shortfall } : {}) }
+  }
+
+  /** A read of a model's implicit store at `at` under its rules, changing nothing: a counterfactual's probe. */
+  private implicitProbe(entry: ModelEntry, at: number): Probe {
+    const rules = entry.cache as GeminiCacheRules
+    const trie = this.tries.get(entry.model)
+    return (candidate, bounds) => {
+      if (trie === undefined) return { read: 0, shortfall: undefined }
+      const probed = this.readImplicit(trie, candidate, at, rules, entry.tokenScale, bounds)
+      return { read: probed.read, shortfall: probed.shortfall }
+    }
   }
 
   /** Tokens matched inside the first segment not stored whole: the same frame, a common token prefix. */

@@ -2,9 +2,9 @@
 // breakpoint on the latest message and the latest explicit markers (four at most), billed separately.
 
 import type { OpenAIBreakpointRules } from '../catalog.ts'
-import { counterfactualTrace, UNBOUNDED_READ } from './counterfactual.ts'
+import { counterfactualTrace, type Probe, UNBOUNDED_READ } from './counterfactual.ts'
 import type { CacheOptions } from './openai-cache-fields.ts'
-import { machine, type OpenAIRouter } from './openai-routing.ts'
+import { machine, type OpenAIRouter, type Route } from './openai-routing.ts'
 import { tokensThrough } from './prompt.ts'
 import type { PrefixTrie, TrieMeter, TrieNode } from './trie.ts'
 import type {
@@ -49,13 +49,17 @@ export class OpenAIBreakpointCache {
     return removed
   }
 
-  /** Simulate one request of a GPT-5.6 or later model with its validated cache options. */
+  /**
+   * Simulate one request of a GPT-5.6 or later model with its validated cache options. `switched` reads
+   * the cache of the model the previous request ran on, when that was another model.
+   */
   simulate(
     rules: OpenAIBreakpointRules,
     options: CacheOptions,
     request: SimulationRequest,
     prompt: Prompt,
     output: number,
+    switched?: Probe,
   ): Simulation {
     const { body, at } = request
     // `ttl` defaults to '30m', the only value the API accepts (an invalid one is refused before this).
@@ -72,12 +76,9 @@ export class OpenAIBreakpointCache {
     const conversation = `${String(body.model)}:${route.machine}:${String(body.prompt_cache_key ?? route.key)}`
     const serial = this.conversations.get(conversation) ?? 0
 
-    const explicit = prompt.segments.flatMap((segment, index) =>
-      segment.breakpoint?.explicit === true ? [index] : [],
-    )
+    const explicit = explicitBreakpoints(prompt)
     const implicit = options.mode === 'implicit' && prompt.segments.length > 0
-    // "If there are no explicit breakpoints, the request does not use prompt caching" (explicit mode).
-    const caching = implicit || explicit.length > 0
+    const caching = usesCaching(options, prompt, explicit)
     const breakpoints = new Set(explicit)
     if (implicit) breakpoints.add(prompt.segments.length - 1)
     const placed: PlacedBreakpoint[] = [...breakpoints]
@@ -94,30 +95,9 @@ export class OpenAIBreakpointCache {
       request.previous,
       marked,
       { read, shortfall: found.missed },
-      (candidate, bounds) => {
-        // The counterfactual request has this request's options: without caching it reads nothing.
-        if (!caching) return { read: 0, shortfall: undefined }
-        const home = request.previous?.machine
-        const index =
-          bounds.unbounded && home !== undefined
-            ? home
-            : this.router.candidateMachine(rules.routingTokens, rules.machines, body, candidate, route)
-        const key = `${String(body.model)}:${index}:${String(body.prompt_cache_key ?? route.key)}`
-        const probed = readBreakpoints(
-          machine(this.machines, String(body.model), index, this.meter),
-          candidate,
-          at,
-          key,
-          this.conversations.get(key) ?? 0,
-          rules,
-          bounds,
-        )
-        return {
-          read: tokensThrough(candidate, probed.depth),
-          shortfall: probed.missed,
-        }
-      },
+      this.probe(rules, caching, body, at, route, request.previous?.machine),
       'routing-miss',
+      switched,
     )
     const refresh = (entry: BreakpointEntry) => {
       entry.liveUntil = Math.max(entry.liveUntil ?? 0, at + ttlSeconds)
@@ -175,6 +155,56 @@ export class OpenAIBreakpointCache {
       },
     }
   }
+
+  /**
+   * A read of one model's breakpoint stores (the model `body` names) at `at`, changing nothing: a
+   * counterfactual's probe with the request's options (without caching it reads nothing). An unchanged
+   * extension is routed as the request was (`route`, none after a model switch); a warm cache is the
+   * previous request's machine (`home`).
+   */
+  probe(
+    rules: OpenAIBreakpointRules,
+    caching: boolean,
+    body: Record<string, unknown>,
+    at: number,
+    route: Route | undefined,
+    home: number | undefined,
+  ): Probe {
+    const model = String(body.model)
+    return (candidate, bounds) => {
+      if (!caching) return { read: 0, shortfall: undefined }
+      const routed = this.router.candidateRoute(rules.routingTokens, rules.machines, body, candidate, route)
+      const index = bounds.unbounded && home !== undefined ? home : routed.machine
+      const key = `${model}:${index}:${String(body.prompt_cache_key ?? (route ?? routed).key)}`
+      const probed = readBreakpoints(
+        machine(this.machines, model, index, this.meter),
+        candidate,
+        at,
+        key,
+        this.conversations.get(key) ?? 0,
+        rules,
+        bounds,
+      )
+      return { read: tokensThrough(candidate, probed.depth), shortfall: probed.missed }
+    }
+  }
+}
+
+/** The segments an explicit `prompt_cache_breakpoint` marks. */
+function explicitBreakpoints(prompt: Prompt): number[] {
+  return prompt.segments.flatMap((segment, index) => (segment.breakpoint?.explicit === true ? [index] : []))
+}
+
+/**
+ * Whether a request uses prompt caching under GPT-5.6 rules: always in implicit mode, and in explicit
+ * mode only with a marker ("If there are no explicit breakpoints, the request does not use prompt caching").
+ */
+export function usesCaching(
+  options: CacheOptions,
+  prompt: Prompt,
+  explicit: readonly number[] = explicitBreakpoints(prompt),
+): boolean {
+  return (options.mode === 'implicit' && prompt.segments.length > 0) || explicit.length > 0
 }
 
 /** The marker of the implicit breakpoint OpenAI places on the latest message. */

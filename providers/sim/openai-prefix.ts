@@ -3,9 +3,9 @@
 
 import type { Random } from '../../harness/random.ts'
 import type { OpenAIPrefixRules } from '../catalog.ts'
-import { counterfactualTrace, UNBOUNDED_READ } from './counterfactual.ts'
+import { counterfactualTrace, type Probe, UNBOUNDED_READ } from './counterfactual.ts'
 import { invalidRequest } from './openai-cache-fields.ts'
-import { machine, type OpenAIRouter } from './openai-routing.ts'
+import { machine, type OpenAIRouter, type Route } from './openai-routing.ts'
 import { scaleTokens, tokensThrough, unwrittenCounts } from './prompt.ts'
 import type { TokenCounter } from './tokens.ts'
 import type { PrefixTrie, TrieMeter, TrieNode } from './trie.ts'
@@ -79,13 +79,17 @@ export class OpenAIPrefixCache {
     return removed
   }
 
-  /** Simulate one request of a model before GPT-5.6; `scale` is the model's token scale. */
+  /**
+   * Simulate one request of a model before GPT-5.6; `scale` is the model's token scale. `switched` reads
+   * the cache of the model the previous request ran on, when that was another model.
+   */
   simulate(
     rules: OpenAIPrefixRules,
     request: SimulationRequest,
     prompt: Prompt,
     output: number,
     scale: number,
+    switched?: Probe,
   ): Simulation {
     const { body, at } = request
     const retention = this.retentionSeconds(rules, body)
@@ -100,27 +104,9 @@ export class OpenAIPrefixCache {
       request.previous,
       prompt,
       { read, shortfall: found.shortfall },
-      (candidate, bounds) => {
-        // An unchanged extension is routed like the previous request; a warm cache is its machine's.
-        const home = request.previous?.machine
-        const index =
-          bounds.unbounded && home !== undefined
-            ? home
-            : this.router.candidateMachine(rules.routingTokens, rules.machines, body, candidate, route)
-        const probed = this.readPrefix(
-          machine(this.machines, model, index, this.meter),
-          candidate,
-          at,
-          rules,
-          scale,
-          bounds,
-        )
-        return {
-          read: probed.read,
-          shortfall: probed.shortfall,
-        }
-      },
+      this.probe(rules, body, at, scale, route, request.previous?.machine),
       'routing-miss',
+      switched,
     )
 
     // The whole prompt is cached on the machine after the request (writes are free before GPT-5.6).
@@ -159,6 +145,37 @@ export class OpenAIPrefixCache {
         ...(found.shortfall !== undefined ? { shortfall: found.shortfall } : {}),
         ...measured,
       },
+    }
+  }
+
+  /**
+   * A read of one model's prefix stores (the model `body` names) at `at`, changing nothing: a
+   * counterfactual's probe. An unchanged extension is routed as the request was (`route`, none after a
+   * model switch); a warm cache is the previous request's machine (`home`).
+   */
+  probe(
+    rules: OpenAIPrefixRules,
+    body: Record<string, unknown>,
+    at: number,
+    scale: number,
+    route: Route | undefined,
+    home: number | undefined,
+  ): Probe {
+    const model = String(body.model)
+    return (candidate, bounds) => {
+      const index =
+        bounds.unbounded && home !== undefined
+          ? home
+          : this.router.candidateRoute(rules.routingTokens, rules.machines, body, candidate, route).machine
+      const probed = this.readPrefix(
+        machine(this.machines, model, index, this.meter),
+        candidate,
+        at,
+        rules,
+        scale,
+        bounds,
+      )
+      return { read: probed.read, shortfall: probed.shortfall }
     }
   }
 

@@ -26,9 +26,13 @@ describe('routing OpenAI requests to machines', () => {
     const router = new OpenAIRouter(counter, undefined, false)
     const start = 'A long shared start. '.repeat(80)
     const route = router.route(256, 16, 15, body('k'), prompt(start, 'one'), 0)
-    expect(router.candidateMachine(256, 16, body('k'), prompt(start, 'other'), route)).toBe(route.machine)
+    expect(router.candidateRoute(256, 16, body('k'), prompt(start, 'other'), route).machine).toBe(
+      route.machine,
+    )
     const elsewhere = router.route(256, 16, 15, body('other-key'), prompt(start), 0)
-    expect(router.candidateMachine(256, 16, body('other-key'), prompt(start), route)).toBe(elsewhere.machine)
+    expect(router.candidateRoute(256, 16, body('other-key'), prompt(start), route).machine).toBe(
+      elsewhere.machine,
+    )
   })
 
   it('spills traffic above the per-key rate to other machines only when overflow is on with a seed', () => {

@@ -50,16 +50,22 @@ export class OpenAIRouter {
     return { machine: machineIndex, key }
   }
 
-  /** The machine an unchanged extension lands on: this request's when it shares its route, else its own hash. */
-  candidateMachine(
+  /**
+   * The route an unchanged extension takes: the request's own (`route`) when it shares its key, else its
+   * key's hash. After a model switch there is no own route: the key names the other model.
+   */
+  candidateRoute(
     routingTokens: number,
     machines: number,
     body: Record<string, unknown>,
     candidate: Prompt,
-    route: Route,
-  ): number {
+    route: Route | undefined,
+  ): Route {
     const key = this.routeKey(routingTokens, body, candidate)
-    return key === route.key ? route.machine : hashString(key) % machines
+    return {
+      machine: route !== undefined && key === route.key ? route.machine : hashString(key) % machines,
+      key,
+    }
   }
 
   /** The routing key of a prompt: the model, `prompt_cache_key` and the first `routingTokens` tokens. */

@@ -3,8 +3,9 @@
 
 import { seededRandom } from '../../harness/random.ts'
 import { type ModelEntry, type OpenAIPrefixRules, simulationModel, type Vendor } from '../catalog.ts'
+import { type Probe, previousModel } from './counterfactual.ts'
 import { linearizeChat, linearizeResponses } from './linearize-openai.ts'
-import { OpenAIBreakpointCache } from './openai-breakpoints.ts'
+import { OpenAIBreakpointCache, usesCaching } from './openai-breakpoints.ts'
 import { cacheOptions } from './openai-cache-fields.ts'
 import { OpenAIPrefixCache } from './openai-prefix.ts'
 import { OpenAIRouter } from './openai-routing.ts'
@@ -64,9 +65,40 @@ export class OpenAICacheSimulator {
     const options = cacheOptions(api, request.body, entry.cache.kind === 'openai-breakpoint')
     const prompt = this.linearize(api, request.body)
     const output = billedOutputTokens(request, this.counter, entry.tokenScale)
+    // Staying on the model the previous request ran on would have read that model's cache, of either kind.
+    const stayed = previousModel(request.previous, entry, (model) => this.model({ model }))
+    const switched = stayed === undefined ? undefined : this.probe(api, stayed, request, prompt)
     return entry.cache.kind === 'openai-breakpoint'
-      ? this.breakpointCache.simulate(entry.cache, options, request, prompt, output)
-      : this.prefixCache.simulate(entry.cache as OpenAIPrefixRules, request, prompt, output, entry.tokenScale)
+      ? this.breakpointCache.simulate(entry.cache, options, request, prompt, output, switched)
+      : this.prefixCache.simulate(
+          entry.cache as OpenAIPrefixRules,
+          request,
+          prompt,
+          output,
+          entry.tokenScale,
+          switched,
+        )
+  }
+
+  /**
+   * A read of another model's cache for a request, changing nothing: the body sent to that model, routed
+   * by its own key, a warm cache on the previous request's machine.
+   */
+  private probe(api: Api, entry: ModelEntry, request: SimulationRequest, prompt: Prompt): Probe {
+    const body = { ...request.body, model: entry.model }
+    const home = request.previous?.machine
+    if (entry.cache.kind !== 'openai-breakpoint')
+      return this.prefixCache.probe(
+        entry.cache as OpenAIPrefixRules,
+        body,
+        request.at,
+        entry.tokenScale,
+        undefined,
+        home,
+      )
+    // The body passed the current model's checks, which are the breakpoint models' or stricter.
+    const caching = usesCaching(cacheOptions(api, body, true), prompt)
+    return this.breakpointCache.probe(entry.cache, caching, body, request.at, undefined, home)
   }
 
   private model(body: Record<string, unknown>): ModelEntry {

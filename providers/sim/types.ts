@@ -146,6 +146,11 @@ export interface PreviousRequest {
   prompt: Prompt
   /** Machine it was routed to (OpenAI). */
   machine?: number
+  /**
+   * The model the previous request ran on, as its body named it; absent means the same model as the
+   * request simulated. On another model the counterfactual reads that model's cache, with its rules.
+   */
+  model?: string
 }
 
 /** One request to simulate. */

@@ -62,8 +62,11 @@ describe('a DSH log with its header, replayed through the DeepSeek simulator', (
     expect(first?.counterfactual).toBeUndefined()
     expect(second?.predicted?.read).toBeGreaterThan(first?.predicted?.input ?? Number.POSITIVE_INFINITY)
     expect(second?.counterfactual).toEqual({ ideal: second?.predicted?.read, warm: second?.predicted?.read })
-    // Another model has its own cache; the summarizer call has no body to replay.
+    // Another model has its own cache: staying on the first would have read what the tool loop left
+    // there. The summarizer call has no body to replay.
     expect(switched?.predicted?.read).toBe(0)
+    expect(switched?.counterfactual?.ideal).toBeGreaterThan(0)
+    expect(switched?.counterfactual?.ideal).toBe(second?.carry)
     expect(summary?.predicted).toBeUndefined()
     // The compaction rewrote the history after the system prompt: no unit of the earlier requests fits.
     expect(compacted?.predicted?.read).toBe(0)

@@ -11,6 +11,7 @@ import {
   type SimulatorOptions,
   SimulatorRejection,
 } from '../sim/types.ts'
+import { bodyModel } from '../types.ts'
 import type { ObservedRequest } from './types.ts'
 
 /** One imported request beside what the simulator predicts for it. */
@@ -96,9 +97,11 @@ export function replayObserved(
       if (simulation.trace.counterfactual !== undefined)
         result.counterfactual = simulation.trace.counterfactual
       const machine = simulation.trace.machine
+      const model = bodyModel(wire.body)
       previous.set(request.session, {
         prompt: simulation.prompt,
         ...(machine !== undefined ? { machine } : {}),
+        ...(model !== undefined ? { model } : {}),
       })
     } catch (error) {
       if (!(error instanceof SimulatorRejection)) throw error
