@@ -203,8 +203,8 @@ describe.skipIf(!existsSync(SAMPLES))('cachelab import on every real sample', ()
       expect.stringMatching(/pi-badlogic-session-2025-12-17\.jsonl:440$/),
     ])
     const sessions = new Set(result.entries.map(({ row }) => row.variant))
-    expect([...sessions].filter((session) => session.includes('/sidechain-')).length).toBeGreaterThan(0)
-    expect([...sessions].filter((session) => session.includes('/agent-')).length).toBe(1)
+    expect([...sessions].filter((session) => session.includes('.sidechain-')).length).toBeGreaterThan(0)
+    expect([...sessions].filter((session) => session.includes('.subagent-')).length).toBe(1)
     // The Codex fork child counts only its own requests, never its parent's replayed usage.
     const child = result.entries.filter(({ row }) => row.variant === 'child-session')
     expect(child).toHaveLength(16)

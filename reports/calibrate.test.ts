@@ -65,7 +65,7 @@ describe('calibration over recorded usage', () => {
 
   it('Anthropic: counts the main sessions’ pairs apart from a sidechain’s', () => {
     const sidechain = (seconds: number, used: Usage) => ({
-      ...request('anthropic', 'claude-opus-4-5', 's/sidechain-1', seconds, used),
+      ...request('anthropic', 'claude-opus-4-5', 's.sidechain-1', seconds, used),
       parent: 's',
     })
     const requests = [

@@ -164,6 +164,12 @@ export class ObservedRowBuilder {
       virtualTimeS: Date.parse(request.time) / 1000,
       latencyMs: 0,
     }
+    // A sidechain or subagent is a conversation of its parent's session, as a capture names it.
+    const conversation: Pick<StepRow, 'session' | 'conversationKind' | 'simulatedAs'> = {
+      ...(request.parent === undefined ? {} : { session: request.parent, conversationKind: 'subagent' }),
+      // A model the catalog lacks is priced as its stand-in, as a capture names it.
+      ...(model.mappedFrom !== undefined ? { simulatedAs: entry.model } : {}),
+    }
     const usage = request.usage
     const read = usage.cacheRead ?? 0
     const writeTokens = usage.cacheWrite ?? 0
@@ -176,7 +182,11 @@ export class ObservedRowBuilder {
         prices: entry.prices,
       })
       const start: RewriteClass = request.parent !== undefined ? 'sidechain-start' : 'session-start'
-      return { row, rewrite: { class: start, writeTokens, missedTokens: 0 }, model }
+      return {
+        row: { ...row, ...conversation },
+        rewrite: { class: start, writeTokens, missedTokens: 0 },
+        model,
+      }
     }
     const gapSeconds = Math.max(0, (Date.parse(request.time) - Date.parse(previous.time)) / 1000)
     const carried = Math.min(carriedTokens(entry, previous), usage.input)
@@ -207,7 +217,11 @@ export class ObservedRowBuilder {
       attribution,
       prices: entry.prices,
     })
-    return { row, rewrite: { class: rewriteClass, writeTokens, missedTokens: missed, gapSeconds }, model }
+    return {
+      row: { ...row, ...conversation },
+      rewrite: { class: rewriteClass, writeTokens, missedTokens: missed, gapSeconds },
+      model,
+    }
   }
 }
 

@@ -63,9 +63,9 @@ describe('readClaudeCode', () => {
     const main = '5c5c0de0-0000-4000-8000-00000000a1a1'
     expect(requests.map((request) => [line(request), request.session, request.parent])).toEqual([
       [3, main, undefined],
-      [6, `${main}/sidechain-s1`, main],
-      [7, `${main}/sidechain-s2`, main],
-      [9, `${main}/sidechain-s1`, main],
+      [6, `${main}.sidechain-s1`, main],
+      [7, `${main}.sidechain-s2`, main],
+      [9, `${main}.sidechain-s1`, main],
       [12, main, undefined],
     ])
   })
@@ -79,8 +79,8 @@ describe('readClaudeCode', () => {
     const { requests } = await read(testdata('claude-code-subagent.jsonl'))
     const main = 'ab0de000-0000-4000-8000-0000000a9e47'
     expect(requests.map((request) => [request.session, request.parent])).toEqual([
-      [`${main}/agent-a0f3e1`, main],
-      [`${main}/agent-a0f3e1`, main],
+      [`${main}.subagent-a0f3e1`, main],
+      [`${main}.subagent-a0f3e1`, main],
     ])
   })
 
@@ -228,7 +228,7 @@ describe.skipIf(!existsSync(SAMPLES))('readClaudeCode on the real samples', () =
     for (const request of requests) sessions.set(request.session, (sessions.get(request.session) ?? 0) + 1)
     const main = 'fe5e1c67-53e7-4862-81ae-d0e013e3270b'
     expect(sessions.get(main)).toBe(9)
-    expect([...sessions.keys()].filter((session) => session.startsWith(`${main}/sidechain-`))).toHaveLength(5)
+    expect([...sessions.keys()].filter((session) => session.startsWith(`${main}.sidechain-`))).toHaveLength(5)
     expect([...sessions.values()].sort((a, b) => a - b)).toEqual([9, 9, 25, 34, 40, 53])
     expect(requests.every((request) => (request.session === main) === (request.parent === undefined))).toBe(
       true,
@@ -239,7 +239,7 @@ describe.skipIf(!existsSync(SAMPLES))('readClaudeCode on the real samples', () =
     const { requests } = await read(join(SAMPLES, 'claude-code-daaain-worktrees-subagent.jsonl'))
     expect(new Set(requests.map((request) => `${request.session} < ${request.parent}`))).toEqual(
       new Set([
-        'ef958aa1-0e93-49f0-bb71-150f63befcd1/agent-a4ca7529859c158c2 < ef958aa1-0e93-49f0-bb71-150f63befcd1',
+        'ef958aa1-0e93-49f0-bb71-150f63befcd1.subagent-a4ca7529859c158c2 < ef958aa1-0e93-49f0-bb71-150f63befcd1',
       ]),
     )
   })

@@ -120,13 +120,14 @@ export class ClaudeCodeReading {
     const sessionId = text(value.sessionId)
     if (sessionId === undefined) return undefined
     const agentId = text(value.agentId)
-    if (agentId !== undefined) return this.session(`${sessionId}/agent-${agentId}`, sessionId)
+    // Named as a capture names the same conversation: the session id, then the subagent's id.
+    if (agentId !== undefined) return this.session(`${sessionId}.subagent-${agentId}`, sessionId)
     if (value.isSidechain !== true) return this.session(sessionId)
     const uuid = text(value.uuid)
     const parentUuid = text(value.parentUuid)
     const id =
       (parentUuid !== undefined ? this.sidechainOf.get(parentUuid) : undefined) ??
-      `${sessionId}/sidechain-${uuid ?? 'unknown'}`
+      `${sessionId}.sidechain-${uuid ?? 'unknown'}`
     if (uuid !== undefined) this.sidechainOf.set(uuid, id)
     return this.session(id, sessionId)
   }

@@ -1,0 +1,104 @@
+// A bench for real coding agents: one loopback `serve` (simulated providers, every request placed and
+// recorded), and agent sessions against it, each in a scratch home and workspace with the pinned agent
+// installed into the cache folder. What the agents sent becomes the same rows `cachelab report` makes.
+
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import {
+  AGENT_DRIVERS,
+  type AgentName,
+  type AgentOptions,
+  type AgentPlace,
+  type AgentStep,
+  installedAgent,
+  runAgentStep,
+  type ServerUrls,
+  type StepOutcome,
+  writeAgentFiles,
+} from '../../harness/loops/agents/index.ts'
+import { type CapturedExchange, CaptureTracker } from '../../providers/capture/tracker.ts'
+import { type LoopbackServer, startLoopback } from '../../providers/mock/loopback.ts'
+import { type ReplyRuleInput, repliesFromRules } from '../../providers/mock/reply-file.ts'
+import { CacheSimulators } from '../../providers/sim/index.ts'
+import { captureRows } from '../../reports/capture-rows.ts'
+import type { StepRow } from '../../reports/types.ts'
+
+/** How long one step of an agent may take before it is killed: room for a cold start on a loaded machine. */
+export const STEP_TIMEOUT_MS = 240_000
+
+/** One agent session: its place on disk, and its steps, each a new process. */
+export interface AgentSession {
+  name: AgentName
+  place: AgentPlace
+  /** Every step run so far, in order, with how it ended. */
+  outcomes: StepOutcome[]
+  /** Run one step; resolves once the agent's process has exited. */
+  step(step: AgentStep): Promise<StepOutcome>
+}
+
+export interface AgentBench {
+  server: LoopbackServer
+  urls: ServerUrls
+  /** Every request the agents sent, placed and answered, in order. */
+  exchanges: CapturedExchange[]
+  /** The rows of what was captured, as `cachelab report` gives them. */
+  rows(): StepRow[]
+  /** A new session of an agent in its own scratch home and workspace (the agent installed if need be). */
+  session(name: AgentName, options?: AgentOptions & { setup?: (place: AgentPlace) => void }): Promise<AgentSession>
+  close(): Promise<void>
+}
+
+/** Start a bench whose simulated model answers by `replies` (a replies file's rules). */
+export async function startAgentBench(replies: readonly ReplyRuleInput[] = []): Promise<AgentBench> {
+  const root = mkdtempSync(join(tmpdir(), 'cachelab-agents-'))
+  const exchanges: CapturedExchange[] = []
+  const linearizer = new CacheSimulators()
+  const tracker = new CaptureTracker({
+    linearize: (api, body) => linearizer.linearize(api, body),
+    keepBodies: true,
+    sink: (exchange) => exchanges.push(exchange),
+  })
+  const server = await startLoopback({
+    upstream: 'sim',
+    port: 0,
+    capture: tracker,
+    ...(replies.length > 0 ? { replies: repliesFromRules(replies) } : {}),
+  })
+  const urls: ServerUrls = {
+    anthropic: server.baseURLs.anthropic,
+    openai: server.baseURLs.openai,
+    gemini: server.baseURLs.gemini,
+  }
+  let sessions = 0
+  return {
+    server,
+    urls,
+    exchanges,
+    rows: () => captureRows(exchanges, { runId: 'agents', scenario: 'agents' }),
+    async session(name, options = {}) {
+      const driver = AGENT_DRIVERS[name]
+      const bin = await installedAgent(driver)
+      sessions += 1
+      const base = join(root, `${name}-${sessions}`)
+      const place: AgentPlace = { home: join(base, 'home'), workspace: join(base, 'workspace') }
+      writeAgentFiles(place, driver.files(place, urls, options))
+      options.setup?.(place)
+      const outcomes: StepOutcome[] = []
+      return {
+        name,
+        place,
+        outcomes,
+        async step(step) {
+          const outcome = await runAgentStep(bin, place, driver.command(place, urls, step, options), STEP_TIMEOUT_MS)
+          outcomes.push(outcome)
+          return outcome
+        },
+      }
+    },
+    async close() {
+      await server.close()
+      rmSync(root, { recursive: true, force: true })
+    },
+  }
+}
