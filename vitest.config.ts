@@ -1,5 +1,6 @@
 // Test tiers: `default` (unit and mocked end-to-end, no network) is `npm test`; `keyed` runs the
-// request-cache e2e against real providers, or against `cachelab serve` on loopback.
+// request-cache e2e against real providers, or against `cachelab serve` on loopback; `agents` drives the
+// real coding agents (installed at pinned versions into a cache folder) against a loopback serve.
 import { defineConfig } from 'vitest/config'
 
 export default defineConfig({
@@ -9,7 +10,7 @@ export default defineConfig({
         test: {
           name: 'default',
           include: ['{harness,providers,scenarios,reports,bin}/**/*.test.ts'],
-          exclude: ['**/*.keyed.test.ts', 'node_modules/**'],
+          exclude: ['**/*.keyed.test.ts', '**/*.agents.test.ts', 'node_modules/**'],
           testTimeout: 30_000,
           hookTimeout: 30_000,
         },
@@ -20,6 +21,17 @@ export default defineConfig({
           include: ['{harness,providers,scenarios,reports,bin}/**/*.keyed.test.ts'],
           testTimeout: 600_000,
           hookTimeout: 120_000,
+          fileParallelism: false,
+        },
+      },
+      {
+        test: {
+          name: 'agents',
+          include: ['scenarios/agents/**/*.agents.test.ts'],
+          // Room, not a target: an agent's install is minutes, a session of cold-starting CLIs on a loaded
+          // 2-core machine a few more. One file at a time: each agent takes a core.
+          testTimeout: 1_800_000,
+          hookTimeout: 1_800_000,
           fileParallelism: false,
         },
       },

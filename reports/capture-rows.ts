@@ -4,9 +4,9 @@
 
 import type { CapturedExchange } from '../providers/capture/tracker.ts'
 import { simulationModel, vendorOf } from '../providers/catalog.ts'
-import { failedRow, type Measured, measuredRow, type RowLabels } from './rows.ts'
+import { failedRow, measuredRow, type RowLabels } from './rows.ts'
 import type { StepRow } from './types.ts'
-import { isProviderSide, wireBreak } from './wire-attribution.ts'
+import { wireBreak, withProviderSide } from './wire-attribution.ts'
 
 /** The labels every row of a capture shares: the run id and the scenario a capture is reported as. */
 export interface CaptureLabels {
@@ -54,18 +54,11 @@ export class CaptureRowBuilder {
     const previous = this.previous
     this.previous = exchange
     const attribution = previous === undefined ? undefined : wireBreak(previous.digest, exchange.digest)
-    let counterfactual: Measured['counterfactual'] =
-      previous === undefined ? undefined : exchange.simulation?.counterfactual
-    if (isProviderSide(attribution) && counterfactual !== undefined && attribution !== undefined) {
-      // The client resent its history unchanged: it could read no more than it did, and what the
-      // provider's rules left out is the provider side's cost.
-      const read = exchange.simulation?.counts.read ?? usage.cacheRead ?? 0
-      counterfactual = {
-        ideal: read,
-        warm: Math.max(counterfactual.warm, counterfactual.ideal),
-        cause: attribution.cause,
-      }
-    }
+    const counterfactual = withProviderSide(
+      attribution,
+      previous === undefined ? undefined : exchange.simulation?.counterfactual,
+      exchange.simulation?.counts.read ?? usage.cacheRead ?? 0,
+    )
     const row = measuredRow(labels, {
       usage,
       cold: previous === undefined,

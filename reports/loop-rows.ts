@@ -13,7 +13,7 @@ import { bodyModel } from '../providers/types.ts'
 import type { Attribution } from './attribution.ts'
 import { failedRow, measuredRow, type Observation, type RowLabels } from './rows.ts'
 import type { BreakCause, StepRow } from './types.ts'
-import { wireBreak } from './wire-attribution.ts'
+import { wireBreak, withProviderSide } from './wire-attribution.ts'
 
 /** The part of an external loop's log event attribution reads. */
 export interface LoopEvent {
@@ -188,7 +188,11 @@ export class LoopRowBuilder {
     const row = measuredRow(labels, {
       usage,
       cold: previous === undefined,
-      counterfactual: previous === undefined ? undefined : observation.trace.counterfactual,
+      counterfactual: withProviderSide(
+        attribution,
+        previous === undefined ? undefined : observation.trace.counterfactual,
+        observation.counts.read,
+      ),
       attribution,
       prices: this.context.prices,
     })

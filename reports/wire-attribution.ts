@@ -5,6 +5,7 @@
 // fewer).
 
 import { firstDivergentSegment, type ItemDigest, type RequestDigest } from '../providers/capture/digest.ts'
+import type { Counterfactual } from '../providers/sim/types.ts'
 import { bodyModel } from '../providers/types.ts'
 import type { Attribution } from './attribution.ts'
 import type { BreakCause } from './types.ts'
@@ -56,6 +57,12 @@ function droppedByProvider(
   const parsed = before === undefined ? undefined : parseNode(before[0])
   if (before === undefined || parsed === undefined) return undefined
   if (parsed.part !== 'messages' && parsed.part !== 'input' && parsed.part !== 'contents') return undefined
+  // The request renders that item otherwise, or goes on with a later one: not a tool or a system block
+  // inserted before it (a tool added to a list the provider renders after the system message).
+  const now = current.segments[index]
+  const nowParsed = now === undefined ? undefined : parseNode(now[0])
+  if (nowParsed === undefined || nowParsed.part !== parsed.part || nowParsed.index < parsed.index)
+    return undefined
   const sent = previous.items[parsed.index]
   if (sent === undefined || current.items[parsed.index]?.hash !== sent.hash) return undefined
   // Every earlier item is resent too: an item moved into this place is the client's edit.
@@ -68,6 +75,21 @@ function droppedByProvider(
 /** Whether a break is the provider's own (its rules changed what the client resent unchanged). */
 export function isProviderSide(attribution: Attribution | undefined): boolean {
   return attribution?.cause === 'reasoning-dropped'
+}
+
+/**
+ * The counterfactual of a request whose break is the provider's own: the client resent its history
+ * unchanged, so it could read no more than the simulator read (`read`), and what the provider's rules
+ * left out is the provider side's cost. Any other counterfactual is as the simulator gave it.
+ */
+export function withProviderSide(
+  attribution: Attribution | undefined,
+  counterfactual: Counterfactual | undefined,
+  read: number,
+): (Omit<Counterfactual, 'cause'> & { cause?: BreakCause }) | undefined {
+  if (attribution === undefined || counterfactual === undefined || !isProviderSide(attribution))
+    return counterfactual
+  return { ideal: read, warm: Math.max(counterfactual.warm, counterfactual.ideal), cause: attribution.cause }
 }
 
 /**

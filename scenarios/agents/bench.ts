@@ -44,12 +44,17 @@ export interface AgentBench {
   exchanges: CapturedExchange[]
   /** The rows of what was captured, as `cachelab report` gives them. */
   rows(): StepRow[]
+  /** Answer from now on by these rules (a replies file's), e.g. once a session's workspace path is known. */
+  reply(rules: readonly ReplyRuleInput[]): void
   /** A new session of an agent in its own scratch home and workspace (the agent installed if need be). */
-  session(name: AgentName, options?: AgentOptions & { setup?: (place: AgentPlace) => void }): Promise<AgentSession>
+  session(
+    name: AgentName,
+    options?: AgentOptions & { setup?: (place: AgentPlace) => void },
+  ): Promise<AgentSession>
   close(): Promise<void>
 }
 
-/** Start a bench whose simulated model answers by `replies` (a replies file's rules). */
+/** Start a bench whose simulated model answers by `replies` (a replies file's rules), else by default. */
 export async function startAgentBench(replies: readonly ReplyRuleInput[] = []): Promise<AgentBench> {
   const root = mkdtempSync(join(tmpdir(), 'cachelab-agents-'))
   const exchanges: CapturedExchange[] = []
@@ -76,6 +81,9 @@ export async function startAgentBench(replies: readonly ReplyRuleInput[] = []): 
     urls,
     exchanges,
     rows: () => captureRows(exchanges, { runId: 'agents', scenario: 'agents' }),
+    reply(rules) {
+      if (server.context !== undefined) server.context.replies = repliesFromRules(rules)
+    },
     async session(name, options = {}) {
       const driver = AGENT_DRIVERS[name]
       const bin = await installedAgent(driver)
@@ -90,7 +98,12 @@ export async function startAgentBench(replies: readonly ReplyRuleInput[] = []): 
         place,
         outcomes,
         async step(step) {
-          const outcome = await runAgentStep(bin, place, driver.command(place, urls, step, options), STEP_TIMEOUT_MS)
+          const outcome = await runAgentStep(
+            bin,
+            place,
+            driver.command(place, urls, step, options),
+            STEP_TIMEOUT_MS,
+          )
           outcomes.push(outcome)
           return outcome
         },
