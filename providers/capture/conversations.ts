@@ -131,6 +131,15 @@ interface Session {
   keyed: Map<string, string>
 }
 
+/**
+ * Whether an item ends a run of user messages: anything but a user message. A user message that is not a
+ * turn (an agent's note, tool results) neither opens nor ends one: tool results always follow the model's
+ * call, which ended the run already.
+ */
+function endsRun(item: ItemDigest): boolean {
+  return item.role !== 'user'
+}
+
 /** Whether an item is the model's output: an assistant or model message, a call, reasoning. */
 function isModelItem(item: ItemDigest): boolean {
   return (
@@ -142,11 +151,11 @@ function isModelItem(item: ItemDigest): boolean {
 }
 
 /**
- * The turn and step of a request in its conversation. Items the request shares with the conversation's
- * latest request keep the turns they had; after them, each run of user messages (a typed prompt, with
- * whatever the agent sent beside it) opens the next turn. A history rewritten from its first item (a
- * summary, a re-rendering) goes on from the conversation's latest turn, its latest user message opening
- * the next one if it is new; the first request of a conversation that is not
+ * The turn and step of a request in its conversation. A request that extends the conversation's latest
+ * one keeps the turns of what it shares, and each run of user messages after that (a typed prompt, with
+ * whatever the agent sent beside it) opens the next turn. A rewritten history (a summary, a re-rendering)
+ * goes on from the conversation's latest turn, its latest run of user messages opening the next one when it
+ * brings a new prompt; the first request of a conversation that is not
  * the main one (a subagent's task, a title or summary request quoting another conversation) is turn 1.
  * The step counts the model's answers since the request's latest user message; a request that carries
  * none (chained on a stored response) is the next step of the latest turn.
@@ -168,26 +177,44 @@ function positionIn(
     if (current[index]?.userTurn === true) latestUser = index
   let turn: number
   let turnsAt: number[]
-  if (shared === 0 && conversation.turn > 0) {
-    // A history rewritten from its first item (a summary, a re-rendering for another model): its earlier
-    // turns are the conversation's, and its latest user message opens a turn if it is new.
-    const latest = current[latestUser]
-    const seen = latest !== undefined && previous.some((item) => item.hash === latest.hash)
-    turn = conversation.turn + (latest === undefined || seen ? 0 : 1)
-    turnsAt = current.map(() => turn)
-  } else {
+  if (conversation.turn === 0 || shared === previous.length || shared === current.length) {
+    // A new conversation, one extended, or one rolled back to a prefix of it: what it shares keeps its
+    // turns, and after that each run of user messages is a turn.
     turnsAt = conversation.turnsAt.slice(0, shared)
     turn = shared > 0 ? (conversation.turnsAt[shared - 1] ?? 0) : 0
-    let inUserRun = shared > 0 && current[shared - 1]?.userTurn === true
-    for (let index = shared; index < current.length; index += 1) {
-      if (current[index]?.userTurn === true) {
-        if (!inUserRun) turn += 1
-        inUserRun = true
-      } else {
-        inUserRun = false
+    let inRun = false
+    for (let index = shared - 1; index >= 0; index -= 1) {
+      const item = current[index] as ItemDigest
+      if (item.userTurn || endsRun(item)) {
+        inRun = item.userTurn
+        break
       }
+    }
+    for (let index = shared; index < current.length; index += 1) {
+      const item = current[index] as ItemDigest
+      if (item.userTurn) {
+        if (!inRun) turn += 1
+        inRun = true
+      } else if (endsRun(item)) inRun = false
       turnsAt.push(turn)
     }
+  } else {
+    // A history rewritten (a summary, a re-rendering for another model, messages rebuilt or reordered):
+    // its earlier turns are the conversation's. Its latest run of user messages opens a turn when it is one
+    // new message (a prompt on a re-rendered history), or holds two new ones (a summary and a new prompt);
+    // a summary beside prompts sent before goes on with the turn being compacted.
+    const sent = new Set(previous.map((item) => item.hash))
+    let run = 0
+    let fresh = 0
+    for (let index = latestUser; index >= 0; index -= 1) {
+      const item = current[index] as ItemDigest
+      if (endsRun(item)) break
+      if (!item.userTurn) continue
+      run += 1
+      if (!sent.has(item.hash)) fresh += 1
+    }
+    turn = conversation.turn + ((run === 1 && fresh === 1) || fresh >= 2 ? 1 : 0)
+    turnsAt = current.map(() => turn)
   }
   // A side request, a compaction or a subagent carries history that is not its own: it starts at turn 1.
   if (conversation.turn === 0 && conversation.kind !== 'main') turnsAt.fill(1)
@@ -335,6 +362,10 @@ export class ConversationTracker {
       if (!compatibleKind(conversation, kind, purpose)) continue
       const score = continuationScore(conversation.items, current)
       if (score === 0) continue
+      // A compaction request is sent once: only its retry, or the same request with its instruction
+      // changed (Claude Code asks again for the tags it wanted), continues one; a later compaction of
+      // the same conversation is a compaction of its own.
+      if (conversation.kind === 'compaction' && !onlyLastChanged(conversation.items, current)) continue
       // Only a request that adds to a conversation may change both its system prompt and its tools: a
       // title or a router that repeats the conversation's messages under its own prompt is another one.
       if (score < EXTENDS && !sameShape(conversation.shape, shape)) continue
@@ -495,6 +526,14 @@ export class ConversationTracker {
       if (names?.size === 0 && item !== undefined) map.delete(item.hash)
     }
   }
+}
+
+/** Whether `current` is `previous` with at most its last item changed. */
+function onlyLastChanged(previous: readonly ItemDigest[], current: readonly ItemDigest[]): boolean {
+  if (current.length !== previous.length) return false
+  for (let index = 0; index < current.length - 1; index += 1)
+    if (current[index]?.hash !== previous[index]?.hash) return false
+  return true
 }
 
 /**

@@ -108,24 +108,40 @@ function expanded(record: Record<string, unknown>): Record<string, unknown> {
   return { ...record, content: [{ type: 'text', text: record.content }] }
 }
 
+/**
+ * An item without the Responses API's bookkeeping (`id`, `status`), which the provider does not render into
+ * the prompt: an agent that rebuilds its history sends the same item without them, or with new ones.
+ */
+function withoutBookkeeping(record: Record<string, unknown>): Record<string, unknown> {
+  if (record.id === undefined && record.status === undefined) return record
+  const { id: _id, status: _status, ...content } = record
+  return content
+}
+
 /** The digest of one item. */
 export function itemDigest(item: unknown): ItemDigest {
   const record = recordOf(item)
-  const json = canonicalJson(expanded(record))
+  const json = canonicalJson(expanded(withoutBookkeeping(record)))
   return { role: roleOf(record), hash: contentHash(json), userTurn: isUserTurn(item), size: json.length }
 }
 
 /**
- * A text the agent adds to a user message for the model, not typed by the user: Claude Code's
- * `<system-reminder>` blocks (beside tool results, or alone as a notification).
+ * Tags that open a text an agent adds to a user message for the model, not typed by the user: Claude
+ * Code's `<system-reminder>`; Codex's `<environment_context>`, `<user_instructions>`,
+ * `<subagent_notification>` and `<turn_aborted>`.
  */
+const AGENT_NOTE =
+  /^<(system-reminder|environment_context|user_instructions|subagent_notification|turn_aborted)>/
+
+/** Whether a text is an agent's note (`AGENT_NOTE`). */
+function isNoteText(text: unknown): boolean {
+  return typeof text === 'string' && AGENT_NOTE.test(text.trimStart())
+}
+
+/** Whether a content block is an agent's note: a text block (`text`, Responses `input_text`) opening with one of the tags. */
 export function isAgentNote(block: unknown): boolean {
   const record = block as { type?: unknown; text?: unknown } | null
-  return (
-    record?.type === 'text' &&
-    typeof record.text === 'string' &&
-    record.text.trimStart().startsWith('<system-reminder>')
-  )
+  return (record?.type === 'text' || record?.type === 'input_text') && isNoteText(record.text)
 }
 
 /**
@@ -138,7 +154,7 @@ export function isUserTurn(item: unknown): boolean {
   if (roleOf(record) !== 'user') return false
   // Gemini's contents carry `parts` where the others carry `content`.
   const content = record.content ?? record.parts
-  if (typeof content === 'string') return !content.trimStart().startsWith('<system-reminder>')
+  if (typeof content === 'string') return !isNoteText(content)
   const blocks = Array.isArray(content) ? content.filter((block) => !isCachePoint(block)) : []
   return !(blocks.length > 0 && blocks.every((block) => isToolResultBlock(block) || isAgentNote(block)))
 }

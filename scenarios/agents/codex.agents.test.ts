@@ -1,0 +1,110 @@
+// Codex CLI 0.169.0 against serve: four `exec` / `exec resume` turns, a switch to gpt-5.4-mini, an
+// automatic compaction, and a spawned agent. The capture numbers four turns of the main conversation, the
+// replies answer each turn by the capture's number, and the compaction and the spawned agent are
+// conversations of their own.
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { StepRow } from '../../reports/types.ts'
+import { type AgentBench, type AgentSession, startAgentBench } from './bench.ts'
+
+let bench: AgentBench
+let session: AgentSession
+let rows: StepRow[]
+
+const prompts = [
+  'List the files here',
+  'Read the notes',
+  'Now summarize them',
+  'Spawn a helper to check the docs',
+]
+
+beforeAll(async () => {
+  bench = await startAgentBench([
+    ...[1, 2, 3].map((turn) => ({ kind: 'main' as const, turn, step: 1, text: `Answer to turn ${turn}.` })),
+    {
+      kind: 'main',
+      user: 'Spawn a helper',
+      step: 1,
+      tools: [{ name: 'spawn_agent', arguments: { message: 'Check the docs folder.' } }],
+    },
+  ])
+  // A context limit just above Codex's own prompt: a turn that grows past it is compacted first.
+  session = await bench.session('codex', { autoCompactTokens: 8200 })
+  const steps = [
+    { prompt: prompts[0] as string },
+    { prompt: prompts[1] as string, continues: true },
+    { prompt: prompts[2] as string, continues: true, model: 'gpt-5.4-mini' },
+    { prompt: prompts[3] as string, continues: true },
+  ]
+  for (const step of steps) {
+    const outcome = await session.step(step)
+    expect(outcome.code, outcome.stderr.slice(-2000)).toBe(0)
+  }
+  rows = bench.rows()
+  if (process.env.CACHELAB_AGENTS_DUMP !== undefined)
+    (await import('node:fs')).writeFileSync(process.env.CACHELAB_AGENTS_DUMP, JSON.stringify(bench.exchanges))
+  if (process.env.CACHELAB_AGENTS_DEBUG === '1')
+    for (const row of rows)
+      console.log(
+        row.variant.slice(-24),
+        row.conversationKind ?? 'main',
+        row.model,
+        `${row.turn}.${row.step}/${row.attempt}`,
+        row.inputTokens,
+        row.cacheReadTokens,
+        row.lostTokens,
+        row.breakCause ?? '',
+        row.breakNode ?? '',
+      )
+})
+
+afterAll(() => bench?.close())
+
+const mainRows = () => rows.filter((row) => (row.conversationKind ?? 'main') === 'main')
+
+describe('Codex 0.169.0 captured through serve', () => {
+  it('is served every request, none refused', () => {
+    expect(
+      bench.exchanges.filter((exchange) => exchange.status !== 200).map((exchange) => exchange.error),
+    ).toEqual([])
+  })
+
+  it('numbers four turns in its main conversation, one per prompt', () => {
+    expect(new Set(mainRows().map((row) => row.variant)).size).toBe(1)
+    expect([...new Set(mainRows().map((row) => row.turn))]).toEqual([1, 2, 3, 4])
+  })
+
+  it("answers each turn by the capture's own number", () => {
+    const answered = bench.exchanges.filter(
+      (exchange) =>
+        exchange.kind === 'main' && exchange.step === 1 && exchange.turn <= 3 && exchange.attempt === 0,
+    )
+    expect(answered.length).toBeGreaterThanOrEqual(3)
+    for (const exchange of answered) expect(exchange.response).toContain(`Answer to turn ${exchange.turn}.`)
+    for (const [index, outcome] of session.outcomes.slice(0, 3).entries())
+      expect(outcome.stdout).toContain(`Answer to turn ${index + 1}.`)
+  })
+
+  it('puts the automatic compaction and the spawned agent in conversations of their own', () => {
+    const [mainName] = new Set(mainRows().map((row) => row.variant))
+    const kinds = rows.filter((row) => row.conversationKind !== undefined)
+    expect(kinds.some((row) => row.conversationKind === 'compaction' && row.session === mainName)).toBe(true)
+    expect(
+      kinds.some(
+        (row) => row.conversationKind === 'subagent' && row.variant.startsWith(`${mainName}.subagent-`),
+      ),
+    ).toBe(true)
+    expect(rows.every((row) => row.agent === 'codex/0.169.0')).toBe(true)
+  })
+
+  it('never blames the main conversation for its side requests: a model break only where the model changed', () => {
+    const main = mainRows().filter((row) => row.ok)
+    for (const [index, row] of main.entries()) {
+      expect(row.breakCause).not.toBe('tools-changed')
+      if (row.breakCause === 'config-changed') expect(row.model).not.toBe(main[index - 1]?.model)
+    }
+    const switched = main.find((row) => row.model === 'gpt-5.4-mini')
+    expect(switched).toMatchObject({ breakCause: 'config-changed', breakNode: 'model' })
+    expect(switched?.lostTokens).toBeGreaterThan(0)
+  })
+})
