@@ -238,11 +238,23 @@ export interface BedrockRequestRules {
   family: 'claude' | 'nova'
 }
 
+/**
+ * How a Gemini model signs its answers and checks the signatures sent back
+ * (ai.google.dev/gemini-api/docs/thought-signatures, "Thought signatures for different models"):
+ * `validated` (Gemini 3) signs the first function call of each answer, and a text answer it thought over
+ * on its last part, and refuses a current turn whose steps' first function calls come back unsigned;
+ * `optional` (Gemini 2.5) signs the first part of an answer with function calls when it thinks, and
+ * checks nothing.
+ */
+export type ThoughtSignatures = 'validated' | 'optional'
+
 /** What a Gemini model's `generateContent` accepts beyond the common schema. */
 export interface GeminiRequestRules {
   kind: 'gemini'
   /** Whether `thinkingConfig.thinkingBudget: 0` turns thinking off (2.5 Flash) or is a 400 (2.5 Pro). */
   thinkingCanBeOff: boolean
+  /** How the model signs its answers and whether it refuses function calls sent back unsigned. */
+  thoughtSignatures: ThoughtSignatures
 }
 
 export type RequestRules =
@@ -470,8 +482,24 @@ function geminiPrices(input: number, cacheRead: number, output: number, storageP
   return { input, cacheRead, output, cacheStoragePerHour: storagePerHour }
 }
 
-const GEMINI_FLASH_THINKING: GeminiRequestRules = { kind: 'gemini', thinkingCanBeOff: true }
-const GEMINI_ALWAYS_THINKING: GeminiRequestRules = { kind: 'gemini', thinkingCanBeOff: false }
+/** Gemini 2.5 Flash: thinking can be turned off; signatures optional. */
+const GEMINI_25_FLASH: GeminiRequestRules = {
+  kind: 'gemini',
+  thinkingCanBeOff: true,
+  thoughtSignatures: 'optional',
+}
+/** Gemini 2.5 Pro: always thinks; signatures optional. */
+const GEMINI_25_PRO: GeminiRequestRules = {
+  kind: 'gemini',
+  thinkingCanBeOff: false,
+  thoughtSignatures: 'optional',
+}
+/** Gemini 3.x: always thinks (`minimal` is the lowest level); function-call signatures validated. */
+const GEMINI_3: GeminiRequestRules = {
+  kind: 'gemini',
+  thinkingCanBeOff: false,
+  thoughtSignatures: 'validated',
+}
 
 /** Gemini models: each minimum the documentation stated, dated; the last one applies. */
 export const GEMINI_MODELS: readonly ModelEntry[] = [
@@ -483,7 +511,7 @@ export const GEMINI_MODELS: readonly ModelEntry[] = [
       { minTokens: 2048, ...GEMINI_CURRENT },
     ],
     geminiPrices(0.3, 0.03, 2.5, 1),
-    GEMINI_FLASH_THINKING,
+    GEMINI_25_FLASH,
   ),
   gemini(
     'gemini-2.5-pro',
@@ -493,13 +521,13 @@ export const GEMINI_MODELS: readonly ModelEntry[] = [
       { minTokens: 2048, ...GEMINI_CURRENT },
     ],
     geminiPrices(1.25, 0.125, 10, 4.5),
-    GEMINI_ALWAYS_THINKING,
+    GEMINI_25_PRO,
   ),
   gemini(
     'gemini-3.5-flash',
     [{ minTokens: 4096, ...GEMINI_CURRENT }],
     geminiPrices(0.5, 0.05, 3, 1),
-    GEMINI_ALWAYS_THINKING,
+    GEMINI_3,
     ['prices: Gemini 3 Flash Preview prices assumed'],
   ),
   gemini(
@@ -509,7 +537,7 @@ export const GEMINI_MODELS: readonly ModelEntry[] = [
       { minTokens: 4096, ...GEMINI_CURRENT },
     ],
     geminiPrices(2, 0.2, 12, 4.5),
-    GEMINI_ALWAYS_THINKING,
+    GEMINI_3,
     ['prices: Gemini 3 Pro Preview prices assumed'],
   ),
   // Gemini CLI 0.61.0's defaults: its router, the flash model it routes to, its next-speaker check.
@@ -523,7 +551,7 @@ export const GEMINI_MODELS: readonly ModelEntry[] = [
       model,
       [{ minTokens: 4096, ...GEMINI_CURRENT }],
       geminiPrices(input, cacheRead, output, 1),
-      GEMINI_ALWAYS_THINKING,
+      GEMINI_3,
       [
         'prices: the models.dev snapshot bundled in opencode 1.18.33 (google)',
         'storage: 2.5 Flash price assumed',
@@ -534,7 +562,7 @@ export const GEMINI_MODELS: readonly ModelEntry[] = [
     'gemini-3-flash-preview',
     [{ minTokens: 1024, ...GEMINI_3_PREVIEW, source: `${GEMINI_3_PREVIEW.source}: Gemini 3 Flash Preview` }],
     geminiPrices(0.5, 0.05, 3, 1),
-    GEMINI_ALWAYS_THINKING,
+    GEMINI_3,
     [
       'prices: the models.dev snapshot bundled in opencode 1.18.33 (google)',
       'storage: 2.5 Flash price assumed',

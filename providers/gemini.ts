@@ -13,6 +13,7 @@ import type {
   Usage,
 } from '../harness/types.ts'
 import { developerText } from './anthropic-request.ts'
+import { simulationModel } from './catalog.ts'
 import { type Endpoint, lateBoundFetch } from './endpoints.ts'
 import type {
   BuildOptions,
@@ -32,6 +33,13 @@ const optionalNumber = (value: unknown): number | undefined => (typeof value ===
 
 /** Ids cachelab gives function calls that came without one; never sent back (the API did not issue them). */
 const LOCAL_CALL_ID = 'gemini-local-call-'
+
+/**
+ * The signature the documentation gives for function calls the API did not produce, which skips its
+ * validation (ai.google.dev/gemini-api/docs/thought-signatures, FAQ; Gemini CLI sends the same). The
+ * loop's calls are scripted, never the API's, so its history has no signature of the API's to send back.
+ */
+export const SKIP_THOUGHT_SIGNATURE = 'skip_thought_signature_validator'
 
 /** A Gemini content: a turn of `user` or `model` (or a `system` turn the API refuses). */
 export interface GeminiContent {
@@ -77,8 +85,8 @@ function functionCallPart(call: ToolCallBlock): Raw {
   }
 }
 
-/** One derived message as the parts of a content of `role`. */
-function contentOf(message: Message): GeminiContent {
+/** One derived message as the parts of a content of `role`; `signCalls` signs its first function call. */
+function contentOf(message: Message, signCalls: boolean): GeminiContent {
   switch (message.role) {
     case 'system':
       // Only leading system messages fit `systemInstruction`; a later one has no place in `contents`.
@@ -96,8 +104,12 @@ function contentOf(message: Message): GeminiContent {
       }
     case 'assistant': {
       const text = message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('')
-      const calls = message.content.flatMap((block) => (block.type === 'tool-call' ? [block] : []))
-      return { role: 'model', parts: [...(text === '' ? [] : [{ text }]), ...calls.map(functionCallPart)] }
+      const calls = message.content
+        .flatMap((block) => (block.type === 'tool-call' ? [block] : []))
+        .map(functionCallPart)
+      const first = calls[0]
+      if (signCalls && first !== undefined) calls[0] = { ...first, thoughtSignature: SKIP_THOUGHT_SIGNATURE }
+      return { role: 'model', parts: [...(text === '' ? [] : [{ text }]), ...calls] }
     }
     case 'tool':
       return {
@@ -119,9 +131,13 @@ function contentOf(message: Message): GeminiContent {
  * The `generateContent` body of a derived request, in cachelab's view: the JSON body plus `model` and
  * `stream`, which the SDK puts in the URL. Leading system messages join the header prompt in
  * `systemInstruction`; the results of one round of tool calls travel as one user content (the API wants
- * as many function responses as the turn made calls).
+ * as many function responses as the turn made calls). On a model that validates thought signatures
+ * (Gemini 3), every model content's first function call carries the skip sentinel, in every turn: the
+ * API checks only the current one, but signing all of them keeps the history append-only.
  */
 export function buildGeminiRequest(request: DerivedRequest, options: BuildOptions): BuiltRequest {
+  const rules = simulationModel('gemini', request.config.model).request
+  const signCalls = rules.kind === 'gemini' && rules.thoughtSignatures === 'validated'
   const systemParts: Raw[] = []
   const systemSources: Seq[] = []
   if (request.system !== undefined) {
@@ -139,7 +155,7 @@ export function buildGeminiRequest(request: DerivedRequest, options: BuildOption
   const sources: Seq[][] = []
   let previousRole: Message['role'] | undefined
   for (const { message, sourceSeqs } of request.messages.slice(leading)) {
-    const content = contentOf(message)
+    const content = contentOf(message, signCalls)
     const last = contents.at(-1)
     if (message.role === 'tool' && previousRole === 'tool' && last !== undefined) {
       last.parts.push(...content.parts)

@@ -227,7 +227,7 @@ export class MockContext {
   }
 
   /** The model entry the simulators use for a model name (their overrides first, then the catalog). */
-  private modelEntry(vendor: Vendor, model: string): ModelEntry {
+  modelEntry(vendor: Vendor, model: string): ModelEntry {
     const override = this.models?.find((entry) => entry.vendor === vendor && entry.model === model)
     return override ?? simulationModel(vendor, model)
   }

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { fillerText } from '../../harness/filler.ts'
 import type { AssistantMessage } from '../../harness/types.ts'
 import { DEFAULT_BASE_URLS, lateBoundFetch, SIMULATED_KEY, simulatedEndpoint } from '../endpoints.ts'
-import { buildGeminiRequest, geminiAdapter } from '../gemini.ts'
+import { buildGeminiRequest, geminiAdapter, SKIP_THOUGHT_SIGNATURE } from '../gemini.ts'
 import { derivedRequest, surfaceMessage, userText } from '../testing.ts'
 import { encodeScript, SCRIPT_HEADER, TIME_HEADER } from './script.ts'
 import { type MockProviders, startMockProviders } from './server.ts'
@@ -140,6 +140,79 @@ describe('mock Gemini generateContent over the @google/genai SDK', () => {
         parts: [{ functionResponse: { id: 'call_1', name: 'grep', response: { output: 'parser.ts:1' } } }],
       },
     ])
+  })
+
+  it('signs as each model does: Gemini 3 the first of parallel calls, 2.5 the first part; streamed as in the JSON response', async () => {
+    const script = {
+      role: 'assistant' as const,
+      content: [
+        { type: 'text' as const, text: 'Reading both.' },
+        { type: 'tool-call' as const, callId: 'call_a', name: 'read_file', arguments: '{"path":"a.md"}' },
+        { type: 'tool-call' as const, callId: 'call_b', name: 'read_file', arguments: '{"path":"b.md"}' },
+      ],
+      reasoning: 'as-requested' as const,
+    }
+    const request = (model: string) => ({
+      model,
+      contents: 'Read a.md and b.md.',
+      config: {
+        tools: [{ functionDeclarations: [{ name: 'read_file', parametersJsonSchema: { type: 'object' } }] }],
+        httpOptions: { headers: { [SCRIPT_HEADER]: encodeScript(script) } },
+      },
+    })
+    const signed = (parts: Array<{ thoughtSignature?: string }>) =>
+      parts.map((part) => part.thoughtSignature !== undefined)
+    const three = await client.models.generateContent(request('gemini-3.5-flash'))
+    const threeParts = three.candidates?.[0]?.content?.parts ?? []
+    expect(signed(threeParts)).toEqual([false, true, false])
+    const streamed = []
+    for await (const chunk of await client.models.generateContentStream(request('gemini-3.5-flash')))
+      streamed.push(...(chunk.candidates?.[0]?.content?.parts ?? []))
+    expect(streamed.filter((part) => part.thoughtSignature !== undefined)).toEqual([threeParts[1]])
+
+    const twoFive = await client.models.generateContent(request('gemini-2.5-flash'))
+    expect(signed(twoFive.candidates?.[0]?.content?.parts ?? [])).toEqual([true, false, false])
+    // Without thinking, 2.5 signs nothing.
+    const off = await client.models.generateContent({
+      ...request('gemini-2.5-flash'),
+      config: { ...request('gemini-2.5-flash').config, thinkingConfig: { thinkingBudget: 0 } },
+    })
+    expect(signed(off.candidates?.[0]?.content?.parts ?? [])).toEqual([false, false, false])
+  })
+
+  it("runs the loop's tool round on Gemini 3: the adapter signs its scripted calls with the skip sentinel", async () => {
+    const script: AssistantMessage = {
+      role: 'assistant',
+      content: [{ type: 'tool-call', callId: 'call_1', name: 'grep', arguments: '{"pattern":"parse"}' }],
+    }
+    const request = derivedRequest(
+      { provider: 'gemini', model: 'gemini-3.1-pro-preview' },
+      [userText('Find it.', 2)],
+      { tools: [{ name: 'grep', description: 'Search', parameters: { type: 'object', properties: {} } }] },
+    )
+    await adapter.send(buildGeminiRequest(request, { stream: false }), {
+      stream: false,
+      headers: { [SCRIPT_HEADER]: encodeScript(script) },
+    })
+    const next = buildGeminiRequest(
+      {
+        ...request,
+        messages: [
+          ...request.messages,
+          surfaceMessage(script, 3),
+          surfaceMessage({ role: 'tool', callId: 'call_1', name: 'grep', text: 'parser.ts:1' }, 4),
+        ],
+      },
+      { stream: true },
+    )
+    expect((next.body.contents as Array<{ parts: unknown[] }>)[1]?.parts).toEqual([
+      {
+        functionCall: { id: 'call_1', name: 'grep', args: { pattern: 'parse' } },
+        thoughtSignature: SKIP_THOUGHT_SIGNATURE,
+      },
+    ])
+    const second = await adapter.send(next, { stream: true, headers: {} })
+    expect(second.message.content).toEqual([{ type: 'text', text: 'OK.' }])
   })
 
   it('sends the wire body the adapter built, byte for byte the simulator reads', async () => {

@@ -1,7 +1,10 @@
 // Mock Gemini API (v1beta): `models/{model}:generateContent`, `:streamGenerateContent?alt=sse`, and the
 // `cachedContents` resource (create, get, list, update, delete). Usage is computed by the cache simulator
 // over the request as received; `usageMetadata.promptTokenCount` includes the cached tokens, as the API's.
+// Answers carry thought signatures where the model signs, and thought summaries where asked.
 
+import { createHash } from 'node:crypto'
+import type { ThoughtSignatures } from '../catalog.ts'
 import { type ExplicitCache, geminiRejection } from '../sim/gemini.ts'
 import type { SimCounts } from '../sim/types.ts'
 import { SimulatorRejection } from '../sim/types.ts'
@@ -80,16 +83,80 @@ function argsOf(text: string): unknown {
   }
 }
 
-/** The response parts of an answer: text, then one part per function call. */
-function answerParts(answer: Answer): Array<Record<string, unknown>> {
-  const parts: Array<Record<string, unknown>> = []
+type Part = Record<string, unknown>
+
+/**
+ * A deterministic stand-in for the opaque signature the API puts on an answer: the same answer of the same
+ * model is signed the same, streamed or not, in every run. Base64, as the API's are.
+ */
+function geminiThoughtSignature(model: string, answer: Answer): string {
+  return createHash('sha256')
+    .update(
+      `cachelab-gemini-thought\u0000${model}\u0000${answer.reasoning?.text ?? ''}\u0000${JSON.stringify(answer.message.content)}`,
+    )
+    .digest('base64')
+}
+
+/**
+ * Which of an answer's parts carries its signature (ai.google.dev/gemini-api/docs/thought-signatures,
+ * "Thought signatures for different models"): on Gemini 3 the first function call (parallel calls after it
+ * have none), else, when the model thought, the last part; on 2.5 the first part of an answer with
+ * function calls, when the model thought (thought summaries aside). An answer with reasoning is one the
+ * model thought over.
+ */
+function signedPart(
+  parts: readonly Part[],
+  answer: Answer,
+  signatures: ThoughtSignatures,
+): number | undefined {
+  const thought = answer.reasoning !== undefined
+  const firstCall = parts.findIndex((part) => part.functionCall !== undefined)
+  switch (signatures) {
+    case 'validated':
+      if (firstCall >= 0) return firstCall
+      return thought && parts.length > 0 ? parts.length - 1 : undefined
+    case 'optional':
+      return firstCall >= 0 && thought ? 0 : undefined
+  }
+}
+
+/** How a response renders an answer: streamed or whole, signed as its model signs, with thoughts or not. */
+interface PartsOptions {
+  stream: boolean
+  model: string
+  /** How the model signs (undefined: a model without Gemini's request rules, which signs nothing). */
+  signatures: ThoughtSignatures | undefined
+  /** `thinkingConfig.includeThoughts`: the thought summary leads the answer, as `thought: true` parts. */
+  thoughts: boolean
+}
+
+/**
+ * The response parts of an answer: its thought summary where asked (the reasoning text; its tokens are
+ * `thoughtsTokenCount`), then its text, then one part per function call, the signature on the part the
+ * model signs. Streamed, texts come in pieces, each its own part, and an empty answer is one empty text.
+ */
+function answerParts(answer: Answer, options: PartsOptions): Part[] {
+  const split = (text: string): string[] => (options.stream ? textPieces(text) : text === '' ? [] : [text])
   const text = answer.message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('')
-  if (text !== '') parts.push({ text })
+  const parts: Part[] = split(text).map((piece) => ({ text: piece }))
   for (const block of answer.message.content) {
     if (block.type !== 'tool-call') continue
     parts.push({ functionCall: { id: block.callId, name: block.name, args: argsOf(block.arguments) } })
   }
-  return parts
+  if (options.stream && parts.length === 0) parts.push({ text: '' })
+  const signed = options.signatures === undefined ? undefined : signedPart(parts, answer, options.signatures)
+  const part = signed === undefined ? undefined : parts[signed]
+  if (signed !== undefined && part !== undefined)
+    parts[signed] = { ...part, thoughtSignature: geminiThoughtSignature(options.model, answer) }
+  const reasoning = answer.reasoning
+  if (!options.thoughts || reasoning === undefined || reasoning.redacted) return parts
+  return [...split(reasoning.text).map((piece) => ({ text: piece, thought: true })), ...parts]
+}
+
+/** Whether a request asks for thought summaries. */
+function includesThoughts(body: Record<string, unknown>): boolean {
+  const generation = body.generationConfig as { thinkingConfig?: { includeThoughts?: unknown } } | undefined
+  return generation?.thinkingConfig?.includeThoughts === true
 }
 
 /** `gemini-2.5-flash:generateContent` → its model and method. */
@@ -133,8 +200,15 @@ export async function handleGeminiModelCall(
   const modelVersion = parsedCall.model
   const finish = finishReason(answer.stop)
   const headers = { 'x-request-id': responseId }
-  const candidate = (parts: unknown[], last: boolean) => ({
-    content: { parts, role: 'model' },
+  const rules = context.modelEntry('gemini', parsedCall.model).request
+  const parts = answerParts(answer, {
+    stream,
+    model: parsedCall.model,
+    signatures: rules.kind === 'gemini' ? rules.thoughtSignatures : undefined,
+    thoughts: includesThoughts(body),
+  })
+  const candidate = (content: unknown[], last: boolean) => ({
+    content: { parts: content, role: 'model' },
     ...(last ? { finishReason: finish } : {}),
     index: 0,
   })
@@ -147,20 +221,16 @@ export async function handleGeminiModelCall(
       )
     return jsonResponse(
       200,
-      { candidates: [candidate(answerParts(answer), true)], usageMetadata: usage, modelVersion, responseId },
+      { candidates: [candidate(parts, true)], usageMetadata: usage, modelVersion, responseId },
       headers,
     )
   }
 
-  // Streamed: text in pieces, function calls whole, usage on every chunk (the last one final).
-  const pieces: Array<Record<string, unknown>> = []
-  const text = answer.message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('')
-  for (const piece of textPieces(text)) pieces.push({ text: piece })
-  for (const part of answerParts(answer)) if (part.functionCall !== undefined) pieces.push(part)
-  if (pieces.length === 0) pieces.push({ text: '' })
+  // Streamed: thoughts and text in pieces, function calls whole, one part a chunk, usage on every chunk
+  // (the last one final).
   const running = { promptTokenCount: simulation.counts.input, totalTokenCount: simulation.counts.input }
-  const frames: SseFrame[] = pieces.map((part, index) => {
-    const last = index === pieces.length - 1
+  const frames: SseFrame[] = parts.map((part, index) => {
+    const last = index === parts.length - 1
     return {
       data: JSON.stringify({
         candidates: [candidate([part], last)],

@@ -2,7 +2,11 @@ import { describe, expect, it } from 'vitest'
 import { fillerText } from '../../harness/filler.ts'
 import type { AssistantMessage } from '../../harness/types.ts'
 import { findModel, type GeminiCacheRules, withCacheRules } from '../catalog.ts'
+import { firstDivergence } from './counterfactual.ts'
 import { GeminiCacheSimulator } from './gemini.ts'
+import { linearizeGemini } from './linearize-gemini.ts'
+import { describeNode } from './prompt.ts'
+import { sharedTokenCounter } from './tokens.ts'
 import { SimulatorRejection } from './types.ts'
 
 const output: AssistantMessage = { role: 'assistant', content: [{ type: 'text', text: 'OK.' }] }
@@ -80,6 +84,66 @@ describe('the Gemini implicit cache', () => {
     const simulator = new GeminiCacheSimulator()
     simulator.simulate({ body: body(1), at: 0, output })
     expect(simulator.simulate({ body: body(1, 3000, 'gemini-2.5-pro'), at: 10, output }).counts.read).toBe(0)
+  })
+})
+
+describe('thought signatures in the Gemini prompt', () => {
+  /** A tool round after the system instruction: the model's call, `signature` on it, and its result. */
+  function toolRound(signature?: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+    const { systemInstruction, contents } = body(1, 5000)
+    const call = {
+      functionCall: { name: 'read_file', args: { path: 'README.md' } },
+      ...(signature !== undefined ? { thoughtSignature: signature } : {}),
+      ...extra,
+    }
+    return {
+      model: 'gemini-3.5-flash',
+      systemInstruction,
+      contents: [
+        ...(contents as unknown[]),
+        { role: 'model', parts: [call] },
+        {
+          role: 'user',
+          parts: [{ functionResponse: { name: 'read_file', response: { output: '# cachelab' } } }],
+        },
+      ],
+    }
+  }
+  const prompt = (request: Record<string, unknown>) => linearizeGemini(request, sharedTokenCounter, 1)
+
+  it('is content the client sends back: it costs input tokens, and the same signature gives the same prompt', () => {
+    const signed = prompt(toolRound('CiQBjz1rX2E='))
+    expect(signed.total).toBeGreaterThan(prompt(toolRound()).total)
+    expect(prompt(toolRound('CiQBjz1rX2E='))).toEqual(signed)
+  })
+
+  it('changed by the client, breaks the prefix at its part and nowhere before', () => {
+    const before = prompt(toolRound('CiQBjz1rX2E='))
+    const after = prompt(toolRound('c2tpcHBlZA=='))
+    const segment = after.segments[firstDivergence(before, after) ?? -1]
+    expect(segment === undefined ? undefined : describeNode(segment.node)).toBe('contents[1].0')
+    expect(segment?.frame).toBe('model|thoughtSignature')
+  })
+
+  it('sent back unchanged, is read from the implicit cache; changed, the read stops before it', () => {
+    const simulator = new GeminiCacheSimulator()
+    const first = simulator.simulate({ body: toolRound('CiQBjz1rX2E='), at: 0, output })
+    const cached = first.prompt.total - first.prompt.trailing
+    expect(simulator.simulate({ body: toolRound('CiQBjz1rX2E='), at: 10, output }).counts.read).toBe(cached)
+    const changed = simulator.simulate({ body: toolRound('c2tpcHBlZA=='), at: 20, output })
+    const index = changed.prompt.segments.findIndex((segment) => segment.frame === 'model|thoughtSignature')
+    expect(changed.counts.read).toBe(changed.prompt.cumulative[index - 1])
+  })
+
+  it('is read under either of its JSON names, and any other field beside a call is prompt too', () => {
+    const camel = prompt(toolRound('CiQBjz1rX2E='))
+    const proto = prompt(toolRound(undefined, { thought_signature: 'CiQBjz1rX2E=' }))
+    expect(proto.segments.map((segment) => segment.text)).toEqual(
+      camel.segments.map((segment) => segment.text),
+    )
+    const extra = prompt(toolRound(undefined, { partMetadata: { source: 'cli' } }))
+    expect(extra.segments.some((segment) => segment.frame === 'model|fields')).toBe(true)
+    expect(extra.total).toBeGreaterThan(prompt(toolRound()).total)
   })
 })
 

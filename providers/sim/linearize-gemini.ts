@@ -49,8 +49,22 @@ function sortedKeys(value: unknown): unknown {
   return sorted
 }
 
-/** One part of a content (or of the system instruction) as a segment draft; thoughts are not prompt. */
-function partDraft(part: Body, frame: string, node: WireNode, framing: number): SegmentDraft | undefined {
+/** A part's thought signature: proto JSON takes the field's JSON name or its proto name. */
+const SIGNATURE_FIELDS = ['thoughtSignature', 'thought_signature'] as const
+
+/** A part's fields beside its content, without the signature (drafted apart) and the thought flag. */
+function otherFields(part: Body, content: string): Body | undefined {
+  const rest: Body = {}
+  for (const [key, value] of Object.entries(part)) {
+    if (key === content || key === 'thought' || (SIGNATURE_FIELDS as readonly string[]).includes(key))
+      continue
+    rest[key] = value
+  }
+  return Object.keys(rest).length === 0 ? undefined : rest
+}
+
+/** The content of a part as a segment draft (its kind's field), or undefined for a thought. */
+function contentDraft(part: Body, frame: string, node: WireNode, framing: number): SegmentDraft | undefined {
   if (part.thought === true) return undefined
   if (typeof part.text === 'string') return { frame: `${frame}|text`, text: part.text, framing, node }
   if (part.functionCall !== undefined) {
@@ -73,7 +87,38 @@ function partDraft(part: Body, frame: string, node: WireNode, framing: number): 
     }
   }
   // Any other part (file data, executable code): its JSON, so a change of it is a change of the prompt.
-  return { frame: `${frame}|other`, text: sortedJson(part), framing, node }
+  return { frame: `${frame}|other`, text: sortedJson(otherFields(part, '') ?? {}), framing, node }
+}
+
+/** The field that holds a part's content, when it is one of the kinds drafted by their field. */
+function contentField(part: Body): string | undefined {
+  if (typeof part.text === 'string') return 'text'
+  return ['functionCall', 'functionResponse', 'inlineData'].find((key) => part[key] !== undefined)
+}
+
+/**
+ * One part of a content (or of the system instruction) as segment drafts: its content (a thought is not
+ * prompt), any other field it carries beside that content (so a change of it is a change of the prompt),
+ * and its thought signature, which the client sends back as received and the API bills as input
+ * (ai.google.dev/gemini-api/docs/thinking, "Pricing"): an unchanged signature leaves the prompt unchanged.
+ */
+function partDrafts(part: Body, frame: string, node: WireNode, framing: number): SegmentDraft[] {
+  const drafts: SegmentDraft[] = []
+  const content = contentDraft(part, frame, node, framing)
+  if (content !== undefined) drafts.push(content)
+  const field = contentField(part)
+  const rest = content === undefined || field === undefined ? undefined : otherFields(part, field)
+  if (rest !== undefined) drafts.push({ frame: `${frame}|fields`, text: sortedJson(rest), framing: 0, node })
+  const signature = SIGNATURE_FIELDS.map((key) => part[key]).find((value) => typeof value === 'string')
+  if (typeof signature === 'string' && signature !== '') {
+    drafts.push({
+      frame: `${frame}|thoughtSignature`,
+      text: signature,
+      framing: drafts.length === 0 ? framing : 0,
+      node,
+    })
+  }
+  return drafts
 }
 
 /** The head of a body: system instruction, tools, tool config (what an explicit cache may hold too). */
@@ -81,10 +126,10 @@ function addHead(builder: PromptBuilder, body: Body): void {
   const system = asRecord(body.systemInstruction)
   let framing = TURN_FRAMING
   for (const [index, value] of asArray(system.parts).entries()) {
-    const draft = partDraft(asRecord(value), 'system', { part: 'system', index }, framing)
-    if (draft === undefined) continue
-    builder.add(draft)
-    framing = 0
+    for (const draft of partDrafts(asRecord(value), 'system', { part: 'system', index }, framing)) {
+      builder.add(draft)
+      framing = 0
+    }
   }
   let declaration = 0
   for (const value of asArray(body.tools)) {
@@ -127,10 +172,10 @@ function addContents(builder: PromptBuilder, contents: readonly unknown[]): void
     const role = asString(content.role) || 'user'
     let framing = TURN_FRAMING
     for (const [block, part] of asArray(content.parts).entries()) {
-      const draft = partDraft(asRecord(part), role, { part: 'contents', index, block }, framing)
-      if (draft === undefined) continue
-      builder.add(draft)
-      framing = 0
+      for (const draft of partDrafts(asRecord(part), role, { part: 'contents', index, block }, framing)) {
+        builder.add(draft)
+        framing = 0
+      }
     }
   }
 }

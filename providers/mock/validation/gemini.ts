@@ -1,9 +1,11 @@
 // Gemini `generateContent`: what the API refuses before it runs a model — a role other than `user` and
-// `model`, a function-call turn not answered by as many function responses, and a zero thinking budget on
-// a model that only works in thinking mode. Wordings as the API answers them (notes/2026-11-30-gemini-wire.md).
+// `model`, a function-call step not answered by as many function responses, a zero thinking budget on a
+// model that only works in thinking mode, and, on Gemini 3, a current turn whose steps' first function
+// calls came back without their thought signatures. Wordings as the API answers them
+// (notes/2026-11-30-gemini-wire.md, notes/2026-12-01-gemini-thought-signatures.md).
 
 import { geminiRejection } from '../../sim/gemini.ts'
-import { asArray, asRecord, type Rule } from './shared.ts'
+import { asArray, asRecord, type Body, type Rule } from './shared.ts'
 
 /** Every content's role is `user` or `model` (the prompt goes in `systemInstruction`, not a role). */
 const knownRoles: Rule = ({ body }) => {
@@ -15,18 +17,40 @@ const knownRoles: Rule = ({ body }) => {
   return undefined
 }
 
-const countParts = (content: unknown, key: string) =>
-  asArray(asRecord(content).parts).filter((part) => asRecord(part)[key] !== undefined).length
+const partsOf = (content: unknown): Body[] => asArray(asRecord(content).parts).map(asRecord)
+const isModel = (content: unknown): boolean => asRecord(content).role === 'model'
 
-/** A model turn's function calls are answered, in the next turn, by as many function responses. */
+/**
+ * The model's steps: each run of consecutive `model` contents, as the index of each content. The SDK's
+ * chat history keeps a streamed answer as one content per chunk, so one step may span several contents.
+ */
+function modelSteps(contents: readonly unknown[], from = 0): number[][] {
+  const steps: number[][] = []
+  let step: number[] | undefined
+  for (let index = from; index < contents.length; index += 1) {
+    if (!isModel(contents[index])) {
+      step = undefined
+      continue
+    }
+    if (step === undefined) {
+      step = []
+      steps.push(step)
+    }
+    step.push(index)
+  }
+  return steps
+}
+
+/** A model step's function calls are answered, in the next content, by as many function responses. */
 const responsesMatchCalls: Rule = ({ body }) => {
   const contents = asArray(body.contents)
-  for (const [index, content] of contents.entries()) {
-    const calls = countParts(content, 'functionCall')
-    if (calls === 0) continue
-    const next = contents[index + 1]
-    if (next === undefined) continue
-    if (countParts(next, 'functionResponse') !== calls) {
+  for (const step of modelSteps(contents)) {
+    const calls = step
+      .flatMap((index) => partsOf(contents[index]))
+      .filter((part) => part.functionCall !== undefined)
+    const next = contents[(step.at(-1) ?? 0) + 1]
+    if (calls.length === 0 || next === undefined) continue
+    if (partsOf(next).filter((part) => part.functionResponse !== undefined).length !== calls.length) {
       return geminiRejection(
         400,
         'Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn.',
@@ -43,5 +67,56 @@ const thinkingCanBeOff: Rule = ({ body, model }) => {
   return geminiRejection(400, 'Budget 0 is invalid. This model only works in thinking mode.')
 }
 
+/** A part's thought signature: proto JSON takes the field's JSON name or its proto name. */
+function thoughtSignatureOf(part: Body): string | undefined {
+  const signature = part.thoughtSignature ?? part.thought_signature
+  return typeof signature === 'string' && signature !== '' ? signature : undefined
+}
+
+/**
+ * Where the current turn starts: the latest user content with standard content (any part that is not a
+ * function response), or -1 when there is none. Its model steps follow it.
+ */
+function currentTurnStart(contents: readonly unknown[]): number {
+  for (let index = contents.length - 1; index >= 0; index -= 1) {
+    const content = asRecord(contents[index])
+    if (content.role === 'model') continue
+    if (partsOf(content).some((part) => part.functionResponse === undefined)) return index
+  }
+  return -1
+}
+
+/**
+ * On a model that validates signatures (Gemini 3), the first function call of every model step of the
+ * current turn carries its signature; earlier turns are not checked
+ * (ai.google.dev/gemini-api/docs/thought-signatures, "Validation"). Any signature passes, the API's own or
+ * one of the documented sentinels for calls it did not produce (`skip_thought_signature_validator`, which
+ * Gemini CLI sends, and `context_engineering_is_the_way_to_go`): the mock cannot tell a real one from a
+ * forged one. The wording is the Gemini API's, verbatim from issue threads (2026); the position is the
+ * 1-based index of the model content in `contents`, which the reported positions are consistent with.
+ */
+const signedFunctionCalls: Rule = ({ body, model }) => {
+  if (model.request.kind !== 'gemini' || model.request.thoughtSignatures !== 'validated') return undefined
+  const contents = asArray(body.contents)
+  for (const step of modelSteps(contents, currentTurnStart(contents) + 1)) {
+    for (const index of step) {
+      const call = partsOf(contents[index]).find((part) => part.functionCall !== undefined)
+      if (call === undefined) continue
+      if (thoughtSignatureOf(call) !== undefined) break
+      const name = asRecord(call.functionCall).name
+      return geminiRejection(
+        400,
+        `Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call \`default_api:${typeof name === 'string' ? name : ''}\` , position ${index + 1}. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.`,
+      )
+    }
+  }
+  return undefined
+}
+
 /** The rules of Gemini `generateContent`, in the order they are checked. */
-export const GEMINI_RULES: readonly Rule[] = [knownRoles, responsesMatchCalls, thinkingCanBeOff]
+export const GEMINI_RULES: readonly Rule[] = [
+  knownRoles,
+  responsesMatchCalls,
+  thinkingCanBeOff,
+  signedFunctionCalls,
+]
