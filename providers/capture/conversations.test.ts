@@ -516,3 +516,24 @@ describe('turns of a history rewritten from its first message', () => {
     expect([fourth.turn, again.turn]).toEqual([4, 4])
   })
 })
+
+describe('a conversation whose agent re-renders its notes on resume', () => {
+  it('is continued, as an edit, though its first message lost a reminder', () => {
+    const tracker = new ConversationTracker()
+    const note = (text: string) => ({ type: 'text', text: `<system-reminder>\n${text}\n</system-reminder>` })
+    const first = {
+      role: 'user',
+      content: [note('Skills.'), note('Today is 2026-12-01.'), { type: 'text', text: 'Say hello' }],
+    }
+    const opened = send(tracker, { system: 'S', messages: [first] })
+    const resumed = send(tracker, {
+      system: 'S',
+      messages: [
+        { ...first, content: [note('Skills.'), { type: 'text', text: 'Say hello' }] },
+        assistant('Hello.'),
+        { role: 'user', content: [note('Today is 2026-12-01.'), { type: 'text', text: 'Read the notes' }] },
+      ],
+    })
+    expect(resumed).toMatchObject({ conversation: opened.conversation, identity: 'continuation', turn: 2 })
+  })
+})

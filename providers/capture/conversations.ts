@@ -76,26 +76,39 @@ const REPEATS = 3_000_000
 const EDITS = 2_000_000
 const TRUNCATES = 1_000_000
 
-/**
- * How strongly `current` continues a conversation whose latest request sent `previous` (conversation
- * items): 0 when it does not. Extending it beats repeating it, which beats a history edited after a shared
- * start, which beats a truncated history that kept the latest message.
- */
-export function continuationScore(previous: readonly ItemDigest[], current: readonly ItemDigest[]): number {
+/** How strongly `current` continues `previous`, items compared by `key`; see `continuationScore`. */
+function scoreBy(
+  previous: readonly ItemDigest[],
+  current: readonly ItemDigest[],
+  key: (item: ItemDigest) => string,
+): number {
   let shared = 0
   while (
     shared < previous.length &&
     shared < current.length &&
-    previous[shared]?.hash === current[shared]?.hash
+    key(previous[shared] as ItemDigest) === key(current[shared] as ItemDigest)
   )
     shared += 1
   if (previous.length > 0 && shared === previous.length)
     return (current.length > previous.length ? EXTENDS : REPEATS) + shared
   if (shared > 0 && current.length >= previous.length) return EDITS + shared
   const last = previous.at(-1)
-  if (last !== undefined && last.size >= DISTINCTIVE_SIZE && current.some((item) => item.hash === last.hash))
+  if (last !== undefined && last.size >= DISTINCTIVE_SIZE && current.some((item) => key(item) === key(last)))
     return TRUNCATES + shared
   return 0
+}
+
+/**
+ * How strongly `current` continues a conversation whose latest request sent `previous` (conversation
+ * items): 0 when it does not. Extending it beats repeating it, which beats a history edited after a shared
+ * start, which beats a truncated history that kept the latest message. A history whose only changes are
+ * the agent's notes (a date reminder left out on resume) is an edit of it.
+ */
+export function continuationScore(previous: readonly ItemDigest[], current: readonly ItemDigest[]): number {
+  const exact = scoreBy(previous, current, (item) => item.hash)
+  if (exact > 0) return exact
+  const loose = scoreBy(previous, current, (item) => item.loose ?? item.hash)
+  return loose >= EDITS ? EDITS + (loose % 1_000_000) : loose
 }
 
 /** One conversation the tracker can continue. */
@@ -488,12 +501,16 @@ export class ConversationTracker {
 
   /**
    * Conversations a request could continue: those whose latest request starts with its first item or
-   * ends with one of its items (the indexes keep this to a handful, however many are live).
+   * ends with one of its items, exactly or without the agent's notes (the indexes keep this to a handful,
+   * however many are live).
    */
   private candidates(current: readonly ItemDigest[]): Set<string> {
     const found = new Set<string>()
-    for (const name of this.byFirst.get(current[0]?.hash ?? '') ?? []) found.add(name)
-    for (const item of current) for (const name of this.byLast.get(item.hash) ?? []) found.add(name)
+    const add = (map: Map<string, Set<string>>, item: ItemDigest | undefined) => {
+      for (const key of keysOf(item)) for (const name of map.get(key) ?? []) found.add(name)
+    }
+    add(this.byFirst, current[0])
+    for (const item of current) add(this.byLast, item)
     return found
   }
 
@@ -501,8 +518,8 @@ export class ConversationTracker {
   private remember(conversation: Conversation): void {
     this.conversations.delete(conversation.name)
     this.conversations.set(conversation.name, conversation)
-    index(this.byFirst, conversation.items[0]?.hash, conversation.name)
-    index(this.byLast, conversation.items.at(-1)?.hash, conversation.name)
+    for (const key of keysOf(conversation.items[0])) index(this.byFirst, key, conversation.name)
+    for (const key of keysOf(conversation.items.at(-1))) index(this.byLast, key, conversation.name)
     if (this.conversations.size <= this.limit) return
     const oldest = this.conversations.values().next().value
     if (oldest === undefined) return
@@ -521,11 +538,19 @@ export class ConversationTracker {
       [this.byFirst, conversation.items[0]],
       [this.byLast, conversation.items.at(-1)],
     ] as const) {
-      const names = item === undefined ? undefined : map.get(item.hash)
-      names?.delete(conversation.name)
-      if (names?.size === 0 && item !== undefined) map.delete(item.hash)
+      for (const key of keysOf(item)) {
+        const names = map.get(key)
+        names?.delete(conversation.name)
+        if (names?.size === 0) map.delete(key)
+      }
     }
   }
+}
+
+/** The index keys of an item: its hash, and its hash without the agent's notes where it has some. */
+function keysOf(item: ItemDigest | undefined): string[] {
+  if (item === undefined) return []
+  return item.loose === undefined ? [item.hash] : [item.hash, item.loose]
 }
 
 /** Whether `current` is `previous` with at most its last item changed. */

@@ -19,6 +19,11 @@ export interface ItemDigest {
   userTurn: boolean
   /** Characters of its JSON, markers removed: how distinctive a match on it is. */
   size: number
+  /**
+   * The hash of the item without the agent's notes in it (`<system-reminder>` blocks and the like), set
+   * only where it has some: an agent that re-renders its notes on resume still continues the conversation.
+   */
+  loose?: string
 }
 
 /** A request as a capture keeps it. */
@@ -121,8 +126,20 @@ function withoutBookkeeping(record: Record<string, unknown>): Record<string, unk
 /** The digest of one item. */
 export function itemDigest(item: unknown): ItemDigest {
   const record = recordOf(item)
-  const json = canonicalJson(expanded(withoutBookkeeping(record)))
-  return { role: roleOf(record), hash: contentHash(json), userTurn: isUserTurn(item), size: json.length }
+  const content = withoutBookkeeping(record)
+  const json = canonicalJson(expanded(content))
+  const digest: ItemDigest = {
+    role: roleOf(record),
+    hash: contentHash(json),
+    userTurn: isUserTurn(item),
+    size: json.length,
+  }
+  const blocks = content.content
+  if (Array.isArray(blocks) && blocks.some(isAgentNote)) {
+    const kept = blocks.filter((block) => !isAgentNote(block))
+    digest.loose = contentHash(canonicalJson({ ...content, content: kept }))
+  }
+  return digest
 }
 
 /**

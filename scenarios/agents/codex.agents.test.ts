@@ -41,21 +41,6 @@ beforeAll(async () => {
     expect(outcome.code, outcome.stderr.slice(-2000)).toBe(0)
   }
   rows = bench.rows()
-  if (process.env.CACHELAB_AGENTS_DUMP !== undefined)
-    (await import('node:fs')).writeFileSync(process.env.CACHELAB_AGENTS_DUMP, JSON.stringify(bench.exchanges))
-  if (process.env.CACHELAB_AGENTS_DEBUG === '1')
-    for (const row of rows)
-      console.log(
-        row.variant.slice(-24),
-        row.conversationKind ?? 'main',
-        row.model,
-        `${row.turn}.${row.step}/${row.attempt}`,
-        row.inputTokens,
-        row.cacheReadTokens,
-        row.lostTokens,
-        row.breakCause ?? '',
-        row.breakNode ?? '',
-      )
 })
 
 afterAll(() => bench?.close())

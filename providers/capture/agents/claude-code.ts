@@ -23,11 +23,11 @@ function metadataSession(body: Record<string, unknown>): string | undefined {
 
 /** The kind and purpose of a request of Claude Code's main process (not a subagent's). */
 function mainKind(request: WireRequest): { kind: ConversationKind; purpose?: string } {
-  if (lastItemText(request.body).startsWith('CRITICAL: Respond with TEXT ONLY'))
+  if (lastItemText(request.body).trimStart().startsWith('CRITICAL: Respond with TEXT ONLY'))
     return { kind: 'compaction', purpose: 'summary' }
   const format = (request.body.output_config as { format?: { type?: unknown } } | undefined)?.format
   if (format?.type === 'json_schema') {
-    const system = systemText(request.api, request.body)
+    const system = systemText(request.api, request.body).trimStart()
     return {
       kind: 'side',
       purpose: system.includes('You are naming a coding session') ? 'title' : 'structured',

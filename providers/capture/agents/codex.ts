@@ -34,7 +34,7 @@ export const codex: AgentPort = {
       headers['x-openai-subagent'] !== undefined || (thread !== undefined && thread !== session)
     const compaction =
       requestKind(headers['x-codex-turn-metadata']) === 'compaction' ||
-      lastItemText(body).startsWith('You are performing a CONTEXT CHECKPOINT COMPACTION')
+      lastItemText(body).trimStart().startsWith('You are performing a CONTEXT CHECKPOINT COMPACTION')
     return {
       agent: 'codex',
       ...(agent?.[2] !== undefined ? { version: agent[2] } : {}),

@@ -10,12 +10,12 @@ const USER_AGENT = /^GeminiCLI(?:-[a-z]+)?\/([0-9][^/\s]*)/
 
 /** What a Gemini CLI request that is not a main turn's is for, if it is one. */
 function purposeOf(request: WireRequest): string | undefined {
-  const system = systemText(request.api, request.body)
+  const system = systemText(request.api, request.body).trimStart()
   if (system.startsWith('You are a specialized Task Routing AI')) return 'router'
   if (
-    lastItemText(request.body).startsWith(
-      'Analyze *only* the content and structure of your immediately preceding response',
-    )
+    lastItemText(request.body)
+      .trimStart()
+      .startsWith('Analyze *only* the content and structure of your immediately preceding response')
   )
     return 'next-speaker'
   const config = request.body.generationConfig as { responseMimeType?: unknown } | undefined

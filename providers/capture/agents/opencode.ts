@@ -16,7 +16,7 @@ export const opencode: AgentPort = {
     if (agent === null && headers.originator !== 'opencode') return undefined
     const own = headers['x-session-id'] ?? headers['session-id']
     const parent = headers['x-parent-session-id']
-    const system = systemText(request.api, request.body)
+    const system = systemText(request.api, request.body).trimStart()
     const side = system.startsWith('You are a title generator')
       ? ({ kind: 'side', purpose: 'title' } as const)
       : system.startsWith('You are a context summarization agent')

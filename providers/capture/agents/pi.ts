@@ -12,7 +12,7 @@ const SUMMARIZER = 'You are a context summarization assistant'
 export const pi: AgentPort = {
   name: 'pi',
   read(request: WireRequest): AgentReading | undefined {
-    const system = systemText(request.api, request.body)
+    const system = systemText(request.api, request.body).trimStart()
     const compaction = system.startsWith(SUMMARIZER)
     if (!system.startsWith(MAIN) && !compaction) return undefined
     const cacheKey =

@@ -12,8 +12,8 @@ const SUMMARIZER = 'You are the component that summarizes a conversation'
 
 /** The kind and purpose of a qwen-code request. */
 function placeOf(request: WireRequest): { kind: ConversationKind; purpose?: string } {
-  const system = systemText(request.api, request.body)
-  const last = lastItemText(request.body)
+  const system = systemText(request.api, request.body).trimStart()
+  const last = lastItemText(request.body).trimStart()
   if (system.startsWith(SUMMARIZER) || last.startsWith(SUMMARIZER))
     return { kind: 'compaction', purpose: 'summary' }
   if (system.startsWith('You are now acting as the managed memory extraction subagent'))

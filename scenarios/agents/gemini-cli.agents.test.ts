@@ -1,0 +1,56 @@
+// Gemini CLI 0.61.0 against serve on "auto" routing: a router request (a classifier that asks for JSON)
+// before each turn, a text turn, then a resumed turn that reads a file. The routers are side
+// conversations answered with JSON, and the main conversation breaks nowhere.
+
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { StepRow } from '../../reports/types.ts'
+import { type AgentBench, startAgentBench } from './bench.ts'
+
+let bench: AgentBench
+let rows: StepRow[]
+
+beforeAll(async () => {
+  bench = await startAgentBench([
+    // Resuming after a tool call is refused in 0.61.0 (it sends two responses for one call): the first
+    // turn answers in text, the resumed one reads a file.
+    { kind: 'main', turn: 1, text: 'Hello.' },
+    { kind: 'main', turn: 2, step: 1, tools: [{ name: 'read_file', arguments: { file_path: 'README.md' } }] },
+  ])
+  const session = await bench.session('gemini-cli', {
+    setup: ({ workspace }) => writeFileSync(join(workspace, 'README.md'), '# Calc\nA tiny calculator.\n'),
+  })
+  for (const step of [{ prompt: 'Say hello' }, { prompt: 'What does README.md say?', continues: true }]) {
+    const outcome = await session.step(step)
+    expect(outcome.code, outcome.stderr.slice(-2000)).toBe(0)
+  }
+  rows = bench.rows()
+})
+
+afterAll(() => bench?.close())
+
+describe('Gemini CLI 0.61.0 on auto routing, captured through serve', () => {
+  it('is served every request, none refused', () => {
+    expect(
+      bench.exchanges.filter((exchange) => exchange.status !== 200).map((exchange) => exchange.error),
+    ).toEqual([])
+  })
+
+  it('puts each router request in a side conversation, answered with JSON once, never retried', () => {
+    const routers = bench.exchanges.filter((exchange) => exchange.purpose === 'router')
+    expect(routers).toHaveLength(2)
+    for (const router of routers) {
+      expect(router.kind).toBe('side')
+      expect(router.attempt).toBe(0)
+    }
+  })
+
+  it('keeps one main conversation of two turns with no break', () => {
+    const main = rows.filter((row) => (row.conversationKind ?? 'main') === 'main')
+    expect(new Set(main.map((row) => row.variant)).size).toBe(1)
+    expect([...new Set(main.map((row) => row.turn))]).toEqual([1, 2])
+    expect(main.filter((row) => row.breakCause !== undefined)).toEqual([])
+    expect(rows.every((row) => row.agent === 'gemini-cli/0.61.0')).toBe(true)
+  })
+})

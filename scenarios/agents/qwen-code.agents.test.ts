@@ -1,0 +1,54 @@
+// qwen-code 0.24.4 against serve with managed memory on: a turn answered in text (after which its memory
+// extractor runs, a subagent of its own prompt and tools over the main history), then a continued turn
+// that reads a file. The extractor is a side conversation, and the main conversation breaks only where
+// qwen-code itself rebuilt it on resume (its first prompt without the date reminder it carried).
+
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { StepRow } from '../../reports/types.ts'
+import { type AgentBench, startAgentBench } from './bench.ts'
+
+let bench: AgentBench
+let rows: StepRow[]
+
+beforeAll(async () => {
+  bench = await startAgentBench([
+    { kind: 'main', turn: 1, text: 'Hello.' },
+    { kind: 'main', turn: 2, step: 1, tools: [{ name: 'read_file', arguments: { file_path: 'README.md' } }] },
+  ])
+  const session = await bench.session('qwen-code', {
+    setup: ({ workspace }) => writeFileSync(join(workspace, 'README.md'), '# Calc\nA tiny calculator.\n'),
+  })
+  for (const step of [{ prompt: 'Say hello' }, { prompt: 'What does README.md say?', continues: true }]) {
+    const outcome = await session.step(step)
+    expect(outcome.code, outcome.stderr.slice(-2000)).toBe(0)
+  }
+  rows = bench.rows()
+})
+
+afterAll(() => bench?.close())
+
+describe('qwen-code 0.24.4 with managed memory, captured through serve', () => {
+  it('is served every request, none refused', () => {
+    expect(
+      bench.exchanges.filter((exchange) => exchange.status !== 200).map((exchange) => exchange.error),
+    ).toEqual([])
+  })
+
+  it('puts its memory extraction in a side conversation', () => {
+    const memory = bench.exchanges.filter((exchange) => exchange.purpose === 'memory')
+    expect(memory.length).toBeGreaterThan(0)
+    expect(memory.every((exchange) => exchange.kind === 'side')).toBe(true)
+  })
+
+  it('keeps one main conversation of two turns, with no tools-changed or model break', () => {
+    const main = rows.filter((row) => (row.conversationKind ?? 'main') === 'main')
+    expect(new Set(main.map((row) => row.variant)).size).toBe(1)
+    expect([...new Set(main.map((row) => row.turn))]).toEqual([1, 2])
+    expect(
+      main.filter((row) => row.breakCause === 'tools-changed' || row.breakCause === 'config-changed'),
+    ).toEqual([])
+    expect(rows.every((row) => row.agent === 'qwen-code/0.24.4')).toBe(true)
+  })
+})
