@@ -140,6 +140,10 @@ export async function serveCommand(argv: string[], signal?: AbortSignal): Promis
     ...(replies !== undefined ? { replies } : {}),
     ...(log !== undefined ? { log: (record) => log.append(record) } : {}),
     ...(faults !== undefined ? { faults } : {}),
+    onStandIn: (model, standIn) =>
+      process.stderr.write(
+        `cachelab serve: ${model} is not in the catalog: simulated as ${standIn} (its cache rules and prices)\n`,
+      ),
   })
   const loop = liveBaseURLs === undefined ? undefined : selfUpstream(liveBaseURLs, new URL(server.url).port)
   if (loop !== undefined) {

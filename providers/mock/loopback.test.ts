@@ -157,3 +157,27 @@ describe('cachelab serve --upstream live', () => {
     }
   })
 })
+
+describe('a model the catalog lacks', () => {
+  it('is simulated as a named stand-in, told once and in every log record', async () => {
+    const told: Array<[string, string]> = []
+    const records: ServeLogRecord[] = []
+    const standing = await startLoopback({
+      upstream: 'sim',
+      port: 0,
+      log: (record) => records.push(record),
+      onStandIn: (model, standIn) => told.push([model, standIn]),
+    })
+    try {
+      const client = new Anthropic({ apiKey: secret, baseURL: standing.baseURLs.anthropic, maxRetries: 0 })
+      for (const model of ['claude-opus-9-9', 'claude-opus-9-9', 'claude-sonnet-4-6'])
+        await client.messages.create({ model, max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] })
+    } finally {
+      await standing.close()
+    }
+    expect(told).toHaveLength(1)
+    expect(told[0]?.[0]).toBe('claude-opus-9-9')
+    expect(told[0]?.[1]).toMatch(/^claude-opus-/)
+    expect(records.map((record) => record.simulatedAs)).toEqual([told[0]?.[1], told[0]?.[1], undefined])
+  })
+})

@@ -12,7 +12,7 @@ import type { Usage } from '../../harness/types.ts'
 import { responseIdOf } from '../capture/output.ts'
 import type { ReplaySource } from '../capture/replay.ts'
 import type { CaptureTracker } from '../capture/tracker.ts'
-import { type BuiltInVendor, isBuiltInVendor, type Vendor } from '../catalog.ts'
+import { type BuiltInVendor, isBuiltInVendor, simulationModel, type Vendor } from '../catalog.ts'
 import { compatibleProviders } from '../compatible.ts'
 import { DEFAULT_BASE_URLS, defaultBaseURL } from '../endpoints.ts'
 import { CacheSimulators, type SimulatorOptions } from '../sim/index.ts'
@@ -112,6 +112,8 @@ export interface ServeLogRecord {
   /** The conversation within the session (with `--record`: its file under `sessions/`). */
   conversation?: string
   model: string | undefined
+  /** The catalog model simulated and priced in its place, when the catalog lacks `model`. */
+  simulatedAs?: string
   status: number
   latencyMs: number
   /** Normalized usage, when the response carried usage. */
@@ -136,6 +138,8 @@ export interface LoopbackOptions {
   liveBaseURLs?: Readonly<Record<BuiltInVendor, string>>
   /** Called for every request served. */
   log?: (record: ServeLogRecord) => void
+  /** Called once for each model the catalog lacks, with the catalog model that stands in for it. */
+  onStandIn?: (model: string, standIn: string) => void
   /**
    * Capture every provider request into exchanges (serve --record): sessions told apart without a
    * header, each simulated with its session's previous request (live: a prediction beside the
@@ -200,6 +204,18 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
   // What each exchange's handler reported (sim), by the exchange id the server gave its request.
   const served = new Map<string, MockCall>()
   let exchanges = 0
+  // The stand-in of each model the catalog lacks, told once per model.
+  const standInOf = new Map<string, string | undefined>()
+  const standIns = (vendor: Vendor, model: string): string | undefined => {
+    const key = `${vendor}/${model}`
+    if (standInOf.has(key)) return standInOf.get(key)
+    const standIn = simulationModel(vendor, model).simulatedAs
+    // Bounded: a client sending endless model names costs a notice again, never memory.
+    if (standInOf.size >= 10_000) standInOf.clear()
+    standInOf.set(key, standIn)
+    if (standIn !== undefined) options.onStandIn?.(model, standIn)
+    return standIn
+  }
   if (context !== undefined && capture !== undefined) {
     context.previousFor = (_api, request) =>
       request.placement === undefined ? undefined : capture.previous(request.placement.conversation)
@@ -483,6 +499,8 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
             ...(predictor !== undefined && response.ok ? answerField(api, text, contentType) : {}),
           })
         }
+        const model = typeof parsed?.model === 'string' ? parsed.model : undefined
+        const simulatedAs = model === undefined ? undefined : standIns(vendor, model)
         options.log?.({
           time: new Date().toISOString(),
           vendor,
@@ -490,7 +508,8 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
           path: redactText(path),
           session: placement?.session ?? sessionOf(headers, parsed),
           ...(placement !== undefined ? { conversation: placement.conversation } : {}),
-          model: typeof parsed?.model === 'string' ? parsed.model : undefined,
+          model,
+          ...(simulatedAs !== undefined ? { simulatedAs } : {}),
           status: response.status,
           latencyMs: Math.round(performance.now() - begin),
           ...(raw !== undefined ? { usage: normalize(vendor, raw) } : {}),

@@ -1,6 +1,7 @@
 // opencode 1.18.33 against serve on the OpenAI-compatible wire: two turns (the second `--continue`d),
-// each with a tool call. Its title request is a side conversation; the main conversation starts at turn 1
-// and breaks nowhere.
+// each with a tool call, the first called by a `*` rule. Its title request, which declares no tools, is a
+// side conversation the rule leaves to the default; the main conversation starts at turn 1 and breaks
+// nowhere.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { StepRow } from '../../reports/types.ts'
@@ -10,7 +11,9 @@ let bench: AgentBench
 let rows: StepRow[]
 
 beforeAll(async () => {
-  bench = await startAgentBench()
+  bench = await startAgentBench([
+    { session: '*', turn: 1, step: 1, tools: [{ name: 'glob', arguments: { pattern: '*' } }] },
+  ])
   const session = await bench.session('opencode')
   for (const step of [{ prompt: 'List the files' }, { prompt: 'Read the notes', continues: true }]) {
     const outcome = await session.step(step)
@@ -33,6 +36,7 @@ describe('opencode 1.18.33 on the OpenAI-compatible wire, captured through serve
     expect(titles).toHaveLength(1)
     expect(titles[0]).toMatchObject({ kind: 'side' })
     expect(titles[0]?.session).toMatch(/^ses_/)
+    expect(titles[0]?.response).not.toContain('glob')
   })
 
   it('starts its main conversation at turn 1, named by its session id, and breaks nowhere', () => {
@@ -41,6 +45,8 @@ describe('opencode 1.18.33 on the OpenAI-compatible wire, captured through serve
       new Set([bench.exchanges.find((exchange) => exchange.purpose === 'title')?.session]),
     )
     expect([...new Set(main.map((row) => row.turn))]).toEqual([1, 2])
+    const first = bench.exchanges.find((exchange) => exchange.kind === 'main')
+    expect(first?.response).toContain('glob')
     expect(main.filter((row) => row.breakCause !== undefined)).toEqual([])
     expect(rows.every((row) => row.agent === 'opencode/1.18.33')).toBe(true)
   })
