@@ -1,7 +1,6 @@
 // What a request shows beside its messages that tells one conversation from another: the system prompt
-// and the tools it declares (as hashes), the model, and whether it asks for structured output. Two
-// requests of one conversation share most of this; a title, a router or a subagent sent in the same
-// session rarely shares any of it.
+// and the tools it declares (as hashes), and whether it asks for structured output. Two requests of one
+// conversation share most of this; a title, a router or a subagent sent in the same session rarely does.
 
 import type { WireApi } from '../types.ts'
 import { canonicalJson, contentHash, type ItemDigest } from './digest.ts'
@@ -14,7 +13,6 @@ const asRecord = (value: unknown): Body =>
 
 /** The shape of one request, beside its conversation items. */
 export interface RequestShape {
-  model: string
   /** Hash of the system prompt (top-level system, instructions, system and developer messages); '' when none. */
   system: string
   /** Hash of the declared tools; '' when the request declares none. */
@@ -53,7 +51,6 @@ export function shapeOf(api: WireApi, body: Body, items: readonly ItemDigest[]):
         )
   const tools = toolsOf(api, body)
   return {
-    model: typeof body.model === 'string' ? body.model : '',
     system,
     tools: Array.isArray(tools) && tools.length > 0 ? contentHash(canonicalJson(tools)) : '',
     structured: jsonOutputOf(api, body) !== undefined,
