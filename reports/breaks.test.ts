@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { breakLine, breaksOf } from './breaks.ts'
 import { breaksCsv } from './csv.ts'
 import { parseBreaksCsv } from './parse.ts'
-import { sessionRows } from './testing.ts'
+import { CAPTURED_SESSION, capturedAgent, sessionRows } from './testing.ts'
 
 const rows = sessionRows({ scenario: 'idle-ttl', variant: 'ttl-5m', model: 'claude-sonnet-4-6' }, [
   { write: 6000, uncached: 3 },
@@ -64,5 +64,68 @@ describe('breaks', () => {
     expect(breakLine(expired)).toBe(
       'idle-ttl · ttl-5m · anthropic 4.4: ttl-expired on the provider side, 6,000 tokens ($0.0162); a 1h TTL would have cost $0.0135 more in writes',
     )
+  })
+})
+
+describe('breaks of a captured agent', () => {
+  const found = breaksOf(capturedAgent())
+
+  it('name the two models of a switch in the break line, and nothing of models where it kept one', () => {
+    const [switched, tools] = found
+    if (switched === undefined || tools === undefined) throw new Error('two breaks expected')
+    expect(switched.previousModel).toBe('claude-opus-5-5')
+    expect(breakLine(switched)).toBe(
+      `capture · ${CAPTURED_SESSION} · anthropic 2.1: config-changed at model (claude-opus-5-5 → claude-haiku-4-5), 0 tokens lost ($0.0000)`,
+    )
+    expect(tools.previousModel).toBeUndefined()
+    expect(breakLine(tools)).toMatch(/3\.1: tools-changed at tools\[0\], 10,150 tokens lost/)
+  })
+
+  it('name a conversation’s kind where it is not main', () => {
+    const rows = sessionRows(
+      { scenario: 'capture', variant: 's1.subagent-7', session: 's1', conversationKind: 'subagent' },
+      [{ write: 5000 }, { write: 5100, lost: 5000, breakCause: 'system-replace', breakNode: 'system[0]' }],
+    )
+    const [entry] = breaksOf(rows)
+    if (entry === undefined) throw new Error('a break expected')
+    expect(breakLine(entry)).toMatch(
+      /^capture · s1\.subagent-7 · anthropic \(subagent\) 1\.2: system-replace/,
+    )
+  })
+
+  it('keep session, kind and the previous model through breaks.csv, appended after loop', () => {
+    const rows = [
+      ...sessionRows(
+        { scenario: 'capture', variant: 's1.subagent-7', session: 's1', conversationKind: 'subagent' },
+        [{ write: 5000 }, { write: 5100, lost: 5000, breakCause: 'system-replace', breakNode: 'system[0]' }],
+      ),
+      ...capturedAgent(),
+    ]
+    const text = breaksCsv(breaksOf(rows))
+    expect(text.split('\n')[0]).toMatch(/,cache_read_tokens,loop,session,conversation_kind,previous_model$/)
+    expect(parseBreaksCsv(text, 'breaks.csv')).toEqual(
+      breaksOf(rows).map((entry) => ({
+        ...entry,
+        lostUsd: Number(entry.lostUsd.toFixed(8)),
+        providerLostUsd: Number(entry.providerLostUsd.toFixed(8)),
+      })),
+    )
+  })
+
+  it('read a breaks.csv written before those columns', () => {
+    const text = breaksCsv(found)
+    const header = text.split('\n')[0] ?? ''
+    const old = text
+      .split('\n')
+      .map((line) =>
+        line
+          .split(',')
+          .slice(0, header.split(',').indexOf('loop') + 1)
+          .join(','),
+      )
+      .join('\n')
+    const [first] = parseBreaksCsv(old, 'breaks.csv')
+    expect(first).toMatchObject({ cause: 'config-changed', node: 'model' })
+    expect(first?.previousModel).toBeUndefined()
   })
 })

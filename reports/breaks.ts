@@ -1,13 +1,14 @@
 // Breaks: the step rows that name a cause, as the compact, reviewable list a baseline keeps for every
 // session (long ones included) and the gate compares step by step.
 
-import { providerAdvice, stepLabel } from './labels.ts'
+import { modelSwitchText, previousModels, providerAdvice, stepLabel } from './labels.ts'
 import { sessionLabel } from './session-key.ts'
 import { countText, dollarText } from './text-table.ts'
 import type { BreakRow, StepRow } from './types.ts'
 
 /** The breaks among step rows, in row order: successful requests with a client-side or provider-side cause. */
 export function breaksOf(rows: readonly StepRow[]): BreakRow[] {
+  const switched = previousModels(rows)
   return rows
     .filter((row) => row.ok && (row.breakCause !== undefined || row.providerCause !== undefined))
     .map((row) => ({
@@ -29,7 +30,14 @@ export function breaksOf(rows: readonly StepRow[]): BreakRow[] {
       inputTokens: row.inputTokens,
       cacheReadTokens: row.cacheReadTokens,
       ...(row.loop !== undefined ? { loop: row.loop } : {}),
+      ...(row.session !== undefined ? { session: row.session } : {}),
+      ...(row.conversationKind !== undefined ? { conversationKind: row.conversationKind } : {}),
+      ...optionalModel(switched.get(row)),
     }))
+}
+
+function optionalModel(previousModel: string | undefined): { previousModel?: string } {
+  return previousModel === undefined ? {} : { previousModel }
 }
 
 /** Every token a break cost: the client's change and the provider side together. */
@@ -37,14 +45,19 @@ export function breakTokens(entry: Pick<BreakRow, 'lostTokens' | 'providerLostTo
   return entry.lostTokens + entry.providerLostTokens
 }
 
-/** A break as one line: session, turn.step, cause, node, event, tokens and dollars on each side. */
+/**
+ * A break as one line: session (and the conversation's kind, where not main), turn.step, cause, node (and
+ * the two models of a switch), event, tokens and dollars on each side.
+ */
 export function breakLine(entry: BreakRow): string {
   const parts: string[] = []
   if (entry.cause !== undefined && entry.cause !== entry.providerCause) {
     const node = entry.node === undefined ? '' : ` at ${entry.node}`
+    const models =
+      entry.previousModel === undefined ? '' : ` ${modelSwitchText(entry.previousModel, entry.model)}`
     const event = entry.eventSeq === undefined ? '' : ` (event ${entry.eventSeq})`
     parts.push(
-      `${entry.cause}${node}${event}, ${countText(entry.lostTokens)} tokens lost (${dollarText(entry.lostUsd)})`,
+      `${entry.cause}${node}${models}${event}, ${countText(entry.lostTokens)} tokens lost (${dollarText(entry.lostUsd)})`,
     )
   }
   if (entry.providerCause !== undefined) {
@@ -53,5 +66,9 @@ export function breakLine(entry: BreakRow): string {
       `${entry.providerCause} on the provider side, ${countText(entry.providerLostTokens)} tokens (${dollarText(entry.providerLostUsd)})${advice === undefined ? '' : `; ${advice}`}`,
     )
   }
-  return `${sessionLabel(entry)} ${stepLabel(entry)}: ${parts.join('; ')}`
+  const kind =
+    entry.conversationKind === undefined || entry.conversationKind === 'main'
+      ? ''
+      : ` (${entry.conversationKind})`
+  return `${sessionLabel(entry)}${kind} ${stepLabel(entry)}: ${parts.join('; ')}`
 }

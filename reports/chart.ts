@@ -4,7 +4,7 @@
 // drawn one by one and the quiet stretches between them as lighter bars of their mean (window.ts).
 
 import type { BreakEvent } from './break-events.ts'
-import { stepLabel } from './labels.ts'
+import { modelSwitchText, modelText, previousModels, stepLabel } from './labels.ts'
 import { coordinate, escapeHtml } from './markup.ts'
 import { countText, dollarText } from './text-table.ts'
 import type { StepRow } from './types.ts'
@@ -84,13 +84,19 @@ export interface ChartOptions {
   eventOf?: (seq: number) => BreakEvent | undefined
 }
 
+/** What the tooltips read: the options, and the requests that switched model (to the previous model). */
+interface Context extends ChartOptions {
+  switched: ReadonlyMap<StepRow, string>
+}
+
 /** The chart of one session's rows; `id` makes its element ids unique in the page. */
 export function sessionChart(
   rows: readonly StepRow[],
   id: string,
   title: string,
-  options: ChartOptions = {},
+  chartOptions: ChartOptions = {},
 ): string {
+  const options: Context = { ...chartOptions, switched: previousModels(rows) }
   const columns = columnsOf(rows)
   const breaks = rows.filter((row) => row.breakCause !== undefined).length
   const spans = columns.filter((column) => column.slot.kind === 'span')
@@ -228,7 +234,7 @@ function breakColumns(columns: readonly Column[], geometry: Geometry): string {
  * element per bucket), quiet stretches lighter; the ideal-read marks; then one full-height target per
  * column carrying its tooltip, a failed attempt's hatched.
  */
-function bars(columns: readonly Column[], geometry: Geometry, options: ChartOptions): string {
+function bars(columns: readonly Column[], geometry: Geometry, options: Context): string {
   const buckets = [
     ['read', CHART_COLOURS.read],
     ['write', CHART_COLOURS.write],
@@ -332,7 +338,7 @@ function idleGaps(columns: readonly Column[], geometry: Geometry): string {
 }
 
 /** A marker at the top of each break column, its cause as a tooltip and, where there is room, a label. */
-function breakMarkers(columns: readonly Column[], geometry: Geometry, options: ChartOptions): string {
+function breakMarkers(columns: readonly Column[], geometry: Geometry, options: Context): string {
   const { width, plotTop } = geometry
   const laneEnds: number[] = new Array<number>(BREAK_LANES).fill(Number.NEGATIVE_INFINITY)
   const markers: string[] = ['<g class="breaks">']
@@ -364,11 +370,13 @@ function breakMarkers(columns: readonly Column[], geometry: Geometry, options: C
   return markers.join('')
 }
 
-function columnTitle(column: Column, options: ChartOptions): string {
+function columnTitle(column: Column, options: Context): string {
   if (column.slot.kind === 'span') {
     const last = column.rows[column.rows.length - 1] as StepRow
+    const models = [...new Set(column.rows.map(modelText))]
     const lines = [
       `${stepLabel(column.first)} to ${stepLabel(last)}: ${column.rows.length} requests, the mean of each drawn`,
+      `${models.length === 1 ? 'model' : 'models'} ${models.join(', ')}`,
       `mean input ${countText(column.read + column.write + column.uncached)} = read ${countText(column.read)} + write ${countText(column.write)} + uncached ${countText(column.uncached)}`,
       `hit ratio ${percentOf(column.hitRatio)} (token-weighted)`,
     ]
@@ -379,9 +387,11 @@ function columnTitle(column: Column, options: ChartOptions): string {
   }
   const row = column.first
   const where = `turn ${row.turn} step ${row.step}${row.attempt === 0 ? '' : ` attempt ${row.attempt}`}`
-  if (!row.ok) return `${where}: failed attempt`
+  if (!row.ok) return `${where}: failed attempt on ${modelText(row)}`
+  const previous = options.switched.get(row)
   const lines = [
     `${where}${row.cold ? ' (cold: first request)' : ''}`,
+    `model ${modelText(row)}${previous === undefined ? '' : `, switched from ${previous}`}`,
     `input ${countText(row.inputTokens)} = read ${countText(row.cacheReadTokens)} + write ${countText(row.cacheWriteTokens)} + uncached ${countText(row.uncachedTokens)}`,
     `hit ratio ${percentOf(row.hitRatio)}`,
   ]
@@ -391,9 +401,11 @@ function columnTitle(column: Column, options: ChartOptions): string {
   return lines.join('\n')
 }
 
-/** A break in a tooltip: where, why, the event behind it and what it cost in tokens and dollars. */
-function breakTitle(row: StepRow, options: ChartOptions): string {
-  const node = row.breakNode === undefined ? '' : ` at ${row.breakNode}`
+/** A break in a tooltip: where (with the two models of a switch), why, the event behind it and what it cost. */
+function breakTitle(row: StepRow, options: Context): string {
+  const previous = options.switched.get(row)
+  const models = previous === undefined ? '' : ` ${modelSwitchText(previous, row.model)}`
+  const node = `${row.breakNode === undefined ? '' : ` at ${row.breakNode}`}${models}`
   const event = row.breakEventSeq === undefined ? undefined : options.eventOf?.(row.breakEventSeq)
   const source =
     row.breakEventSeq === undefined

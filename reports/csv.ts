@@ -123,6 +123,9 @@ export function breakRecord(row: BreakRow): string[] {
     format(row.inputTokens),
     format(row.cacheReadTokens),
     format(row.loop),
+    format(row.session),
+    format(row.conversationKind),
+    format(row.previousModel),
   ]
 }
 

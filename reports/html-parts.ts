@@ -1,13 +1,17 @@
-// The vocabulary and formats report.html's sections share: a session as the page shows it, table heads,
-// the break cell, and numbers as dollars and percentages.
+// The vocabulary and formats report.html's sections share: a session (or a conversation of one) and a
+// session of several conversations as the page shows them, table heads, the break cell, the kind and
+// agent chips, and numbers as dollars and percentages.
 
+import type { ConversationKind } from '../providers/capture/agents/types.ts'
 import type { BreakEvent } from './break-events.ts'
-import { providerAdvice } from './labels.ts'
+import { conversationDetail } from './conversations.ts'
+import { modelText, providerAdvice } from './labels.ts'
 import { escapeHtml } from './markup.ts'
 import type { SessionKey } from './session-key.ts'
 import { countText } from './text-table.ts'
 import type { StepRow, SummaryRow } from './types.ts'
 
+/** A session of the run, or a conversation of a captured agent's session (one variant either way). */
 export interface Session {
   key: SessionKey
   /** Position in the run (summary order), from 0. */
@@ -21,6 +25,33 @@ export interface Session {
   breaks: number
   /** Claims that read this session and fail. */
   claimsFailed: number
+  /** The session it is a conversation of, as its rows say; absent where the variant is the session. */
+  session?: string
+  /** Its kind (`main` when the rows name none). */
+  kind: ConversationKind
+  /** The agent and version that sent it, where its rows say. */
+  agent?: string
+  /** Its requests that switched model, each to the previous request's model. */
+  switched: ReadonlyMap<StepRow, string>
+}
+
+/** A captured agent's session of several conversations: one line of sums, its conversations under it. */
+export interface SessionGroup {
+  /** The session: its scenario, provider and loop, the session id as its variant. */
+  key: SessionKey
+  anchor: string
+  /** Main first, then subagents, side requests and compactions. */
+  conversations: Session[]
+  /** The conversations' summaries summed; undefined when one of them has no summary row. */
+  total: SummaryRow | undefined
+  /** Sums over the conversations. */
+  lostUsd: number
+  breaks: number
+  claimsFailed: number
+  /** Position of its first conversation in the run. */
+  order: number
+  /** The agent, when every conversation names the same one. */
+  agent?: string
 }
 
 /** Looks up the described event behind a break. */
@@ -45,8 +76,48 @@ export function rowLostUsd(row: StepRow): number {
 }
 
 /** The classes a session's entries share: `quiet` (hidden by the breaks-only filter) when it has no break. */
-export function sessionClass(session: Session): string {
+export function sessionClass(session: Pick<Session, 'breaks'>): string {
   return session.breaks === 0 ? 'quiet' : 'broke'
+}
+
+/** A conversation's kind as a chip. */
+export function kindChip(kind: ConversationKind): string {
+  return `<span class="kind kind-${kind}">${kind}</span>`
+}
+
+/** A conversation as the page names it under its session: its kind as a chip, then what follows it. */
+export function conversationHeading(session: Session): string {
+  const detail = conversationDetail({
+    ...session.key,
+    ...(session.session !== undefined ? { session: session.session } : {}),
+    conversationKind: session.kind,
+  })
+  return `${kindChip(session.kind)}${escapeHtml(detail)}`
+}
+
+/** The agent and version as a chip, or nothing where the rows do not say. */
+export function agentChip(agent: string | undefined): string {
+  return agent === undefined ? '' : ` <span class="chip agent" title="agent">${escapeHtml(agent)}</span>`
+}
+
+/**
+ * The models of a session's requests in the order it used them (`claude-opus-5-5 → claude-haiku-4-5`),
+ * each with the model it was simulated as; the distinct ones and the number of switches when it switched
+ * often.
+ */
+export function modelsText(rows: readonly StepRow[]): string {
+  const sequence: string[] = []
+  for (const row of rows) {
+    const text = modelText(row)
+    if (sequence[sequence.length - 1] !== text) sequence.push(text)
+  }
+  if (sequence.length <= 4) return sequence.join(' → ')
+  return `${[...new Set(sequence)].join(', ')} (${sequence.length - 1} switches)`
+}
+
+/** A request's model cell: the model, and the catalog model that stood in for it. */
+export function modelCell(row: StepRow): string {
+  return `${escapeHtml(row.model)}${row.simulatedAs === undefined ? '' : `<span class="sub">simulated as ${escapeHtml(row.simulatedAs)}</span>`}`
 }
 
 /** Cache-read and input tokens of the session's warm requests (successful, after the first). */
@@ -59,24 +130,38 @@ export function warmTokens(rows: readonly StepRow[]): { read: number; input: num
   }
 }
 
-/** A break as cause, node and the event behind it (its type and what it did), then what it cost in dollars. */
-export function breakCell(row: StepRow, key: SessionKey, eventOf: EventLookup): string {
+/**
+ * A break as cause, node (with the two models of a switch) and the event behind it (its type and what it
+ * did), then what it cost in dollars.
+ */
+export function breakCell(
+  row: StepRow,
+  key: SessionKey,
+  eventOf: EventLookup,
+  previousModel?: string | undefined,
+): string {
   const parts: string[] = []
   if (row.breakCause !== undefined && row.breakCause !== row.providerCause) {
     const event = row.breakEventSeq === undefined ? undefined : eventOf(key, row.breakEventSeq)
+    // Each model name kept on one line: a name broken at its hyphens reads as two.
+    const models =
+      previousModel === undefined
+        ? undefined
+        : `(<span class="nowrap">${escapeHtml(previousModel)}</span> → <span class="nowrap">${escapeHtml(row.model)}</span>)`
+    const node = row.breakNode === undefined ? undefined : escapeHtml(row.breakNode)
     const where = [
-      row.breakNode,
+      node === undefined || models === undefined ? (node ?? models) : `${node} ${models}`,
       row.breakEventSeq === undefined
         ? undefined
-        : `event ${row.breakEventSeq}${event === undefined ? '' : ` ${event.type}`}`,
+        : escapeHtml(`event ${row.breakEventSeq}${event === undefined ? '' : ` ${event.type}`}`),
     ].filter((part) => part !== undefined)
     const lines = [
       where.length === 0 ? undefined : where.join(' · '),
-      event?.description,
-      `${countText(row.lostTokens)} tokens, ${dollars(rowLostUsd(row), 4)}`,
+      event === undefined ? undefined : escapeHtml(event.description),
+      escapeHtml(`${countText(row.lostTokens)} tokens, ${dollars(rowLostUsd(row), 4)}`),
     ].filter((line) => line !== undefined)
     parts.push(
-      `<strong>${escapeHtml(row.breakCause)}</strong>${lines.map((line) => `<span class="sub">${escapeHtml(line)}</span>`).join('')}`,
+      `<strong>${escapeHtml(row.breakCause)}</strong>${lines.map((line) => `<span class="sub">${line}</span>`).join('')}`,
     )
   }
   if (row.providerCause !== undefined) {

@@ -1,13 +1,19 @@
-// One session of report.html: a summary line of facts that opens onto its chart and its step table, a
-// long session's table windowed around its breaks (window.ts).
+// One session of report.html, or one conversation of a captured agent's session: a summary line of
+// facts that opens onto its chart and its step table, a long session's table windowed around its breaks
+// (window.ts).
 
 import { durationText, sessionChart } from './chart.ts'
 import {
+  agentChip,
   breakCell,
+  conversationHeading,
   dollars,
   type EventLookup,
   type HeadCell,
   headRow,
+  kindChip,
+  modelCell,
+  modelsText,
   percent,
   plural,
   type Session,
@@ -24,13 +30,17 @@ import { IDLE_SECONDS, idleBefore, slotRows, windowRows } from './window.ts'
 /** A step table lists every request up to this many; a longer session lists those near its breaks. */
 const STEP_TABLE_LIMIT = 80
 
-/** A session: a line of facts that opens onto its chart and step table; open when it broke. */
-export function sessionSection(session: Session, eventOf: EventLookup): string {
+/**
+ * A session: a line of facts that opens onto its chart and step table; open when it broke. A conversation
+ * listed under its session (`inGroup`) is headed by its kind and name alone, the session's header above
+ * naming the rest.
+ */
+export function sessionSection(session: Session, eventOf: EventLookup, inGroup = false): string {
   const label = sessionLabel(session.key)
   const { rows, summary } = session
   const facts: string[] = []
   if (summary !== undefined) {
-    facts.push(escapeHtml(summary.model))
+    facts.push(escapeHtml(rows.length === 0 ? summary.model : modelsText(rows)))
     const warm = warmTokens(rows)
     facts.push(
       `warm hit ratio ${percent(summary.hitRatioWarm)}${warm === undefined ? '' : ` (${countText(warm.read)} of ${countText(warm.input)} warm input tokens read from cache)`}`,
@@ -47,9 +57,12 @@ export function sessionSection(session: Session, eventOf: EventLookup): string {
   facts.push(
     `${countText(rows.length)} ${plural(rows.length, 'request')}${failed === 0 ? '' : ` (${failed} failed)`}`,
   )
+  const heading = inGroup
+    ? `<h4>${conversationHeading(session)}</h4>`
+    : `<h3>${escapeHtml(label)}</h3>${session.kind === 'main' ? '' : ` ${kindChip(session.kind)}`}${agentChip(session.agent)}`
   const parts = [
     `<details class="session ${sessionClass(session)}" id="${session.anchor}"${session.breaks > 0 ? ' open' : ''}>`,
-    `<summary><h3>${escapeHtml(label)}</h3><span class="meta">${facts.join(' · ')}</span></summary>`,
+    `<summary>${heading}<span class="meta">${facts.join(' · ')}</span></summary>`,
   ]
   if (rows.length === 0) {
     parts.push('<p class="meta">No step rows for this session.</p>', '</details>')
@@ -70,6 +83,7 @@ export function sessionSection(session: Session, eventOf: EventLookup): string {
 const STEP_HEAD: readonly HeadCell[] = [
   { title: '#', numeric: true },
   { title: 'turn.step', numeric: false },
+  { title: 'model', numeric: false },
   { title: 'attempt', numeric: true },
   { title: 'header', numeric: false },
   { title: 'input', numeric: true },
@@ -97,7 +111,11 @@ const PREDICTED_HEAD: readonly HeadCell[] = [
 function stepTable(session: Session, eventOf: EventLookup): string {
   const { rows } = session
   const predicted = rows.some((row) => row.predictedCacheReadTokens !== undefined)
-  const head = predicted ? [...STEP_HEAD.slice(0, 7), ...PREDICTED_HEAD, ...STEP_HEAD.slice(7)] : STEP_HEAD
+  // The prediction goes after cache-write.
+  const after = STEP_HEAD.findIndex((cell) => cell.title === 'cache-write') + 1
+  const head = predicted
+    ? [...STEP_HEAD.slice(0, after), ...PREDICTED_HEAD, ...STEP_HEAD.slice(after)]
+    : STEP_HEAD
   const optional = (value: number | undefined) => (value === undefined ? '' : countText(value))
   const slots = windowRows(rows, {
     limit: STEP_TABLE_LIMIT,
@@ -115,6 +133,7 @@ function stepTable(session: Session, eventOf: EventLookup): string {
     const cells = [
       String(index + 1),
       `${escapeHtml(stepLabel(row))}${statusTag(row)}`,
+      modelCell(row),
       String(row.attempt),
       escapeHtml(row.headerReason ?? ''),
       countText(row.inputTokens),
@@ -127,7 +146,7 @@ function stepTable(session: Session, eventOf: EventLookup): string {
       countText(row.idealCacheReadTokens),
       countText(row.lostTokens),
       countText(row.providerLostTokens),
-      breakCell(row, session.key, eventOf),
+      breakCell(row, session.key, eventOf, session.switched.get(row)),
       dollars(row.costUsd, 6),
       `${row.virtualTimeS.toFixed(3)}${idle === 0 ? '' : `<span class="sub">after idle ${durationText(idle)}</span>`}`,
       countText(row.latencyMs),

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { renderReport } from './html.ts'
 import { summarize } from './summary.ts'
-import { sessionRows } from './testing.ts'
+import { CAPTURED_SESSION, capturedAgent, sessionRows } from './testing.ts'
 import type { StepRow } from './types.ts'
 
 const appendOnly = sessionRows({ scenario: 'append-only', provider: 'anthropic' }, [
@@ -268,7 +268,7 @@ describe('renderReport: long sessions and idle gaps', () => {
   it('lists a long session’s requests near its breaks and sums the quiet stretches', () => {
     expect(page).toContain('Steps (11 of 1,500 requests: those near breaks, the rest summed)')
     expect(page).toMatch(
-      /<tr class="elided"><td colspan="17">… 695 requests without a break, 4\.1 to 698\.1: hit ratio 99\.78%/,
+      /<tr class="elided"><td colspan="18">… 695 requests without a break, 4\.1 to 698\.1: hit ratio 99\.78%/,
     )
   })
 
@@ -276,5 +276,117 @@ describe('renderReport: long sessions and idle gaps', () => {
     expect(page).toMatch(/<g class="idle-gap"><title>idle 6m 21s before 1\.3<\/title>/)
     expect(page).toContain('>idle 6m 21s</text>')
     expect(page).toContain('<span class="sub">after idle 6m 21s</span>')
+  })
+})
+
+describe('renderReport: a captured agent’s sessions and conversations', () => {
+  const rows = capturedAgent()
+  const page = report(rows, 'capture-0001')
+  const section = (start: string, end: string) => {
+    const from = page.indexOf(start)
+    return page.slice(from, page.indexOf(end, from))
+  }
+
+  it('has a model column in every step table, the model of each request in it', () => {
+    expect(page.match(/<th class="label" scope="col">model<\/th>/g)).toHaveLength(5)
+    const main = section(
+      '<h4><span class="kind kind-main">main</span></h4>',
+      '<span class="kind kind-subagent">',
+    )
+    const models = [...main.matchAll(/<td class="label">(claude-[\w.-]+)<\/td>/g)].map((match) => match[1])
+    expect(models).toEqual([
+      'claude-opus-5-5',
+      'claude-opus-5-5',
+      'claude-haiku-4-5',
+      'claude-haiku-4-5',
+      'claude-haiku-4-5',
+    ])
+  })
+
+  it('names the model in each request’s tooltip, and both models in a switch’s break', () => {
+    expect(page).toContain('turn 2 step 1\nmodel claude-haiku-4-5, switched from claude-opus-5-5\n')
+    expect(page).toContain('turn 1 step 2\nmodel claude-opus-5-5\n')
+    const marker = page.match(/<g class="break-marker" data-index="2"><title>([^<]*)<\/title>/)
+    expect(marker?.[1]).toBe(
+      'break at 2.1: config-changed at model (claude-opus-5-5 → claude-haiku-4-5), 0 tokens lost, $0.0000',
+    )
+    expect(page).toContain(
+      '<strong>config-changed</strong><span class="sub">model (<span class="nowrap">claude-opus-5-5</span> → <span class="nowrap">claude-haiku-4-5</span>)</span>',
+    )
+    expect(page).not.toMatch(/tools\[0\] \(/)
+  })
+
+  it('says which catalog model a request was simulated as', () => {
+    const stand = sessionRows(
+      { scenario: 'capture', variant: 'c-1', model: 'claude-next', simulatedAs: 'claude-opus-5-5' },
+      [{ write: 5000 }, { read: 5000, uncached: 10 }],
+    )
+    const simulated = report(stand)
+    expect(simulated).toContain(
+      '<td class="label">claude-next<span class="sub">simulated as claude-opus-5-5</span></td>',
+    )
+    expect(simulated).toContain('model claude-next (simulated as claude-opus-5-5)\n')
+    expect(simulated).toContain(
+      '<span class="meta">claude-next (simulated as claude-opus-5-5) · warm hit ratio',
+    )
+  })
+
+  it('heads a session with the agent that sent it, as a chip', () => {
+    expect(page).toContain(
+      `<h3>capture · ${CAPTURED_SESSION} · anthropic</h3> <span class="tag">session</span> <span class="chip agent" title="agent">claude-code/2.1.328</span>`,
+    )
+    expect(page).toContain(
+      '<h3>capture · fdf5a279-6f6b-4ccc-b408-7bed182d60ab · anthropic</h3> <span class="chip agent" title="agent">claude-code/2.1.328</span>',
+    )
+  })
+
+  it('groups the conversations under their session in the index, each chip labelled by its kind', () => {
+    const index = section('<section id="index">', '<section id="costliest">')
+    const group = index.match(/<span class="chip-group broke">(.*?)<\/span><a /)?.[1] ?? ''
+    expect(group).toMatch(
+      new RegExp(
+        `^<a class="chip session-chip broke" href="#conversations-1"[^>]*>${CAPTURED_SESSION}<b>2 · `,
+      ),
+    )
+    const kinds = [...group.matchAll(/<span class="kind kind-(\w+)">/g)].map((match) => match[1])
+    expect(kinds).toEqual(['main', 'subagent', 'side', 'compaction'])
+    expect(group).toContain('<span class="kind kind-subagent">subagent</span>a3c29f83d9214c246</a>')
+  })
+
+  it('totals a session in the summary from its conversations’ tokens, its conversations under it', () => {
+    const summary = section('<section id="summary">', '<section id="sessions">')
+    const total = summary.match(/<tr class="session-total broke">.*?<\/tr>/)?.[0] ?? ''
+    expect(total).toContain(`${CAPTURED_SESSION}<span class="sub">session of 4 conversations</span>`)
+    expect(total).toContain(
+      '<td class="num">9</td><td class="num">55.04%<span class="sub">of 45,606</span></td>',
+    )
+    const conversationKinds = [
+      ...summary.matchAll(/<tr class="conversation [^"]*">.*?<span class="kind kind-(\w+)">/g),
+    ].map((match) => match[1])
+    expect(conversationKinds).toEqual(['main', 'subagent', 'side', 'compaction'])
+  })
+
+  it('lists a session’s conversations in one section headed by their sums, and counts both in the header', () => {
+    const sessions = section('<section id="sessions">', '<footer>')
+    expect(sessions).toMatch(/<section class="conversations broke" id="conversations-1">/)
+    expect(sessions).toContain(
+      '4 conversations (1 main, 1 subagent, 1 side, 1 compaction) · warm hit ratio 55.04% (25,100 of 45,606 warm input tokens read from cache)',
+    )
+    expect(sessions.indexOf('<h4><span class="kind kind-main">main</span></h4>')).toBeLessThan(
+      sessions.indexOf('<h4><span class="kind kind-compaction">compaction</span>f344d5e4</h4>'),
+    )
+    expect(page).toContain('2 sessions of 5 conversations, 11 requests')
+    expect(page).toContain('Only conversations with breaks (1 of 5)')
+  })
+
+  it('names a conversation’s break in the costliest breaks by its session and kind', () => {
+    const costliest = section('<section id="costliest">', '<section id="summary">')
+    expect(costliest).toContain(
+      `<a href="#session-4">capture · ${CAPTURED_SESSION} · anthropic</a><span class="sub"><span class="kind kind-main">main</span></span>`,
+    )
+  })
+
+  it('is byte-identical for identical input', () => {
+    expect(report(capturedAgent(), 'capture-0001')).toBe(page)
   })
 })

@@ -2,26 +2,33 @@
 // scales to hundreds of sessions: an index by scenario and provider, a breaks-only filter (a checkbox and
 // CSS), the costliest breaks, the summary and the sessions worst first by lost dollars, quiet sessions
 // collapsed and off-screen ones left unrendered by the browser (content-visibility), long sessions
-// windowed around their breaks. Same rows in, same bytes out.
+// windowed around their breaks, a captured agent's conversations under their session. Same rows in, same
+// bytes out.
 
 import { type BreakEvent, breakEventIndex } from './break-events.ts'
 import { chartLegend } from './chart.ts'
 import {
+  chipHint,
+  groupChips,
+  groupSection,
+  groupsOf,
+  indexChip,
+  isSessionOfConversations,
+} from './html-groups.ts'
+import {
   breakCell,
+  conversationHeading,
   dollars,
   type EventLookup,
-  type HeadCell,
   headRow,
   plural,
-  ratioCell,
   rowLostUsd,
   type Session,
-  sessionClass,
-  shortDollars,
-  warmTokens,
+  type SessionGroup,
 } from './html-parts.ts'
 import { sessionSection } from './html-session.ts'
-import { stepLabel } from './labels.ts'
+import { summarySection } from './html-summary.ts'
+import { previousModels, stepLabel } from './labels.ts'
 import type { LibraryReport } from './libraries.ts'
 import { librariesSection } from './libraries-html.ts'
 import type { LoopComparison } from './loops.ts'
@@ -127,6 +134,24 @@ svg.chart { display: block; max-width: 100%; height: auto; font-family: inherit;
 .legend-box { position: sticky; top: 41px; z-index: 1; background: rgba(255,255,255,0.96); padding: 4px 0 6px; border-bottom: 1px solid var(--rule); }
 details { margin-top: 12px; }
 summary { cursor: pointer; font-weight: 600; }
+h4 { font-size: 1rem; margin: 0; display: inline; }
+.kind { display: inline-block; margin-right: 6px; padding: 0 7px; border-radius: 8px; font-size: 0.75rem; font-weight: 600; font-style: normal; line-height: 1.5; vertical-align: 0.08em; color: #174ea6; background: #e8f0fe; }
+.kind-subagent { color: #0d652d; background: #e6f4ea; }
+.kind-side { color: #6a1b9a; background: #f3e8fd; }
+.kind-compaction { color: #7a4f01; background: #fef3d0; }
+.chip.agent { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 0.75rem; font-weight: normal; color: var(--muted); background: var(--panel); vertical-align: 0.1em; }
+.chip-group { display: inline-flex; flex-wrap: wrap; gap: 4px; padding: 3px; border: 1px dashed #c4c4cc; border-radius: 13px; }
+.chip.session-chip { font-weight: 600; }
+.chip .kind { margin-right: 0; font-size: 0.7rem; }
+.conversations { margin-top: 16px; padding-top: 12px; border-top: 1px solid var(--rule); }
+.conversations-head .meta { display: block; margin: 2px 0 0; font-size: 0.9rem; }
+.conversations > .session { margin: 10px 0 0 1.1em; padding: 8px 0 0 12px; border-top: none; border-left: 3px solid var(--rule); }
+.conversations > .session.broke { border-left-color: #f0b48c; }
+tr.session-total td { font-weight: 600; border-top: 2px solid var(--rule); }
+tr.session-total td .sub { font-weight: normal; }
+tr.conversation td:nth-child(2) { padding-left: 24px; }
+table.summary td.label .sub { white-space: normal; }
+.nowrap { white-space: nowrap; }
 footer { margin-top: 48px; padding-top: 16px; border-top: 1px solid var(--rule); }
 footer p { max-width: 100ch; }
 `
@@ -134,14 +159,21 @@ footer p { max-width: 100ch; }
 /** The report page. */
 export function renderReport(input: ReportInput): string {
   const sessions = sessionsOf(input)
+  const groups = groupsOf(sessions)
+  // A capture of agents counts conversations where a run counts sessions: each is its own line of requests.
+  const grouped = groups.some(isSessionOfConversations)
+  const unit = grouped ? 'conversation' : 'session'
   const hasLibraries = (input.libraries?.comparisons.length ?? 0) + (input.libraries?.absent.length ?? 0) > 0
   const eventOf = breakEventIndex(input.breakEvents ?? [])
-  const worstFirst = [...sessions].sort(worseFirst)
+  const worstFirst = [...groups].sort(worseFirst)
   const requests = input.rows.length
   const broken = sessions.filter((session) => session.breaks > 0).length
   const cost = sessions.reduce((total, session) => total + (session.summary?.costUsd ?? 0), 0)
   const lost = sessions.reduce((total, session) => total + session.lostUsd, 0)
   const title = `cachelab report: ${input.runId}`
+  const counted = grouped
+    ? `${groups.length} ${plural(groups.length, 'session')} of ${sessions.length} conversations`
+    : `${sessions.length} ${plural(sessions.length, 'session')}`
   return [
     '<!doctype html>',
     '<html lang="en">',
@@ -155,14 +187,14 @@ export function renderReport(input: ReportInput): string {
     '<main>',
     '<header>',
     `<h1>cachelab report <code>${escapeHtml(input.runId)}</code></h1>`,
-    `<p class="meta">${sessions.length} ${plural(sessions.length, 'session')}, ${countText(requests)} ${plural(requests, 'request')}, ${dollars(cost, 4)} in all; ${broken} ${plural(broken, 'session')} with breaks lost <span class="lost">${dollars(lost, 4)}</span>.</p>`,
+    `<p class="meta">${counted}, ${countText(requests)} ${plural(requests, 'request')}, ${dollars(cost, 4)} in all; ${broken} ${plural(broken, unit)} with breaks lost <span class="lost">${dollars(lost, 4)}</span>.</p>`,
     '</header>',
     '<div class="toolbar">',
-    `<label for="breaks-only"><input type="checkbox" id="breaks-only">Only sessions with breaks (${broken} of ${sessions.length})</label>`,
+    `<label for="breaks-only"><input type="checkbox" id="breaks-only">Only ${unit}s with breaks (${broken} of ${sessions.length})</label>`,
     `<nav><a href="#index">Index</a><a href="#costliest">Costliest breaks</a><a href="#summary">Summary</a>${hasLibraries ? '<a href="#libraries">Libraries</a>' : ''}<a href="#sessions">Sessions</a></nav>`,
     '</div>',
-    indexSection(sessions),
-    costliestSection(sessions, eventOf),
+    indexSection(groups),
+    costliestSection(sessions, groups, eventOf),
     summarySection(worstFirst),
     claimsSection(input.claims ?? []),
     notApplicableSection(input.notApplicable ?? []),
@@ -170,9 +202,14 @@ export function renderReport(input: ReportInput): string {
     loopsSection(input.comparisons ?? [], input.inexpressible ?? []),
     '<section id="sessions">',
     '<h2>Sessions</h2>',
-    '<p class="note">Worst first by the dollars their breaks lost. Sessions with breaks are open; the others open on a click. A session longer than the chart’s 200 columns draws the requests near its breaks one by one and its quiet stretches as lighter bars of their mean; its step table lists the requests near breaks and sums the rest (every request is in steps.csv).</p>',
+    `<p class="note">Worst first by the dollars their breaks lost. Sessions with breaks are open; the others open on a click. A session longer than the chart’s 200 columns draws the requests near its breaks one by one and its quiet stretches as lighter bars of their mean; its step table lists the requests near breaks and sums the rest (every request is in steps.csv).${grouped ? ' A captured agent’s session of several conversations is headed by their sums, its conversations under it: main, subagents, side requests, compactions.' : ''}</p>`,
     `<div class="legend-box">${chartLegend()}</div>`,
-    ...worstFirst.map((session) => sessionSection(session, eventOf)),
+    ...worstFirst.map((group) => {
+      const [only] = group.conversations
+      return only !== undefined && !isSessionOfConversations(group)
+        ? sessionSection(only, eventOf)
+        : groupSection(group, eventOf)
+    }),
     '</section>',
     '<footer>',
     '<p class="note">Input tokens are split into disjoint buckets: input = cache-read + cache-write + uncached. ',
@@ -195,24 +232,34 @@ function sessionsOf(input: ReportInput): Session[] {
   const rowsByKey = new Map(
     groupBySession(input.rows).map((group) => [sessionKeyString(group[0] as StepRow), group]),
   )
-  const keys = new Map<string, SessionKey>()
+  const keys = new Map<
+    string,
+    { key: SessionKey; labels: Pick<StepRow, 'session' | 'conversationKind' | 'agent'> }
+  >()
   for (const row of [...input.summaries, ...input.rows]) {
     const key = sessionKeyString(row)
     if (!keys.has(key))
       keys.set(key, {
-        scenario: row.scenario,
-        variant: row.variant,
-        provider: row.provider,
-        ...(row.loop !== undefined ? { loop: row.loop } : {}),
+        key: {
+          scenario: row.scenario,
+          variant: row.variant,
+          provider: row.provider,
+          ...(row.loop !== undefined ? { loop: row.loop } : {}),
+        },
+        labels: row,
       })
   }
   const summaries = new Map(input.summaries.map((summary) => [sessionKeyString(summary), summary]))
-  return [...keys.entries()].map(([keyString, key], index) => {
+  return [...keys.entries()].map(([keyString, { key, labels }], index) => {
     const summary = summaries.get(keyString)
     const rows = rowsByKey.get(keyString) ?? []
     const ok = rows.filter((row) => row.ok)
     return {
       key,
+      ...(labels.session !== undefined ? { session: labels.session } : {}),
+      kind: labels.conversationKind ?? 'main',
+      ...(labels.agent !== undefined ? { agent: labels.agent } : {}),
+      switched: previousModels(rows),
       order: index,
       anchor: `session-${index + 1}`,
       summary,
@@ -230,7 +277,7 @@ function sessionsOf(input: ReportInput): Session[] {
 }
 
 /** Most lost dollars first, then most breaks, then failing claims; run order among equals. */
-function worseFirst(left: Session, right: Session): number {
+function worseFirst(left: SessionGroup, right: SessionGroup): number {
   return (
     right.lostUsd - left.lostUsd ||
     right.breaks - left.breaks ||
@@ -239,34 +286,40 @@ function worseFirst(left: Session, right: Session): number {
   )
 }
 
-/** Scenarios down, providers across, each session a chip to its section, marked when it broke. */
-function indexSection(sessions: readonly Session[]): string {
-  const scenarios = [...new Set(sessions.map((session) => session.key.scenario))]
-  const providers = [...new Set(sessions.map((session) => session.key.provider))]
+/**
+ * Scenarios down, providers across, each session a chip to its section, marked when it broke; a captured
+ * agent's session of several conversations a group of chips: the session's totals, then each conversation
+ * by its kind.
+ */
+function indexSection(groups: readonly SessionGroup[]): string {
+  const scenarios = [...new Set(groups.map((group) => group.key.scenario))]
+  const providers = [...new Set(groups.map((group) => group.key.provider))]
+  const grouped = groups.some(isSessionOfConversations)
   const body = scenarios.map((scenario) => {
-    const ofScenario = sessions.filter((session) => session.key.scenario === scenario)
+    const ofScenario = groups.filter((group) => group.key.scenario === scenario)
     const cells = providers.map((provider) => {
       const chips = ofScenario
-        .filter((session) => session.key.provider === provider)
-        .map((session) => {
-          const classes = ['chip', sessionClass(session), session.claimsFailed > 0 ? 'failing' : '']
-          const badge =
-            session.breaks === 0 ? '' : `<b>${session.breaks} · ${shortDollars(session.lostUsd)}</b>`
-          const hint = `${sessionLabel(session.key)}: ${session.breaks} ${plural(session.breaks, 'break')}, ${dollars(session.lostUsd, 4)} lost${session.claimsFailed > 0 ? `, ${session.claimsFailed} failing ${plural(session.claimsFailed, 'claim')}` : ''}`
+        .filter((group) => group.key.provider === provider)
+        .map((group) => {
+          const [only] = group.conversations
+          if (only === undefined || isSessionOfConversations(group)) return groupChips(group)
           // A loop other than the model's is named on its chip: the variants of several loops look alike.
-          const loop =
-            session.key.loop === undefined || session.key.loop === 'model' ? '' : ` · ${session.key.loop}`
-          return `<a class="${classes.filter((name) => name !== '').join(' ')}" href="#${session.anchor}" title="${escapeHtml(hint)}">${escapeHtml(`${session.key.variant}${loop}`)}${badge}</a>`
+          const loop = only.key.loop === undefined || only.key.loop === 'model' ? '' : ` · ${only.key.loop}`
+          return indexChip(
+            only,
+            escapeHtml(`${only.key.variant}${loop}`),
+            chipHint(sessionLabel(only.key), only),
+          )
         })
       return `<td>${chips.length === 0 ? '<span class="meta">–</span>' : `<div class="chips">${chips.join('')}</div>`}</td>`
     })
-    const quiet = ofScenario.every((session) => session.breaks === 0) ? ' class="quiet"' : ''
+    const quiet = ofScenario.every((group) => group.breaks === 0) ? ' class="quiet"' : ''
     return `<tr${quiet}><td class="scenario">${escapeHtml(scenario)}</td>${cells.join('')}</tr>`
   })
   return [
     '<section id="index">',
     '<h2>Index</h2>',
-    '<p class="note">Each chip is a variant’s session on that provider, with its breaks and the dollars they lost; orange when it broke, outlined red when a claim that reads it fails.</p>',
+    `<p class="note">Each chip is a variant’s session on that provider, with its breaks and the dollars they lost; orange when it broke, outlined red when a claim that reads it fails.${grouped ? ' A dashed group is a captured agent’s session: its own chip with the sums, then one chip per conversation, labelled by kind (main, subagent, side, compaction).' : ''}</p>`,
     '<div class="table-scroll"><table class="index">',
     headRow([
       { title: 'scenario', numeric: false },
@@ -279,7 +332,23 @@ function indexSection(sessions: readonly Session[]): string {
 }
 
 /** The run's most expensive breaks across sessions, with the event behind each. */
-function costliestSection(sessions: readonly Session[], eventOf: EventLookup): string {
+function costliestSection(
+  sessions: readonly Session[],
+  groups: readonly SessionGroup[],
+  eventOf: EventLookup,
+): string {
+  const sessionOf = new Map(
+    groups.flatMap((group) =>
+      isSessionOfConversations(group) ? group.conversations.map((session) => [session, group] as const) : [],
+    ),
+  )
+  // A conversation is named by its session, its kind and name under it.
+  const label = (session: Session) => {
+    const group = sessionOf.get(session)
+    return group === undefined
+      ? `<a href="#${session.anchor}">${escapeHtml(sessionLabel(session.key))}</a>`
+      : `<a href="#${session.anchor}">${escapeHtml(sessionLabel(group.key))}</a><span class="sub">${conversationHeading(session)}</span>`
+  }
   const breaks = sessions.flatMap((session) =>
     session.rows
       .filter((row) => row.ok && (row.breakCause !== undefined || row.providerCause !== undefined))
@@ -293,7 +362,7 @@ function costliestSection(sessions: readonly Session[], eventOf: EventLookup): s
     .slice(0, COSTLIEST_BREAKS)
   const body = top.map(
     ({ session, row, lostUsd }) =>
-      `<tr><td class="num lost">${dollars(lostUsd, 4)}</td><td class="num">${countText(row.lostTokens + row.providerLostTokens)}</td><td class="label"><a href="#${session.anchor}">${escapeHtml(sessionLabel(session.key))}</a></td><td class="label">${escapeHtml(stepLabel(row))}</td><td class="label wrap">${breakCell(row, session.key, eventOf)}</td></tr>`,
+      `<tr><td class="num lost">${dollars(lostUsd, 4)}</td><td class="num">${countText(row.lostTokens + row.providerLostTokens)}</td><td class="label">${label(session)}</td><td class="label">${escapeHtml(stepLabel(row))}</td><td class="label wrap">${breakCell(row, session.key, eventOf, session.switched.get(row))}</td></tr>`,
   )
   return [
     '<section id="costliest">',
@@ -311,74 +380,6 @@ function costliestSection(sessions: readonly Session[], eventOf: EventLookup): s
     '</table></div>',
     '</section>',
   ].join('\n')
-}
-
-const SUMMARY_HEAD: readonly HeadCell[] = [
-  { title: 'scenario', numeric: false },
-  { title: 'variant', numeric: false },
-  { title: 'provider', numeric: false, note: 'model' },
-  { title: 'requests', numeric: true },
-  { title: 'hit ratio, warm', numeric: true, note: 'of warm input tokens' },
-  { title: 'hit ratio, all', numeric: true, note: 'of input tokens' },
-  { title: 'write ratio', numeric: true, note: 'of input tokens' },
-  { title: 'lost tokens', numeric: true },
-  { title: 'provider lost', numeric: true, note: 'idle gaps, reach' },
-  { title: 'lost', numeric: true, note: 'USD, both sides' },
-  { title: 'cost', numeric: true },
-  { title: 'ideal cost', numeric: true },
-  { title: 'breaks', numeric: true },
-  { title: 'largest break', numeric: false, note: 'tokens at turn.step' },
-  { title: 'claims', numeric: false, note: 'hold / read this session' },
-]
-
-/** The summary table, worst first. */
-function summarySection(sessions: readonly Session[]): string {
-  const body = sessions.map((session) => {
-    const summary = session.summary
-    const rowClass = ` class="${sessionClass(session)}"`
-    if (summary === undefined)
-      return `<tr${rowClass}>${labelCells(session, undefined)}<td colspan="${SUMMARY_HEAD.length - 3}" class="meta">no summary row</td></tr>`
-    const failed =
-      summary.failedAttempts === 0
-        ? ''
-        : `<span class="sub">+${countText(summary.failedAttempts)} failed</span>`
-    const largest = summary.largestBreak
-    const cells = [
-      `${countText(summary.requests)}${failed}`,
-      ratioCell(summary.hitRatioWarm, warmTokens(session.rows)?.input),
-      ratioCell(summary.hitRatioAll, summary.inputTokens),
-      ratioCell(summary.writeRatio, summary.inputTokens),
-      countText(summary.lostTokens),
-      countText(summary.providerLostTokens),
-      session.lostUsd > 0 ? `<span class="lost">${dollars(session.lostUsd, 4)}</span>` : dollars(0, 4),
-      dollars(summary.costUsd, 4),
-      dollars(summary.idealCostUsd, 4),
-      countText(summary.breaks),
-      largest === undefined
-        ? '<span class="meta">none</span>'
-        : `${countText(largest.lostTokens)} at ${largest.turn}.${largest.step}<span class="sub">${escapeHtml(largest.cause ?? 'cause unknown')}</span>`,
-      claimsCell(summary),
-    ]
-    const numeric = SUMMARY_HEAD.slice(3).map((head) => head.numeric)
-    return `<tr${rowClass}>${labelCells(session, summary.model)}${cells.map((cell, index) => `<td class="${numeric[index] === true ? 'num' : 'label'}">${cell}</td>`).join('')}</tr>`
-  })
-  return [
-    '<section id="summary">',
-    '<h2>Summary</h2>',
-    '<p class="note">Worst first by lost dollars. Hit ratios are token-weighted: cache-read tokens ÷ input tokens of the successful requests, with the denominator in tokens under each value. “Warm” leaves out each session’s first request; the write ratio is cache-write ÷ input tokens.</p>',
-    '<div class="table-scroll"><table>',
-    headRow(SUMMARY_HEAD),
-    `<tbody>${body.join('\n')}</tbody>`,
-    '</table></div>',
-    '</section>',
-  ].join('\n')
-}
-
-function claimsCell(summary: SummaryRow): string {
-  const total = summary.claimsHeld + summary.claimsFailed
-  if (total === 0) return '<span class="meta">–</span>'
-  if (summary.claimsFailed === 0) return `${summary.claimsHeld} of ${total}`
-  return `<strong class="fail">${summary.claimsFailed} of ${total} fail</strong>`
 }
 
 /** Every claim evaluated on the run, failures first. */
@@ -426,14 +427,4 @@ function notApplicableSection(entries: readonly LeftOut[]): string {
       `<li><strong>${escapeHtml(`${entry.scenario} · ${entry.variant} · ${entry.provider}`)}</strong> on ${escapeHtml(entry.model)}: ${escapeHtml(entry.reason)}</li>`,
   )
   return ['<section>', '<h2>Not applicable</h2>', `<ul>${items.join('')}</ul>`, '</section>'].join('\n')
-}
-
-function labelCells(session: Session, model: string | undefined): string {
-  const { scenario, variant, provider } = session.key
-  const modelLine = model === undefined ? '' : `<span class="sub">${escapeHtml(model)}</span>`
-  return [
-    `<td class="label"><a href="#${session.anchor}">${escapeHtml(scenario)}</a></td>`,
-    `<td class="label">${escapeHtml(variant)}${session.key.loop === 'dsh' ? '<span class="sub">DSH loop</span>' : ''}</td>`,
-    `<td class="label">${escapeHtml(provider)}${modelLine}</td>`,
-  ].join('')
 }

@@ -1,6 +1,7 @@
 // How a request and its break read in reports, tooltips and test failure messages.
 
 import { findModel, vendorOf } from '../providers/catalog.ts'
+import { sessionKeyString } from './session-key.ts'
 import { countText, dollarText } from './text-table.ts'
 import type { StepRow } from './types.ts'
 
@@ -33,4 +34,31 @@ export function providerAdvice(
   if (prices?.cacheWrite1h === undefined || prices.cacheWrite5m === undefined) return undefined
   const premium = (row.providerLostTokens * (prices.cacheWrite1h - prices.cacheWrite5m)) / 1_000_000
   return `a 1h TTL would have cost ${dollarText(premium)} more in writes`
+}
+
+/** A request's model as reports name it, with the catalog model it was simulated and priced as, if any. */
+export function modelText(row: Pick<StepRow, 'model' | 'simulatedAs'>): string {
+  return row.simulatedAs === undefined ? row.model : `${row.model} (simulated as ${row.simulatedAs})`
+}
+
+/** A switch of model as a break names it: `(claude-opus-5-5 → claude-haiku-4-5)`. */
+export function modelSwitchText(previous: string, model: string): string {
+  return `(${previous} → ${model})`
+}
+
+/**
+ * The requests that switched model: each successful request whose model differs from its session's
+ * previous successful request's, mapped to that previous model. Rows of several sessions may be mixed.
+ */
+export function previousModels(rows: readonly StepRow[]): ReadonlyMap<StepRow, string> {
+  const latest = new Map<string, string>()
+  const switched = new Map<StepRow, string>()
+  for (const row of rows) {
+    if (!row.ok) continue
+    const key = sessionKeyString(row)
+    const previous = latest.get(key)
+    if (previous !== undefined && previous !== row.model) switched.set(row, previous)
+    latest.set(key, row.model)
+  }
+  return switched
 }

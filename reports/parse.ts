@@ -112,6 +112,7 @@ export function parseBreaksCsv(text: string, file: string): BreakRow[] {
       providerLostUsd: reader.number('provider_lost_usd'),
       inputTokens: reader.integer('input_tokens'),
       cacheReadTokens: reader.integer('cache_read_tokens'),
+      ...optionalText('previousModel', reader.optionalText('previous_model')),
     }
   })
 }
@@ -241,6 +242,7 @@ const OPTIONAL_COLUMNS: ReadonlySet<string> = new Set([
   'conversation_kind',
   'agent',
   'simulated_as',
+  'previous_model',
 ])
 
 const KINDS = Object.fromEntries(CONVERSATION_KINDS.map((kind) => [kind, true])) as Record<

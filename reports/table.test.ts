@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { breaksOf } from './breaks.ts'
 import { summarize } from './summary.ts'
-import { breaksDigest, SUMMARY_WIDTH, summaryTable, wantsColour } from './table.ts'
-import { sessionRows, stepRow } from './testing.ts'
+import { breaksDigest, CONVERSATIONS_WIDTH, SUMMARY_WIDTH, summaryTable, wantsColour } from './table.ts'
+import { CAPTURED_SESSION, capturedAgent, sessionRows, stepRow } from './testing.ts'
 import type { SummaryRow } from './types.ts'
 
 const ESCAPE = '\u001b['
@@ -114,5 +114,54 @@ describe('wantsColour', () => {
   it('respects NO_COLOR set to anything but the empty string', () => {
     expect(wantsColour({ isTTY: true }, { NO_COLOR: '1' })).toBe(false)
     expect(wantsColour({ isTTY: true }, { NO_COLOR: '' })).toBe(true)
+  })
+})
+
+describe('the summary table of a captured agent’s sessions', () => {
+  const rows = capturedAgent()
+  const summaries = summarize(rows)
+  const lines = summaryTable(summaries).split('\n')
+  const lineOf = (label: string) => lines.find((line) => line.startsWith(label)) ?? ''
+
+  it('lists a session’s conversations under it, main first, then subagents, side requests and compactions', () => {
+    const labels = lines.slice(3).map((line) => line.match(/^ *\S+/)?.[0])
+    expect(labels).toEqual([
+      'capture',
+      `  ${CAPTURED_SESSION}`,
+      '    main',
+      '    subagent-a3c29f83d9214c246',
+      '    side-title-5e1f0a2b',
+      '    compaction-f344d5e4',
+      '  fdf5a279-6f6b-4ccc-b408-7bed182d60ab',
+    ])
+  })
+
+  it('sums the session’s conversations on its line, the warm hit ratio from the summed tokens', () => {
+    // Warm reads over warm inputs: (20,100 + 5,000) / (40,556 + 5,050) = 55.04%; the average of the
+    // conversations' own ratios (49.56% and 99.01%) would be 74.28%.
+    const session = lineOf(`  ${CAPTURED_SESSION}`)
+    expect(session).toMatch(/anthropic\s+9\s+55\.04%\s+10,150\s+\d\.\d{4}\s+\d\.\d{4}\s+2\s+-$/)
+    expect(lineOf('    main')).toMatch(/anthropic\s+5\s+49\.56%\s+10,150\s/)
+    expect(lineOf('    subagent-a3c29f83d9214c246')).toMatch(/anthropic\s+2\s+99\.01%\s+0\s/)
+    const cost = (line: string) => Number(line.trim().split(/\s+/)[6])
+    const conversations = ['    main', '    subagent-', '    side-', '    compaction-'].map(lineOf)
+    const summed = conversations.reduce((total, line) => total + cost(line), 0)
+    expect(cost(session)).toBeCloseTo(summed, 3)
+  })
+
+  it('keeps a session of one conversation to one line named by its variant', () => {
+    expect(lineOf('  fdf5a279-6f6b-4ccc-b408-7bed182d60ab')).toMatch(/anthropic\s+2\s+99\.58%/)
+  })
+
+  it('fits 120 columns with a session id in full, and cuts it with an ellipsis at a narrower width', () => {
+    for (const line of lines) expect(line.length).toBeLessThanOrEqual(CONVERSATIONS_WIDTH)
+    const narrow = summaryTable(summaries, { width: 90 }).split('\n')
+    for (const line of narrow) expect(line.length).toBeLessThanOrEqual(90)
+    expect(narrow).toContainEqual(expect.stringMatching(/^ {2}15fe7312-[\w-]+…\s+anthropic\s+9\s/))
+  })
+
+  it('prints a run without sessions as it always did, at 100 columns', () => {
+    const ordinary = matrix()
+    expect(summaryTable(ordinary)).toBe(summaryTable(ordinary, { width: SUMMARY_WIDTH }))
   })
 })

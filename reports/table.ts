@@ -1,10 +1,13 @@
 // The run summary as a user reads it in a terminal after `cachelab run` (and `report`, `import`): one
-// line per session grouped under its scenario, and the costliest breaks under it, fitted to 100 columns,
-// breaks and failing claims highlighted; colour only when asked (a terminal without NO_COLOR), so pipes
-// and CI logs stay plain.
+// line per session grouped under its scenario (a captured agent's session as a line summing its
+// conversations, each listed under it by kind and name), and the costliest breaks under it, fitted to 100
+// columns (120 with conversations), breaks and failing claims highlighted; colour only when asked (a
+// terminal without NO_COLOR), so pipes and CI logs stay plain.
 
+import { conversationName, groupBySessionId, hasConversations } from './conversations.ts'
 import { stepLabel } from './labels.ts'
 import { sessionLabel } from './session-key.ts'
+import { sessionTotal } from './summary.ts'
 import { countText } from './text-table.ts'
 import type { BreakRow, SummaryRow } from './types.ts'
 
@@ -12,7 +15,7 @@ import type { BreakRow, SummaryRow } from './types.ts'
 export interface SummaryTableOptions {
   /** ANSI colour: breaks and losses in yellow, failing claims in red, zeros dimmed. Off by default. */
   colour?: boolean
-  /** Widest line in columns; 100 unless given. */
+  /** Widest line in columns; 100 unless given, 120 when a session holds several conversations. */
   width?: number
   /** How many breaks `breaksDigest` lists; 10 unless given. */
   limit?: number
@@ -20,6 +23,8 @@ export interface SummaryTableOptions {
 
 /** The width the summary fits when none is given. */
 export const SUMMARY_WIDTH = 100
+/** The width when sessions hold conversations: room for a 36-character session id in full. */
+export const CONVERSATIONS_WIDTH = 120
 
 /** What a cell is for: it decides the colour, never the text. */
 type Tone = 'plain' | 'dim' | 'break' | 'fail' | 'heading'
@@ -63,16 +68,19 @@ const ANSI: Record<Tone, [string, string]> = {
 /**
  * The summary table: counting as summary.csv does (successful requests, `+n` failed attempts), the warm
  * hit ratio token-weighted, what the breaks lost in tokens and in dollars (both sides), and per session
- * its largest break or, when a claim that reads it fails, that instead.
+ * its largest break or, when a claim that reads it fails, that instead. A session of several conversations
+ * is one line of their sums (the warm hit ratio their warm reads over their warm inputs), its conversations
+ * under it: main, subagents, side requests, compactions.
  */
 export function summaryTable(rows: readonly SummaryRow[], options: SummaryTableOptions = {}): string {
-  const width = options.width ?? SUMMARY_WIDTH
+  const width =
+    options.width ?? (hasConversations(groupBySessionId(rows)) ? CONVERSATIONS_WIDTH : SUMMARY_WIDTH)
   const paint = (cell: Cell) =>
     options.colour === true && cell.tone !== 'plain' && cell.text !== ''
       ? `${ANSI[cell.tone][0]}${cell.text}${ANSI[cell.tone][1]}`
       : cell.text
   const groups = groupByScenario(rows)
-  const body = groups.map((group) => group.rows.map(sessionCells))
+  const body = groups.map((group) => scenarioLines(group.rows))
   const widths = fitWidths(
     COLUMNS.map((column, index) =>
       Math.max(
@@ -127,16 +135,29 @@ function groupByScenario(rows: readonly SummaryRow[]): Array<{ scenario: string;
   return [...groups.entries()].map(([scenario, group]) => ({ scenario, rows: group }))
 }
 
-function sessionCells(row: SummaryRow): Cell[] {
+/** A scenario's lines: each session's, and a session of several conversations followed by theirs. */
+function scenarioLines(rows: readonly SummaryRow[]): Cell[][] {
+  const variantText = (variant: string, row: SummaryRow) =>
+    row.loop === 'dsh' ? `${variant} (dsh loop)` : variant
+  return groupBySessionId(rows).flatMap(({ key, conversations }) => {
+    const [only] = conversations
+    if (only !== undefined && conversations.length === 1)
+      return [sessionCells(only, `  ${variantText(only.variant, only)}`, 'plain')]
+    const total = sessionTotal(key, conversations)
+    return [
+      sessionCells(total, `  ${variantText(key.variant, total)}`, 'heading'),
+      ...conversations.map((row) => sessionCells(row, `    ${conversationName(row)}`, 'plain')),
+    ]
+  })
+}
+
+function sessionCells(row: SummaryRow, label: string, tone: Tone): Cell[] {
   const lostUsd = row.costUsd - row.idealCostUsd + row.providerLostUsd
   const lostTokens = row.lostTokens + row.providerLostTokens
   const amount = (text: string, value: number): Cell => ({ text, tone: value > 0 ? 'break' : 'dim' })
   const claims = row.claimsHeld + row.claimsFailed
   return [
-    {
-      text: `  ${row.loop === 'dsh' ? `${row.variant} (dsh loop)` : row.variant}`,
-      tone: row.claimsFailed > 0 ? 'fail' : 'plain',
-    },
+    { text: label, tone: row.claimsFailed > 0 ? 'fail' : tone },
     { text: row.provider, tone: 'plain' },
     {
       text: `${countText(row.requests)}${row.failedAttempts === 0 ? '' : `+${countText(row.failedAttempts)}`}`,

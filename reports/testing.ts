@@ -2,6 +2,7 @@
 // successful request marked cold, as rows.ts marks it. Used by the reports and CLI tests.
 
 import type { ProviderId } from '../harness/types.ts'
+import type { ConversationKind } from '../providers/capture/agents/types.ts'
 import type { BreakCause, StepRow } from './types.ts'
 
 /** The parts of a step row a test cares about; the rest get plain defaults. */
@@ -31,6 +32,11 @@ export interface StepSketch {
   cold?: boolean
   /** Virtual time of the request, in seconds. */
   at?: number
+  /** A captured agent's conversation: its session, kind, agent, and the model simulated in its place. */
+  session?: string
+  conversationKind?: ConversationKind
+  agent?: string
+  simulatedAs?: string
 }
 
 /** One step row; buckets sum to the input, the hit ratio is read / input. */
@@ -76,12 +82,19 @@ export function stepRow(sketch: StepSketch = {}): StepRow {
     latencyMs: 100,
     predictedCacheReadTokens: undefined,
     predictedCacheWriteTokens: undefined,
+    ...(sketch.session !== undefined ? { session: sketch.session } : {}),
+    ...(sketch.conversationKind !== undefined ? { conversationKind: sketch.conversationKind } : {}),
+    ...(sketch.agent !== undefined ? { agent: sketch.agent } : {}),
+    ...(sketch.simulatedAs !== undefined ? { simulatedAs: sketch.simulatedAs } : {}),
   }
 }
 
 /** A session's rows: steps numbered 1, 2, … in turn 1 unless sketched, the first successful one cold. */
 export function sessionRows(
-  labels: Pick<StepSketch, 'scenario' | 'variant' | 'provider' | 'model'>,
+  labels: Pick<
+    StepSketch,
+    'scenario' | 'variant' | 'provider' | 'model' | 'session' | 'conversationKind' | 'agent' | 'simulatedAs'
+  >,
   sketches: readonly StepSketch[],
 ): StepRow[] {
   let seenSuccess = false
@@ -90,4 +103,50 @@ export function sessionRows(
     if (sketch.failed !== true) seenSuccess = true
     return stepRow({ step: index + 1, ...labels, ...sketch, cold })
   })
+}
+
+/** The session id of `capturedAgent`'s Claude Code session. */
+export const CAPTURED_SESSION = '15fe7312-9de3-42a8-a2ae-00744a981652'
+
+/**
+ * A capture of a coding agent, in the order its conversations' files are read: a Claude Code session's
+ * subagent, side request, compaction and main conversation (which switches model at 2.1 and changes its
+ * tools at 3.1), then a second session of one conversation.
+ */
+export function capturedAgent(): StepRow[] {
+  const session = CAPTURED_SESSION
+  const agent = 'claude-code/2.1.328'
+  const base = { scenario: 'capture', provider: 'anthropic', agent } as const
+  const sub = { ...base, session, conversationKind: 'subagent', model: 'claude-haiku-4-5' } as const
+  return [
+    ...sessionRows({ ...sub, variant: `${session}.subagent-a3c29f83d9214c246` }, [
+      { write: 5000, uncached: 3 },
+      { read: 5000, uncached: 50 },
+    ]),
+    ...sessionRows({ ...sub, variant: `${session}.side-title-5e1f0a2b`, conversationKind: 'side' }, [
+      { write: 300, uncached: 3 },
+    ]),
+    ...sessionRows({ ...sub, variant: `${session}.compaction-f344d5e4`, conversationKind: 'compaction' }, [
+      { read: 9000, write: 14, uncached: 1300 },
+    ]),
+    ...sessionRows({ ...base, variant: session, model: 'claude-opus-5-5' }, [
+      { write: 10_000, uncached: 3 },
+      { read: 10_000, uncached: 100 },
+      { write: 10_100, uncached: 3, turn: 2, step: 1, breakCause: 'config-changed', breakNode: 'model' },
+      { read: 10_100, uncached: 50, turn: 2, step: 2 },
+      {
+        write: 10_200,
+        uncached: 3,
+        lost: 10_150,
+        turn: 3,
+        step: 1,
+        breakCause: 'tools-changed',
+        breakNode: 'tools[0]',
+      },
+    ]).map((row) => (row.turn >= 2 ? { ...row, model: 'claude-haiku-4-5' } : row)),
+    ...sessionRows({ ...base, variant: 'fdf5a279-6f6b-4ccc-b408-7bed182d60ab', model: 'claude-opus-5-5' }, [
+      { write: 11_900, uncached: 3 },
+      { read: 11_900, uncached: 50 },
+    ]),
+  ]
 }

@@ -162,6 +162,12 @@ export interface SummaryRow {
   outputTokens: number
   /** Token-weighted: read / input over successful requests, each session's first (cold) request excluded. */
   hitRatioWarm: number | undefined
+  /**
+   * The sums behind `hitRatioWarm`, so a session can sum its conversations' (never average their ratios);
+   * absent on a row read back from summary.csv, which keeps the ratio alone.
+   */
+  warmInputTokens?: number
+  warmCacheReadTokens?: number
   /** Token-weighted over every successful request. */
   hitRatioAll: number | undefined
   /** write / input over every successful request. */
@@ -273,6 +279,11 @@ export interface BreakRow {
   cacheReadTokens: number
   /** The agent loop that sent the request, when a run's loop did. */
   loop?: LoopName
+  /** The session the conversation belongs to and the conversation's kind, as the step row says. */
+  session?: string
+  conversationKind?: ConversationKind
+  /** The model of the session's previous successful request, where this request switched from it. */
+  previousModel?: string
 }
 
 /** The `breaks.csv` columns, in order. */
@@ -295,4 +306,7 @@ export const BREAK_COLUMNS = [
   'input_tokens',
   'cache_read_tokens',
   'loop',
+  'session',
+  'conversation_kind',
+  'previous_model',
 ] as const
