@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { breaksOf } from './breaks.ts'
 import { summarize } from './summary.ts'
@@ -163,5 +164,13 @@ describe('the summary table of a captured agent’s sessions', () => {
   it('prints a run without sessions as it always did, at 100 columns', () => {
     const ordinary = matrix()
     expect(summaryTable(ordinary)).toBe(summaryTable(ordinary, { width: SUMMARY_WIDTH }))
+  })
+})
+
+describe("the README's example of a captured agent's summary", () => {
+  it("is the table this fixture's rows print", () => {
+    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
+    const printed = summaryTable(summarize(capturedAgent())).split('\n').slice(3).join('\n')
+    expect(readme).toContain(`\`\`\`\n${printed}\n\`\`\``)
   })
 })
