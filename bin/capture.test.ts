@@ -14,7 +14,10 @@ import { CaptureTracker } from '../providers/capture/tracker.ts'
 import { type AnthropicCacheRules, simulationModel, withCacheRules } from '../providers/catalog.ts'
 import { startLoopback } from '../providers/mock/loopback.ts'
 import { CacheSimulators } from '../providers/sim/index.ts'
+import { breakLine, breaksOf } from '../reports/breaks.ts'
 import { parseStepsCsv } from '../reports/parse.ts'
+import { summarize } from '../reports/summary.ts'
+import { summaryTable } from '../reports/table.ts'
 import { reportCapture } from './report.ts'
 import { runCli } from './testing.ts'
 
@@ -118,6 +121,11 @@ describe('capture → report → check for a client cachelab did not write', () 
     expect(broken).toHaveLength(1)
     expect(broken[0]).toMatchObject({ turn: 6, breakNode: 'system[0]', breakCause: 'system-replace' })
     expect(broken[0]?.lostTokens).toBeGreaterThan(2000)
+    // The README shows this capture's summary and break lines, name and figures as they are.
+    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
+    const session = summaryTable(summarize(rows)).split('\n')[4] ?? ''
+    expect(readme).toContain(`${session}\n`)
+    expect(readme).toContain(`  ${breaksOf(rows).map(breakLine)[0]}\n`)
     // Buckets are disjoint and sum to the input on every row.
     for (const row of rows)
       expect(row.cacheReadTokens + row.cacheWriteTokens + row.uncachedTokens).toBe(row.inputTokens)

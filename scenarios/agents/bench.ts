@@ -46,6 +46,17 @@ export interface AgentBench {
   rows(): StepRow[]
   /** Answer from now on by these rules (a replies file's), e.g. once a session's workspace path is known. */
   reply(rules: readonly ReplyRuleInput[]): void
+  /** Why each request the server did not answer with a 200 failed: empty when every request was served. */
+  refusals(): string[]
+  /**
+   * A session of an agent run step by step; a step whose agent exits with anything but 0 is an error
+   * carrying the end of what it printed on stderr.
+   */
+  run(
+    name: AgentName,
+    steps: readonly AgentStep[],
+    options?: AgentOptions & { setup?: (place: AgentPlace) => void },
+  ): Promise<AgentSession>
   /** A new session of an agent in its own scratch home and workspace (the agent installed if need be). */
   session(
     name: AgentName,
@@ -76,13 +87,28 @@ export async function startAgentBench(replies: readonly ReplyRuleInput[] = []): 
     gemini: server.baseURLs.gemini,
   }
   let sessions = 0
-  return {
+  const bench: AgentBench = {
     server,
     urls,
     exchanges,
     rows: () => captureRows(exchanges, { runId: 'agents', scenario: 'agents' }),
     reply(rules) {
       if (server.context !== undefined) server.context.replies = repliesFromRules(rules)
+    },
+    refusals: () =>
+      exchanges
+        .filter((exchange) => exchange.status !== 200)
+        .map((exchange) => exchange.error ?? String(exchange.status)),
+    async run(name, steps, options = {}) {
+      const session = await bench.session(name, options)
+      for (const step of steps) {
+        const outcome = await session.step(step)
+        if (outcome.code !== 0)
+          throw new Error(
+            `${name} exited ${outcome.code ?? 'on its timeout'} on ${JSON.stringify(step.prompt)}: ${outcome.stderr.slice(-2000)}`,
+          )
+      }
+      return session
     },
     async session(name, options = {}) {
       const driver = AGENT_DRIVERS[name]
@@ -114,4 +140,5 @@ export async function startAgentBench(replies: readonly ReplyRuleInput[] = []): 
       rmSync(root, { recursive: true, force: true })
     },
   }
+  return bench
 }

@@ -18,13 +18,13 @@ beforeAll(async () => {
     { kind: 'main', turn: 1, text: 'Hello.' },
     { kind: 'main', turn: 2, step: 1, tools: [{ name: 'read_file', arguments: { file_path: 'README.md' } }] },
   ])
-  const session = await bench.session('gemini-cli', {
-    setup: ({ workspace }) => writeFileSync(join(workspace, 'README.md'), '# Calc\nA tiny calculator.\n'),
-  })
-  for (const step of [{ prompt: 'Say hello' }, { prompt: 'What does README.md say?', continues: true }]) {
-    const outcome = await session.step(step)
-    expect(outcome.code, outcome.stderr.slice(-2000)).toBe(0)
-  }
+  await bench.run(
+    'gemini-cli',
+    [{ prompt: 'Say hello' }, { prompt: 'What does README.md say?', continues: true }],
+    {
+      setup: ({ workspace }) => writeFileSync(join(workspace, 'README.md'), '# Calc\nA tiny calculator.\n'),
+    },
+  )
   rows = bench.rows()
 })
 

@@ -14,11 +14,7 @@ beforeAll(async () => {
   bench = await startAgentBench([
     { session: '*', turn: 1, step: 1, tools: [{ name: 'glob', arguments: { pattern: '*' } }] },
   ])
-  const session = await bench.session('opencode')
-  for (const step of [{ prompt: 'List the files' }, { prompt: 'Read the notes', continues: true }]) {
-    const outcome = await session.step(step)
-    expect(outcome.code, outcome.stderr.slice(-2000)).toBe(0)
-  }
+  await bench.run('opencode', [{ prompt: 'List the files' }, { prompt: 'Read the notes', continues: true }])
   rows = bench.rows()
 })
 

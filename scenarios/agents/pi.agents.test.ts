@@ -13,16 +13,16 @@ let rows: StepRow[]
 
 beforeAll(async () => {
   bench = await startAgentBench()
-  const session = await bench.session('pi', {
-    setup: ({ workspace }) => {
-      writeFileSync(join(workspace, 'README.md'), '# Calc\nA tiny calculator.\n')
-      writeFileSync(join(workspace, 'NOTES.md'), 'Add subtraction next.\n')
+  await bench.run(
+    'pi',
+    [{ prompt: 'What does README.md say?' }, { prompt: 'And NOTES.md?', continues: true }],
+    {
+      setup: ({ workspace }) => {
+        writeFileSync(join(workspace, 'README.md'), '# Calc\nA tiny calculator.\n')
+        writeFileSync(join(workspace, 'NOTES.md'), 'Add subtraction next.\n')
+      },
     },
-  })
-  for (const step of [{ prompt: 'What does README.md say?' }, { prompt: 'And NOTES.md?', continues: true }]) {
-    const outcome = await session.step(step)
-    expect(outcome.code, outcome.stderr.slice(-2000)).toBe(0)
-  }
+  )
   rows = bench.rows()
 })
 
