@@ -40,7 +40,7 @@ export function kindOf(labels: Pick<ConversationLabels, 'conversationKind'>): Co
 
 /**
  * The conversation's name within its session: what follows `<session>.` (`subagent-a3c29f83d9214c246`,
- * `side-title-5e1f…`, `compaction-f344d5e4`), its kind for the session's own conversation, and the kind
+ * `side-title-5e1f…`, `compaction-1`), its kind for the session's own conversation, and the kind
  * before the name where the name does not start with it.
  */
 export function conversationName(labels: ConversationLabels): string {

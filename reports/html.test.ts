@@ -373,7 +373,7 @@ describe('renderReport: a captured agent’s sessions and conversations', () => 
       '4 conversations (1 main, 1 subagent, 1 side, 1 compaction) · warm hit ratio 55.04% (25,100 of 45,606 warm input tokens read from cache)',
     )
     expect(sessions.indexOf('<h4><span class="kind kind-main">main</span></h4>')).toBeLessThan(
-      sessions.indexOf('<h4><span class="kind kind-compaction">compaction</span>f344d5e4</h4>'),
+      sessions.indexOf('<h4><span class="kind kind-compaction">compaction</span>1</h4>'),
     )
     expect(page).toContain('2 sessions of 5 conversations, 11 requests')
     expect(page).toContain('Only conversations with breaks (1 of 5)')

@@ -132,7 +132,7 @@ describe('the summary table of a captured agent’s sessions', () => {
       '    main',
       '    subagent-a3c29f83d9214c246',
       '    side-title-5e1f0a2b',
-      '    compaction-f344d5e4',
+      '    compaction-1',
       '  fdf5a279-6f6b-4ccc-b408-7bed182d60ab',
     ])
   })

@@ -126,7 +126,7 @@ export function capturedAgent(): StepRow[] {
     ...sessionRows({ ...sub, variant: `${session}.side-title-5e1f0a2b`, conversationKind: 'side' }, [
       { write: 300, uncached: 3 },
     ]),
-    ...sessionRows({ ...sub, variant: `${session}.compaction-f344d5e4`, conversationKind: 'compaction' }, [
+    ...sessionRows({ ...sub, variant: `${session}.compaction-1`, conversationKind: 'compaction' }, [
       { read: 9000, write: 14, uncached: 1300 },
     ]),
     ...sessionRows({ ...base, variant: session, model: 'claude-opus-5-5' }, [

@@ -266,7 +266,7 @@ describe('conversations of Claude Code', () => {
       `${sessionId} main 3.1/0`,
     ])
     expect(title).toMatch(new RegExp(`^${sessionId}\\.side-title-[0-9a-f]{8}$`))
-    expect(compaction).toMatch(new RegExp(`^${sessionId}\\.compaction-[0-9a-f]{8}$`))
+    expect(compaction).toMatch(new RegExp(`^${sessionId}\\.compaction-1$`))
     expect(placed.join(' ')).not.toContain(device)
   })
 

@@ -142,6 +142,8 @@ interface Session {
   names: Set<string>
   main?: string
   keyed: Map<string, string>
+  /** Compaction conversations opened so far: the next is numbered after them. */
+  compactions: number
 }
 
 /**
@@ -419,7 +421,7 @@ export class ConversationTracker {
         kind === 'subagent'
           ? `subagent-${reading?.key ?? first}`
           : kind === 'compaction'
-            ? `compaction-${contentHash(current.map((item) => item.hash).join(',')).slice(0, 8)}`
+            ? `compaction-${compactionNumber(state, current)}`
             : `side-${purpose === undefined ? '' : `${purpose}-`}${first}`
       base =
         session !== undefined
@@ -465,7 +467,7 @@ export class ConversationTracker {
   private sessionState(session: string): Session {
     let state = this.sessions.get(session)
     if (state === undefined) {
-      state = { names: new Set(), keyed: new Map() }
+      state = { names: new Set(), keyed: new Map(), compactions: 0 }
       this.sessions.set(session, state)
     }
     return state
@@ -551,6 +553,16 @@ export class ConversationTracker {
 function keysOf(item: ItemDigest | undefined): string[] {
   if (item === undefined) return []
   return item.loose === undefined ? [item.hash] : [item.hash, item.loose]
+}
+
+/**
+ * The number of a session's next compaction: its compactions are numbered in order (a transcript that
+ * records them numbers them alike), one of no session by the hash of what it compacts.
+ */
+function compactionNumber(state: Session | undefined, current: readonly ItemDigest[]): string {
+  if (state === undefined) return contentHash(current.map((item) => item.hash).join(',')).slice(0, 8)
+  state.compactions += 1
+  return String(state.compactions)
 }
 
 /** Whether `current` is `previous` with at most its last item changed. */
