@@ -1,17 +1,31 @@
-// `cachelab import FILE|DIR... [--format auto|claude-code|codex|dsh|pi] [--out DIR] [--lenient] [--ttl 1h]
-// [--as PROVIDER [--model MODEL]] [--policy consolidate|keep-live]`: an agent's own session files as the
+// `cachelab import [FILE|DIR...] [--agent NAME,…] [--since DATE] [--until DATE] [--format auto|claude-code|codex|dsh|pi]
+// [--out DIR] [--lenient] [--ttl 1h]
+// [--as PROVIDER [--model MODEL]] [--policy consolidate|keep-live]`: an agent's own session files (with no
+// path, the standard folders of every agent found under the home: providers/transcripts/discover.ts) as the
 // run's files (steps.csv, summary.csv, breaks.csv, report.html) plus rewrites.csv, the table of what every
 // cache write and miss was for; the summary and that table printed. `--as` adds counterfactual.csv: the
 // sessions whose requests the transcript holds, replayed as another provider. `--policy` adds policy.csv
 // and policy-steps.csv: DSH sessions re-derived under a series-start policy.
 
+import { homedir } from 'node:os'
 import { join, relative, resolve } from 'node:path'
 import { stringify } from 'csv-stringify/sync'
 import { CachelabError } from '../harness/errors.ts'
 import { type BuiltInProviderId, PROVIDER_IDS } from '../harness/types.ts'
 import { resolveModel } from '../providers/catalog.ts'
+import {
+  type AgentFolder,
+  agentFolders,
+  DISCOVERED_AGENTS,
+  type DiscoveredAgent,
+  discoveredFolders,
+} from '../providers/transcripts/discover.ts'
 import { detectFormat, predictObserved, READERS } from '../providers/transcripts/index.ts'
-import { TRANSCRIPT_FORMATS, type TranscriptFormat } from '../providers/transcripts/types.ts'
+import {
+  TRANSCRIPT_FORMATS,
+  type TranscriptFormat,
+  type TranscriptProblem,
+} from '../providers/transcripts/types.ts'
 import {
   type AsProviderTarget,
   COUNTERFACTUAL_COLUMNS,
@@ -29,7 +43,7 @@ import { PolicyTally } from '../reports/series-policy.ts'
 import { summaryTable, wantsColour } from '../reports/table.ts'
 import { alignedTable, countText, dollarText, percentText } from '../reports/text-table.ts'
 import { parse } from './args.ts'
-import { type ImportOptions, importTranscripts } from './import.ts'
+import { type ImportOptions, type ImportResult, importTranscripts } from './import.ts'
 import { policyFiles, policyOption, policyText, requireDshLog } from './import-policy.ts'
 import { exportForCommand, exportLine, OTEL_FLAGS, otelExport } from './otel-option.ts'
 import { timestamp, writeRunFiles } from './run.ts'
@@ -187,6 +201,70 @@ function asTarget(provider: string | undefined, model: string | undefined): AsPr
   }
 }
 
+/** A date option (`2026-11-01`, `20261101` or an ISO time) as Unix milliseconds; `days` moves a day's start on. */
+function dateOption(flag: string, value: string | undefined, days = 0): number | undefined {
+  if (value === undefined) return undefined
+  const compact = /^(\d{4})(\d{2})(\d{2})$/.exec(value)
+  const text = compact === null ? value : `${compact[1]}-${compact[2]}-${compact[3]}`
+  const day = /^\d{4}-\d{2}-\d{2}$/.test(text)
+  const at = Date.parse(day ? `${text}T00:00:00Z` : text)
+  if (!Number.isFinite(at))
+    throw new CachelabError(
+      'usage',
+      `${flag} takes a date (2026-11-01, 20261101) or an ISO time, not ${value}`,
+    )
+  // `--until 2026-11-30` includes that day: it ends at the next day's start.
+  return day ? at + days * 86_400_000 : at
+}
+
+/** The agents' folders under the home, the `--agent` ones only; an empty find is an input error naming where it looked. */
+function discover(agents: string | undefined): AgentFolder[] {
+  const wanted = agents === undefined ? DISCOVERED_AGENTS : agents.split(',').map((name) => name.trim())
+  for (const name of wanted)
+    if (!DISCOVERED_AGENTS.includes(name as DiscoveredAgent))
+      throw new CachelabError('usage', `--agent must be ${DISCOVERED_AGENTS.join(', ')}, not ${name}`)
+  const found = discoveredFolders(process.env, homedir(), wanted as DiscoveredAgent[])
+  if (found.length === 0)
+    throw new CachelabError(
+      'input',
+      `no agent transcripts found (looked in ${agentFolders(process.env, homedir())
+        .filter((folder) => wanted.includes(folder.agent))
+        .map((folder) => folder.path)
+        .join(', ')}); name a file or directory`,
+    )
+  return found
+}
+
+/** Which agents' folders were read, and how many files of each. */
+function foundText(found: readonly AgentFolder[], files: ImportResult['files']): string {
+  return found
+    .map((folder) => {
+      const count = files.filter(
+        (file) => file.file === folder.path || file.file.startsWith(`${folder.path}/`),
+      ).length
+      return `${folder.agent} (${count} file${count === 1 ? '' : 's'} in ${folder.path})`
+    })
+    .join(', ')
+}
+
+/** What the import left out, counted by reason: lines skipped, records noted, requests outside the dates. */
+function skippedText(result: ImportResult): string[] {
+  const lines: string[] = []
+  const byReason = (problems: readonly TranscriptProblem[]) => {
+    const counts = new Map<string, { count: number; where: string }>()
+    for (const problem of problems) {
+      const seen = counts.get(problem.message)
+      counts.set(problem.message, { count: (seen?.count ?? 0) + 1, where: seen?.where ?? problem.where })
+    }
+    return [...counts].map(([message, { count, where }]) => `${count} × ${message} (first at ${where})`)
+  }
+  if (result.problems.length > 0)
+    lines.push(`${result.problems.length} lines skipped (--lenient): ${byReason(result.problems).join('; ')}`)
+  if (result.notes.length > 0) lines.push(`not imported: ${byReason(result.notes).join('; ')}`)
+  if (result.outOfRange > 0) lines.push(`${result.outOfRange} requests outside --since/--until left out`)
+  return lines
+}
+
 export async function importCommand(
   argv: string[],
   defaults: Pick<ImportOptions, 'readers' | 'detect' | 'predict'> = {
@@ -205,15 +283,22 @@ export async function importCommand(
       as: { type: 'string' },
       model: { type: 'string' },
       policy: { type: 'string' },
+      agent: { type: 'string' },
+      since: { type: 'string' },
+      until: { type: 'string' },
       ...OTEL_FLAGS,
     },
     true,
   )
-  if (positionals.length === 0)
+  const since = dateOption('--since', values.since)
+  const until = dateOption('--until', values.until, 1)
+  const found = positionals.length === 0 ? discover(values.agent) : undefined
+  if (found === undefined && values.agent !== undefined)
     throw new CachelabError(
       'usage',
-      'import needs at least one transcript file or directory: cachelab import FILE|DIR...',
+      '--agent narrows the folders import finds with no path; with files or directories, name their --format',
     )
+  const paths = found?.map((folder) => folder.path) ?? positionals
   const format = values.format ?? 'auto'
   if (format !== 'auto' && !TRANSCRIPT_FORMATS.includes(format as TranscriptFormat))
     throw new CachelabError('usage', `--format must be auto, ${TRANSCRIPT_FORMATS.join(', ')}, not ${format}`)
@@ -226,8 +311,10 @@ export async function importCommand(
   const afterFile = [tally, policyTally].flatMap((hook) => (hook === undefined ? [] : [hook.add.bind(hook)]))
   // Imported rows keep Unix time: the spans sit at the recorded times.
   const otel = otelExport(values, 0)
-  const result = await importTranscripts(positionals, {
+  const result = await importTranscripts(paths, {
     ...defaults,
+    ...(since !== undefined ? { since } : {}),
+    ...(until !== undefined ? { until } : {}),
     format: format as TranscriptFormat | 'auto',
     lenient: values.lenient === true,
     ...(afterFile.length > 0
@@ -283,16 +370,13 @@ export async function importCommand(
     lines.push(
       `models priced as the nearest catalog model: ${[...result.mappedModels].map(([from, to]) => `${from} as ${to}`).join(', ')}`,
     )
-  if (result.problems.length > 0)
-    lines.push(
-      `${result.problems.length} lines skipped (--lenient): ${result.problems
-        .slice(0, 3)
-        .map((problem) => `${problem.where}: ${problem.message}`)
-        .join('; ')}${result.problems.length > 3 ? '; …' : ''}`,
-    )
+  if (found !== undefined) lines.push(`read ${foundText(found, result.files)}`)
+  lines.push(...skippedText(result))
   lines.push(
     `import ${result.runId}: ${rows.length} requests from ${result.files.length} files; wrote ${relative(process.cwd(), outDir) || '.'}/{${written.join(',')}}`,
   )
+  // What was skipped, and why, goes to stderr too: a script reading stdout still hears of it.
+  for (const line of skippedText(result)) process.stderr.write(`cachelab import: ${line}\n`)
   if (otel !== undefined) lines.push(exportLine(await exportForCommand(rows, otel)))
   process.stdout.write(`${lines.join('\n')}\n`)
   return 0

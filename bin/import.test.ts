@@ -1,14 +1,14 @@
 // `cachelab import` end to end: an agent's own files in, the run's files and the rewrites table out.
 // Own fixtures for the rules; the real samples in ../shared (when present) for the acceptance.
 
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { detectFormat, predictObserved, READERS } from '../providers/transcripts/index.ts'
 import { parseStepsCsv } from '../reports/parse.ts'
 import { importTranscripts } from './import.ts'
-import { runCli } from './testing.ts'
+import { runCli, withEnv } from './testing.ts'
 
 const SESSION = '7e57ca5e-0000-4000-8000-000000000001'
 
@@ -218,5 +218,68 @@ describe.skipIf(!existsSync(SAMPLES))('cachelab import on every real sample', ()
     const { entries } = await importTranscripts([file], { ...defaults, format: 'auto', lenient: false })
     for (const { rewrite } of entries.filter(({ rewrite }) => rewrite.class === 'ttl-expired'))
       expect(rewrite.gapSeconds).toBeGreaterThan(3600)
+  })
+})
+
+describe('cachelab import with no path', () => {
+  it("finds the agents' folders under the home, says which it read, and --agent narrows them", async () => {
+    const home = mkdtempSync(join(tmpdir(), 'cachelab-import-home-'))
+    const claude = join(home, '.claude', 'projects', '-work-app')
+    mkdirSync(claude, { recursive: true })
+    writeFileSync(join(claude, `${SESSION}.jsonl`), claudeCodeSession([{ minute: 0, read: 0, write: 6000 }]))
+    const out = mkdtempSync(join(tmpdir(), 'cachelab-import-out-'))
+    const found = await withEnv({ HOME: home, CLAUDE_CONFIG_DIR: undefined, CODEX_HOME: undefined }, () =>
+      runCli(['import', '--out', out]),
+    )
+    expect(found.code).toBe(0)
+    expect(found.stdout).toContain(`read claude-code (1 file in ${join(home, '.claude', 'projects')})`)
+    expect(found.stdout).toMatch(/1 requests from 1 files/)
+    const none = await withEnv({ HOME: home, CLAUDE_CONFIG_DIR: undefined, CODEX_HOME: undefined }, () =>
+      runCli(['import', '--agent', 'codex', '--out', out]),
+    )
+    expect(none.code).toBe(2)
+    expect(none.stderr).toContain(`no agent transcripts found (looked in ${join(home, '.codex', 'sessions')}`)
+  })
+})
+
+describe('what cachelab import leaves out', () => {
+  it('refuses a --format the file plainly is not, naming what it looks like', async () => {
+    const file = fixture('session.jsonl', claudeCodeSession([{ minute: 0, read: 0, write: 6000 }]))
+    const wrong = await runCli([
+      'import',
+      file,
+      '--format',
+      'codex',
+      '--out',
+      mkdtempSync(join(tmpdir(), 'x-')),
+    ])
+    expect(wrong.code).toBe(2)
+    expect(wrong.stderr).toContain('--format codex, but it looks like a claude-code transcript')
+  })
+
+  it('reads only the requests between --since and --until, the last day included, and counts the rest', async () => {
+    const file = fixture(
+      'session.jsonl',
+      claudeCodeSession([
+        { minute: 0, read: 0, write: 6000 },
+        { minute: 60 * 24, read: 6000, write: 100 },
+        { minute: 60 * 48, read: 6100, write: 100 },
+      ]),
+    )
+    const { code, stdout, stderr } = await runCli([
+      'import',
+      file,
+      '--since',
+      '2026-11-03',
+      '--until',
+      '20261103',
+      '--out',
+      mkdtempSync(join(tmpdir(), 'x-')),
+    ])
+    expect(code).toBe(0)
+    expect(stdout).toMatch(/import-\w+: 1 requests from 1 files/)
+    expect(stderr).toContain('2 requests outside --since/--until left out')
+    const bad = await runCli(['import', file, '--since', 'last week'])
+    expect(bad.code).toBe(2)
   })
 })

@@ -7,11 +7,12 @@ import { join } from 'node:path'
 import { CachelabError } from '../harness/errors.ts'
 import type { SeriesStartPolicy } from '../harness/policies.ts'
 import { hashString } from '../harness/random.ts'
-import type {
-  ObservedRequest,
-  TranscriptFormat,
-  TranscriptProblem,
-  TranscriptReader,
+import {
+  type ObservedRequest,
+  TRANSCRIPT_FORMATS,
+  type TranscriptFormat,
+  type TranscriptProblem,
+  type TranscriptReader,
 } from '../providers/transcripts/types.ts'
 import { type ObservedRow, ObservedRowBuilder } from '../reports/observed-rows.ts'
 
@@ -37,6 +38,10 @@ export interface ImportOptions {
   afterFile?: (requests: readonly ObservedRequest[], entries: readonly ObservedRow[]) => void
   /** Readers that rebuild requests from events also re-derive them under this series-start policy (`--policy`). */
   seriesStart?: SeriesStartPolicy
+  /** Only requests made from this time on (Unix milliseconds, `--since`); a file last changed before it is not read. */
+  since?: number
+  /** Only requests made before this time (Unix milliseconds, `--until`). */
+  until?: number
 }
 
 /** What an import found. */
@@ -47,6 +52,10 @@ export interface ImportResult {
   files: Array<{ file: string; format: TranscriptFormat; requests: number }>
   /** Lines skipped under `lenient`. */
   problems: TranscriptProblem[]
+  /** Records read but not turned into requests, and why (a provider cachelab does not model, copied usage). */
+  notes: TranscriptProblem[]
+  /** Requests left out because they were made outside `--since`/`--until`. */
+  outOfRange: number
   /** Recorded model names priced as another catalog model. */
   mappedModels: Map<string, string>
 }
@@ -84,22 +93,43 @@ export async function importTranscripts(
   const builders = new Map<string, ObservedRowBuilder>()
   const entries: ObservedRow[] = []
   const problems: TranscriptProblem[] = []
+  const notes: TranscriptProblem[] = []
+  let outOfRange = 0
   const mappedModels = new Map<string, string>()
   const read: ImportResult['files'] = []
+  const inRange = (time: string) => {
+    const at = Date.parse(time)
+    return (
+      (options.since === undefined || at >= options.since) &&
+      (options.until === undefined || at < options.until)
+    )
+  }
   for (const file of files) {
-    const format = options.format === 'auto' ? await options.detect(file) : options.format
+    // A file last written before --since holds no request made after it.
+    if (options.since !== undefined && statSync(file).mtimeMs < options.since) continue
+    const detected = await options.detect(file)
+    const format = options.format === 'auto' ? detected : options.format
     if (format === undefined)
       throw new CachelabError(
         'input',
-        `${file}: not a transcript cachelab reads (claude-code, codex, dsh, pi); name one with --format`,
+        `${file}: not a transcript cachelab reads (${TRANSCRIPT_FORMATS.join(', ')}); name one with --format`,
+      )
+    // A format named that the file plainly is not would read nothing and say nothing.
+    if (detected !== undefined && detected !== format)
+      throw new CachelabError(
+        'input',
+        `${file}: --format ${format}, but it looks like a ${detected} transcript`,
       )
     const requests: ObservedRequest[] = []
     for await (const request of options.readers[format](file, {
       lenient: options.lenient,
       onProblem: (problem) => problems.push(problem),
+      onNote: (note) => notes.push(note),
       ...(options.seriesStart !== undefined ? { seriesStart: options.seriesStart } : {}),
-    }))
-      requests.push(request)
+    })) {
+      if (inRange(request.time)) requests.push(request)
+      else outOfRange += 1
+    }
     const predicted = options.predict?.(requests)
     const fileEntries: ObservedRow[] = []
     for (const request of requests) {
@@ -125,5 +155,5 @@ export async function importTranscripts(
     options.afterFile?.(requests, fileEntries)
     read.push({ file, format, requests: requests.length })
   }
-  return { runId, entries, files: read, problems, mappedModels }
+  return { runId, entries, files: read, problems, notes, outOfRange, mappedModels }
 }

@@ -1,0 +1,44 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { agentFolders, discoveredFolders } from './discover.ts'
+
+describe('where the agents keep their transcripts', () => {
+  it('follows each agent’s own location variables before its defaults', () => {
+    const folders = agentFolders(
+      {
+        CLAUDE_CONFIG_DIR: '/a/claude, /b/claude',
+        CODEX_HOME: '/c/codex',
+        QWEN_HOME: '/q',
+        PI_CODING_AGENT_DIR: '/p/agent',
+        XDG_DATA_HOME: '/x',
+      },
+      '/home/u',
+    )
+    expect(folders.map((folder) => `${folder.agent} ${folder.path}`)).toEqual([
+      'claude-code /a/claude/projects',
+      'claude-code /b/claude/projects',
+      'codex /c/codex/sessions',
+      'codex /c/codex/archived_sessions',
+      'gemini-cli /home/u/.gemini/tmp',
+      'opencode /x/opencode/opencode.db',
+      'qwen-code /q/projects',
+      'pi /p/agent/sessions',
+    ])
+  })
+
+  it('finds only what exists, of the agents asked for', () => {
+    const home = mkdtempSync(join(tmpdir(), 'cachelab-home-'))
+    mkdirSync(join(home, '.claude', 'projects'), { recursive: true })
+    mkdirSync(join(home, '.pi', 'agent', 'sessions'), { recursive: true })
+    mkdirSync(join(home, '.local', 'share', 'opencode'), { recursive: true })
+    writeFileSync(join(home, '.local', 'share', 'opencode', 'opencode.db'), '')
+    expect(discoveredFolders({}, home).map((folder) => folder.agent)).toEqual([
+      'claude-code',
+      'opencode',
+      'pi',
+    ])
+    expect(discoveredFolders({}, home, ['pi']).map((folder) => folder.agent)).toEqual(['pi'])
+  })
+})
