@@ -283,3 +283,36 @@ describe('what cachelab import leaves out', () => {
     expect(bad.code).toBe(2)
   })
 })
+
+describe('requests an agent counted and its transcript lacks', () => {
+  it("are reported as unrecorded, with the cost by the agent's own total", async () => {
+    const total = JSON.stringify({
+      type: 'cost-state',
+      sessionId: SESSION,
+      totalCostUSD: 1.25,
+      modelUsage: {
+        'claude-sonnet-4-6': {
+          inputTokens: 24,
+          outputTokens: 80,
+          cacheReadInputTokens: 0,
+          cacheCreationInputTokens: 12_000,
+        },
+      },
+    })
+    const file = fixture(
+      'session.jsonl',
+      `${claudeCodeSession([{ minute: 0, read: 0, write: 6000 }])}${total}\n`,
+    )
+    const { code, stdout, stderr } = await runCli([
+      'import',
+      file,
+      '--out',
+      mkdtempSync(join(tmpdir(), 'x-')),
+    ])
+    expect(code).toBe(0)
+    const line = `unrecorded in the transcript: claude-code · ${SESSION}: $1.2`
+    expect(stdout).toContain(line)
+    expect(stderr).toContain(line)
+    expect(stdout).toContain('6,000 written, 12 uncached, 40 output tokens')
+  })
+})

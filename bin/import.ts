@@ -8,6 +8,7 @@ import { CachelabError } from '../harness/errors.ts'
 import type { SeriesStartPolicy } from '../harness/policies.ts'
 import { hashString } from '../harness/random.ts'
 import {
+  type AgentTotal,
   type ObservedRequest,
   TRANSCRIPT_FORMATS,
   type TranscriptFormat,
@@ -44,6 +45,17 @@ export interface ImportOptions {
   until?: number
 }
 
+/** What an agent's own total of a session counts beyond the requests its transcript recorded. */
+export interface Unrecorded {
+  format: TranscriptFormat
+  session: string
+  /** The agent's own total, and the transcript's requests priced by the catalog. */
+  agentUsd: number
+  recordedUsd: number
+  /** Tokens the agent counted and the transcript's requests do not hold, where it gives its tokens. */
+  tokens?: { input: number; cacheRead: number; cacheWrite: number; output: number }
+}
+
 /** What an import found. */
 export interface ImportResult {
   runId: string
@@ -56,6 +68,11 @@ export interface ImportResult {
   notes: TranscriptProblem[]
   /** Requests left out because they were made outside `--since`/`--until`. */
   outOfRange: number
+  /**
+   * Per session whose agent keeps a running total: what that total counts beyond the requests the
+   * transcript recorded (requests the agent made and did not write down), when it counts more.
+   */
+  unrecorded: Unrecorded[]
   /** Recorded model names priced as another catalog model. */
   mappedModels: Map<string, string>
 }
@@ -97,6 +114,7 @@ export async function importTranscripts(
   let outOfRange = 0
   const mappedModels = new Map<string, string>()
   const read: ImportResult['files'] = []
+  const totals = new Map<string, { format: TranscriptFormat; total: AgentTotal }>()
   const inRange = (time: string) => {
     const at = Date.parse(time)
     return (
@@ -125,6 +143,7 @@ export async function importTranscripts(
       lenient: options.lenient,
       onProblem: (problem) => problems.push(problem),
       onNote: (note) => notes.push(note),
+      onAgentTotal: (total) => totals.set(`${format}\u0000${total.session}`, { format, total }),
       ...(options.seriesStart !== undefined ? { seriesStart: options.seriesStart } : {}),
     })) {
       if (inRange(request.time)) requests.push(request)
@@ -155,5 +174,45 @@ export async function importTranscripts(
     options.afterFile?.(requests, fileEntries)
     read.push({ file, format, requests: requests.length })
   }
-  return { runId, entries, files: read, problems, notes, outOfRange, mappedModels }
+  // A date range leaves requests out on purpose: the agent's totals are set beside the whole history only.
+  const unrecorded =
+    options.since === undefined && options.until === undefined ? unrecordedOf(totals, entries) : []
+  return { runId, entries, files: read, problems, notes, outOfRange, mappedModels, unrecorded }
+}
+
+/** The sessions whose agent counted more than their recorded requests (a sub-cent rounding is not "more"). */
+function unrecordedOf(
+  totals: ReadonlyMap<string, { format: TranscriptFormat; total: AgentTotal }>,
+  entries: readonly ObservedRow[],
+): Unrecorded[] {
+  const found: Unrecorded[] = []
+  for (const { format, total } of totals.values()) {
+    // The session's own rows and its subagents' (named under it).
+    const rows = entries
+      .map((entry) => entry.row)
+      .filter(
+        (row) => row.scenario === format && (row.variant === total.session || row.session === total.session),
+      )
+    const recordedUsd = rows.reduce((sum, row) => sum + row.costUsd, 0)
+    const sum = (pick: (row: (typeof rows)[number]) => number) =>
+      rows.reduce((all, row) => all + pick(row), 0)
+    const tokens =
+      total.tokens === undefined
+        ? undefined
+        : {
+            input: total.tokens.input - sum((row) => row.uncachedTokens),
+            cacheRead: total.tokens.cacheRead - sum((row) => row.cacheReadTokens),
+            cacheWrite: total.tokens.cacheWrite - sum((row) => row.cacheWriteTokens),
+            output: total.tokens.output - sum((row) => row.outputTokens),
+          }
+    if (total.costUsd - recordedUsd < 0.00005) continue
+    found.push({
+      format,
+      session: total.session,
+      agentUsd: total.costUsd,
+      recordedUsd,
+      ...(tokens !== undefined ? { tokens } : {}),
+    })
+  }
+  return found
 }

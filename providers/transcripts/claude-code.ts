@@ -69,6 +69,7 @@ export class ClaudeCodeReading {
     const type = value.type
     // Every line with a session is placed, so a sidechain chain stays whole through lines of other types.
     const session = this.sessionOf(value)
+    if (type === 'cost-state') this.costState(record)
     // `summary` lines title other sessions (their leafUuid is not in the file): nothing happens here.
     if (session === undefined || typeof type !== 'string' || !CONTENT_TYPES.has(type)) return []
     this.noteProcess(value, session)
@@ -87,6 +88,27 @@ export class ClaudeCodeReading {
       default:
         return []
     }
+  }
+
+  /**
+   * Claude Code's running total of a session (`cost-state`: its cost and tokens per model, every request
+   * it made counted, subagents and compaction summaries included), for the caller to set beside the
+   * requests the transcript recorded.
+   */
+  private costState(record: JsonRecord): void {
+    const { value } = record
+    const session = text(value.sessionId)
+    if (session === undefined || typeof value.totalCostUSD !== 'number') return
+    const tokens = { input: 0, cacheRead: 0, cacheWrite: 0, output: 0 }
+    for (const usage of Object.values(isRecord(value.modelUsage) ? value.modelUsage : {})) {
+      if (!isRecord(usage)) continue
+      const count = (field: string) => (typeof usage[field] === 'number' ? (usage[field] as number) : 0)
+      tokens.input += count('inputTokens')
+      tokens.cacheRead += count('cacheReadInputTokens')
+      tokens.cacheWrite += count('cacheCreationInputTokens')
+      tokens.output += count('outputTokens')
+    }
+    this.options.onAgentTotal?.({ session, where: record.where, costUsd: value.totalCostUSD, tokens })
   }
 
   /** The requests still held: the file has ended, so none has more lines to come. */

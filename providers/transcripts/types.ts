@@ -96,6 +96,16 @@ export type PolicyRederivation =
     }
   | { kind: 'not-applicable'; reason: string }
 
+/** What an agent counted for one session, by its own reckoning. */
+export interface AgentTotal {
+  session: string
+  /** `file:line` of the record. */
+  where: string
+  costUsd: number
+  /** Its token totals, summed over models, where it gives them. */
+  tokens?: { input: number; cacheRead: number; cacheWrite: number; output: number }
+}
+
 /** A line a reader could not use: where it is and why. */
 export interface TranscriptProblem {
   /** `file:line`. */
@@ -113,6 +123,12 @@ export interface ReadOptions {
    * cachelab does not model, usage copied from a parent session's file — so a caller can count them.
    */
   onNote?: (note: TranscriptProblem) => void
+  /**
+   * Told of a session's own running total, where the agent writes one (Claude Code's `cost-state`): what
+   * it counted for every request it made, recorded in the transcript or not. The latest one of a session
+   * counts.
+   */
+  onAgentTotal?: (total: AgentTotal) => void
   /**
    * Also re-derive each request under this series-start policy (`request.rederived`), where the reader
    * can rebuild requests from the log's events (DSH).

@@ -134,9 +134,9 @@ describe('Claude Code 2.1.328 captured through serve', () => {
     expect(rows.every((row) => row.agent === 'claude-code/2.1.328')).toBe(true)
   })
 
-  it('imports from its own transcript to the same conversations with the same per-request usage', () => {
+  it('imports from its own transcript to the same conversations with the same per-request usage, and names what it did not record', () => {
     const out = mkdtempSync(join(tmpdir(), 'cachelab-agents-import-'))
-    execFileSync(
+    const printed = execFileSync(
       process.execPath,
       [
         join(process.cwd(), 'bin', 'cachelab.js'),
@@ -145,7 +145,7 @@ describe('Claude Code 2.1.328 captured through serve', () => {
         '--out',
         out,
       ],
-      { stdio: 'pipe' },
+      { stdio: 'pipe', encoding: 'utf8' },
     )
     const imported = parseStepsCsv(readFileSync(join(out, 'steps.csv'), 'utf8'), 'steps.csv')
     const usage = (list: readonly StepRow[], name: string) =>
@@ -157,5 +157,14 @@ describe('Claude Code 2.1.328 captured through serve', () => {
     const recorded = [...new Set(imported.map((row) => row.variant))]
     expect(recorded.length).toBeGreaterThan(2)
     for (const name of recorded) expect(usage(imported, name), name).toEqual(usage(rows, name))
+    // The compaction summaries Claude Code made and did not write down: its own total counts them.
+    const compacted = rows.filter(
+      (row) => row.conversationKind === 'compaction' && row.session === sessionIds[0],
+    )
+    const cost = compacted.reduce((sum, row) => sum + row.costUsd, 0)
+    const line = printed
+      .split('\n')
+      .find((text) => text.includes(`unrecorded in the transcript: claude-code · ${sessionIds[0]}`))
+    expect(Number(/: \$([\d.]+) of/.exec(line ?? '')?.[1])).toBeCloseTo(cost, 3)
   })
 })
