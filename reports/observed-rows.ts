@@ -165,8 +165,11 @@ export class ObservedRowBuilder {
       latencyMs: 0,
     }
     // A sidechain or subagent is a conversation of its parent's session, as a capture names it.
-    const conversation: Pick<StepRow, 'session' | 'conversationKind' | 'simulatedAs'> = {
-      ...(request.parent === undefined ? {} : { session: request.parent, conversationKind: 'subagent' }),
+    const conversation: Pick<StepRow, 'session' | 'conversationKind' | 'simulatedAs' | 'agent'> = {
+      ...(request.parent === undefined
+        ? {}
+        : { session: request.parent, conversationKind: request.kind ?? 'subagent' }),
+      ...(request.agent !== undefined ? { agent: request.agent } : {}),
       // A model the catalog lacks is priced as its stand-in, as a capture names it.
       ...(model.mappedFrom !== undefined ? { simulatedAs: entry.model } : {}),
     }

@@ -4,7 +4,10 @@
 import { readClaudeCode } from './claude-code.ts'
 import { readCodex } from './codex.ts'
 import { readDsh } from './dsh.ts'
+import { readGeminiCli } from './gemini-cli.ts'
+import { readOpencode } from './opencode.ts'
 import { readPi } from './pi.ts'
+import { readQwenCode } from './qwen-code.ts'
 import { replayObserved } from './replay.ts'
 import type { ObservedRequest, TranscriptFormat, TranscriptReader } from './types.ts'
 
@@ -15,7 +18,10 @@ export const READERS: Readonly<Record<TranscriptFormat, TranscriptReader>> = {
   'claude-code': readClaudeCode,
   codex: readCodex,
   dsh: readDsh,
+  'gemini-cli': readGeminiCli,
+  opencode: readOpencode,
   pi: readPi,
+  'qwen-code': readQwenCode,
 }
 
 /**

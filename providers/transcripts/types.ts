@@ -5,12 +5,28 @@
 
 import type { SeriesStartPolicy } from '../../harness/policies.ts'
 import type { AssistantMessage, ProviderId, Usage } from '../../harness/types.ts'
+import type { ConversationKind } from '../capture/agents/types.ts'
 import type { WireApi } from '../types.ts'
 
 /** The transcript formats `cachelab import` reads. */
-export type TranscriptFormat = 'claude-code' | 'codex' | 'dsh' | 'pi'
+export type TranscriptFormat =
+  | 'claude-code'
+  | 'codex'
+  | 'dsh'
+  | 'gemini-cli'
+  | 'opencode'
+  | 'pi'
+  | 'qwen-code'
 
-export const TRANSCRIPT_FORMATS: readonly TranscriptFormat[] = ['claude-code', 'codex', 'dsh', 'pi']
+export const TRANSCRIPT_FORMATS: readonly TranscriptFormat[] = [
+  'claude-code',
+  'codex',
+  'dsh',
+  'gemini-cli',
+  'opencode',
+  'pi',
+  'qwen-code',
+]
 
 /**
  * Where recorded usage comes from: a transcript, a keyed run's steps.csv (`cachelab run --live`) or a
@@ -42,6 +58,13 @@ export interface ObservedRequest {
   session: string
   /** The session this one branched from (a sidechain's or a fork's parent), when known. */
   parent?: string
+  /**
+   * What the conversation is to its `parent` session: a subagent (the default), a compaction
+   * summarizer, or a side request (a title, a router) — as a capture names the same conversations.
+   */
+  kind?: Exclude<ConversationKind, 'main'>
+  /** The agent and its version as the transcript records them (`codex/0.169.0`), when it does. */
+  agent?: string
   provider: ProviderId
   /** The model as recorded (dated names are kept; the catalog maps prices by the nearest known name). */
   model: string

@@ -2,9 +2,11 @@
 // recorded), and agent sessions against it, each in a scratch home and workspace with the pinned agent
 // installed into the cache folder. What the agents sent becomes the same rows `cachelab report` makes.
 
-import { mkdtempSync, rmSync } from 'node:fs'
+import { execFile } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { promisify } from 'node:util'
 import {
   AGENT_DRIVERS,
   type AgentName,
@@ -22,7 +24,57 @@ import { type LoopbackServer, startLoopback } from '../../providers/mock/loopbac
 import { type ReplyRuleInput, repliesFromRules } from '../../providers/mock/reply-file.ts'
 import { CacheSimulators } from '../../providers/sim/index.ts'
 import { captureRows } from '../../reports/capture-rows.ts'
+import { parseStepsCsv } from '../../reports/parse.ts'
 import type { StepRow } from '../../reports/types.ts'
+
+const execFileAsync = promisify(execFile)
+
+/** What `cachelab import` made of an agent's own session files. */
+export interface Imported {
+  rows: StepRow[]
+  /** What it printed on stdout and stderr. */
+  stdout: string
+  stderr: string
+}
+
+/**
+ * `cachelab import` as a user runs it: with no path, in the session's home (none of the agents' location
+ * variables set), so it finds the agent's folders on its own; or of the paths given.
+ */
+export async function importAgentSession(place: AgentPlace, args: readonly string[] = []): Promise<Imported> {
+  const out = mkdtempSync(join(tmpdir(), 'cachelab-agents-import-'))
+  try {
+    const { stdout, stderr } = await execFileAsync(
+      process.execPath,
+      [join(process.cwd(), 'bin', 'cachelab.js'), 'import', ...args, '--out', out],
+      {
+        env: { PATH: process.env.PATH ?? '', HOME: place.home, NO_COLOR: '1' },
+        maxBuffer: 64 * 1024 * 1024,
+      },
+    )
+    const rows = parseStepsCsv(readFileSync(join(out, 'steps.csv'), 'utf8'), 'steps.csv')
+    return { rows, stdout, stderr }
+  } finally {
+    rmSync(out, { recursive: true, force: true })
+  }
+}
+
+/**
+ * Each conversation's requests as `model input/read/write/output`, in order: what an import of the
+ * agent's transcript must give exactly as the capture of the same session did.
+ */
+export function usageByConversation(rows: readonly StepRow[]): Record<string, string[]> {
+  const found: Record<string, string[]> = {}
+  for (const row of rows) {
+    if (!row.ok) continue
+    const list = found[row.variant] ?? []
+    list.push(
+      `${row.model} ${row.inputTokens}/${row.cacheReadTokens}/${row.cacheWriteTokens}/${row.outputTokens}`,
+    )
+    found[row.variant] = list
+  }
+  return found
+}
 
 /** How long one step of an agent may take before it is killed: room for a cold start on a loaded machine. */
 export const STEP_TIMEOUT_MS = 240_000
