@@ -50,13 +50,15 @@ const USAGE = `usage: cachelab <command> [options]
             bodies with a 413 (default 32m); GET /cachelab/health reports load and memory
   report    CAPTURE_DIR [--out DIR] [--scenario NAME] [--otlp-file FILE] [--otlp-endpoint URL] …
             a capture as steps.csv, summary.csv, breaks.csv and report.html (default: in CAPTURE_DIR)
-  import    FILE|DIR... [--format auto|claude-code|codex|dsh|pi] [--out DIR] [--lenient] [--ttl 1h]
+  import    [FILE|DIR...] [--agent NAME,…] [--since DATE] [--until DATE]
+            [--format auto|claude-code|codex|dsh|gemini-cli|opencode|pi|qwen-code] [--out DIR] [--lenient] [--ttl 1h]
             [--as PROVIDER [--model MODEL]] [--policy consolidate|keep-live] [--otlp-file FILE] …
-            an agent's own sessions (Claude Code, Codex, DSH, pi) as the run's files plus rewrites.csv:
+            an agent's own sessions (Claude Code, Codex, DSH, Gemini CLI, opencode, pi, qwen-code;
+            with no path, every agent's folders under the home) as the run's files plus rewrites.csv:
             every cache write and miss classified, with its tokens and dollars; --as replays the
             requests a transcript holds (DSH) as another provider into counterfactual.csv; --policy
             re-derives DSH logs under a series-start policy into policy.csv and policy-steps.csv
-  calibrate FILE|DIR... [--format auto|claude-code|codex|dsh|pi] [--out DIR] [--lenient]
+  calibrate FILE|DIR... [--format auto|claude-code|codex|dsh|gemini-cli|opencode|pi|qwen-code] [--out DIR] [--lenient]
             recorded usage against the simulators, per provider and model: calibration.csv (every
             step: recorded and predicted read, exact / within one unit / off, why) and
             calibration-models.csv (read grid, unit placement, token scale, TTL seen); reads

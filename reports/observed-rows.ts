@@ -1,6 +1,6 @@
-// The imported-transcript port: requests an agent recorded (Claude Code, Codex, DSH, pi) become the same
-// step rows as a run's, through the one row core. A transcript holds usage and timestamps, rarely the
-// request, so a break is read off the usage: a request that read less than the previous one of its
+// The imported-transcript port: requests an agent recorded (Claude Code, Codex, DSH, Gemini CLI,
+// opencode, pi, qwen-code) become the same step rows as a run's, through the one row core. A transcript
+// holds usage and timestamps, rarely the request, so a break is read off the usage: a request that read less than the previous one of its
 // session left cached (by each provider's rule) rewrote that prefix. What the transcript shows before it
 // classifies it: an idle gap past the lifetime the writes indicate (provider side, `ttl-expired`), a
 // compaction, a model switch, a resume, a setting, tool or system-prompt change, or nothing (`unexplained`).
