@@ -172,7 +172,9 @@ export async function serveCommand(argv: string[], signal?: AbortSignal): Promis
         .map(({ prefix }) => prefix)
         .join(', ')}; the README gives each client's setting)`,
       ...(liveBaseURLs !== undefined
-        ? [`  upstream: ${VENDORS.map((vendor) => `${vendor} ${liveBaseURLs[vendor]}`).join(', ')}`]
+        ? [
+            `  upstream: ${VENDORS.map((vendor) => `${vendor} ${redactText(liveBaseURLs[vendor])}`).join(', ')}`,
+          ]
         : []),
       ...(writer !== undefined ? [`  recording to ${writer.dir} (cachelab report ${writer.dir})`] : []),
       ...(replay !== undefined

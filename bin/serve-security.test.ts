@@ -141,6 +141,54 @@ describe('cachelab serve --upstream live', () => {
     })
   })
 
+  it("passes Gemini's key header, prints no credential of an upstream URL, and carries no key to another origin", async () => {
+    const provider = await fakeProvider()
+    const elsewhere = await fakeProvider()
+    const redirecting = createServer((incoming, outgoing) => {
+      incoming.resume()
+      outgoing.writeHead(307, { location: `${elsewhere.url}${incoming.url ?? ''}` })
+      outgoing.end()
+    })
+    await new Promise<void>((resolve) => redirecting.listen(0, '127.0.0.1', resolve))
+    const redirectURL = `http://127.0.0.1:${(redirecting.address() as AddressInfo).port}`
+    const { hostname, port } = new URL(provider.url)
+    await withEnv(
+      {
+        GEMINI_BASE_URL: provider.url,
+        DEEPSEEK_BASE_URL: `http://user:hunter2-secret@${hostname}:${port}/v1?key=AIzaSecretKeyValue123`,
+        OPENAI_BASE_URL: `${redirectURL}/v1`,
+      },
+      async () => {
+        const serve = await startServe(['--upstream', 'live', '--port', '0'])
+        try {
+          expect(serve.output.stdout).not.toContain('hunter2-secret')
+          expect(serve.output.stdout).not.toContain('AIzaSecretKeyValue123')
+          expect(serve.output.stdout).toContain('[redacted]')
+          await fetch(`${serve.url}/gemini/v1beta/models/gemini-3.8-flash:generateContent`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'x-goog-api-key': 'gemini-caller-key' },
+            body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }] }),
+          })
+          expect(provider.received[0]?.headers['x-goog-api-key']).toBe('gemini-caller-key')
+          const response = await fetch(`${serve.url}/openai/v1/chat/completions`, {
+            method: 'POST',
+            redirect: 'manual',
+            headers: { 'content-type': 'application/json', authorization: 'Bearer caller-key' },
+            body: JSON.stringify({ model: 'gpt-5.4', messages: [{ role: 'user', content: 'hi' }] }),
+          })
+          // Another origin's redirect comes back to the client; the proxy did not follow it with the key.
+          expect(response.status).toBe(307)
+          expect(elsewhere.received).toEqual([])
+        } finally {
+          await serve.stop()
+          await provider.close()
+          await elsewhere.close()
+          await new Promise<void>((resolve) => redirecting.close(() => resolve()))
+        }
+      },
+    )
+  })
+
   it('refuses a path with .. (raw or encoded) with a 400, reaching nobody', async () => {
     const provider = await fakeProvider()
     await withEnv({ OPENAI_BASE_URL: `${provider.url}/v1` }, async () => {

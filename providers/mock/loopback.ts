@@ -425,7 +425,7 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
     } else {
       // The provider gets an allow-list of headers: no cookies, no x-forwarded-*, no cachelab headers.
       const forwarded = new Headers([...headers].filter(([name]) => isForwardedHeader(name)))
-      response = await fetch(`${apiRoot(vendor, liveBaseURLs)}${rest}`, {
+      response = await fetchSameOrigin(`${apiRoot(vendor, liveBaseURLs)}${rest}`, {
         method,
         headers: forwarded,
         ...(body !== undefined ? { body } : {}),
@@ -654,4 +654,26 @@ function writeJson(
 ): void {
   outgoing.writeHead(status, { 'content-type': 'application/json', ...headers })
   outgoing.end(JSON.stringify(body))
+}
+
+/** Redirects the live proxy follows itself, within the upstream's origin. */
+const MAX_REDIRECTS = 5
+
+/**
+ * A provider request that follows a redirect only within the upstream's origin, and only one that keeps
+ * the method and body (307, 308): the caller's key never travels to another host. Any other redirect is
+ * passed back to the client as it came.
+ */
+export async function fetchSameOrigin(url: string, init: RequestInit): Promise<Response> {
+  let target = new URL(url)
+  for (let hop = 0; ; hop += 1) {
+    const response = await fetch(target, { ...init, redirect: 'manual' })
+    const location = response.headers.get('location')
+    if ((response.status !== 307 && response.status !== 308) || location === null || hop === MAX_REDIRECTS)
+      return response
+    const next = new URL(location, target)
+    if (next.origin !== target.origin) return response
+    await response.body?.cancel()
+    target = next
+  }
 }

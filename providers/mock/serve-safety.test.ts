@@ -44,6 +44,8 @@ describe('the headers the live proxy forwards', () => {
       'x-cachelab-session',
       'idempotency-key',
       'user-agent',
+      'x-goog-api-key',
+      'api-key',
     ])
       expect(isForwardedHeader(name), name).toBe(true)
   })

@@ -39,7 +39,7 @@ export function redactText(text: string, secrets: readonly string[] = []): strin
 
 /**
  * The request headers the live proxy passes to a provider: what its API reads (content negotiation,
- * credentials, the vendors' own `anthropic-*` / `openai-*` headers, the SDKs' `x-stainless-*`
+ * credentials (every vendor's key header), the vendors' own `anthropic-*` / `openai-*` headers, the SDKs' `x-stainless-*`
  * telemetry, idempotency), and cachelab's own `x-cachelab-*` (a staging upstream may be another
  * `cachelab serve`, which reads them; a vendor ignores them). Never cookies, `forwarded` /
  * `x-forwarded-*` / `x-real-ip`: they would tell the provider about the caller's network, or let a
@@ -71,7 +71,11 @@ const FORWARDED_HEADERS: ReadonlySet<string> = new Set([
   'content-type',
   'idempotency-key',
   'user-agent',
+  // The vendors' key headers: Anthropic's, Gemini's, Azure OpenAI's.
   'x-api-key',
+  'x-goog-api-key',
+  'api-key',
+  'x-goog-api-client',
 ])
 
 /**
