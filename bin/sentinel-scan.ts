@@ -38,7 +38,25 @@ export function keyInQueryRequests(baseURLs: { openai: string; anthropic: string
       },
       body,
     })
+  // Keys a client (or an SDK's passthrough options) put in the body: an unknown field, extra headers, a
+  // key-shaped conversation key, an Anthropic user id.
+  const inBody = (url: string, fields: Record<string, unknown>) =>
+    new Request(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+      body: JSON.stringify({ ...(JSON.parse(body) as object), ...fields }),
+    })
   return [
+    inBody(`${baseURLs.openai}/chat/completions`, {
+      api_key: key,
+      extra_headers: { Authorization: `Bearer ${key}` },
+      prompt_cache_key: `sk-${key}`,
+    }),
+    inBody(`${baseURLs.anthropic}/v1/messages`, {
+      model: 'claude-sonnet-4-6',
+      max_tokens: 16,
+      metadata: { user_id: `sk-ant-${key}` },
+    }),
     post(`${baseURLs.openai}/chat/completions?key=${key}`),
     post(`${baseURLs.openai}/chat/completions?api-key=${key}&api_key=${key}`),
     post(`${baseURLs.openai}/chat/completions?access_token=${encodeURIComponent(key)}&x-goog-api-key=${key}`),

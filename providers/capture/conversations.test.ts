@@ -115,6 +115,16 @@ describe('session ids', () => {
     expect(unsafe).not.toContain('/')
     expect(safeSessionId('a/b')).not.toBe(safeSessionId('a_b'))
   })
+
+  it('never makes a name of a key: a key-like value is its hash', () => {
+    const key = 'sk-proj-0123456789abcdefABCDEF'
+    const named = safeSessionId(`key-${key}`)
+    expect(named).toMatch(/^key-[0-9a-f]{16}$/)
+    expect(named).not.toContain('sk-')
+    expect(named).not.toContain('0123456789')
+    expect(safeSessionId(`user-AIza${'x'.repeat(35)}`)).toMatch(/^user-[0-9a-f]{16}$/)
+    expect(safeSessionId(`key-${key}`)).toBe(named)
+  })
 })
 
 describe('the continuation score', () => {

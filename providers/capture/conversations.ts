@@ -5,6 +5,7 @@
 // `compaction`) read off the wire. Requests with no session at all are told apart by continuation alone.
 // See notes/2026-12-01-conversations.md for the rule and each agent's cases.
 
+import { looksLikeSecret } from '../mock/serve-safety.ts'
 import type { WireApi } from '../types.ts'
 import { readAgent } from './agents/index.ts'
 import type { AgentReading, ConversationKind, WireRequest } from './agents/types.ts'
@@ -44,8 +45,12 @@ const DISTINCTIVE_SIZE = 64
 /** Characters a session id keeps as is; anything else is replaced and the id gains a hash of the original. */
 const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,95}$/
 
-/** A file-safe session id for a name a client chose. */
+/**
+ * A file-safe session id for a name a client chose; one that holds a credential (a key passed as a
+ * `prompt_cache_key`) is its hash alone, so no file name or label ever shows it.
+ */
 export function safeSessionId(name: string): string {
+  if (looksLikeSecret(name)) return `${/^[a-z]+-/.exec(name)?.[0] ?? ''}${contentHash(name)}`
   if (SAFE_ID.test(name)) return name
   const cleaned = name.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 80)
   return `${cleaned === '' ? 'session' : cleaned}-${contentHash(name).slice(0, 8)}`

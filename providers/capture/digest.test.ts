@@ -57,6 +57,20 @@ describe('request digests', () => {
     expect(JSON.stringify(config)).not.toContain('secret plan')
   })
 
+  it('keep an unknown field (an api_key, extra headers) as a hash only, so a change shows and no value does', () => {
+    const body = (key: string) => ({
+      model: 'gpt-5.4',
+      api_key: key,
+      extra_headers: { Authorization: `Bearer ${key}` },
+    })
+    const config = configOf(body('caller-secret-1'))
+    expect(config.model).toBe('gpt-5.4')
+    expect(config.api_key).toMatch(/^#[0-9a-f]{16}$/)
+    expect(config.extra_headers).toMatch(/^#[0-9a-f]{16}$/)
+    expect(JSON.stringify(config)).not.toContain('caller-secret')
+    expect(configOf(body('caller-secret-2')).api_key).not.toBe(config.api_key)
+  })
+
   it('hold no text, and find where two requests diverge by content', () => {
     const simulators = new CacheSimulators()
     const body = (system: string) => ({

@@ -61,6 +61,56 @@ const NOT_CONFIG = new Set([
 /** Settings larger than this (a JSON schema) are kept as a hash. */
 const LARGE_SETTING = 200
 
+/**
+ * The settings the four wires document whose values are kept as they are (small ones): sampling, limits,
+ * reasoning, tool choice, output format, service tier, cache settings. Any other field a client sends
+ * (an SDK's `api_key`, `extra_headers`, a gateway's own options) is kept as a hash only: a change still
+ * shows, and no value a client put there — a key — reaches a capture.
+ */
+const KNOWN_SETTINGS = new Set([
+  'model',
+  'max_tokens',
+  'max_completion_tokens',
+  'max_output_tokens',
+  'temperature',
+  'top_p',
+  'top_k',
+  'n',
+  'seed',
+  'stop',
+  'stop_sequences',
+  'presence_penalty',
+  'frequency_penalty',
+  'logprobs',
+  'top_logprobs',
+  'reasoning',
+  'reasoning_effort',
+  'thinking',
+  'tool_choice',
+  'parallel_tool_calls',
+  'service_tier',
+  'store',
+  'truncation',
+  'text',
+  'verbosity',
+  'response_format',
+  'output_config',
+  'output_format',
+  'include',
+  'prompt_cache_retention',
+  'previous_response_id',
+  'background',
+  'modalities',
+  'context_management',
+  'anthropic_version',
+  'anthropic_beta',
+  'generationConfig',
+  'toolConfig',
+  'cachedContent',
+  'inferenceConfig',
+  'additionalModelRequestFields',
+])
+
 /** A short, stable content hash (64 bits of SHA-256, hex). */
 export function contentHash(text: string): string {
   return createHash('sha256').update(text).digest('hex').slice(0, 16)
@@ -184,13 +234,14 @@ function roleOf(record: Record<string, unknown>): string {
   return typeof record.role === 'string' ? record.role : String(record.type ?? 'item')
 }
 
-/** The settings of a body: every top-level field that is not content, a large one as its hash. */
+/** The settings of a body: every top-level field that is not content; a large or unknown one as its hash. */
 export function configOf(body: Record<string, unknown>): Record<string, unknown> {
   const config: Record<string, unknown> = {}
   for (const key of Object.keys(body).sort()) {
     if (NOT_CONFIG.has(key)) continue
     const json = canonicalJson(body[key])
-    config[key] = json.length > LARGE_SETTING ? `#${contentHash(json)}` : JSON.parse(json)
+    config[key] =
+      json.length > LARGE_SETTING || !KNOWN_SETTINGS.has(key) ? `#${contentHash(json)}` : JSON.parse(json)
   }
   return config
 }

@@ -4,6 +4,7 @@
 // simulation the previous request of the conversation, so every captured step has its counterfactual.
 
 import type { AssistantMessage, ProviderId, Usage } from '../../harness/types.ts'
+import { REDACTED, redactText } from '../mock/serve-safety.ts'
 import type {
   Counterfactual,
   PreviousRequest,
@@ -95,6 +96,11 @@ export interface ExchangeInput {
   response?: string
   /** The model's answer, kept only when answers are. */
   answer?: AssistantMessage
+  /**
+   * The credentials the request came with (its key headers' values): a kept body or response that
+   * echoes one holds `[redacted]` in its place.
+   */
+  secrets?: readonly string[]
 }
 
 /** What the tracker keeps of a conversation between its requests. */
@@ -294,9 +300,9 @@ export class CaptureTracker {
         : {}),
       digest,
       ...(input.error !== undefined ? { error: input.error } : {}),
-      ...(this.options.keepBodies === true ? { request: body } : {}),
+      ...(this.options.keepBodies === true ? { request: withoutSecrets(body, input.secrets) } : {}),
       ...(this.options.keepBodies === true && input.response !== undefined
-        ? { response: input.response }
+        ? { response: redactText(input.response, input.secrets) }
         : {}),
       ...(this.options.keepAnswers === true && input.answer !== undefined ? { answer: input.answer } : {}),
     }
@@ -330,4 +336,19 @@ export class CaptureTracker {
       return EMPTY_PROMPT
     }
   }
+}
+
+/** A kept request body with every verbatim credential replaced (a client that put its key in a field). */
+function withoutSecrets(
+  body: Record<string, unknown>,
+  secrets: readonly string[] | undefined,
+): Record<string, unknown> {
+  const known = (secrets ?? []).filter((secret) => secret.length >= 8)
+  if (known.length === 0) return body
+  const text = JSON.stringify(body)
+  if (!known.some((secret) => text.includes(secret))) return body
+  return JSON.parse(known.reduce((clean, secret) => clean.split(secret).join(REDACTED), text)) as Record<
+    string,
+    unknown
+  >
 }

@@ -45,7 +45,7 @@ import {
   SESSION_HEADER,
   TIME_HEADER,
 } from './script.ts'
-import { isForwardedHeader, pathProblem, redactText } from './serve-safety.ts'
+import { credentialsOf, isForwardedHeader, pathProblem, redactText } from './serve-safety.ts'
 import { OFFLOAD_CHARACTERS, TokenizerPool } from './tokenizer-pool.ts'
 
 /** `serve --max-body` when not given: 32 MiB, the largest request body Anthropic's Messages API takes. */
@@ -471,6 +471,7 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
         const failure = call?.failure ?? (cut ? 'stream cut' : undefined)
         const raw = failure === undefined ? usageFromResponse(text, contentType) : undefined
         if (capture !== undefined && placement !== undefined && api !== undefined && parsed !== undefined) {
+          const secrets = credentialsOf(headers, path)
           const simulation =
             call?.simulation ??
             (predictor === undefined
@@ -491,11 +492,12 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
             ...(simulation !== undefined ? { simulation } : {}),
             predicted: predictor !== undefined,
             ...(response.status >= 400
-              ? { error: errorOf(response.status, text) }
+              ? { error: redactText(errorOf(response.status, text), secrets) }
               : failure !== undefined
                 ? { error: failure }
                 : {}),
             response: text,
+            secrets,
             ...(predictor !== undefined && response.ok ? answerField(api, text, contentType) : {}),
           })
         }

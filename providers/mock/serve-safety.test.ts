@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest'
-import { isForwardedHeader, isLoopbackHost, pathProblem, redactText } from './serve-safety.ts'
+import {
+  credentialsOf,
+  isForwardedHeader,
+  isLoopbackHost,
+  looksLikeSecret,
+  pathProblem,
+  redactText,
+} from './serve-safety.ts'
 
 describe('redacting keys from text', () => {
   it.each([
@@ -62,6 +69,28 @@ describe('the headers the live proxy forwards', () => {
       'proxy-authorization',
     ])
       expect(isForwardedHeader(name), name).toBe(false)
+  })
+})
+
+describe("a request's credentials", () => {
+  it('are its key headers and secret-named query values, for redacting what is kept of it', () => {
+    const headers = new Headers({
+      authorization: 'Bearer caller-token-123',
+      'x-goog-api-key': 'gemini-key-456',
+      'content-type': 'application/json',
+    })
+    expect(credentialsOf(headers, '/v1/x?key=query-key-789&alt=sse')).toEqual([
+      'caller-token-123',
+      'gemini-key-456',
+      'query-key-789',
+    ])
+    expect(redactText('echo: gemini-key-456', credentialsOf(headers, '/'))).toBe('echo: [redacted]')
+  })
+
+  it('make a value key-like when it holds a key shape', () => {
+    expect(looksLikeSecret('key-sk-proj-0123456789abcdefgh')).toBe(true)
+    expect(looksLikeSecret(`AIza${'b'.repeat(35)}`)).toBe(true)
+    expect(looksLikeSecret('019a-thread-id-5')).toBe(false)
   })
 })
 

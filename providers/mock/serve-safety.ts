@@ -14,8 +14,8 @@ export const REDACTED = '[redacted]'
  */
 const SECRET_PARAMETER = /key|token|secret|passw|signature|^sig$|auth|credential|session_id/i
 
-/** Key shapes worth catching wherever they appear: OpenAI/Anthropic/DeepSeek style `sk-…` keys. */
-const KEY_SHAPE = /\bsk-[A-Za-z0-9_-]{16,}/g
+/** Key shapes worth catching wherever they appear: OpenAI/Anthropic/DeepSeek `sk-…` keys, Google `AIza…` keys. */
+const KEY_SHAPE = /\bsk-[A-Za-z0-9_-]{16,}|\bAIza[A-Za-z0-9_-]{30,}/g
 
 /** A query pair inside a URL or a path: `?name=value` or `&name=value`. */
 const QUERY_PAIR = /([?&;])([^=&;#\s"'<>]+)=([^&;#\s"'<>]*)/g
@@ -35,6 +35,34 @@ export function redactText(text: string, secrets: readonly string[] = []): strin
     .replace(/\b(Bearer|Basic)\s+[^\s"',;]+/gi, `$1 ${REDACTED}`)
     .replace(/(\/\/)[^/@\s"'<>]+@/g, `$1${REDACTED}@`)
     .replace(KEY_SHAPE, REDACTED)
+}
+
+/** The headers that carry a caller's key. */
+const KEY_HEADERS = ['authorization', 'x-api-key', 'x-goog-api-key', 'api-key'] as const
+
+/**
+ * The credentials a request carries — its key headers' values (a `Bearer` token without the word) and
+ * secret-named query values — for redacting them verbatim from what is kept of its exchange.
+ */
+export function credentialsOf(headers: Headers, path: string): string[] {
+  const found: string[] = []
+  for (const name of KEY_HEADERS) {
+    const value = headers.get(name)?.trim()
+    if (value === undefined || value === '') continue
+    found.push(value.replace(/^(Bearer|Basic)\s+/i, ''))
+  }
+  for (const match of path.matchAll(QUERY_PAIR))
+    if (SECRET_PARAMETER.test(safeDecode(match[2] ?? '')) && (match[3] ?? '') !== '')
+      found.push(safeDecode(match[3] ?? ''))
+  return found.filter((secret) => secret.length >= 8)
+}
+
+/**
+ * True when a value a client chose (a `prompt_cache_key`, a `metadata.user_id`) holds a credential by
+ * any rule `redactText` knows: it must never become a file name or a report label as it is.
+ */
+export function looksLikeSecret(value: string): boolean {
+  return redactText(value) !== value
 }
 
 /**
