@@ -374,6 +374,10 @@ export async function importCommand(
     lines.push(
       `models priced as the nearest catalog model: ${[...result.mappedModels].map(([from, to]) => `${from} as ${to}`).join(', ')}`,
     )
+  if (result.withoutTools > 0)
+    lines.push(
+      `no predicted read or write for ${result.withoutTools} requests rebuilt without the tool schemas they were sent with (the transcript records none): the simulator's read would fall short by the tools, which is no provider gap; --as replays them, marked estimated`,
+    )
   if (found !== undefined) lines.push(`read ${foundText(found, result.files)}`)
   lines.push(...skippedText(result))
   lines.push(

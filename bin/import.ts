@@ -75,6 +75,11 @@ export interface ImportResult {
   unrecorded: Unrecorded[]
   /** Recorded model names priced as another catalog model. */
   mappedModels: Map<string, string>
+  /**
+   * Requests rebuilt without the tool schemas they were sent with (Codex rollouts record none): given no
+   * predicted read or write, since the simulator's would fall short by the tools, not by a provider gap.
+   */
+  withoutTools: number
 }
 
 /** Transcript files under the paths: files as given, directories walked for `*.jsonl` and `*.jsonl.zstd`. */
@@ -112,6 +117,7 @@ export async function importTranscripts(
   const problems: TranscriptProblem[] = []
   const notes: TranscriptProblem[] = []
   let outOfRange = 0
+  let withoutTools = 0
   const mappedModels = new Map<string, string>()
   const read: ImportResult['files'] = []
   const totals = new Map<string, { format: TranscriptFormat; total: AgentTotal }>()
@@ -160,6 +166,7 @@ export async function importTranscripts(
       }
       const entry = builder.add(request)
       const prediction = predicted?.get(request)
+      if (predicted !== undefined && request.request?.withoutTools === true) withoutTools += 1
       if (prediction !== undefined)
         entry.row = {
           ...entry.row,
@@ -177,7 +184,7 @@ export async function importTranscripts(
   // A date range leaves requests out on purpose: the agent's totals are set beside the whole history only.
   const unrecorded =
     options.since === undefined && options.until === undefined ? unrecordedOf(totals, entries) : []
-  return { runId, entries, files: read, problems, notes, outOfRange, mappedModels, unrecorded }
+  return { runId, entries, files: read, problems, notes, outOfRange, mappedModels, unrecorded, withoutTools }
 }
 
 /** The sessions whose agent counted more than their recorded requests (a sub-cent rounding is not "more"). */

@@ -116,11 +116,13 @@ describe('readCodex rebuilding request bodies', () => {
     expect(inputs[3]).toBeGreaterThan(inputs[2] as number)
   })
 
-  it('gives cachelab import a prediction for every request', async () => {
+  it('replays every rebuilt request, yet gives cachelab import no prediction: the bodies lack the tools', async () => {
     const requests = await read(testdata('codex-rebuild.jsonl'))
-    const predicted = predictObserved(requests)
-    expect(requests.map((request) => predicted.get(request)?.write)).toEqual([0, 0, 0, 0])
-    const reads = requests.map((request) => predicted.get(request)?.read ?? Number.NaN)
+    expect(requests.every((request) => request.request?.withoutTools === true)).toBe(true)
+    expect(predictObserved(requests).size).toBe(0)
+    const replayed = replayObserved(requests)
+    expect(replayed.map((each) => each.predicted?.write)).toEqual([0, 0, 0, 0])
+    const reads = replayed.map((each) => each.predicted?.read ?? Number.NaN)
     // The first is cold; the second extends it; after the compaction only the instructions' blocks are
     // read (no more than the second read); the fourth extends the third.
     expect(reads[0]).toBe(0)
@@ -151,6 +153,7 @@ async function readWithStandIn(file: string): Promise<ObservedRequest[]> {
   const reading = new CodexReading(file, options, { standInInstructions: 'You are Codex.' })
   const requests: ObservedRequest[] = []
   for await (const record of readJsonRecords(file, options)) requests.push(...reading.accept(record))
+  requests.push(...reading.finish())
   return requests
 }
 

@@ -68,6 +68,8 @@ export class CodexHistory {
   private pendingReasoning: number | undefined
   /** A compaction replaced the history by its summary alone (a rollout older than `replacement_history`). */
   private summaryOnly = false
+  /** How many items the history held when the previous response was recorded (a `token_usage_record`). */
+  private responseEnd = 0
 
   /** Take a `response_item` payload. */
   add(item: unknown): void {
@@ -116,6 +118,7 @@ export class CodexHistory {
         .filter(isRecord)
         .map((item) => (item.type === 'reasoning' ? sizedReasoning(item, 0) : item))
       this.sent = this.items.length
+      this.responseEnd = this.items.length
       this.unsized = []
       this.pendingReasoning = undefined
       this.summaryOnly = false
@@ -126,14 +129,47 @@ export class CodexHistory {
         { type: 'message', role: 'user', content: [{ type: 'input_text', text: payload.message }] },
       ]
       this.sent = 1
+      this.responseEnd = 1
       this.unsized = []
       this.pendingReasoning = undefined
       this.summaryOnly = true
     }
   }
 
-  /** The body of the request made now, or undefined without instructions (the system prompt is unknown). */
-  request(settings: CodexRequestSettings): ObservedRequest['request'] {
+  /**
+   * A response recorded (0.169's `token_usage_record`, written as it completes, before the tool outputs
+   * that follow it and before its `token_count`): how many items its request sent — everything before its
+   * own output, which is the earlier responses' items and the client's items since.
+   */
+  responseRecorded(): number {
+    const input = Math.max(this.sent, this.responseEnd)
+    this.responseEnd = this.items.length
+    return input
+  }
+
+  /**
+   * The body of a compaction request that sent the first `items` items and Codex's own compaction
+   * instruction, which no rollout records (left out); it sends no tools.
+   */
+  compactionRequest(items: number, settings: CodexRequestSettings): ObservedRequest['request'] {
+    const body = this.body(this.items.slice(0, items), settings)
+    return (
+      body && {
+        ...body,
+        estimated: `${body.estimated}; the compaction instruction Codex appends is not recorded (left out)`,
+      }
+    )
+  }
+
+  /**
+   * The body of the request made now (of the first `items` items where the response's record said), or
+   * undefined without instructions (the system prompt is unknown).
+   */
+  request(settings: CodexRequestSettings, items = this.sent): ObservedRequest['request'] {
+    return this.body(this.items.slice(0, items), settings)
+  }
+
+  private body(input: Record<string, unknown>[], settings: CodexRequestSettings): ObservedRequest['request'] {
     if (settings.instructions === undefined) return undefined
     const reasoning = {
       ...(settings.effort !== undefined ? { effort: settings.effort } : {}),
@@ -144,7 +180,7 @@ export class CodexHistory {
       body: {
         model: settings.model,
         instructions: settings.instructions,
-        input: this.items.slice(0, this.sent),
+        input,
         ...(Object.keys(reasoning).length > 0 ? { reasoning } : {}),
         store: false,
         stream: true,
@@ -154,6 +190,9 @@ export class CodexHistory {
       estimated: this.summaryOnly
         ? `${CODEX_ESTIMATED}; the history after a compaction is its summary alone (no replacement history recorded)`
         : CODEX_ESTIMATED,
+      // The bodies lack the tool schemas Codex sent: a simulator's read of them is no prediction of the
+      // provider's (notes/2026-12-02-import-codex-0169.md).
+      withoutTools: true,
     }
   }
 }

@@ -124,6 +124,77 @@ describe('readCodex', () => {
   })
 })
 
+describe('readCodex on Codex 0.169 (a session of ours against serve: four turns, a switch, compactions, a spawned agent)', () => {
+  const MAIN = '01a2342b-a985-72c2-833f-9035c715cc8a'
+  const CHILD = '01a2342b-c479-7401-9325-eb9832382357'
+  const usage = (request: ObservedRequest) =>
+    `${request.model} ${request.usage.input}/${request.usage.cacheRead ?? 0}/${request.usage.output}`
+
+  it('opens a turn at each UserMessage item, a tool result or notification none', async () => {
+    const { requests } = await read(testdata('codex-0169-session.jsonl'))
+    const main = requests.filter((request) => request.session === MAIN)
+    expect(main.map((request) => [request.turn, request.step])).toEqual([
+      [1, 1],
+      [2, 1],
+      [3, 1],
+      [4, 1],
+      [4, 2],
+      [4, 3],
+      [4, 4],
+    ])
+  })
+
+  it('puts each compaction request in a conversation of its own, numbered in order, on the model of the turn it compacts for', async () => {
+    const { requests } = await read(testdata('codex-0169-session.jsonl'))
+    const compactions = requests.filter((request) => request.kind === 'compaction')
+    expect(
+      compactions.map((request) => [request.session, request.parent, request.turn, usage(request)]),
+    ).toEqual([
+      // Before turn 4, after turn 3 ran on gpt-5.4-mini: Codex sent it on turn 4's gpt-5.4.
+      [`${MAIN}.compaction-1`, MAIN, 1, 'gpt-5.4 7898/0/8'],
+      [`${MAIN}.compaction-2`, MAIN, 1, 'gpt-5.4 8015/3456/8'],
+    ])
+    expect(compactions.map((request) => request.requestId)).toEqual(['resp_sim000007', 'resp_sim000012'])
+    // The compaction request sent the history before its own answer; Codex's instruction is not on disk.
+    expect(compactions[0]?.request?.estimated).toContain('compaction instruction')
+  })
+
+  it('keeps every main request on its model, the switch back told once to the next main request', async () => {
+    const { requests } = await read(testdata('codex-0169-session.jsonl'))
+    const main = requests.filter((request) => request.session === MAIN)
+    expect(main.map(usage)).toEqual([
+      'gpt-5.4 7829/0/6',
+      'gpt-5.4 7844/7808/6',
+      'gpt-5.4-mini 11412/0/6',
+      'gpt-5.4 11489/7040/14',
+      'gpt-5.4 7974/7040/11',
+      'gpt-5.4 8039/7936/2',
+      'gpt-5.4 8087/7936/2',
+    ])
+    expect(main[3]?.events).toEqual([
+      { kind: 'compaction', detail: 'compacted' },
+      { kind: 'model-switch', from: 'gpt-5.4-mini', to: 'gpt-5.4' },
+    ])
+    expect(requests.every((request) => request.agent === 'codex/0.169.0')).toBe(true)
+    // Each body is the items its request sent: the first a context message, the environment and the prompt.
+    expect(main.map((request) => ((request.request?.body.input ?? []) as unknown[]).length)).toEqual([
+      3, 5, 8, 7, 7, 9, 11,
+    ])
+    expect(main.every((request) => request.request?.withoutTools === true)).toBe(true)
+  })
+
+  it('reads a spawned agent’s rollout as a subagent of the root session, sending the root’s cache key', async () => {
+    const { requests } = await read(testdata('codex-0169-subagent.jsonl'))
+    expect(
+      requests.map((request) => [request.session, request.parent, request.kind, request.turn, request.step]),
+    ).toEqual([
+      [`${MAIN}.subagent-${CHILD}`, MAIN, 'subagent', 1, 1],
+      [`${MAIN}.subagent-${CHILD}`, MAIN, 'subagent', 1, 2],
+    ])
+    expect(requests[0]?.request?.body.prompt_cache_key).toBe(MAIN)
+  })
+})
+
 describe('CodexReading', () => {
   const record = (line: number, value: Record<string, unknown>): JsonRecord => ({
     value,

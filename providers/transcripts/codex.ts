@@ -1,8 +1,10 @@
 // OpenAI Codex CLI rollouts (`$CODEX_HOME/sessions/YYYY/MM/DD/rollout-*.jsonl`) read into the requests
 // they record: one per `token_count` event whose running total moved, its usage the event's
 // `last_token_usage` (cached input is part of input, reasoning part of output). A forked child opens with
-// a copy of its parent's history, usage included: that prefix is read for state, never counted. See
-// notes/2026-11-30-import-codex.md.
+// a copy of its parent's history, usage included: that prefix is read for state, never counted. From
+// 0.169 a turn opens at its `UserMessage` item, a compaction request is its own conversation, and a
+// spawned agent's rollout is a subagent of the root session. See notes/2026-11-30-import-codex.md and
+// notes/2026-12-02-import-codex-0169.md.
 
 import { basename } from 'node:path'
 import type { JsonValue, Usage } from '../../harness/types.ts'
@@ -64,16 +66,46 @@ const settingText = (value: unknown): string | undefined =>
       ? value
       : JSON.stringify(value)
 
+/** What a request changed in the reading's state, to undo when it turns out to be a compaction's. */
+interface ReadingState {
+  events: TranscriptEvent[]
+  started: boolean
+  requestModel: string | undefined
+  turn: number
+  step: number
+  turnOpened: boolean
+}
+
+/**
+ * A request held back by one record: Codex 0.169 writes a compaction's `compacted` record (naming the
+ * response it came from) right after the compaction request's `token_count`.
+ */
+interface HeldRequest {
+  request: ObservedRequest
+  responseId: string
+  /** The state before the request, restored if it was a compaction's. */
+  before: ReadingState
+  /** How many history items the request sent (a compaction's request sent those, and its instruction). */
+  inputItems: number
+}
+
 /**
  * The reading of one Codex rollout, line by line: `accept` takes each JSON object and returns the
- * request it completes, if any. A rollout is one session; memory holds its settings and the previous
- * running total.
+ * requests it completes, if any, and `finish` the one held at the end. A rollout is one session (or a
+ * spawned agent's conversation of its root session); memory holds its settings and the previous running
+ * total.
  */
 export class CodexReading {
   private readonly file: string
   private readonly options: ReadOptions
   private session: string
   private parent: string | undefined
+  /** A spawned agent's conversation is a subagent of its root session. */
+  private kind: ObservedRequest['kind']
+  /** `codex/<cli_version>`, from the header. */
+  private agent: string | undefined
+  /** What the requests send as `prompt_cache_key`: the root session's id (a spawned agent sends its root's). */
+  private cacheKey: string | undefined
   private metaSeen = false
   /** `replaying` from a fork child's header to the end of the history it copied. */
   private fork: 'none' | 'replaying' | 'done' = 'none'
@@ -100,6 +132,12 @@ export class CodexReading {
   private readonly history = new CodexHistory()
   /** The base instructions as last recorded (a `turn_context`'s, else the header's). */
   private currentInstructions: string | undefined
+  /** The response id of the latest `token_usage_record` (0.169), and the items its request sent. */
+  private responseId: string | undefined
+  private responseInput: number | undefined
+  private held: HeldRequest | undefined
+  /** Compactions so far, numbered in order as a capture of the session numbers them. */
+  private compactions = 0
 
   /**
    * `standInInstructions` rebuild bodies for a rollout that recorded no instructions (measuring the
@@ -125,18 +163,78 @@ export class CodexReading {
       case 'turn_context':
         this.turnContext(payload)
         return []
-      case 'compacted':
+      case 'compacted': {
+        const compaction = this.compactionOf(payload)
         this.addEvent({ kind: 'compaction', detail: 'compacted' })
         this.history.compact(payload)
-        return []
+        return compaction
+      }
       case 'response_item':
         this.history.add(payload)
+        return []
+      case 'token_usage_record':
+        this.responseId = text(payload.response_id)
+        this.responseInput = this.history.responseRecorded()
         return []
       case 'event_msg':
         return this.eventMessage(record, payload)
       default:
         return []
     }
+  }
+
+  /** The request held at the end of the file, if any. */
+  finish(): ObservedRequest[] {
+    return this.release()
+  }
+
+  /** Release the held request as it stands. */
+  private release(): ObservedRequest[] {
+    const held = this.held
+    this.held = undefined
+    return held === undefined ? [] : [held.request]
+  }
+
+  /**
+   * The held request, when a `compacted` record names its response: a compaction's, in a conversation of
+   * its own (`<session>.compaction-<n>`), sent with the history before its response; the session's state
+   * goes back to before it.
+   */
+  private compactionOf(payload: Record<string, unknown>): ObservedRequest[] {
+    const held = this.held
+    const responseId = text(payload.compaction_response_id)
+    if (held === undefined || responseId === undefined || responseId !== held.responseId)
+      return this.release()
+    this.held = undefined
+    const { before } = held
+    this.events = before.events
+    this.started = before.started
+    this.requestModel = before.requestModel
+    this.turn = before.turn
+    this.step = before.step
+    this.turnOpened = before.turnOpened
+    this.compactions += 1
+    const { request } = held
+    const body = this.history.compactionRequest(held.inputItems, {
+      instructions: this.currentInstructions,
+      model: request.model,
+      conversation: this.cacheKey ?? this.session,
+      ...optional('effort', this.settings.get('effort')),
+      ...optional('summary', this.settings.get('summary')),
+    })
+    const { turn: _turn, step: _step, request: _body, ...rest } = request
+    return [
+      {
+        ...rest,
+        session: `${this.session}.compaction-${this.compactions}`,
+        parent: this.parent ?? this.session,
+        kind: 'compaction',
+        events: [],
+        turn: 1,
+        step: 1,
+        ...(body !== undefined ? { request: body } : {}),
+      },
+    ]
   }
 
   /**
@@ -175,17 +273,31 @@ export class CodexReading {
     if (!this.metaSeen) {
       this.metaSeen = true
       if (id !== undefined) this.session = id
+      const version = text(payload.cli_version)
+      if (version !== undefined) this.agent = `codex/${version}`
       const spawn =
         isRecord(payload.source) && isRecord(payload.source.subagent) ? payload.source.subagent : {}
       const spawnedBy = isRecord(spawn.thread_spawn) ? text(spawn.thread_spawn.parent_thread_id) : undefined
       const forkedFrom = text(payload.forked_from_id)
+      if (spawnedBy !== undefined && forkedFrom === undefined) {
+        // A spawned agent is a conversation of the root session (0.169 names it in `session_id`), as a
+        // capture names it: `<root>.subagent-<its thread id>`; it sends the root's id as its cache key.
+        const root = text(payload.session_id) ?? spawnedBy
+        this.parent = root
+        this.kind = 'subagent'
+        this.cacheKey = root
+        this.session = `${root}.subagent-${this.session}`
+      }
       const parent = forkedFrom ?? spawnedBy
-      if (parent !== undefined) this.parent = parent
+      if (parent !== undefined && this.parent === undefined) this.parent = parent
       if (forkedFrom !== undefined) {
         this.fork = 'replaying'
         this.forkStart = Date.parse(text(payload.timestamp) ?? '')
       }
-    } else if (this.fork !== 'replaying' && (id === undefined || id === this.session)) {
+    } else if (
+      this.fork !== 'replaying' &&
+      (id === undefined || id === this.session || this.session.endsWith(`.subagent-${id}`))
+    ) {
       // The header again, later in the file: a new process took the session up.
       this.addEvent({ kind: 'resume', detail: 'session header written again' })
       if (
@@ -233,6 +345,17 @@ export class CodexReading {
       case 'user_message':
         this.turnOpened = true
         return []
+      case 'item_completed':
+        // From 0.169 the prompt typed is a `UserMessage` item (no `user_message` event).
+        if (isRecord(payload.item) && payload.item.type === 'UserMessage') this.turnOpened = true
+        return []
+      case 'thread_settings_applied': {
+        // The settings the next requests go with, written before the turn's `turn_context`: the request
+        // that compacts before a turn is already on the turn's model.
+        const model = isRecord(payload.thread_settings) ? text(payload.thread_settings.model) : undefined
+        if (model !== undefined) this.model = model
+        return []
+      }
       case 'context_compacted':
         this.addEvent({ kind: 'compaction', detail: 'context compacted' })
         return []
@@ -275,6 +398,19 @@ export class CodexReading {
       lineProblem(this.file, record.line, 'a token_count without a timestamp', this.options)
       return []
     }
+    const released = this.release()
+    const before: ReadingState = {
+      events: [...this.events],
+      started: this.started,
+      requestModel: this.requestModel,
+      turn: this.turn,
+      step: this.step,
+      turnOpened: this.turnOpened,
+    }
+    const responseId = this.responseId
+    const inputItems = this.responseInput
+    this.responseId = undefined
+    this.responseInput = undefined
     if (this.started && this.requestModel !== undefined && this.requestModel !== model)
       this.events.push({ kind: 'model-switch', from: this.requestModel, to: model })
     if (this.turnOpened) {
@@ -283,18 +419,23 @@ export class CodexReading {
       this.turnOpened = false
     }
     this.step += 1
-    const body = this.history.request({
-      instructions: this.currentInstructions,
-      model,
-      conversation: this.session,
-      ...optional('effort', this.settings.get('effort')),
-      ...optional('summary', this.settings.get('summary')),
-    })
+    const body = this.history.request(
+      {
+        instructions: this.currentInstructions,
+        model,
+        conversation: this.cacheKey ?? this.session,
+        ...optional('effort', this.settings.get('effort')),
+        ...optional('summary', this.settings.get('summary')),
+      },
+      inputItems,
+    )
     const request: ObservedRequest = {
       format: 'codex',
       source: record.where,
       session: this.session,
       ...(this.parent !== undefined ? { parent: this.parent } : {}),
+      ...(this.kind !== undefined ? { kind: this.kind } : {}),
+      ...(this.agent !== undefined ? { agent: this.agent } : {}),
       provider: 'openai-responses',
       model,
       time,
@@ -302,12 +443,16 @@ export class CodexReading {
       events: this.events,
       // Turns are known once a user message opened one.
       ...(this.turn > 0 ? { turn: this.turn, step: this.step } : {}),
+      ...(responseId !== undefined ? { requestId: responseId } : {}),
       ...(body !== undefined ? { request: body } : {}),
     }
     this.started = true
     this.requestModel = model
     this.events = []
-    return [request]
+    if (responseId === undefined) return [...released, request]
+    // A response id (0.169): the next record may say the request was a compaction's.
+    this.held = { request, responseId, before, inputItems: inputItems ?? 0 }
+    return released
   }
 }
 
@@ -326,4 +471,5 @@ function sameCounts(a: Record<string, unknown>, b: Record<string, unknown>): boo
 export const readCodex: TranscriptReader = async function* (file, options) {
   const reading = new CodexReading(file, options)
   for await (const record of readJsonRecords(file, options)) yield* reading.accept(record)
+  yield* reading.finish()
 }

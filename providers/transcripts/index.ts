@@ -25,17 +25,21 @@ export const READERS: Readonly<Record<TranscriptFormat, TranscriptReader>> = {
 }
 
 /**
- * The simulator's read and write for each request that carries its body (DSH logs, Codex rollouts that
- * recorded their base instructions), replayed in time order with each session's previous request;
- * requests without a body (or that the simulator refuses) are left out.
+ * The simulator's read and write for each request that carries its whole body (DSH logs), replayed in
+ * time order with each session's previous request; requests without a body, or whose body lacks the tool
+ * schemas sent (Codex rollouts: `withoutTools`, their read short of the provider's by the tools), and
+ * those the simulator refuses are left out.
  */
 export function predictObserved(
   requests: readonly ObservedRequest[],
 ): Map<ObservedRequest, { read: number; write: number }> {
   const predicted = new Map<ObservedRequest, { read: number; write: number }>()
-  if (!requests.some((request) => request.request !== undefined)) return predicted
-  for (const [index, replayed] of replayObserved(requests).entries()) {
-    const request = requests[index]
+  const whole = requests.filter(
+    (request) => request.request !== undefined && request.request.withoutTools !== true,
+  )
+  if (whole.length === 0) return predicted
+  for (const [index, replayed] of replayObserved(whole).entries()) {
+    const request = whole[index]
     if (request !== undefined && replayed.predicted !== undefined)
       predicted.set(request, { read: replayed.predicted.read, write: replayed.predicted.write })
   }

@@ -86,7 +86,17 @@ export interface ObservedRequest {
    * The request as sent, where the transcript holds all of it (DSH logs, which keep the header and every
    * message); `estimated` says what was reconstructed rather than recorded.
    */
-  request?: { api: WireApi; body: Record<string, unknown>; estimated?: string }
+  request?: {
+    api: WireApi
+    body: Record<string, unknown>
+    estimated?: string
+    /**
+     * The body leaves out tool schemas the agent sent (Codex rollouts record none): the simulator's read
+     * of it, and of the requests replayed beside it on the same account, falls short of the provider's by
+     * them, so it is no prediction to set beside the recorded usage. A translation (`--as`) still replays it.
+     */
+    withoutTools?: boolean
+  }
   /**
    * The answer as recorded, where the transcript holds it (DSH logs): text, tool calls, and the reasoning
    * the next request may carry back. The replay renders it into the output-end cache units a next

@@ -1,11 +1,18 @@
 // Codex CLI 0.169.0 against serve: four `exec` / `exec resume` turns, a switch to gpt-5.4-mini, an
 // automatic compaction, and a spawned agent. The capture numbers four turns of the main conversation, the
 // replies answer each turn by the capture's number, and the compaction and the spawned agent are
-// conversations of their own.
+// conversations of their own. `cachelab import` with no path reads Codex's own rollouts of the same
+// session back into the capture's rows, conversation for conversation.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { StepRow } from '../../reports/types.ts'
-import { type AgentBench, type AgentSession, startAgentBench } from './bench.ts'
+import {
+  type AgentBench,
+  type AgentSession,
+  importAgentSession,
+  startAgentBench,
+  usageByConversation,
+} from './bench.ts'
 
 let bench: AgentBench
 let session: AgentSession
@@ -91,5 +98,25 @@ describe('Codex 0.169.0 captured through serve', () => {
     const switched = main.find((row) => row.model === 'gpt-5.4-mini')
     expect(switched).toMatchObject({ breakCause: 'config-changed', breakNode: 'model' })
     expect(switched?.lostTokens).toBeGreaterThan(0)
+  })
+})
+
+describe('Codex 0.169.0 rollouts imported with no path', () => {
+  it('read as four turns, every request on the model it was sent with, each conversation as captured', async () => {
+    const imported = await importAgentSession(session.place)
+    expect(imported.stdout).toContain('read codex (2 files')
+    const [mainName] = new Set(mainRows().map((row) => row.variant))
+    const importedMain = imported.rows.filter((row) => row.variant === mainName)
+    expect([...new Set(importedMain.map((row) => row.turn))]).toEqual([1, 2, 3, 4])
+    // The main conversation, both compactions (each on the model of the turn it compacts for) and the
+    // spawned agent (a rollout of its own): Codex records every request it sent.
+    expect(usageByConversation(imported.rows)).toEqual(usageByConversation(rows))
+    const kinds = (list: StepRow[]) =>
+      list.map((row) => `${row.variant} ${row.session ?? ''} ${row.conversationKind ?? 'main'} ${row.model}`)
+    expect(kinds(imported.rows).sort()).toEqual(kinds(rows).sort())
+    expect(imported.rows.every((row) => row.agent === 'codex/0.169.0')).toBe(true)
+    // The rollouts hold no tool schemas: no predicted read is set beside the recorded one, and it says so.
+    expect(imported.rows.every((row) => row.predictedCacheReadTokens === undefined)).toBe(true)
+    expect(imported.stdout).toContain(`no predicted read or write for ${imported.rows.length} requests`)
   })
 })
