@@ -1,7 +1,8 @@
 // `--format auto`: which agent wrote a transcript, told from its first records. Each format has a shape
 // no other shares: Codex wraps every record in `{timestamp, type, payload}`, Claude Code lines carry a
 // `sessionId` (or title another session by `leafUuid`), DSH and pi open with a `session` header (DSH's
-// with a numeric `createdAt`, pi's with an ISO `timestamp`) and DSH names events `area/verb`.
+// with a numeric `createdAt`, pi's with an ISO `timestamp`) and DSH names events `area/verb`. Gemini CLI
+// opens with an untyped header holding a `projectHash` and names its model's messages `gemini`.
 
 import { isRecord, readJsonRecords } from './lines.ts'
 import type { TranscriptFormat } from './types.ts'
@@ -37,7 +38,10 @@ const PI_TYPES = new Set([
 /** The format one record shows, or undefined when the record alone does not tell. */
 export function formatOfRecord(value: Record<string, unknown>): TranscriptFormat | undefined {
   const type = value.type
+  if (type === undefined && typeof value.sessionId === 'string' && typeof value.projectHash === 'string')
+    return 'gemini-cli'
   if (typeof type !== 'string') return undefined
+  if (type === 'gemini' && typeof value.id === 'string' && !('sessionId' in value)) return 'gemini-cli'
   if (type === 'session') {
     if (typeof value.createdAt === 'number') return 'dsh'
     if (typeof value.timestamp === 'string') return 'pi'
