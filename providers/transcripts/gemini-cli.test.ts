@@ -233,3 +233,65 @@ describe('Gemini CLI records beside the plain session', () => {
     expect(problems).toHaveLength(1)
   })
 })
+
+/** The fixture's session as an older Gemini CLI kept it: one pretty-printed object, each message once. */
+function legacyFile(): string {
+  const messages = new Map<string, unknown>()
+  let session: Record<string, unknown> = {}
+  for (const line of readFileSync(SESSION, 'utf8').split('\n')) {
+    if (line === '') continue
+    const record = JSON.parse(line) as Record<string, unknown>
+    if (typeof record.id === 'string') messages.set(record.id, record)
+    else if (!('$set' in record) && Object.keys(session).length === 0) session = record
+  }
+  const directory = join(mkdtempSync(join(tmpdir(), 'cachelab-gemini-')), 'chats')
+  mkdirSync(directory)
+  const json = join(directory, 'session-2025-11-20T10-00-aaaaaaaa.json')
+  writeFileSync(json, JSON.stringify({ ...session, messages: [...messages.values()] }, null, 2))
+  return json
+}
+
+describe("an older Gemini CLI's session-*.json", () => {
+  it('gives the same requests as the chat file, each at the line of its id', async () => {
+    const file = legacyFile()
+    const { requests, problems } = await read(file)
+    const chat = await read(SESSION)
+    expect(problems).toEqual([])
+    const usage = (list: ObservedRequest[]) =>
+      list.map((request) => [
+        request.session,
+        request.turn,
+        request.step,
+        request.usage.input,
+        request.usage.output,
+      ])
+    expect(usage(requests)).toEqual(usage(chat.requests))
+    const lines = readFileSync(file, 'utf8').split('\n')
+    for (const request of requests) {
+      const line = Number(request.source.split(':').at(-1))
+      expect(lines[line - 1]).toMatch(/^\s*"id": "/)
+    }
+    expect(await detectFormat(file)).toBe('gemini-cli')
+  })
+
+  it('is left to the .jsonl a later Gemini CLI converted it to, with a note', async () => {
+    const file = legacyFile()
+    writeFileSync(`${file}l`, readFileSync(SESSION))
+    const { requests, notes } = await read(file)
+    expect(requests).toEqual([])
+    expect(notes.map((note) => note.message)).toEqual([
+      `converted to ${file.split('/').at(-1)}l by a later Gemini CLI: its requests are read there`,
+    ])
+  })
+
+  it('fails when torn, naming file and line, and is skipped under lenient', async () => {
+    const file = legacyFile()
+    const text = readFileSync(file, 'utf8')
+    writeFileSync(file, text.slice(0, text.length / 2))
+    const lines = text.slice(0, text.length / 2).split('\n').length
+    await expect(read(file)).rejects.toThrow(`${file}:${lines}: not a whole JSON object`)
+    const { requests, problems } = await read(file, true)
+    expect(requests).toEqual([])
+    expect(problems.map((problem) => problem.where)).toEqual([`${file}:${lines}`])
+  })
+})

@@ -3,14 +3,18 @@
 // `$rewindTo` marks. Each `gemini` record with `tokens` is one request; a record written again under the
 // same id (tokens, then its tool calls) is the same request. Gemini CLI keeps no system prompt, tool
 // schemas or side requests (router, next-speaker check, compression summarizer) in the file: no request
-// body is rebuilt and those requests are not there. See notes/2026-12-02-import-gemini-cli.md.
+// body is rebuilt and those requests are not there. Older versions kept a session as one JSON object
+// (`session-*.json`, rewritten whole on every message), read whole here as they read it. See
+// notes/2026-12-02-import-gemini-cli.md.
 
+import { existsSync } from 'node:fs'
+import { readFile } from 'node:fs/promises'
 import { basename, dirname } from 'node:path'
 import { CachelabError } from '../../harness/errors.ts'
 import type { JsonValue, Usage } from '../../harness/types.ts'
 import { parseGeminiUsage } from '../gemini.ts'
 import { type Fields, fieldsOf, listOf, numberOf, textOf } from './fields.ts'
-import { readJsonRecords } from './lines.ts'
+import { isRecord, lineProblem, readJsonRecords } from './lines.ts'
 import type { ObservedRequest, ReadOptions, TranscriptEvent, TranscriptReader } from './types.ts'
 
 /**
@@ -217,8 +221,62 @@ export class GeminiCliLog {
   }
 }
 
-/** Read a Gemini CLI session file, streamed. */
+/**
+ * Read an older Gemini CLI's `session-*.json`: one object `{sessionId, projectHash, startTime, messages}`,
+ * each message named by the line its id is on. A later Gemini CLI that resumes it converts it to a
+ * `.jsonl` beside it holding the same messages: then it is read there, not twice.
+ */
+async function* readLegacy(file: string, options: ReadOptions): AsyncIterable<ObservedRequest> {
+  if (existsSync(`${file}l`)) {
+    options.onNote?.({
+      where: file,
+      message: `converted to ${basename(file)}l by a later Gemini CLI: its requests are read there`,
+    })
+    return
+  }
+  const text = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
+    throw new CachelabError('input', `${file}: cannot read (${error.code ?? error.message})`)
+  })
+  let session: unknown
+  try {
+    session = JSON.parse(text)
+  } catch (error) {
+    const lines = text.split('\n').length
+    lineProblem(
+      file,
+      lines,
+      `not a whole JSON object (${error instanceof Error ? error.message : String(error)}): torn or corrupt`,
+      options,
+    )
+    return
+  }
+  if (!isRecord(session) || !Array.isArray(session.messages)) {
+    lineProblem(file, 1, 'not a Gemini CLI session (no "messages")', options)
+    return
+  }
+  const log = new GeminiCliLog(file, options)
+  const { messages, ...header } = session
+  log.accept(1, header)
+  let cursor = 0
+  let line = 1
+  for (const message of messages) {
+    const id = textOf(fieldsOf(message).id)
+    const at = id === undefined ? -1 : text.indexOf(`"${id}"`, cursor)
+    if (at >= 0) {
+      for (let index = cursor; index < at; index += 1) if (text.charCodeAt(index) === 10) line += 1
+      cursor = at
+    }
+    yield* log.accept(line, message)
+  }
+  log.finish()
+}
+
+/** Read a Gemini CLI session file: a `.jsonl` streamed, an older version's `.json` whole. */
 export const readGeminiCli: TranscriptReader = async function* readGeminiCli(file, options) {
+  if (file.endsWith('.json')) {
+    yield* readLegacy(file, options)
+    return
+  }
   const log = new GeminiCliLog(file, options)
   for await (const { line, value } of readJsonRecords(file, options)) yield* log.accept(line, value)
   log.finish()
