@@ -316,3 +316,22 @@ describe('requests an agent counted and its transcript lacks', () => {
     expect(stdout).toContain('6,000 written, 12 uncached, 40 output tokens')
   })
 })
+
+describe('the transcript files under a folder', () => {
+  it("takes an older Gemini CLI's chats/session-*.json, and no other .json", async () => {
+    const { transcriptFiles } = await import('./import.ts')
+    const root = mkdtempSync(join(tmpdir(), 'cachelab-files-'))
+    mkdirSync(join(root, 'project', 'chats'), { recursive: true })
+    for (const name of [
+      'chats/session-a.json',
+      'chats/session-b.jsonl',
+      'chats/other.json',
+      'session-c.json',
+    ])
+      writeFileSync(join(root, 'project', name), '{}\n')
+    expect(transcriptFiles([root]).map((file) => file.slice(root.length + 1))).toEqual([
+      'project/chats/session-a.json',
+      'project/chats/session-b.jsonl',
+    ])
+  })
+})

@@ -3,7 +3,7 @@
 // its place in the rewrites table. Memory holds the rows and one request per session, not the files.
 
 import { readdirSync, statSync } from 'node:fs'
-import { join } from 'node:path'
+import { basename, join } from 'node:path'
 import { CachelabError } from '../harness/errors.ts'
 import type { SeriesStartPolicy } from '../harness/policies.ts'
 import { hashString } from '../harness/random.ts'
@@ -82,7 +82,10 @@ export interface ImportResult {
   withoutTools: number
 }
 
-/** Transcript files under the paths: files as given, directories walked for `*.jsonl` and `*.jsonl.zstd`. */
+/**
+ * Transcript files under the paths: files as given, directories walked for `*.jsonl`, `*.jsonl.zstd` and
+ * an older Gemini CLI's `chats/session-*.json`.
+ */
 export function transcriptFiles(paths: readonly string[]): string[] {
   const found: string[] = []
   const walk = (path: string) => {
@@ -95,7 +98,13 @@ export function transcriptFiles(paths: readonly string[]): string[] {
     if (stats.isDirectory()) {
       for (const name of readdirSync(path).sort()) {
         const child = join(path, name)
-        if (statSync(child).isDirectory() || name.endsWith('.jsonl') || name.endsWith('.jsonl.zstd'))
+        if (
+          statSync(child).isDirectory() ||
+          name.endsWith('.jsonl') ||
+          name.endsWith('.jsonl.zstd') ||
+          // An older Gemini CLI's session: one JSON object.
+          (name.startsWith('session-') && name.endsWith('.json') && basename(path) === 'chats')
+        )
           walk(child)
       }
     } else found.push(path)

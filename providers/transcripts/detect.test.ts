@@ -29,6 +29,19 @@ describe('formatOfRecord', () => {
     ).toBe('pi')
   })
 
+  it("tells a Gemini CLI chat by its untyped header or its model's messages, not Claude Code's records", () => {
+    expect(formatOfRecord({ sessionId: 's', projectHash: 'p', startTime: 't', lastUpdated: 't' })).toBe(
+      'gemini-cli',
+    )
+    expect(formatOfRecord({ id: 'm', timestamp: 't', type: 'gemini', content: 'Hi', model: 'm' })).toBe(
+      'gemini-cli',
+    )
+    expect(
+      formatOfRecord({ id: 'm', timestamp: 't', type: 'user', content: [{ text: 'Hi' }] }),
+    ).toBeUndefined()
+    expect(formatOfRecord({ $set: { lastUpdated: 't' } })).toBeUndefined()
+  })
+
   it('leaves a record that could be several formats, or none, undecided', () => {
     expect(formatOfRecord({ type: 'file-history-snapshot', messageId: 'm' })).toBeUndefined()
     expect(formatOfRecord({ hello: 'world' })).toBeUndefined()
@@ -41,6 +54,7 @@ describe('detectFormat', () => {
     expect(await detectFormat(testdata('claude-code-sidechains.jsonl'))).toBe('claude-code')
     expect(await detectFormat(testdata('codex-fork-child.jsonl'))).toBe('codex')
     expect(await detectFormat(testdata('detect-dsh.jsonl.zstd'))).toBe('dsh')
+    expect(await detectFormat(testdata('gemini-cli-session.jsonl'))).toBe('gemini-cli')
   })
 
   it('passes over a corrupt first line', async () => {

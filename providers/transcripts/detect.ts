@@ -1,8 +1,11 @@
 // `--format auto`: which agent wrote a transcript, told from its first records. Each format has a shape
 // no other shares: Codex wraps every record in `{timestamp, type, payload}`, Claude Code lines carry a
 // `sessionId` (or title another session by `leafUuid`), DSH and pi open with a `session` header (DSH's
-// with a numeric `createdAt`, pi's with an ISO `timestamp`) and DSH names events `area/verb`.
+// with a numeric `createdAt`, pi's with an ISO `timestamp`) and DSH names events `area/verb`. Gemini CLI
+// opens with an untyped header holding a `projectHash` and names its model's messages `gemini`; its older
+// `session-*.json` is one pretty-printed object that opens with the same fields.
 
+import { open } from 'node:fs/promises'
 import { isRecord, readJsonRecords } from './lines.ts'
 import type { TranscriptFormat } from './types.ts'
 
@@ -37,7 +40,10 @@ const PI_TYPES = new Set([
 /** The format one record shows, or undefined when the record alone does not tell. */
 export function formatOfRecord(value: Record<string, unknown>): TranscriptFormat | undefined {
   const type = value.type
+  if (type === undefined && typeof value.sessionId === 'string' && typeof value.projectHash === 'string')
+    return 'gemini-cli'
   if (typeof type !== 'string') return undefined
+  if (type === 'gemini' && typeof value.id === 'string' && !('sessionId' in value)) return 'gemini-cli'
   if (type === 'session') {
     if (typeof value.createdAt === 'number') return 'dsh'
     if (typeof value.timestamp === 'string') return 'pi'
@@ -59,6 +65,7 @@ export function formatOfRecord(value: Record<string, unknown>): TranscriptFormat
  * when none of them tells. Reads no further than it must.
  */
 export async function detectFormat(file: string): Promise<TranscriptFormat | undefined> {
+  if (file.endsWith('.json')) return legacyGeminiFormat(file)
   let examined = 0
   for await (const record of readJsonRecords(file, { lenient: true, onProblem: () => {} })) {
     const format = formatOfRecord(record.value)
@@ -67,4 +74,20 @@ export async function detectFormat(file: string): Promise<TranscriptFormat | und
     if (examined >= DETECT_RECORDS) return undefined
   }
   return undefined
+}
+
+/** Bytes of a `.json` file read to tell an older Gemini CLI session: its header fields come first. */
+const JSON_HEAD = 4096
+
+/** `gemini-cli` for an older Gemini CLI's `session-*.json` (one object opening with its session id). */
+async function legacyGeminiFormat(file: string): Promise<TranscriptFormat | undefined> {
+  const handle = await open(file, 'r').catch(() => undefined)
+  if (handle === undefined) return undefined
+  try {
+    const { buffer, bytesRead } = await handle.read(Buffer.alloc(JSON_HEAD), 0, JSON_HEAD, 0)
+    const head = buffer.subarray(0, bytesRead).toString('utf8')
+    return /^\s*\{\s*"sessionId"\s*:/.test(head) && head.includes('"projectHash"') ? 'gemini-cli' : undefined
+  } finally {
+    await handle.close()
+  }
 }

@@ -1,14 +1,22 @@
 // Gemini CLI 0.61.0 against serve on "auto" routing: a router request (a classifier that asks for JSON)
 // before each turn, a text turn, then a resumed turn that reads a file. The routers are side
-// conversations answered with JSON, and the main conversation breaks nowhere.
+// conversations answered with JSON, and the main conversation breaks nowhere. Its chat file imports to
+// the main conversation's requests; the routers are not in it.
 
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { StepRow } from '../../reports/types.ts'
-import { type AgentBench, startAgentBench } from './bench.ts'
+import {
+  type AgentBench,
+  type AgentSession,
+  importAgentSession,
+  startAgentBench,
+  usageByConversation,
+} from './bench.ts'
 
 let bench: AgentBench
+let session: AgentSession
 let rows: StepRow[]
 
 beforeAll(async () => {
@@ -18,7 +26,7 @@ beforeAll(async () => {
     { kind: 'main', turn: 1, text: 'Hello.' },
     { kind: 'main', turn: 2, step: 1, tools: [{ name: 'read_file', arguments: { file_path: 'README.md' } }] },
   ])
-  await bench.run(
+  session = await bench.run(
     'gemini-cli',
     [{ prompt: 'Say hello' }, { prompt: 'What does README.md say?', continues: true }],
     {
@@ -52,5 +60,32 @@ describe('Gemini CLI 0.61.0 on auto routing, captured through serve', () => {
     expect([...new Set(main.map((row) => row.turn))]).toEqual([1, 2])
     expect(main.filter((row) => row.breakCause !== undefined)).toEqual([])
     expect(rows.every((row) => row.agent === 'gemini-cli/0.61.0')).toBe(true)
+  })
+
+  it('imports from its own chat file, found with no path, to the main conversation with the same per-request usage', async () => {
+    const imported = await importAgentSession(session.place)
+    const captured = usageByConversation(rows)
+    const [mainName, ...others] = Object.keys(captured).filter(
+      (name) => rows.find((row) => row.variant === name)?.conversationKind === undefined,
+    )
+    expect(others).toEqual([])
+    // Gemini CLI sends no session id on the wire, so the capture names its main conversation by content;
+    // the chat file names it by Gemini CLI's own session id. The same requests, under either name.
+    const sessionId = Object.keys(usageByConversation(imported.rows))
+    expect(sessionId).toHaveLength(1)
+    expect(sessionId[0]).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-/)
+    expect(usageByConversation(imported.rows)).toEqual({
+      [sessionId[0] as string]: captured[mainName as string],
+    })
+    expect(imported.rows.map((row) => `${row.turn}.${row.step}`)).toEqual(
+      rows.filter((row) => row.variant === mainName).map((row) => `${row.turn}.${row.step}`),
+    )
+    // The router requests (one per turn, on a flash-lite model) are side conversations the chat file
+    // does not record: all the capture holds beside the main conversation.
+    const unrecorded = rows.filter((row) => row.variant !== mainName)
+    expect(unrecorded.length).toBe(2)
+    expect(
+      unrecorded.every((row) => row.conversationKind === 'side' && row.variant.includes('side-router-')),
+    ).toBe(true)
   })
 })
