@@ -1,7 +1,9 @@
 // `--format auto`: which agent wrote a transcript, told from its first records. Each format has a shape
 // no other shares: Codex wraps every record in `{timestamp, type, payload}`, Claude Code lines carry a
 // `sessionId` (or title another session by `leafUuid`), DSH and pi open with a `session` header (DSH's
-// with a numeric `createdAt`, pi's with an ISO `timestamp`) and DSH names events `area/verb`.
+// with a numeric `createdAt`, pi's with an ISO `timestamp`) and DSH names events `area/verb`. qwen-code's
+// records are Claude Code's shape with marks Claude Code never writes (`provenance`, `usageMetadata`,
+// `systemPayload`, Gemini `parts` as message content).
 
 import { isRecord, readJsonRecords } from './lines.ts'
 import type { TranscriptFormat } from './types.ts'
@@ -34,6 +36,17 @@ const PI_TYPES = new Set([
   'session_info',
 ])
 
+/** Whether a session record carries what only qwen-code writes. */
+function isQwenCodeRecord(value: Record<string, unknown>): boolean {
+  const message = isRecord(value.message) ? value.message : {}
+  return (
+    typeof value.provenance === 'string' ||
+    'usageMetadata' in value ||
+    'systemPayload' in value ||
+    Array.isArray(message.parts)
+  )
+}
+
 /** The format one record shows, or undefined when the record alone does not tell. */
 export function formatOfRecord(value: Record<string, unknown>): TranscriptFormat | undefined {
   const type = value.type
@@ -45,6 +58,7 @@ export function formatOfRecord(value: Record<string, unknown>): TranscriptFormat
   }
   if (CODEX_TYPES.has(type) && isRecord(value.payload)) return 'codex'
   if (type.includes('/') && 'data' in value) return 'dsh'
+  if (typeof value.sessionId === 'string' && isQwenCodeRecord(value)) return 'qwen-code'
   if (
     CLAUDE_CODE_TYPES.has(type) &&
     (typeof value.sessionId === 'string' || typeof value.leafUuid === 'string')

@@ -4,27 +4,13 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { piProvider, piUsage, readPi } from './pi.ts'
-import type { ObservedRequest, ReadOptions, TranscriptProblem } from './types.ts'
+import { readAll } from './read-all.ts'
+import type { ObservedRequest } from './types.ts'
 
 const testdata = (name: string) => fileURLToPath(new URL(`testdata/${name}`, import.meta.url))
 const samples = fileURLToPath(new URL('../../../shared/fixtures/transcripts/', import.meta.url))
 
-interface Read {
-  requests: ObservedRequest[]
-  problems: TranscriptProblem[]
-  notes: TranscriptProblem[]
-}
-
-async function read(file: string, lenient = false): Promise<Read> {
-  const result: Read = { requests: [], problems: [], notes: [] }
-  const options: ReadOptions = {
-    lenient,
-    onProblem: (problem) => result.problems.push(problem),
-    onNote: (note) => result.notes.push(note),
-  }
-  for await (const request of readPi(file, options)) result.requests.push(request)
-  return result
-}
+const read = (file: string, lenient = false) => readAll(readPi, file, lenient)
 
 const MAIN = 'c2b7e1d4-0f5a-4c3e-9b1d-2a6f8e9d7c01'
 

@@ -67,6 +67,7 @@ describe("pi's own session file, imported with no path", () => {
     // one conversation by its first message (`pi-c-…`); the transcript names it by pi's session id.
     expect(Object.keys(captured)).toEqual([expect.stringMatching(/^pi-c-[0-9a-f]{8}$/)])
     expect(Object.keys(read)).toEqual([header.id])
+    expect(Object.values(read)[0]?.length).toBe(4)
     expect(Object.values(read)).toEqual(Object.values(captured))
   })
 })
