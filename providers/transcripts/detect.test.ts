@@ -42,6 +42,19 @@ describe('formatOfRecord', () => {
     expect(formatOfRecord({ $set: { lastUpdated: 't' } })).toBeUndefined()
   })
 
+  it("tells qwen-code's Claude-Code-shaped records by what Claude Code never writes", () => {
+    const base = { type: 'user', sessionId: 's', uuid: 'u', parentUuid: null }
+    expect(formatOfRecord({ ...base, provenance: 'real_user', message: { role: 'user', parts: [] } })).toBe(
+      'qwen-code',
+    )
+    expect(formatOfRecord({ ...base, message: { role: 'user', parts: [{ text: 'Hi' }] } })).toBe('qwen-code')
+    expect(formatOfRecord({ ...base, type: 'assistant', usageMetadata: { promptTokenCount: 1 } })).toBe(
+      'qwen-code',
+    )
+    expect(formatOfRecord({ ...base, type: 'system', systemPayload: {} })).toBe('qwen-code')
+    expect(formatOfRecord({ ...base, message: { role: 'user', content: 'Hi' } })).toBe('claude-code')
+  })
+
   it('leaves a record that could be several formats, or none, undecided', () => {
     expect(formatOfRecord({ type: 'file-history-snapshot', messageId: 'm' })).toBeUndefined()
     expect(formatOfRecord({ hello: 'world' })).toBeUndefined()
@@ -55,6 +68,17 @@ describe('detectFormat', () => {
     expect(await detectFormat(testdata('codex-fork-child.jsonl'))).toBe('codex')
     expect(await detectFormat(testdata('detect-dsh.jsonl.zstd'))).toBe('dsh')
     expect(await detectFormat(testdata('gemini-cli-session.jsonl'))).toBe('gemini-cli')
+    expect(await detectFormat(testdata('qwen-code-session.jsonl'))).toBe('qwen-code')
+    expect(await detectFormat(testdata('pi-v3-custom-provider.jsonl'))).toBe('pi')
+  })
+
+  it('takes every Claude Code fixture for Claude Code, not qwen-code', async () => {
+    const names = readdirSync(join(import.meta.dirname, 'testdata')).filter((name) =>
+      name.startsWith('claude-code-'),
+    )
+    expect(names.length).toBeGreaterThan(0)
+    for (const name of names)
+      expect([name, await detectFormat(testdata(name))]).toEqual([name, 'claude-code'])
   })
 
   it('passes over a corrupt first line', async () => {

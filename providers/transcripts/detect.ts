@@ -3,7 +3,9 @@
 // `sessionId` (or title another session by `leafUuid`), DSH and pi open with a `session` header (DSH's
 // with a numeric `createdAt`, pi's with an ISO `timestamp`) and DSH names events `area/verb`. Gemini CLI
 // opens with an untyped header holding a `projectHash` and names its model's messages `gemini`; its older
-// `session-*.json` is one pretty-printed object that opens with the same fields.
+// `session-*.json` is one pretty-printed object that opens with the same fields. qwen-code's records are
+// Claude Code's shape with marks Claude Code never writes (`provenance`, `usageMetadata`, `systemPayload`,
+// Gemini `parts` as message content).
 
 import { open } from 'node:fs/promises'
 import { isRecord, readJsonRecords } from './lines.ts'
@@ -37,6 +39,17 @@ const PI_TYPES = new Set([
   'session_info',
 ])
 
+/** Whether a session record carries what only qwen-code writes. */
+function isQwenCodeRecord(value: Record<string, unknown>): boolean {
+  const message = isRecord(value.message) ? value.message : {}
+  return (
+    typeof value.provenance === 'string' ||
+    'usageMetadata' in value ||
+    'systemPayload' in value ||
+    Array.isArray(message.parts)
+  )
+}
+
 /** The format one record shows, or undefined when the record alone does not tell. */
 export function formatOfRecord(value: Record<string, unknown>): TranscriptFormat | undefined {
   const type = value.type
@@ -51,6 +64,7 @@ export function formatOfRecord(value: Record<string, unknown>): TranscriptFormat
   }
   if (CODEX_TYPES.has(type) && isRecord(value.payload)) return 'codex'
   if (type.includes('/') && 'data' in value) return 'dsh'
+  if (typeof value.sessionId === 'string' && isQwenCodeRecord(value)) return 'qwen-code'
   if (
     CLAUDE_CODE_TYPES.has(type) &&
     (typeof value.sessionId === 'string' || typeof value.leafUuid === 'string')

@@ -4,27 +4,13 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { piProvider, piUsage, readPi } from './pi.ts'
-import type { ObservedRequest, ReadOptions, TranscriptProblem } from './types.ts'
+import { readAll } from './read-all.ts'
+import type { ObservedRequest } from './types.ts'
 
 const testdata = (name: string) => fileURLToPath(new URL(`testdata/${name}`, import.meta.url))
 const samples = fileURLToPath(new URL('../../../shared/fixtures/transcripts/', import.meta.url))
 
-interface Read {
-  requests: ObservedRequest[]
-  problems: TranscriptProblem[]
-  notes: TranscriptProblem[]
-}
-
-async function read(file: string, lenient = false): Promise<Read> {
-  const result: Read = { requests: [], problems: [], notes: [] }
-  const options: ReadOptions = {
-    lenient,
-    onProblem: (problem) => result.problems.push(problem),
-    onNote: (note) => result.notes.push(note),
-  }
-  for await (const request of readPi(file, options)) result.requests.push(request)
-  return result
-}
+const read = (file: string, lenient = false) => readAll(readPi, file, lenient)
 
 const MAIN = 'c2b7e1d4-0f5a-4c3e-9b1d-2a6f8e9d7c01'
 
@@ -50,13 +36,48 @@ describe('pi usage', () => {
 })
 
 describe('a pi provider', () => {
-  it('is one cachelab models, by provider and API, or none', () => {
+  it('is the one whose cache the wire API pi spoke reaches, custom providers too', () => {
     expect(piProvider('anthropic', 'anthropic-messages')).toBe('anthropic')
     expect(piProvider('openai', 'openai-responses')).toBe('openai-responses')
     expect(piProvider('openai', 'openai-completions')).toBe('openai-chat')
     expect(piProvider('deepseek', 'openai-completions')).toBe('deepseek')
-    expect(piProvider('google', 'google-generative-ai')).toBeUndefined()
+    expect(piProvider('google', 'google-generative-ai')).toBe('gemini')
+    expect(piProvider('amazon-bedrock', 'bedrock-converse-stream')).toBe('bedrock')
+    expect(piProvider('proxy', 'anthropic-messages')).toBe('anthropic')
+    expect(piProvider('local', 'openai-completions')).toBe('openai-chat')
+    expect(piProvider('anthropic', undefined)).toBe('anthropic')
+  })
+
+  it("is none for an API cachelab does not simulate, or a built-in vendor's borrowed one", () => {
+    expect(piProvider('mistral', 'mistral-conversations')).toBeUndefined()
+    expect(piProvider('proxy', 'mistral-conversations')).toBeUndefined()
+    expect(piProvider('proxy', undefined)).toBeUndefined()
     expect(piProvider('openrouter', 'openai-completions')).toBeUndefined()
+    expect(piProvider('xai', 'openai-completions')).toBeUndefined()
+  })
+})
+
+describe('a pi 0.73.1 session through a custom models.json provider (made against serve)', () => {
+  it("reads every request on the provider of the provider's API, with the usage serve answered", async () => {
+    const { requests, notes } = await read(testdata('pi-v3-custom-provider.jsonl'))
+    expect(notes).toEqual([])
+    // serve's capture of the same session: input/read/write/output per request.
+    expect(
+      requests.map(({ provider, model, turn, step, usage }) => [
+        `${provider} ${model} ${turn}.${step}`,
+        `${usage.input}/${usage.cacheRead}/${usage.cacheWrite}/${usage.output}`,
+      ]),
+    ).toEqual([
+      ['anthropic claude-sonnet-4-6 1.1', '1225/0/1222/42'],
+      ['anthropic claude-sonnet-4-6 1.2', '1283/1222/58/34'],
+      ['anthropic claude-sonnet-4-6 2.1', '1327/1280/44/42'],
+      ['anthropic claude-sonnet-4-6 2.2', '1385/1324/58/34'],
+      ['anthropic claude-sonnet-4-6 3.1', '1426/1382/41/42'],
+      ['anthropic claude-sonnet-4-6 3.2', '1484/1423/58/34'],
+    ])
+    expect(new Set(requests.map((request) => request.session))).toEqual(
+      new Set(['01a2342e-0511-75d2-a986-e8659f31a8ac']),
+    )
   })
 })
 
@@ -112,7 +133,7 @@ describe('a pi version 3 session', () => {
   it('counts, in notes, the requests it does not yield: other providers, all-zero usage', async () => {
     const { notes } = await read(testdata('pi-v3.jsonl'))
     expect(notes.map((note) => note.message)).toEqual([
-      '1 request to provider google (api google-generative-ai) skipped: cachelab does not model its cache',
+      '1 request to provider mistral (api mistral-conversations) skipped: cachelab does not model its cache',
       '1 request with all-zero usage (aborted or failed before an answer): not counted',
     ])
     expect(notes[0]?.where).toBe(`${testdata('pi-v3.jsonl')}:24`)

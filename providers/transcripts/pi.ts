@@ -10,28 +10,72 @@ import { type Fields, fieldsOf, isoOf, numberOf, textOf } from './fields.ts'
 import { readJsonRecords } from './lines.ts'
 import type { ObservedRequest, ReadOptions, TranscriptEvent, TranscriptReader } from './types.ts'
 
+/** The cachelab provider whose cache each wire API pi speaks reaches (pi-ai's `Api` names). */
+const PROVIDER_OF_API: Readonly<Record<string, ProviderId>> = {
+  'anthropic-messages': 'anthropic',
+  'openai-completions': 'openai-chat',
+  'openai-responses': 'openai-responses',
+  'azure-openai-responses': 'openai-responses',
+  'openai-codex-responses': 'openai-responses',
+  'google-generative-ai': 'gemini',
+  'google-vertex': 'gemini',
+  'bedrock-converse-stream': 'bedrock',
+}
+
+/** The API of a built-in provider, for a message that names no API. */
+const API_OF_PROVIDER: Readonly<Record<string, string>> = {
+  anthropic: 'anthropic-messages',
+  openai: 'openai-responses',
+  deepseek: 'openai-completions',
+}
+
 /**
- * The cachelab provider of a pi assistant message (`provider`, `api`): Anthropic, OpenAI (Responses or
- * Chat Completions by the API pi spoke) and DeepSeek. Undefined for the others (Google, xAI, gateways,
- * subscriptions), whose caches cachelab does not model.
+ * pi's built-in providers that are other vendors or gateways on a borrowed wire API: the API's cache
+ * rules are not theirs (a router's cache is its upstream's), so cachelab does not model them.
+ */
+const OTHER_VENDORS = new Set([
+  'github-copilot',
+  'xai',
+  'groq',
+  'cerebras',
+  'openrouter',
+  'vercel-ai-gateway',
+  'zai',
+  'mistral',
+  'minimax',
+  'minimax-cn',
+  'moonshotai',
+  'moonshotai-cn',
+  'huggingface',
+  'fireworks',
+  'opencode',
+  'opencode-go',
+  'kimi-coding',
+  'cloudflare-workers-ai',
+  'cloudflare-ai-gateway',
+  'xiaomi',
+  'xiaomi-token-plan-cn',
+  'xiaomi-token-plan-ams',
+  'xiaomi-token-plan-sgp',
+])
+
+/**
+ * The cachelab provider of a pi assistant message (`provider`, `api`), read by the wire API pi spoke: a
+ * custom `models.json` provider (a proxy, a local endpoint) is the API it names, as a built-in one is.
+ * DeepSeek's Chat Completions is DeepSeek's own cache. Undefined for an API cachelab does not simulate
+ * and for pi's built-in vendors and gateways that borrow an API (`OTHER_VENDORS`).
  */
 export function piProvider(provider: string | undefined, api: string | undefined): ProviderId | undefined {
-  switch (provider) {
-    case 'anthropic':
-      return 'anthropic'
-    case 'openai':
-      return api === 'openai-completions' ? 'openai-chat' : 'openai-responses'
-    case 'deepseek':
-      return 'deepseek'
-    default:
-      return undefined
-  }
+  if (provider !== undefined && OTHER_VENDORS.has(provider)) return undefined
+  const wire = api ?? (provider === undefined ? undefined : API_OF_PROVIDER[provider])
+  const modelled = wire === undefined ? undefined : PROVIDER_OF_API[wire]
+  return modelled === 'openai-chat' && provider === 'deepseek' ? 'deepseek' : modelled
 }
 
 /**
  * pi usage in cachelab's buckets: pi's `input` already excludes cached tokens, so `input` here is
  * `input + cacheRead + cacheWrite`. pi writes `cacheWrite: 0` for providers that report no writes; only
- * Anthropic's zero is a count. Undefined when `input` or `output` is missing.
+ * Anthropic's and Bedrock's zero is a count. Undefined when `input` or `output` is missing.
  */
 export function piUsage(raw: unknown, provider: ProviderId): Usage | undefined {
   const usage = fieldsOf(raw)
@@ -40,7 +84,8 @@ export function piUsage(raw: unknown, provider: ProviderId): Usage | undefined {
   if (uncached === undefined || output === undefined) return undefined
   const cacheRead = numberOf(usage.cacheRead)
   const recordedWrite = numberOf(usage.cacheWrite)
-  const cacheWrite = provider === 'anthropic' || (recordedWrite ?? 0) > 0 ? recordedWrite : undefined
+  const cacheWrite =
+    provider === 'anthropic' || provider === 'bedrock' || (recordedWrite ?? 0) > 0 ? recordedWrite : undefined
   return {
     input: uncached + (cacheRead ?? 0) + (cacheWrite ?? 0),
     uncached,

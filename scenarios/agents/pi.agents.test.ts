@@ -1,19 +1,27 @@
 // pi 0.73.1 against serve through a custom provider on the Anthropic Messages API (the way its README
 // reaches a proxy): two turns, the second continued with `-c`, each reading a file. One main
-// conversation of two turns, no break.
+// conversation of two turns, no break; `cachelab import` of pi's own session file, found with no path,
+// gives the capture's usage request for request.
 
-import { writeFileSync } from 'node:fs'
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { StepRow } from '../../reports/types.ts'
-import { type AgentBench, startAgentBench } from './bench.ts'
+import {
+  type AgentBench,
+  type AgentSession,
+  importAgentSession,
+  startAgentBench,
+  usageByConversation,
+} from './bench.ts'
 
 let bench: AgentBench
 let rows: StepRow[]
+let session: AgentSession
 
 beforeAll(async () => {
   bench = await startAgentBench()
-  await bench.run(
+  session = await bench.run(
     'pi',
     [{ prompt: 'What does README.md say?' }, { prompt: 'And NOTES.md?', continues: true }],
     {
@@ -40,5 +48,26 @@ describe('pi 0.73.1 on a custom Anthropic provider, captured through serve', () 
     expect(rows.map((row) => `${row.turn}.${row.step}`)).toEqual(['1.1', '1.2', '2.1', '2.2'])
     expect(rows.filter((row) => row.breakCause !== undefined)).toEqual([])
     expect(rows.every((row) => row.agent === 'pi')).toBe(true)
+  })
+})
+
+describe("pi's own session file, imported with no path", () => {
+  it("gives the capture's requests with their usage, the conversation named by its session id", async () => {
+    const imported = await importAgentSession(session.place)
+    expect(imported.stdout).toMatch(/pi \(1 file/)
+    const folder = join(session.place.home, '.pi', 'agent', 'sessions')
+    const [project] = readdirSync(folder)
+    const [file] = readdirSync(join(folder, project ?? ''))
+    const header = JSON.parse(
+      readFileSync(join(folder, project ?? '', file ?? ''), 'utf8').split('\n')[0] ?? '',
+    )
+    const captured = usageByConversation(rows)
+    const read = usageByConversation(imported.rows)
+    // pi on the Anthropic Messages API sends nothing that names its session, so the capture names the
+    // one conversation by its first message (`pi-c-…`); the transcript names it by pi's session id.
+    expect(Object.keys(captured)).toEqual([expect.stringMatching(/^pi-c-[0-9a-f]{8}$/)])
+    expect(Object.keys(read)).toEqual([header.id])
+    expect(Object.values(read)[0]?.length).toBe(4)
+    expect(Object.values(read)).toEqual(Object.values(captured))
   })
 })

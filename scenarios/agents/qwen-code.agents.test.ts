@@ -2,22 +2,31 @@
 // extractor runs, a subagent of its own prompt and tools over the main history), then a continued turn
 // that reads a file. The extractor is a side conversation, and the main conversation breaks only where
 // qwen-code itself rebuilt it on resume (its first prompt without the date reminder it carried).
+// `cachelab import` of qwen-code's own session file, found with no path, gives the capture's usage
+// request for request, the extractor's requests included (qwen-code records every response it gets).
 
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { StepRow } from '../../reports/types.ts'
-import { type AgentBench, startAgentBench } from './bench.ts'
+import {
+  type AgentBench,
+  type AgentSession,
+  importAgentSession,
+  startAgentBench,
+  usageByConversation,
+} from './bench.ts'
 
 let bench: AgentBench
 let rows: StepRow[]
+let session: AgentSession
 
 beforeAll(async () => {
   bench = await startAgentBench([
     { kind: 'main', turn: 1, text: 'Hello.' },
     { kind: 'main', turn: 2, step: 1, tools: [{ name: 'read_file', arguments: { file_path: 'README.md' } }] },
   ])
-  await bench.run(
+  session = await bench.run(
     'qwen-code',
     [{ prompt: 'Say hello' }, { prompt: 'What does README.md say?', continues: true }],
     {
@@ -50,5 +59,28 @@ describe('qwen-code 0.24.4 with managed memory, captured through serve', () => {
       main.filter((row) => row.breakCause === 'tools-changed' || row.breakCause === 'config-changed'),
     ).toEqual([])
     expect(rows.every((row) => row.agent === 'qwen-code/0.24.4')).toBe(true)
+  })
+})
+
+describe("qwen-code's own session file, imported with no path", () => {
+  it("gives the capture's requests with their usage, conversation for conversation", async () => {
+    const imported = await importAgentSession(session.place)
+    expect(imported.stdout).toMatch(/qwen-code \(1 file/)
+    const captured = usageByConversation(rows)
+    const read = usageByConversation(imported.rows)
+    // The main conversation is named by qwen-code's session id on both sides (the bench sends it).
+    const main = rows.find((row) => (row.conversationKind ?? 'main') === 'main')?.variant ?? ''
+    expect(main).toMatch(/^[0-9a-f-]{36}$/)
+    expect(read[main]?.length).toBeGreaterThan(0)
+    expect(read[main]).toEqual(captured[main])
+    // The memory extractor: the capture names its conversation by its first message's hash, the
+    // transcript by the extractor's own id; the same requests, in the same order.
+    const memory = (usage: Record<string, string[]>) =>
+      Object.entries(usage)
+        .filter(([name]) => name.startsWith(`${main}.side-memory-`))
+        .map(([, requests]) => requests)
+    expect(memory(read).length).toBeGreaterThan(0)
+    expect(memory(read)).toEqual(memory(captured))
+    expect(Object.keys(read)).toHaveLength(Object.keys(captured).length)
   })
 })

@@ -1,6 +1,8 @@
 // qwen-code (`qwen -p`, `--continue`): OpenAI auth against `OPENAI_BASE_URL`, usage statistics, telemetry
 // and auto-update off, managed memory on (its extraction subagent runs after a turn answered without a
-// tool), `max_completion_tokens` sent instead of `max_tokens` (GPT-5 models refuse the latter).
+// tool), `max_completion_tokens` sent instead of `max_tokens` (GPT-5 models refuse the latter), and its
+// session id sent as `x-cachelab-session` (its `customHeaders` placeholder, which needs
+// `allowDynamicHeaderValues`): the capture names the session as qwen-code's own transcript does.
 
 import { join } from 'node:path'
 import type { AgentDriver } from './types.ts'
@@ -19,7 +21,15 @@ export const qwenCode: AgentDriver = {
       telemetry: { enabled: false },
       general: { enableAutoUpdate: false },
       memory: { enableManagedAutoMemory: true },
-      model: { generationConfig: { samplingParams: { max_completion_tokens: 16000 } } },
+      model: {
+        generationConfig: {
+          samplingParams: { max_completion_tokens: 16000 },
+          // qwen-code's placeholder, expanded by qwen-code per request.
+          // biome-ignore lint/suspicious/noTemplateCurlyInString: the literal is qwen-code's, not ours
+          customHeaders: { 'x-cachelab-session': '${session_id}' },
+        },
+      },
+      outboundCorrelation: { allowDynamicHeaderValues: true },
     }
     return [
       { path: join(place.home, '.qwen', 'settings.json'), text: `${JSON.stringify(settings, null, 2)}\n` },
