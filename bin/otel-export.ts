@@ -2,12 +2,13 @@
 // and sent to an OTLP/HTTP endpoint through the official exporter. `run`, `report` and `import` call
 // `exportRows` after their own files are written; an endpoint that fails is reported, never thrown.
 
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { writeFileSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import type { HrTime } from '@opentelemetry/api'
 import type { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http'
 import type { Resource } from '@opentelemetry/resources'
 import type { ReadableSpan } from '@opentelemetry/sdk-trace'
+import { makeDirectories } from '../harness/directories.ts'
 import { CachelabError } from '../harness/errors.ts'
 import { FIXED_EPOCH_MS, otlpJsonLine, type SpanRecord, spansOf, traceCount } from '../reports/otel.ts'
 import { CACHELAB_SERVICE, type OtelNameSet, RESOURCE } from '../reports/otel-names.ts'
@@ -97,7 +98,7 @@ export function tracesUrl(endpoint: string): string {
 
 function writeSpans(file: string, spans: readonly SpanRecord[]): void {
   try {
-    mkdirSync(dirname(file), { recursive: true })
+    makeDirectories(dirname(file))
     writeFileSync(file, otlpJsonLine(spans))
   } catch (error) {
     throw new CachelabError('input', `cannot write the OTLP file ${file}: ${(error as Error).message}`)

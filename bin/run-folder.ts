@@ -3,8 +3,9 @@
 // each through a temp file and a rename, and marks the folder complete last: a foreign file is never
 // lost, and an interrupted run is recognisable (notes/2026-11-30-output-safety.md).
 
-import { lstatSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { lstatSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
+import { makeDirectories } from '../harness/directories.ts'
 import { CachelabError } from '../harness/errors.ts'
 
 /** The manifest's file name, in the folder it describes. */
@@ -221,7 +222,7 @@ export class RunFolder {
         'usage',
         `${dir} already holds ${foreign.slice(0, 3).join(', ')}${foreign.length > 3 ? ` (and ${foreign.length - 3} more)` : ''} not written by cachelab (no ${MANIFEST_FILE} lists ${foreign.length === 1 ? 'it' : 'them'}): move ${foreign.length === 1 ? 'it' : 'them'} away or write elsewhere`,
       )
-    mkdirSync(dir, { recursive: true })
+    makeDirectories(dir)
     // Marked `writing` with the old files still listed first: a crash while deleting leaves them owned.
     const folder = new RunFolder(dir, options.writer, options.files)
     folder.writeManifest('writing', [...owned, ...options.files])
@@ -238,7 +239,7 @@ export class RunFolder {
   static update(dir: string, options: OpenRunFolder): RunFolder {
     requireSafe(options.files)
     const previous = readManifest(dir)
-    mkdirSync(dir, { recursive: true })
+    makeDirectories(dir)
     const folder = new RunFolder(dir, options.writer, [...(previous?.files ?? []), ...options.files])
     folder.writeManifest('writing', folder.files)
     folder.makeParents()
@@ -280,7 +281,7 @@ export class RunFolder {
 
   private makeParents(): void {
     for (const parent of new Set([...this.files].map((name) => dirname(join(this.dir, name)))))
-      mkdirSync(parent, { recursive: true })
+      makeDirectories(parent)
   }
 }
 

@@ -3,8 +3,9 @@
 // same file (the segments and items it shares are counted, not repeated), so a long conversation's file
 // grows with what each request added, not with its whole prompt. Headers are never recorded.
 
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { appendFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { makeDirectories } from '../../harness/directories.ts'
 import { CachelabError } from '../../harness/errors.ts'
 import { CONVERSATION_KINDS, type ConversationKind } from './agents/types.ts'
 import type { ItemDigest, RequestDigest, SegmentDigest } from './digest.ts'
@@ -147,7 +148,7 @@ export class CaptureWriter {
       )
     const full: CaptureManifest = { format: CAPTURE_FORMAT, version: CAPTURE_VERSION, ...manifest }
     try {
-      mkdirSync(join(dir, 'sessions'), { recursive: true })
+      makeDirectories(join(dir, 'sessions'))
       writeFileSync(file, `${JSON.stringify(full, null, 2)}\n`)
     } catch (error) {
       throw new CachelabError('usage', `--record ${dir} is not writable: ${(error as Error).message}`)
