@@ -18,13 +18,23 @@ export type Parsed<T extends Options> = ReturnType<
   }>
 >
 
-/** Parse `argv` against `options`; unknown flags and missing values are usage errors. */
+/**
+ * Parse `argv` against `options`; unknown flags, missing values and empty ones (`--out ""`, which would
+ * mean the current folder, or nothing) are usage errors.
+ */
 export function parse<T extends Options>(argv: string[], options: T, allowPositionals = false): Parsed<T> {
+  let parsed: Parsed<T>
   try {
-    return parseArgs({ args: argv, options, allowPositionals, strict: true, allowNegative: true })
+    parsed = parseArgs({ args: argv, options, allowPositionals, strict: true, allowNegative: true })
   } catch (error) {
     throw new CachelabError('usage', (error as Error).message.split('\n')[0] ?? 'bad arguments')
   }
+  for (const [name, value] of Object.entries(parsed.values)) {
+    const values = Array.isArray(value) ? value : [value]
+    if (values.some((each) => typeof each === 'string' && each.trim() === ''))
+      throw new CachelabError('usage', `--${name} needs a value, not an empty string`)
+  }
+  return parsed
 }
 
 /** A comma list with `all`: every known value; unknown values are usage errors naming the known ones. */

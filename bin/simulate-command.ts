@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs'
 import { CachelabError } from '../harness/errors.ts'
 import type { ProviderId } from '../harness/types.ts'
+import { resolveModel } from '../providers/catalog.ts'
 import { type SimulationInput, simulate } from '../providers/simulate.ts'
 import { parse, providersOption } from './args.ts'
 
@@ -65,6 +66,8 @@ export function simulateCommand(argv: string[], stdin: () => string = () => read
   }
   if (positionals.length !== 1)
     throw new CachelabError('usage', 'simulate takes one FILE.jsonl (or - for stdin)')
+  // A model the catalog lacks would be simulated by another's rules in silence: name the known ones.
+  if (values.model !== undefined) resolveModel(provider, values.model)
   const file = positionals[0] as string
   let text: string
   try {

@@ -87,4 +87,25 @@ describe('cachelab validate', () => {
     const empty = mkdtempSync(join(tmpdir(), 'cachelab-validate-'))
     expect((await runCli(['validate', empty])).stderr).toContain('no session logs (*.jsonl) under')
   })
+
+  it('calls an empty file invalid: a log opens with session/start', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'cachelab-validate-')), 'empty.jsonl')
+    writeFileSync(file, '')
+    const result = await runCli(['validate', file])
+    expect(result.code).toBe(1)
+    expect(result.stdout).toContain(`${file}:1: empty: a session log opens with session/start`)
+  })
+})
+
+describe('empty option values', () => {
+  it('are a usage error, never the current folder', async () => {
+    const result = await runCli(['import', 'x.jsonl', '--out', ''])
+    expect(result).toMatchObject({ code: 2, stderr: 'cachelab: --out needs a value, not an empty string\n' })
+  })
+
+  it('and a simulate model the catalog lacks names the known ones', async () => {
+    const result = await runCli(['simulate', '--provider', 'openai-chat', '--model', 'nope', '-'])
+    expect(result.code).toBe(2)
+    expect(result.stderr).toMatch(/^cachelab: unknown openai-chat model "nope" \(known: gpt-5\.4, /)
+  })
 })

@@ -76,7 +76,7 @@ export function validateCommand(argv: string[]): number {
     process.stdout.write(`${validationLines(file, check).join('\n')}\n`)
   }
   process.stdout.write(
-    `validated ${files.length} session ${files.length === 1 ? 'log' : 'logs'}: ${files.length - invalid} valid, ${invalid} invalid${problems > 0 ? ` (${problems} problems)` : ''}, ${countText(events)} events\n`,
+    `validated ${files.length} session ${files.length === 1 ? 'log' : 'logs'}: ${files.length - invalid} valid, ${invalid} invalid${problems > 0 ? ` (${problems} ${problems === 1 ? 'problem' : 'problems'})` : ''}, ${countText(events)} events\n`,
   )
   return invalid > 0 ? 1 : 0
 }

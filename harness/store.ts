@@ -99,6 +99,9 @@ export interface LogCheck {
  * is unknown, so later lines are checked for shape only.
  */
 export function checkSessionLog(content: string): LogCheck {
+  // An empty file holds no session: a log always opens with session/start.
+  if (content.trim() === '')
+    return { events: 0, problems: [{ line: 1, reason: 'empty: a session log opens with session/start' }] }
   const lines = content.split('\n')
   const endsWithNewline = content.endsWith('\n')
   if (endsWithNewline) lines.pop()
