@@ -9,12 +9,16 @@ import type { TranscriptProblem } from './types.ts'
 const testdata = (name: string) => join(import.meta.dirname, 'testdata', name)
 const SAMPLES = join(import.meta.dirname, '..', '..', '..', 'shared', 'fixtures', 'transcripts')
 
-async function readAll(file: string, lenient: boolean) {
+async function readAll(file: string, lenient: boolean, maxLineBytes?: number) {
   const records: JsonRecord[] = []
   const problems: TranscriptProblem[] = []
   let error: unknown
   try {
-    for await (const record of readJsonRecords(file, { lenient, onProblem: (p) => problems.push(p) }))
+    for await (const record of readJsonRecords(
+      file,
+      { lenient, onProblem: (p) => problems.push(p) },
+      maxLineBytes,
+    ))
       records.push(record)
   } catch (caught) {
     error = caught
@@ -86,6 +90,27 @@ describe('readJsonRecords', () => {
     ])
     expect(problems.map((problem) => problem.where)).toEqual([`${file}:2`, `${file}:4`, `${file}:6`])
     expect(problems[2]?.message).toMatch(/^torn last line/)
+  })
+
+  it('cuts a line past the limit to a problem at its line, and reads the lines around it whole', async () => {
+    const long = `{"n":2,"text":"${'x'.repeat(200_000)}"}`
+    const file = temporaryFile('long.jsonl', `{"n":1}\n${long}\n{"n":3}\n`)
+    const strict = await readAll(file, false, 2 ** 16)
+    expect((strict.error as CachelabError).message).toMatch(
+      new RegExp(`^${file}:2: a line longer than 0.0625 MiB: not a transcript record`),
+    )
+    const lenient = await readAll(file, true, 2 ** 16)
+    expect(numbers(lenient.records)).toEqual([
+      [1, 1],
+      [3, 3],
+    ])
+    expect(lenient.problems.map((problem) => problem.where)).toEqual([`${file}:2`])
+    // Under the limit the same line is a record.
+    expect(numbers((await readAll(file, false, 2 ** 20)).records)).toEqual([
+      [1, 1],
+      [2, 2],
+      [3, 3],
+    ])
   })
 
   it('reads a last line without a newline when it is whole', async () => {

@@ -144,6 +144,17 @@ function zstdDecompressor(): Transform {
   return transform
 }
 
+/**
+ * The longest line read as a record: a transcript line holds one message (an image in base64 included);
+ * a longer one is a problem at its line, never a string too large to hold.
+ */
+export const MAX_LINE_BYTES = 128 * 2 ** 20
+
+/** What an over-long line is cut to end with: a NUL, which JSON text never holds unescaped. */
+const TOO_LONG_TEXT = '\u0000cachelab:line-too-long'
+const TOO_LONG_MARK = Buffer.from(TOO_LONG_TEXT)
+const NEWLINE = Buffer.from('\n')
+
 /** Whether a path names a zstd-compressed transcript. */
 export function isZstd(file: string): boolean {
   return file.endsWith('.zstd') || file.endsWith('.zst')
@@ -154,13 +165,56 @@ export function isZstd(file: string): boolean {
  * held back one step so that a torn one (no newline at the end of the file) is told apart from a corrupt
  * one. A file that cannot be read at all fails whatever `lenient` says.
  */
-export async function* readJsonRecords(file: string, options: ReadOptions): AsyncGenerator<JsonRecord> {
+export async function* readJsonRecords(
+  file: string,
+  options: ReadOptions,
+  maxLineBytes = MAX_LINE_BYTES,
+): AsyncGenerator<JsonRecord> {
   const source = createReadStream(file)
   let lastByte: number | undefined
+  // Bytes of the current line so far, and whether the rest of an over-long line is being dropped.
+  let lineBytes = 0
+  let dropping = false
   const tail = new Transform({
     transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback) {
       if (chunk.length > 0) lastByte = chunk[chunk.length - 1]
-      callback(null, chunk)
+      // A line past the limit is cut there and marked; the rest of it is dropped up to its newline, so
+      // no line grows into a string V8 cannot hold.
+      if (!dropping) {
+        // Most chunks end no line past the limit: passed on as they are.
+        const first = chunk.indexOf(0x0a)
+        const last = first === -1 ? -1 : chunk.lastIndexOf(0x0a)
+        const rest = chunk.length - last - 1
+        if (
+          first === -1
+            ? lineBytes + chunk.length <= maxLineBytes
+            : lineBytes + first <= maxLineBytes && rest <= maxLineBytes && last - first <= maxLineBytes
+        ) {
+          lineBytes = first === -1 ? lineBytes + chunk.length : rest
+          callback(null, chunk)
+          return
+        }
+      }
+      const kept: Buffer[] = []
+      let start = 0
+      while (start < chunk.length) {
+        const newline = chunk.indexOf(0x0a, start)
+        const end = newline === -1 ? chunk.length : newline
+        if (!dropping) {
+          const room = maxLineBytes - lineBytes
+          if (end - start > room) {
+            kept.push(chunk.subarray(start, start + room), TOO_LONG_MARK)
+            dropping = true
+          } else kept.push(chunk.subarray(start, end))
+          lineBytes += end - start
+        }
+        if (newline === -1) break
+        kept.push(NEWLINE)
+        lineBytes = 0
+        dropping = false
+        start = newline + 1
+      }
+      callback(null, kept.length === 1 ? kept[0] : Buffer.concat(kept))
     },
   })
   // Where the stream broke, if it did: the file itself, or the compressed data in it.
@@ -179,6 +233,15 @@ export async function* readJsonRecords(file: string, options: ReadOptions): Asyn
   const lines = createInterface({ input: tail, crlfDelay: Number.POSITIVE_INFINITY })
 
   function* records(text: string, line: number, last: boolean): Generator<JsonRecord> {
+    if (text.endsWith(TOO_LONG_TEXT)) {
+      lineProblem(
+        file,
+        line,
+        `a line longer than ${maxLineBytes / 2 ** 20} MiB: not a transcript record`,
+        options,
+      )
+      return
+    }
     const content = parseLine(line === 1 ? text.replace(/^\uFEFF/, '') : text)
     switch (content.kind) {
       case 'blank':
