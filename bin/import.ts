@@ -2,7 +2,7 @@
 // their format's reader, each recorded request turned into a row by the imported-transcript port, with
 // its place in the rewrites table. Memory holds the rows and one request per session, not the files.
 
-import { readdirSync, statSync } from 'node:fs'
+import { existsSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { CachelabError } from '../harness/errors.ts'
 import type { SeriesStartPolicy } from '../harness/policies.ts'
@@ -90,13 +90,24 @@ export function transcriptFiles(paths: readonly string[]): string[] {
     if (stats.isDirectory()) {
       for (const name of readdirSync(path).sort()) {
         const child = join(path, name)
-        if (statSync(child).isDirectory() || name.endsWith('.jsonl') || name.endsWith('.jsonl.zstd'))
+        if (
+          statSync(child).isDirectory() ||
+          name.endsWith('.jsonl') ||
+          name.endsWith('.jsonl.zstd') ||
+          name === 'opencode.db'
+        )
           walk(child)
       }
     } else found.push(path)
   }
   for (const path of paths) walk(path)
   return found
+}
+
+/** When a file was last written: a database's latest write may be in its write-ahead log beside it. */
+function lastWritten(file: string): number {
+  const wal = `${file}-wal`
+  return Math.max(statSync(file).mtimeMs, existsSync(wal) ? statSync(wal).mtimeMs : 0)
 }
 
 /** Import the transcripts under `paths`. */
@@ -124,7 +135,8 @@ export async function importTranscripts(
   }
   for (const file of files) {
     // A file last written before --since holds no request made after it.
-    if (options.since !== undefined && statSync(file).mtimeMs < options.since) continue
+    // (A SQLite database in WAL mode, opencode's, is written in its `-wal` file first.)
+    if (options.since !== undefined && lastWritten(file) < options.since) continue
     const detected = await options.detect(file)
     const format = options.format === 'auto' ? detected : options.format
     if (format === undefined)

@@ -1,9 +1,12 @@
 // `--format auto`: which agent wrote a transcript, told from its first records. Each format has a shape
 // no other shares: Codex wraps every record in `{timestamp, type, payload}`, Claude Code lines carry a
 // `sessionId` (or title another session by `leafUuid`), DSH and pi open with a `session` header (DSH's
-// with a numeric `createdAt`, pi's with an ISO `timestamp`) and DSH names events `area/verb`.
+// with a numeric `createdAt`, pi's with an ISO `timestamp`) and DSH names events `area/verb`. opencode's
+// database is a SQLite file with its tables; its `opencode export` JSON opens `{"info": {"id": "ses_`.
 
+import { closeSync, openSync, readSync } from 'node:fs'
 import { isRecord, readJsonRecords } from './lines.ts'
+import { isOpencodeDatabase, isSqliteFile } from './opencode-database.ts'
 import type { TranscriptFormat } from './types.ts'
 
 /** Records read before giving up: a transcript shows its format on its first lines. */
@@ -34,6 +37,23 @@ const PI_TYPES = new Set([
   'session_info',
 ])
 
+/** How an `opencode export` prints a session: its info first, its id first in that. */
+const OPENCODE_EXPORT = /^\s*\{\s*"info"\s*:\s*\{\s*"id"\s*:\s*"ses_/
+
+/** The first bytes of a file as text (empty when it cannot be read). */
+function headOf(file: string, bytes = 256): string {
+  let handle: number | undefined
+  try {
+    handle = openSync(file, 'r')
+    const head = Buffer.alloc(bytes)
+    return head.toString('utf8', 0, readSync(handle, head, 0, bytes, 0))
+  } catch {
+    return ''
+  } finally {
+    if (handle !== undefined) closeSync(handle)
+  }
+}
+
 /** The format one record shows, or undefined when the record alone does not tell. */
 export function formatOfRecord(value: Record<string, unknown>): TranscriptFormat | undefined {
   const type = value.type
@@ -59,6 +79,8 @@ export function formatOfRecord(value: Record<string, unknown>): TranscriptFormat
  * when none of them tells. Reads no further than it must.
  */
 export async function detectFormat(file: string): Promise<TranscriptFormat | undefined> {
+  if (isSqliteFile(file)) return isOpencodeDatabase(file) ? 'opencode' : undefined
+  if (OPENCODE_EXPORT.test(headOf(file))) return 'opencode'
   let examined = 0
   for await (const record of readJsonRecords(file, { lenient: true, onProblem: () => {} })) {
     const format = formatOfRecord(record.value)
