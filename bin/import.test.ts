@@ -7,7 +7,7 @@ import { join, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { detectFormat, predictObserved, READERS } from '../providers/transcripts/index.ts'
 import { parseStepsCsv } from '../reports/parse.ts'
-import { importTranscripts } from './import.ts'
+import { importTranscripts, transcriptFiles } from './import.ts'
 import { runCli, withEnv } from './testing.ts'
 
 const SESSION = '7e57ca5e-0000-4000-8000-000000000001'
@@ -218,6 +218,20 @@ describe.skipIf(!existsSync(SAMPLES))('cachelab import on every real sample', ()
     const { entries } = await importTranscripts([file], { ...defaults, format: 'auto', lenient: false })
     for (const { rewrite } of entries.filter(({ rewrite }) => rewrite.class === 'ttl-expired'))
       expect(rewrite.gapSeconds).toBeGreaterThan(3600)
+  })
+})
+
+describe('transcriptFiles', () => {
+  it("walks into folders for JSONL files and opencode's database, and takes any file named", () => {
+    const folder = mkdtempSync(join(tmpdir(), 'cachelab-import-walk-'))
+    mkdirSync(join(folder, 'opencode'))
+    for (const name of ['opencode/opencode.db', 'opencode/opencode.db-wal', 'a.jsonl', 'notes.txt', 'x.json'])
+      writeFileSync(join(folder, name), '')
+    expect(transcriptFiles([folder])).toEqual([
+      join(folder, 'a.jsonl'),
+      join(folder, 'opencode', 'opencode.db'),
+    ])
+    expect(transcriptFiles([join(folder, 'x.json')])).toEqual([join(folder, 'x.json')])
   })
 })
 

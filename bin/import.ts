@@ -2,7 +2,7 @@
 // their format's reader, each recorded request turned into a row by the imported-transcript port, with
 // its place in the rewrites table. Memory holds the rows and one request per session, not the files.
 
-import { readdirSync, statSync } from 'node:fs'
+import { existsSync, readdirSync, statSync } from 'node:fs'
 import { basename, join } from 'node:path'
 import { CachelabError } from '../harness/errors.ts'
 import type { SeriesStartPolicy } from '../harness/policies.ts'
@@ -103,7 +103,8 @@ export function transcriptFiles(paths: readonly string[]): string[] {
           name.endsWith('.jsonl') ||
           name.endsWith('.jsonl.zstd') ||
           // An older Gemini CLI's session: one JSON object.
-          (name.startsWith('session-') && name.endsWith('.json') && basename(path) === 'chats')
+          (name.startsWith('session-') && name.endsWith('.json') && basename(path) === 'chats') ||
+          name === 'opencode.db'
         )
           walk(child)
       }
@@ -111,6 +112,12 @@ export function transcriptFiles(paths: readonly string[]): string[] {
   }
   for (const path of paths) walk(path)
   return found
+}
+
+/** When a file was last written: a database's latest write may be in its write-ahead log beside it. */
+function lastWritten(file: string): number {
+  const wal = `${file}-wal`
+  return Math.max(statSync(file).mtimeMs, existsSync(wal) ? statSync(wal).mtimeMs : 0)
 }
 
 /** Import the transcripts under `paths`. */
@@ -139,7 +146,8 @@ export async function importTranscripts(
   }
   for (const file of files) {
     // A file last written before --since holds no request made after it.
-    if (options.since !== undefined && statSync(file).mtimeMs < options.since) continue
+    // (A SQLite database in WAL mode, opencode's, is written in its `-wal` file first.)
+    if (options.since !== undefined && lastWritten(file) < options.since) continue
     const detected = await options.detect(file)
     const format = options.format === 'auto' ? detected : options.format
     if (format === undefined)

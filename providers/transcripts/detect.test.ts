@@ -1,6 +1,7 @@
 import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import Database from 'better-sqlite3'
 import { describe, expect, it } from 'vitest'
 import { DETECT_RECORDS, detectFormat, formatOfRecord } from './detect.ts'
 import { TRANSCRIPT_FORMATS } from './types.ts'
@@ -79,6 +80,16 @@ describe('detectFormat', () => {
     expect(names.length).toBeGreaterThan(0)
     for (const name of names)
       expect([name, await detectFormat(testdata(name))]).toEqual([name, 'claude-code'])
+  })
+
+  it("tells opencode's export by its opening and its database by SQLite's magic and its tables", async () => {
+    expect(await detectFormat(testdata('opencode-export.json'))).toBe('opencode')
+    expect(await detectFormat(temporaryFile('other.json', ['{"info": {"title": "x"}}']))).toBeUndefined()
+    const database = join(mkdtempSync(join(tmpdir(), 'cachelab-detect-')), 'opencode.db')
+    const writer = new Database(database)
+    writer.exec('create table session (id text); create table message (id text); create table part (id text)')
+    writer.close()
+    expect(await detectFormat(database)).toBe('opencode')
   })
 
   it('passes over a corrupt first line', async () => {

@@ -5,10 +5,12 @@
 // opens with an untyped header holding a `projectHash` and names its model's messages `gemini`; its older
 // `session-*.json` is one pretty-printed object that opens with the same fields. qwen-code's records are
 // Claude Code's shape with marks Claude Code never writes (`provenance`, `usageMetadata`, `systemPayload`,
-// Gemini `parts` as message content).
+// Gemini `parts` as message content). opencode's database is a SQLite file with its tables; its
+// `opencode export` JSON opens `{"info": {"id": "ses_`.
 
-import { open } from 'node:fs/promises'
+import { closeSync, openSync, readSync } from 'node:fs'
 import { isRecord, readJsonRecords } from './lines.ts'
+import { isOpencodeDatabase, isSqliteFile } from './opencode-database.ts'
 import type { TranscriptFormat } from './types.ts'
 
 /** Records read before giving up: a transcript shows its format on its first lines. */
@@ -50,6 +52,23 @@ function isQwenCodeRecord(value: Record<string, unknown>): boolean {
   )
 }
 
+/** How an `opencode export` prints a session: its info first, its id first in that. */
+const OPENCODE_EXPORT = /^\s*\{\s*"info"\s*:\s*\{\s*"id"\s*:\s*"ses_/
+
+/** The first bytes of a file as text (empty when it cannot be read). */
+function headOf(file: string, bytes = 256): string {
+  let handle: number | undefined
+  try {
+    handle = openSync(file, 'r')
+    const head = Buffer.alloc(bytes)
+    return head.toString('utf8', 0, readSync(handle, head, 0, bytes, 0))
+  } catch {
+    return ''
+  } finally {
+    if (handle !== undefined) closeSync(handle)
+  }
+}
+
 /** The format one record shows, or undefined when the record alone does not tell. */
 export function formatOfRecord(value: Record<string, unknown>): TranscriptFormat | undefined {
   const type = value.type
@@ -79,6 +98,8 @@ export function formatOfRecord(value: Record<string, unknown>): TranscriptFormat
  * when none of them tells. Reads no further than it must.
  */
 export async function detectFormat(file: string): Promise<TranscriptFormat | undefined> {
+  if (isSqliteFile(file)) return isOpencodeDatabase(file) ? 'opencode' : undefined
+  if (OPENCODE_EXPORT.test(headOf(file))) return 'opencode'
   if (file.endsWith('.json')) return legacyGeminiFormat(file)
   let examined = 0
   for await (const record of readJsonRecords(file, { lenient: true, onProblem: () => {} })) {
@@ -94,14 +115,7 @@ export async function detectFormat(file: string): Promise<TranscriptFormat | und
 const JSON_HEAD = 4096
 
 /** `gemini-cli` for an older Gemini CLI's `session-*.json` (one object opening with its session id). */
-async function legacyGeminiFormat(file: string): Promise<TranscriptFormat | undefined> {
-  const handle = await open(file, 'r').catch(() => undefined)
-  if (handle === undefined) return undefined
-  try {
-    const { buffer, bytesRead } = await handle.read(Buffer.alloc(JSON_HEAD), 0, JSON_HEAD, 0)
-    const head = buffer.subarray(0, bytesRead).toString('utf8')
-    return /^\s*\{\s*"sessionId"\s*:/.test(head) && head.includes('"projectHash"') ? 'gemini-cli' : undefined
-  } finally {
-    await handle.close()
-  }
+function legacyGeminiFormat(file: string): TranscriptFormat | undefined {
+  const head = headOf(file, JSON_HEAD)
+  return /^\s*\{\s*"sessionId"\s*:/.test(head) && head.includes('"projectHash"') ? 'gemini-cli' : undefined
 }
