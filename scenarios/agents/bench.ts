@@ -107,12 +107,15 @@ export interface AgentBench {
   run(
     name: AgentName,
     steps: readonly AgentStep[],
-    options?: AgentOptions & { setup?: (place: AgentPlace) => void },
+    options?: AgentOptions & { setup?: (place: AgentPlace) => void; place?: AgentPlace },
   ): Promise<AgentSession>
-  /** A new session of an agent in its own scratch home and workspace (the agent installed if need be). */
+  /**
+   * A new session of an agent in its own scratch home and workspace (the agent installed if need be), or
+   * in `place` when given: several agents can share one home, as they do on a user's machine.
+   */
   session(
     name: AgentName,
-    options?: AgentOptions & { setup?: (place: AgentPlace) => void },
+    options?: AgentOptions & { setup?: (place: AgentPlace) => void; place?: AgentPlace },
   ): Promise<AgentSession>
   close(): Promise<void>
 }
@@ -167,7 +170,10 @@ export async function startAgentBench(replies: readonly ReplyRuleInput[] = []): 
       const bin = await installedAgent(driver)
       sessions += 1
       const base = join(root, `${name}-${sessions}`)
-      const place: AgentPlace = { home: join(base, 'home'), workspace: join(base, 'workspace') }
+      const place: AgentPlace = options.place ?? {
+        home: join(base, 'home'),
+        workspace: join(base, 'workspace'),
+      }
       writeAgentFiles(place, driver.files(place, urls, options))
       options.setup?.(place)
       const outcomes: StepOutcome[] = []
