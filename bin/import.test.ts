@@ -1,7 +1,7 @@
 // `cachelab import` end to end: an agent's own files in, the run's files and the rewrites table out.
 // Own fixtures for the rules; the real samples in ../shared (when present) for the acceptance.
 
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -232,6 +232,16 @@ describe('transcriptFiles', () => {
       join(folder, 'opencode', 'opencode.db'),
     ])
     expect(transcriptFiles([join(folder, 'x.json')])).toEqual([join(folder, 'x.json')])
+  })
+
+  it('walks a folder a symlink leads back to once, and names a link that leads nowhere', () => {
+    const folder = mkdtempSync(join(tmpdir(), 'cachelab-import-walk-'))
+    mkdirSync(join(folder, 'sessions'))
+    writeFileSync(join(folder, 'sessions', 'a.jsonl'), '')
+    symlinkSync(folder, join(folder, 'sessions', 'up'))
+    expect(transcriptFiles([folder])).toEqual([join(folder, 'sessions', 'a.jsonl')])
+    symlinkSync(join(folder, 'loop'), join(folder, 'loop'))
+    expect(() => transcriptFiles([folder])).toThrow(`${join(folder, 'loop')}: cannot read (ELOOP)`)
   })
 })
 

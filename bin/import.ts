@@ -2,7 +2,7 @@
 // their format's reader, each recorded request turned into a row by the imported-transcript port, with
 // its place in the rewrites table. Memory holds the rows and one request per session, not the files.
 
-import { existsSync, readdirSync, statSync } from 'node:fs'
+import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs'
 import { basename, join } from 'node:path'
 import { CachelabError } from '../harness/errors.ts'
 import type { SeriesStartPolicy } from '../harness/policies.ts'
@@ -88,18 +88,31 @@ export interface ImportResult {
  */
 export function transcriptFiles(paths: readonly string[]): string[] {
   const found: string[] = []
-  const walk = (path: string) => {
-    let stats: ReturnType<typeof statSync>
+  // Folders already walked, by their real path: a symlink back up the tree is walked once.
+  const walked = new Set<string>()
+  const statOf = (path: string) => {
     try {
-      stats = statSync(path)
-    } catch {
-      throw new CachelabError('input', `${path}: no such file or directory`)
+      return statSync(path)
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code
+      throw new CachelabError(
+        'input',
+        code === 'ENOENT'
+          ? `${path}: no such file or directory`
+          : `${path}: cannot read (${code ?? (error as Error).message})`,
+      )
     }
+  }
+  const walk = (path: string) => {
+    const stats = statOf(path)
     if (stats.isDirectory()) {
+      const real = realpathSync(path)
+      if (walked.has(real)) return
+      walked.add(real)
       for (const name of readdirSync(path).sort()) {
         const child = join(path, name)
         if (
-          statSync(child).isDirectory() ||
+          statOf(child).isDirectory() ||
           name.endsWith('.jsonl') ||
           name.endsWith('.jsonl.zstd') ||
           // An older Gemini CLI's session: one JSON object.
