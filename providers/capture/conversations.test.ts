@@ -117,7 +117,7 @@ describe('session ids', () => {
   })
 
   it('never makes a name of a key: a key-like value is its hash', () => {
-    const key = 'sk-proj-0123456789abcdefABCDEF'
+    const key = 'sk-test-0123456789abcdef'
     const named = safeSessionId(`key-${key}`)
     expect(named).toMatch(/^key-[0-9a-f]{16}$/)
     expect(named).not.toContain('sk-')

@@ -14,7 +14,7 @@ import { CachelabError } from '../../harness/errors.ts'
 import type { JsonValue, Usage } from '../../harness/types.ts'
 import { parseGeminiUsage } from '../gemini.ts'
 import { type Fields, fieldsOf, listOf, numberOf, textOf } from './fields.ts'
-import { isRecord, lineProblem, readJsonRecords } from './lines.ts'
+import { isRecord, lineProblem, readJsonRecords, recordProblem, SkipTally } from './lines.ts'
 import type { ObservedRequest, ReadOptions, TranscriptEvent, TranscriptReader } from './types.ts'
 
 /**
@@ -52,7 +52,6 @@ function isPrompt(content: unknown): boolean {
 }
 
 /** Why requests were not counted, by reason, with the first line of each. */
-type Skips = Map<string, { count: number; where: string }>
 
 /** The fold of one Gemini CLI file: fed its records in order, it answers the requests each completes. */
 export class GeminiCliLog {
@@ -71,7 +70,7 @@ export class GeminiCliLog {
   private step = 0
   /** The latest message record was a prompt: a prompt after it joins its turn. */
   private inPrompt = false
-  private readonly skips: Skips = new Map()
+  private readonly skips = new SkipTally()
 
   constructor(
     private readonly file: string,
@@ -87,10 +86,14 @@ export class GeminiCliLog {
     const type = textOf(record.type)
     if (type === undefined) {
       if (typeof record.sessionId === 'string') return this.start(record)
-      return this.problem(where, 'not a Gemini CLI record (no "type", "$set" or session header)')
+      return recordProblem(
+        this.options,
+        where,
+        'not a Gemini CLI record (no "type", "$set" or session header)',
+      )
     }
     if (this.header === undefined) {
-      this.problem(where, 'the file has no Gemini CLI session header before its first message')
+      recordProblem(this.options, where, 'the file has no Gemini CLI session header before its first message')
       this.start({})
     }
     const id = textOf(record.id)
@@ -116,9 +119,8 @@ export class GeminiCliLog {
   /** Report what was left uncounted, once the file is read. */
   finish(): void {
     for (const where of this.waiting.values())
-      this.skip(where, 'with no usage recorded (synthetic or interrupted): not counted')
-    for (const [reason, { count, where }] of this.skips)
-      this.options.onNote?.({ where, message: `${count} model response${count === 1 ? '' : 's'} ${reason}` })
+      this.skips.add(where, 'with no usage recorded (synthetic or interrupted): not counted')
+    this.skips.report(this.options, 'model response')
   }
 
   private start(record: Fields): [] {
@@ -171,11 +173,12 @@ export class GeminiCliLog {
     if (record.tokens === undefined || record.tokens === null) {
       if (id !== undefined && !this.waiting.has(id)) this.waiting.set(id, where)
       else if (id === undefined)
-        this.skip(where, 'with no usage recorded (synthetic or interrupted): not counted')
+        this.skips.add(where, 'with no usage recorded (synthetic or interrupted): not counted')
       return []
     }
     const usage = geminiCliUsage(record.tokens)
-    if (usage === undefined) return this.problem(where, 'model tokens without input and output')
+    if (usage === undefined)
+      return recordProblem(this.options, where, 'model tokens without input and output')
     const first = id === undefined ? undefined : this.waiting.get(id)
     if (id !== undefined) {
       this.waiting.delete(id)
@@ -205,19 +208,6 @@ export class GeminiCliLog {
         step: this.step,
       },
     ]
-  }
-
-  private skip(where: string, reason: string): [] {
-    const known = this.skips.get(reason)
-    if (known === undefined) this.skips.set(reason, { count: 1, where })
-    else known.count += 1
-    return []
-  }
-
-  private problem(where: string, message: string): [] {
-    if (!this.options.lenient) throw new CachelabError('input', `${where}: ${message}`)
-    this.options.onProblem({ where, message })
-    return []
   }
 }
 

@@ -108,6 +108,35 @@ export function parseLine(text: string): LineContent {
  * A line a reader cannot use: fail with `FILE:LINE: message` (kind `input`), or, when `lenient`, tell
  * `onProblem` and let the caller skip it.
  */
+/**
+ * Records a reader passes over for a reason that is no error (a provider cachelab does not model, an
+ * aborted request), counted by reason and told to `onNote` once the file is read.
+ */
+export class SkipTally {
+  private readonly reasons = new Map<string, { count: number; where: string }>()
+
+  /** Count one record passed over at `where`; gives the nothing a reader yields for it. */
+  add(where: string, reason: string): [] {
+    const known = this.reasons.get(reason)
+    if (known === undefined) this.reasons.set(reason, { count: 1, where })
+    else known.count += 1
+    return []
+  }
+
+  /** Each reason as one note, `<count> <noun>s <reason>`, at the first place it was seen. */
+  report(options: ReadOptions, noun = 'request'): void {
+    for (const [reason, { count, where }] of this.reasons)
+      options.onNote?.({ where, message: `${count} ${noun}${count === 1 ? '' : 's'} ${reason}` })
+  }
+}
+
+/** A record a reader cannot use: an input error naming `where`, or under `lenient` a problem told on. */
+export function recordProblem(options: ReadOptions, where: string, message: string): [] {
+  if (!options.lenient) throw new CachelabError('input', `${where}: ${message}`)
+  options.onProblem({ where, message })
+  return []
+}
+
 export function lineProblem(file: string, line: number, message: string, options: ReadOptions): void {
   const where = `${file}:${line}`
   if (!options.lenient)

@@ -8,10 +8,10 @@
 import { readFileSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { dirname, join } from 'node:path'
-import { CachelabError } from '../../harness/errors.ts'
 import type { JsonValue, ProviderId, Usage } from '../../harness/types.ts'
 import { findCompatible } from '../compatible.ts'
 import { type Fields, fieldsOf, isoOf, listOf, numberOf, textOf } from './fields.ts'
+import { recordProblem, SkipTally } from './lines.ts'
 import { isSqliteFile, openOpencodeDatabase } from './opencode-database.ts'
 import type { ObservedRequest, ReadOptions, TranscriptEvent, TranscriptReader } from './types.ts'
 
@@ -161,7 +161,6 @@ interface Conversation {
 }
 
 /** Why requests were not counted, by reason, with the first place of each. */
-type Skips = Map<string, { count: number; where: string }>
 
 /** The fold of opencode messages: fed each session's messages in order, it answers their requests. */
 export class OpencodeLog {
@@ -169,7 +168,7 @@ export class OpencodeLog {
   private readonly conversations = new Map<string, Conversation>()
   private readonly compactions = new Map<string, number>()
   private readonly packages = new Map<string | undefined, Map<string, string>>()
-  private readonly skips: Skips = new Map()
+  private readonly skips = new SkipTally()
 
   constructor(private readonly options: ReadOptions) {}
 
@@ -230,7 +229,7 @@ export class OpencodeLog {
       const time = startedAt
       startedAt = step.time ?? startedAt
       if (provider === undefined) {
-        this.skip(
+        this.skips.add(
           step.where,
           `to opencode provider ${providerId} skipped: no wire API known for it (not an opencode provider id, and no opencode.json names its npm package)`,
         )
@@ -243,7 +242,7 @@ export class OpencodeLog {
       }
       // A step stopped before the provider answered records all zeros: nothing reached a cache.
       if (usage.input === 0 && usage.output === 0) {
-        this.skip(step.where, 'with all-zero usage (aborted or failed before an answer): not counted')
+        this.skips.add(step.where, 'with all-zero usage (aborted or failed before an answer): not counted')
         continue
       }
       const events = conversation.pending
@@ -273,14 +272,12 @@ export class OpencodeLog {
 
   /** Report what was left uncounted, once everything is read. */
   finish(): void {
-    for (const [reason, { count, where }] of this.skips)
-      this.options.onNote?.({ where, message: `${count} request${count === 1 ? '' : 's'} ${reason}` })
+    this.skips.report(this.options)
   }
 
   /** Problems with a record: fatal unless lenient. */
   problem(where: string, message: string): void {
-    if (!this.options.lenient) throw new CachelabError('input', `${where}: ${message}`)
-    this.options.onProblem({ where, message })
+    recordProblem(this.options, where, message)
   }
 
   private conversation(sessionId: string): Conversation {
@@ -309,12 +306,6 @@ export class OpencodeLog {
       this.packages.set(directory, packages)
     }
     return opencodeProvider(providerId, packages.get(providerId))
-  }
-
-  private skip(where: string, reason: string): void {
-    const known = this.skips.get(reason)
-    if (known === undefined) this.skips.set(reason, { count: 1, where })
-    else known.count += 1
   }
 }
 

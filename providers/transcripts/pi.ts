@@ -4,10 +4,9 @@
 // `thinking_level_change`, `compaction` and `branch_summary` entries become its events. pi keeps no
 // system prompt or tool schemas, so no request body is rebuilt.
 
-import { CachelabError } from '../../harness/errors.ts'
 import type { JsonValue, ProviderId, Usage } from '../../harness/types.ts'
 import { type Fields, fieldsOf, isoOf, numberOf, textOf } from './fields.ts'
-import { readJsonRecords } from './lines.ts'
+import { readJsonRecords, recordProblem, SkipTally } from './lines.ts'
 import type { ObservedRequest, ReadOptions, TranscriptEvent, TranscriptReader } from './types.ts'
 
 /** The cachelab provider whose cache each wire API pi speaks reaches (pi-ai's `Api` names). */
@@ -124,7 +123,6 @@ function sessionOfPath(path: string): string {
 }
 
 /** Why requests were not counted, by reason, with the first line of each. */
-type Skips = Map<string, { count: number; where: string }>
 
 /** The fold of one pi file: fed its lines in order, it answers the requests each line completes. */
 export class PiLog {
@@ -137,7 +135,7 @@ export class PiLog {
   /** The latest entry of each branch: an entry naming any other parent starts a branch. */
   private readonly tips = new Map<Branch, string>()
   private level: string | undefined
-  private readonly skips: Skips = new Map()
+  private readonly skips = new SkipTally()
 
   constructor(
     private readonly file: string,
@@ -149,13 +147,13 @@ export class PiLog {
     const where = `${this.file}:${line}`
     const entry = fieldsOf(value)
     const type = textOf(entry.type)
-    if (type === undefined) return this.problem(where, 'not a pi entry (no "type")')
+    if (type === undefined) return recordProblem(this.options, where, 'not a pi entry (no "type")')
     if (this.header === undefined) {
       if (type === 'session') return this.start(entry)
-      this.problem(where, 'the file has no pi session header before its first entry')
+      recordProblem(this.options, where, 'the file has no pi session header before its first entry')
       this.start({})
     }
-    if (type === 'session') return this.problem(where, 'a second session header')
+    if (type === 'session') return recordProblem(this.options, where, 'a second session header')
     const header = this.header as NonNullable<PiLog['header']>
     const { branch, level } = this.place(entry)
     this.level = level
@@ -171,8 +169,7 @@ export class PiLog {
 
   /** Report what was left uncounted, once the file is read. */
   finish(): void {
-    for (const [reason, { count, where }] of this.skips)
-      this.options.onNote?.({ where, message: `${count} request${count === 1 ? '' : 's'} ${reason}` })
+    this.skips.report(this.options)
   }
 
   private start(entry: Fields): [] {
@@ -265,19 +262,20 @@ export class PiLog {
     }
     if (message.role !== 'assistant') return []
     branch.step += 1
-    if (inherited) return this.skip(where, "copied from the parent session's file: not counted again")
-    if (message.usage === undefined) return this.skip(where, 'with no usage recorded: not counted')
+    if (inherited) return this.skips.add(where, "copied from the parent session's file: not counted again")
+    if (message.usage === undefined) return this.skips.add(where, 'with no usage recorded: not counted')
     const provider = piProvider(textOf(message.provider), textOf(message.api))
     if (provider === undefined)
-      return this.skip(
+      return this.skips.add(
         where,
         `to provider ${textOf(message.provider) ?? 'unknown'} (api ${textOf(message.api) ?? 'unknown'}) skipped: cachelab does not model its cache`,
       )
     const usage = piUsage(message.usage, provider)
-    if (usage === undefined) return this.problem(where, 'assistant usage without input and output')
+    if (usage === undefined)
+      return recordProblem(this.options, where, 'assistant usage without input and output')
     // A request stopped before the provider answered records all zeros: nothing reached a cache.
     if (usage.input === 0 && usage.output === 0)
-      return this.skip(where, 'with all-zero usage (aborted or failed before an answer): not counted')
+      return this.skips.add(where, 'with all-zero usage (aborted or failed before an answer): not counted')
     const model = textOf(message.model) ?? 'unknown'
     const events = branch.pending
     branch.pending = []
@@ -311,19 +309,6 @@ export class PiLog {
         step: branch.step,
       },
     ]
-  }
-
-  private skip(where: string, reason: string): [] {
-    const known = this.skips.get(reason)
-    if (known === undefined) this.skips.set(reason, { count: 1, where })
-    else known.count += 1
-    return []
-  }
-
-  private problem(where: string, message: string): [] {
-    if (!this.options.lenient) throw new CachelabError('input', `${where}: ${message}`)
-    this.options.onProblem({ where, message })
-    return []
   }
 }
 

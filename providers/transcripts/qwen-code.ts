@@ -7,7 +7,7 @@
 
 import type { ProviderId, Usage } from '../../harness/types.ts'
 import { type Fields, fieldsOf, numberOf, textOf } from './fields.ts'
-import { type JsonRecord, lineProblem, readJsonRecords } from './lines.ts'
+import { type JsonRecord, lineProblem, readJsonRecords, SkipTally } from './lines.ts'
 import type { ObservedRequest, ReadOptions, TranscriptEvent, TranscriptReader } from './types.ts'
 
 /** The cachelab provider of each qwen-code auth type it can tell (`auth_type`); the others are skipped. */
@@ -74,7 +74,7 @@ export class QwenCodeReading {
   private covered = false
   /** The auth type of the latest response the telemetry named. */
   private auth: string | undefined
-  private readonly skips = new Map<string, { count: number; where: string }>()
+  private readonly skips = new SkipTally()
 
   constructor(
     private readonly file: string,
@@ -104,8 +104,7 @@ export class QwenCodeReading {
 
   /** Report what was left uncounted, once the file is read. */
   finish(): void {
-    for (const [reason, { count, where }] of this.skips)
-      this.options.onNote?.({ where, message: `${count} request${count === 1 ? '' : 's'} ${reason}` })
+    this.skips.report(this.options)
   }
 
   private conversation(session: string, subagent?: { id: string; name: string | undefined }): Conversation {
@@ -176,7 +175,7 @@ export class QwenCodeReading {
     const value = record.value
     const metadata = fieldsOf(value.usageMetadata)
     if (value.usageMetadata === undefined)
-      return this.skip(record.where, 'with no usage recorded: not counted')
+      return this.skips.add(record.where, 'with no usage recorded: not counted')
     const counts = {
       prompt: numberOf(metadata.promptTokenCount),
       cached: numberOf(metadata.cachedContentTokenCount),
@@ -195,7 +194,7 @@ export class QwenCodeReading {
   ): ObservedRequest[] {
     const provider = this.auth === undefined ? undefined : PROVIDER_OF_AUTH[this.auth]
     if (provider === undefined)
-      return this.skip(
+      return this.skips.add(
         record.where,
         `on auth type ${this.auth ?? 'unrecorded'} skipped: cachelab does not know the wire it was sent on`,
       )
@@ -232,13 +231,6 @@ export class QwenCodeReading {
         ...(requestId !== undefined ? { requestId } : {}),
       },
     ]
-  }
-
-  private skip(where: string, reason: string): [] {
-    const known = this.skips.get(reason)
-    if (known === undefined) this.skips.set(reason, { count: 1, where })
-    else known.count += 1
-    return []
   }
 }
 
