@@ -512,8 +512,12 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
           else abandoned = leaving(sent)
         }
       } catch (error) {
-        outgoing.destroy(error as Error)
-        cut = true
+        // Shutdown aborting a live upstream's answer is shutdown's cut, not the upstream's.
+        if (shutdown.signal.aborted) abandoned = leaving('closed')
+        else {
+          outgoing.destroy(error as Error)
+          cut = true
+        }
       }
       if (abandoned !== undefined) {
         // The upstream's answer is no longer wanted: let its connection go, and this one.
