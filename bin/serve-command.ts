@@ -15,7 +15,12 @@ import { DEFAULT_BASE_URLS, ENV_NAMES } from '../providers/endpoints.ts'
 import { CLOCK_PATH } from '../providers/mock/control.ts'
 import { parseFaultSchedule } from '../providers/mock/fault-spec.ts'
 import type { FaultRule } from '../providers/mock/faults.ts'
-import { DEFAULT_MAX_BODY_BYTES, loopbackRoutes, startLoopback } from '../providers/mock/loopback.ts'
+import {
+  DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_SHUTDOWN_GRACE_MS,
+  loopbackRoutes,
+  startLoopback,
+} from '../providers/mock/loopback.ts'
 import { DEFAULT_MEMORY_BUDGET_MB, planMemory } from '../providers/mock/memory-budget.ts'
 import { readReplies } from '../providers/mock/reply-file.ts'
 import { isLoopbackHost, redactText } from '../providers/mock/serve-safety.ts'
@@ -205,10 +210,13 @@ export async function serveCommand(argv: string[], signal?: AbortSignal): Promis
     signal?.addEventListener('abort', stop, { once: true })
   })
   // Graceful: requests in flight finish and are recorded and logged (both are written as each request
-  // ends, so nothing is left to flush once they have); new ones are refused meanwhile.
+  // ends, so nothing is left to flush once they have); new ones are refused meanwhile. One still running
+  // after the grace period is cut, and recorded and logged as cut by shutdown before close resolves.
   const inFlight = server.health().requests.inFlight
   if (inFlight > 0)
-    process.stderr.write(`cachelab serve: finishing ${inFlight} requests in flight before stopping\n`)
+    process.stderr.write(
+      `cachelab serve: finishing ${inFlight} requests in flight before stopping (up to ${DEFAULT_SHUTDOWN_GRACE_MS / 1000} s; then each is cut and recorded as cut by shutdown)\n`,
+    )
   await server.close()
   if (log !== undefined && log.lost > 0)
     process.stderr.write(`cachelab serve: ${log.lost} log records could not be written to ${log.path}\n`)

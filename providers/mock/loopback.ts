@@ -1,8 +1,8 @@
 // The loopback server: the mock providers' handlers served over real HTTP (so any client, the keyed
 // suite included, can run against the simulator), or a recording proxy to the real APIs. Each vendor
 // lives under a path prefix; the log records usage per request and never a header or a body. Bodies are
-// limited in size and nesting, long texts are tokenized off the event loop (tokenizer-pool.ts), and
-// closing drains the requests in flight before it ends.
+// limited in size and nesting, long texts are tokenized off the event loop (tokenizer-pool.ts), a client
+// that goes away or stops reading is recorded as such, and closing records every request in flight.
 
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -53,6 +53,12 @@ export const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024
 
 /** How long closing waits for the requests in flight before it cuts their connections. */
 export const DEFAULT_SHUTDOWN_GRACE_MS = 10_000
+
+/**
+ * How long one frame may wait for the client to take it before the client counts as gone: a client that
+ * stops reading but keeps its connection open would otherwise hold its request in flight forever.
+ */
+export const DEFAULT_DRAIN_TIMEOUT_MS = 30_000
 
 /** The base URL path of each vendor on the loopback server; SDK base URLs are `http://host:port` + these. */
 export const LOOPBACK_PREFIXES: Readonly<Record<BuiltInVendor, string>> = {
@@ -118,6 +124,12 @@ export interface ServeLogRecord {
   latencyMs: number
   /** Normalized usage, when the response carried usage. */
   usage?: Usage
+  /**
+   * Why an answer sent with `status` did not complete: a fault (`stream cut after 2 frames`), the client
+   * (`client went away after 5 frames`, `client stopped reading after 5 frames`) or shutdown (`cut by
+   * shutdown after 5 frames`).
+   */
+  error?: string
 }
 
 export interface LoopbackOptions {
@@ -159,8 +171,13 @@ export interface LoopbackOptions {
   maxBodyBytes?: number
   /** Tokenize long texts in worker threads before simulating (default true). */
   offloadTokens?: boolean
-  /** How long `close` waits for requests in flight (default `DEFAULT_SHUTDOWN_GRACE_MS`). */
+  /**
+   * How long `close` waits for requests in flight (default `DEFAULT_SHUTDOWN_GRACE_MS`) before it cuts
+   * them; it then waits as long again for the cut ones to be recorded.
+   */
   shutdownGraceMs?: number
+  /** How long a frame may wait for the client to read it before the request is recorded as abandoned (default `DEFAULT_DRAIN_TIMEOUT_MS`). */
+  drainTimeoutMs?: number
   /** `serve --memory-budget` in bytes, reported by the health endpoint. */
   memoryBudgetBytes?: number
 }
@@ -178,7 +195,8 @@ export interface LoopbackServer {
   health(): HealthState
   /**
    * Stop taking connections, let the requests in flight finish (each is recorded and logged as usual),
-   * then close; connections still busy after the grace period are cut. Resolves once closed.
+   * then close; connections still busy after the grace period are cut, and their exchanges recorded and
+   * logged as cut by shutdown. Resolves once closed and every exchange is recorded.
    */
   close(): Promise<void>
 }
@@ -232,11 +250,30 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
     options.offloadTokens === false || (context === undefined && predictor === undefined)
       ? undefined
       : new TokenizerPool(counter)
+  const drainTimeoutMs = options.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS
   let servedCount = 0
   let inFlight = 0
   let draining = false
-  /** Resolves whoever waits for the last request in flight to finish (close). */
-  let idle: (() => void) | undefined
+  /** Set once closing cuts the requests still in flight: their exchanges say shutdown cut them, not the client. */
+  let cutting = false
+  /** Aborted as closing cuts: a live upstream request still waiting for its answer gives up. */
+  const shutdown = new AbortController()
+  /** Told when the last request in flight has finished (close waits for them). */
+  const idleWaiters = new Set<() => void>()
+  /** True once no request is in flight, false if `ms` pass first. */
+  const settled = (ms: number): Promise<boolean> =>
+    inFlight === 0
+      ? Promise.resolve(true)
+      : new Promise<boolean>((resolve) => {
+          const done = (idle: boolean) => {
+            clearTimeout(timer)
+            idleWaiters.delete(waiter)
+            resolve(idle)
+          }
+          const waiter = () => done(true)
+          const timer = setTimeout(() => done(false), ms)
+          idleWaiters.add(waiter)
+        })
 
   const server = createServer((incoming, outgoing) => {
     inFlight += 1
@@ -254,7 +291,7 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
         for (const release of releases) release()
         inFlight -= 1
         servedCount += 1
-        if (inFlight === 0) idle?.()
+        if (inFlight === 0) for (const waiter of [...idleWaiters]) waiter()
       })
   })
 
@@ -332,6 +369,9 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
       })
       return
     }
+    // The client's connection closing before the answer is done: a frame's write waiting then (which
+    // may never call back) stops waiting, and the exchange is recorded as abandoned.
+    const departure = watchDeparture(outgoing)
     const read = method === 'GET' || method === 'HEAD' ? undefined : await readBody(incoming, maxBodyBytes)
     if (read === 'too-large') {
       writeJson(outgoing, 413, tooLarge(vendor, maxBodyBytes), { connection: 'close' })
@@ -425,36 +465,64 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
     } else {
       // The provider gets an allow-list of headers: no cookies, no x-forwarded-*, no cachelab headers.
       const forwarded = new Headers([...headers].filter(([name]) => isForwardedHeader(name)))
-      response = await fetchSameOrigin(`${apiRoot(vendor, liveBaseURLs)}${rest}`, {
-        method,
-        headers: forwarded,
-        ...(body !== undefined ? { body } : {}),
-      })
+      try {
+        response = await fetchSameOrigin(`${apiRoot(vendor, liveBaseURLs)}${rest}`, {
+          method,
+          headers: forwarded,
+          ...(body !== undefined ? { body } : {}),
+          signal: shutdown.signal,
+        })
+      } catch (error) {
+        if (!shutdown.signal.aborted) throw error
+        // Shutdown cut a request the provider had not yet answered: recorded as refused, as a later one is.
+        response = jsonResponse(503, apiError(vendor, 'overloaded_error', 'cachelab serve is shutting down'))
+      }
     }
     const chunks: Uint8Array[] = []
     // A stream that breaks off (a cut fault, or the upstream's connection) is passed on as a dropped
     // connection, and recorded as the failed attempt it is.
     let cut = false
-    outgoing.writeHead(
-      response.status,
-      Object.fromEntries([...response.headers].filter(([name]) => !HOP_BY_HOP.has(name))),
-    )
+    // Why the client did not get the whole answer, when it did not: it went away, stopped reading, or
+    // shutdown cut it. Recorded as a failed attempt, with the frames it took.
+    let abandoned: string | undefined
+    let frames = 0
+    const leaving = (how: 'closed' | 'stalled') =>
+      how === 'stalled'
+        ? `client stopped reading after ${frames} frames`
+        : cutting
+          ? `cut by shutdown after ${frames} frames`
+          : `client went away after ${frames} frames`
+    if (departure.gone) abandoned = leaving('closed')
+    else
+      outgoing.writeHead(
+        response.status,
+        Object.fromEntries([...response.headers].filter(([name]) => !HOP_BY_HOP.has(name))),
+      )
     if (response.body !== null) {
       const reader = response.body.getReader()
       try {
-        for (;;) {
+        while (abandoned === undefined) {
           const { done, value } = await reader.read()
           if (done) break
           chunks.push(value)
           // Each frame is on the wire before the next is read, so a stream that breaks off has
           // delivered its headers and every frame before the break, as a real dropped connection has.
-          await new Promise<void>((resolve, reject) =>
-            outgoing.write(value, (error) => (error ? reject(error) : resolve())),
-          )
+          const sent = await deliver(outgoing, value, departure, drainTimeoutMs)
+          if (sent === 'sent') frames += 1
+          else abandoned = leaving(sent)
         }
       } catch (error) {
-        outgoing.destroy(error as Error)
-        cut = true
+        // Shutdown aborting a live upstream's answer is shutdown's cut, not the upstream's.
+        if (shutdown.signal.aborted) abandoned = leaving('closed')
+        else {
+          outgoing.destroy(error as Error)
+          cut = true
+        }
+      }
+      if (abandoned !== undefined) {
+        // The upstream's answer is no longer wanted: let its connection go, and this one.
+        reader.cancel().catch(() => {})
+        outgoing.destroy()
       }
     }
     // The exchange is recorded and logged before the response ends, so a client that has its answer
@@ -468,7 +536,7 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
         const call = served.get(exchange)
         served.delete(exchange)
         // A failed answer gave the client no usage, whatever frames it got before it failed.
-        const failure = call?.failure ?? (cut ? 'stream cut' : undefined)
+        const failure = abandoned ?? call?.failure ?? (cut ? 'stream cut' : undefined)
         const raw = failure === undefined ? usageFromResponse(text, contentType) : undefined
         if (capture !== undefined && placement !== undefined && api !== undefined && parsed !== undefined) {
           const secrets = credentialsOf(headers, path)
@@ -515,10 +583,11 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
           status: response.status,
           latencyMs: Math.round(performance.now() - begin),
           ...(raw !== undefined ? { usage: normalize(vendor, raw) } : {}),
+          ...(failure !== undefined ? { error: failure } : {}),
         })
       }
     } finally {
-      if (!cut) outgoing.end()
+      if (!cut && abandoned === undefined) outgoing.end()
     }
   }
 
@@ -544,21 +613,66 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
       draining = true
       const closed = new Promise<void>((resolve) => server.close(() => resolve()))
       server.closeIdleConnections()
-      if (inFlight > 0) {
-        const grace = options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, grace)
-          idle = () => {
-            clearTimeout(timer)
-            resolve()
-          }
-        })
+      const grace = options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS
+      if (!(await settled(grace))) {
+        // What is still in flight is cut: each handler sees its connection close, records its exchange
+        // as cut by shutdown, and ends; closing waits for those records (bounded: a handler stuck past
+        // a second grace period is left, rather than the process never exiting).
+        cutting = true
+        shutdown.abort()
+        server.closeAllConnections()
+        await settled(grace)
       }
       server.closeAllConnections()
       await closed
       await tokenizer?.close()
     },
   }
+}
+
+/** Whether the client's connection closed before its answer was done, and who to tell when it does. */
+interface Departure {
+  gone: boolean
+  /** Called once, when the connection closes (set by whoever waits on it). */
+  onGone: (() => void) | undefined
+}
+
+/** Watch a response for its connection closing before the response finished. */
+function watchDeparture(outgoing: ServerResponse): Departure {
+  const departure: Departure = { gone: false, onGone: undefined }
+  outgoing.once('close', () => {
+    if (outgoing.writableFinished) return
+    departure.gone = true
+    departure.onGone?.()
+  })
+  return departure
+}
+
+/**
+ * Write one frame and wait until the client's connection took it: `sent`, or `closed` when the connection
+ * closed or failed first, or `stalled` when the client took nothing for `timeoutMs` (it stopped reading).
+ */
+function deliver(
+  outgoing: ServerResponse,
+  frame: Uint8Array,
+  departure: Departure,
+  timeoutMs: number,
+): Promise<'sent' | 'closed' | 'stalled'> {
+  if (departure.gone) return Promise.resolve('closed')
+  return new Promise((resolve) => {
+    let settled = false
+    const settle = (outcome: 'sent' | 'closed' | 'stalled') => {
+      // A late callback of a write already given up on changes nothing.
+      if (settled) return
+      settled = true
+      clearTimeout(timer)
+      departure.onGone = undefined
+      resolve(outcome)
+    }
+    const timer = setTimeout(() => settle('stalled'), timeoutMs)
+    departure.onGone = () => settle('closed')
+    outgoing.write(frame, (error) => settle(error ? 'closed' : 'sent'))
+  })
 }
 
 const HOP_BY_HOP = new Set([
