@@ -206,6 +206,12 @@ export interface AnthropicRequestRules {
   thinking: readonly ('enabled' | 'adaptive')[]
   /** False when a `temperature` other than 1 is a 400 ("`temperature` is deprecated for this model."). */
   temperature: boolean
+  /**
+   * The largest `max_tokens` the model takes (its output limit: 64,000 on Claude 4.5, 128,000 from 4.6 on,
+   * as the AI SDK's Anthropic provider 3.0.140 lists them), where known; a larger value is a 400. Unset: the
+   * largest limit of any current Claude model bounds it (the mocks' validation).
+   */
+  maxOutputTokens?: number
 }
 
 /** A reasoning effort of the OpenAI APIs (`reasoning_effort`, `reasoning.effort`). */
@@ -370,15 +376,26 @@ const DEEPSEEK_V4_UNITS: DeepSeekCacheRules = {
 }
 
 /** Claude 4.5 and earlier: extended thinking only, any temperature. */
-const CLAUDE_4_5: AnthropicRequestRules = { kind: 'anthropic', thinking: ['enabled'], temperature: true }
+const CLAUDE_4_5: AnthropicRequestRules = {
+  kind: 'anthropic',
+  thinking: ['enabled'],
+  temperature: true,
+  maxOutputTokens: 64_000,
+}
 /** Claude 4.6: extended (deprecated, still accepted) and adaptive thinking, any temperature. */
 const CLAUDE_4_6: AnthropicRequestRules = {
   kind: 'anthropic',
   thinking: ['enabled', 'adaptive'],
   temperature: true,
+  maxOutputTokens: 128_000,
 }
 /** Claude 4.7 and later: adaptive thinking only. */
-const CLAUDE_4_7: AnthropicRequestRules = { kind: 'anthropic', thinking: ['adaptive'], temperature: true }
+const CLAUDE_4_7: AnthropicRequestRules = {
+  kind: 'anthropic',
+  thinking: ['adaptive'],
+  temperature: true,
+  maxOutputTokens: 128_000,
+}
 
 function anthropic(
   model: string,

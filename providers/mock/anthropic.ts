@@ -151,8 +151,8 @@ export async function handleMessages(request: Request, context: MockContext): Pr
   const { body } = parsed
   const invalid = (message: string) => errorResponse(context, 400, 'invalid_request_error', message)
   if (typeof body.model !== 'string' || body.model === '') return invalid('model: Field required')
-  if (typeof body.max_tokens !== 'number' || !Number.isInteger(body.max_tokens) || body.max_tokens < 0)
-    return invalid('max_tokens: Field required')
+  // Its type and range are the validation's (validation/anthropic.ts), which lenient mocks skip.
+  if (body.max_tokens === undefined || body.max_tokens === null) return invalid('max_tokens: Field required')
   if (!Array.isArray(body.messages) || body.messages.length === 0)
     return invalid('messages: at least one message is required')
 

@@ -39,12 +39,33 @@ describe('reading one exchange of the loopback server', () => {
     })
     expect(errorOf(429, body)).toBe('HTTP 429 rate_limit_error')
     expect(errorOf(502, '<html>bad gateway</html>')).toBe('HTTP 502')
-    expect(apiError('anthropic', 'invalid_request_error', 'no')).toEqual({
+    expect(apiError('anthropic', 400, 'no').body).toEqual({
       type: 'error',
       error: { type: 'invalid_request_error', message: 'no' },
     })
-    expect(apiError('openai', 'invalid_request_error', 'no')).toMatchObject({
-      error: { type: 'invalid_request_error' },
+    expect(apiError('openai', 400, 'no').body).toMatchObject({
+      error: { type: 'invalid_request_error', param: null, code: null },
+    })
+  })
+
+  it("puts a server-side error in each vendor's own envelope", () => {
+    expect(apiError('anthropic', 404, 'gone').body).toEqual({
+      type: 'error',
+      error: { type: 'not_found_error', message: 'gone' },
+    })
+    expect(apiError('anthropic', 413, 'big').body).toMatchObject({ error: { type: 'request_too_large' } })
+    expect(apiError('gemini', 413, 'big').body).toEqual({
+      error: { code: 413, message: 'big', status: 'INVALID_ARGUMENT' },
+    })
+    expect(apiError('gemini', 503, 'later').body).toMatchObject({ error: { status: 'UNAVAILABLE' } })
+    const bedrock = apiError('bedrock', 404, 'gone')
+    expect(bedrock.body).toEqual({ message: 'gone' })
+    expect(bedrock.headers['x-amzn-errortype']).toMatch(/^ResourceNotFoundException:/)
+    expect(apiError('deepseek', 500, 'oops').body).toEqual({
+      error: { message: 'oops', type: 'server_error', param: null, code: null },
+    })
+    expect(apiError('anthropic', 429, 'slow', 'rate_limit_error').body).toMatchObject({
+      error: { type: 'rate_limit_error' },
     })
   })
 

@@ -15,6 +15,7 @@ import { parseCompatibleUsage } from '../compatible-chat.ts'
 import { parseDeepSeekUsage } from '../deepseek.ts'
 import { parseGeminiUsage } from '../gemini.ts'
 import { parseOpenAIUsage } from '../openai-chat.ts'
+import { geminiRejection } from '../sim/gemini.ts'
 import type { CacheSimulators } from '../sim/index.ts'
 import { type PreviousRequest, type Prompt, type Simulation, SimulatorRejection } from '../sim/types.ts'
 import { compatibleApi, type WireApi } from '../types.ts'
@@ -53,11 +54,73 @@ export function answerField(api: WireApi, text: string, contentType: string): { 
   return answer === undefined ? {} : { answer }
 }
 
-/** An error body in the vendor's shape. */
-export function apiError(vendor: Vendor, type: string, message: string): Record<string, unknown> {
-  return vendor === 'anthropic'
-    ? { type: 'error', error: { type, message } }
-    : { error: { message, type, param: null, code: null } }
+/** An error answer in a vendor's own envelope: its body and the headers the vendor's SDK reads it by. */
+export interface ApiError {
+  body: Record<string, unknown>
+  headers: Record<string, string>
+}
+
+/** Anthropic's error types by status (docs.claude.com/en/api/errors). */
+const ANTHROPIC_TYPES: Readonly<Record<number, string>> = {
+  400: 'invalid_request_error',
+  401: 'authentication_error',
+  403: 'permission_error',
+  404: 'not_found_error',
+  413: 'request_too_large',
+  429: 'rate_limit_error',
+  500: 'api_error',
+  503: 'overloaded_error',
+  529: 'overloaded_error',
+}
+
+/** Bedrock's exception names by status (the Converse API reference's Errors section). */
+const BEDROCK_TYPES: Readonly<Record<number, string>> = {
+  400: 'ValidationException',
+  403: 'AccessDeniedException',
+  404: 'ResourceNotFoundException',
+  413: 'ValidationException',
+  429: 'ThrottlingException',
+  500: 'InternalServerException',
+  503: 'ServiceUnavailableException',
+}
+
+/**
+ * An error in the vendor's own envelope, for answers the server gives before any handler (unknown paths,
+ * bodies too large or too deep, shutdown, replay): Anthropic `{type: "error", error: {type, message}}`,
+ * Google `{error: {code, message, status}}`, Bedrock `{message}` with its `x-amzn-errortype` header, and
+ * the OpenAI envelope `{error: {message, type, param, code}}` for OpenAI, DeepSeek and every compatible
+ * provider. `type`, when given, is the vendor's own name for the error (a replayed failure's); otherwise
+ * the vendor's name for the status is used.
+ */
+export function apiError(vendor: Vendor, status: number, message: string, type?: string): ApiError {
+  switch (vendor) {
+    case 'anthropic':
+      return {
+        body: { type: 'error', error: { type: type ?? ANTHROPIC_TYPES[status] ?? 'api_error', message } },
+        headers: {},
+      }
+    case 'gemini':
+      return { body: geminiRejection(status, message).body, headers: {} }
+    case 'bedrock': {
+      const exception = type ?? BEDROCK_TYPES[status] ?? 'InternalServerException'
+      return {
+        body: { message },
+        headers: { 'x-amzn-errortype': `${exception}:http://internal.amazon.com/coral/com.amazon.bedrock/` },
+      }
+    }
+    default:
+      return {
+        body: {
+          error: {
+            message,
+            type: type ?? (status >= 500 ? 'server_error' : 'invalid_request_error'),
+            param: null,
+            code: null,
+          },
+        },
+        headers: {},
+      }
+  }
 }
 
 /** The wire API a path names under its vendor's prefix, if it names one. */

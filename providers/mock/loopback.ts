@@ -282,9 +282,12 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
     serve(incoming, outgoing, releases)
       .catch((error: unknown) => {
         if (!outgoing.headersSent)
-          writeJson(outgoing, 500, {
-            error: { type: 'server_error', message: redactText((error as Error).message) },
-          })
+          writeError(
+            outgoing,
+            routeOf(incoming.url ?? '/')?.vendor,
+            500,
+            redactText((error as Error).message),
+          )
         else outgoing.destroy(error as Error)
       })
       .finally(() => {
@@ -335,16 +338,13 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
     // Only normalised paths go anywhere: a `..` would climb out of the vendor's root on the live proxy.
     const unsafe = pathProblem(path)
     if (unsafe !== undefined) {
-      writeJson(outgoing, 400, {
-        type: 'error',
-        error: { type: 'invalid_request_error', message: `${unsafe}: ${redactText(path)}` },
-      })
+      writeError(outgoing, routeOf(path)?.vendor, 400, `${unsafe}: ${redactText(path)}`)
       return
     }
     if (isControlPath(path)) {
       const read = method === 'GET' || method === 'HEAD' ? undefined : await readBody(incoming, maxBodyBytes)
       if (read === 'too-large') {
-        writeJson(outgoing, 413, tooLarge('anthropic', maxBodyBytes), { connection: 'close' })
+        writeError(outgoing, undefined, 413, tooLarge(maxBodyBytes), { connection: 'close' })
         return
       }
       const answer = handleControl(method, path, read?.toString('utf8'), context, health)
@@ -354,19 +354,18 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
     }
     const target = routeOf(path)
     if (target === undefined) {
-      writeJson(
+      writeError(
         outgoing,
+        undefined,
         404,
-        notFound(`no provider API at ${method} ${redactText(path)}; ${acceptedPrefixes()}`),
+        `no provider API at ${method} ${redactText(path)}; ${acceptedPrefixes()}`,
       )
       return
     }
     const { vendor, rest } = target
     if (draining) {
       // A request that arrives on a kept-alive connection after shutdown began is refused, not dropped.
-      writeJson(outgoing, 503, apiError(vendor, 'overloaded_error', 'cachelab serve is shutting down'), {
-        connection: 'close',
-      })
+      writeError(outgoing, vendor, 503, 'cachelab serve is shutting down', { connection: 'close' })
       return
     }
     // The client's connection closing before the answer is done: a frame's write waiting then (which
@@ -374,7 +373,7 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
     const departure = watchDeparture(outgoing)
     const read = method === 'GET' || method === 'HEAD' ? undefined : await readBody(incoming, maxBodyBytes)
     if (read === 'too-large') {
-      writeJson(outgoing, 413, tooLarge(vendor, maxBodyBytes), { connection: 'close' })
+      writeError(outgoing, vendor, 413, tooLarge(maxBodyBytes), { connection: 'close' })
       return
     }
     const body = read
@@ -396,7 +395,7 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
     // recursively: a body nested deeper than any real request is refused before any of them sees it.
     const nesting = json === undefined ? undefined : nestingProblem(json)
     if (nesting !== undefined) {
-      writeJson(outgoing, 400, apiError(vendor, 'invalid_request_error', nesting))
+      writeError(outgoing, vendor, 400, nesting)
       return
     }
     // Long texts are tokenized in worker threads meanwhile, so this request waits and no other does;
@@ -431,15 +430,14 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
       const step = replayStep(options.replay, context, api, placement.conversation, parsed)
       if (step.kind === 'mismatch') {
         options.onReplayMismatch?.(step.message)
-        replayed = jsonResponse(
-          400,
-          apiError(vendor, 'invalid_request_error', `cachelab replay: ${step.message}`),
-        )
+        replayed = errorResponse(vendor, 400, `cachelab replay: ${step.message}`)
       } else if (step.kind === 'failure') {
-        const type = step.exchange.error?.split(' ')[2] ?? 'api_error'
-        replayed = jsonResponse(
+        const type = step.exchange.error?.split(' ')[2]
+        replayed = errorResponse(
+          vendor,
           step.exchange.status,
-          apiError(vendor, type, `replayed failure (${step.exchange.error ?? step.exchange.status})`),
+          `replayed failure (${step.exchange.error ?? step.exchange.status})`,
+          type,
         )
       } else if (step.kind === 'answer') {
         headers.set(SCRIPT_HEADER, encodeScript(step.answer ?? DEFAULT_REPLY))
@@ -458,9 +456,10 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
       })
       response =
         (await getResponse(handlers, request)) ??
-        jsonResponse(
+        errorResponse(
+          vendor,
           404,
-          notFound(`no ${vendor} API at ${method} ${redactText(path)}; ${servedUnder(vendor, handlers)}`),
+          `no ${vendor} API at ${method} ${redactText(path)}; ${servedUnder(vendor, handlers)}`,
         )
     } else {
       // The provider gets an allow-list of headers: no cookies, no x-forwarded-*, no cachelab headers.
@@ -720,10 +719,6 @@ function servedUnder(vendor: Vendor, handlers: readonly HttpHandler[]): string {
   return `under ${prefixes.join(' and ')} the simulator serves ${endpoints.join(', ')}`
 }
 
-function notFound(message: string): unknown {
-  return { type: 'error', error: { type: 'not_found_error', message } }
-}
-
 /**
  * The request body, or `too-large` past `limit` bytes (by its declared length, or as it arrives). A
  * refused body is read to its end and dropped, not kept: the client then reads its 413 rather than a
@@ -749,17 +744,34 @@ function readBody(incoming: IncomingMessage, limit: number): Promise<Buffer | 't
   })
 }
 
-/** The provider's 413 for a body past the limit (Anthropic names the error `request_too_large`). */
-function tooLarge(vendor: Vendor, limit: number): Record<string, unknown> {
-  return apiError(
-    vendor,
-    vendor === 'anthropic' ? 'request_too_large' : 'invalid_request_error',
-    `Request exceeds the maximum allowed number of bytes (${limit}; cachelab serve --max-body).`,
-  )
+/** What a 413 for a body past the limit says (in the vendor's envelope: Anthropic's `request_too_large`). */
+function tooLarge(limit: number): string {
+  return `Request exceeds the maximum allowed number of bytes (${limit}; cachelab serve --max-body).`
 }
 
-function jsonResponse(status: number, body: unknown): Response {
-  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } })
+/**
+ * An error the server answers itself, in the envelope of the vendor whose prefix the path is under. A path
+ * under no vendor's prefix (or a control path) has no vendor; it gets Anthropic's envelope, which names the
+ * error's type and message as every other client reads them.
+ */
+function writeError(
+  outgoing: ServerResponse,
+  vendor: Vendor | undefined,
+  status: number,
+  message: string,
+  headers: Record<string, string> = {},
+): void {
+  const error = apiError(vendor ?? 'anthropic', status, message)
+  writeJson(outgoing, status, error.body, { ...error.headers, ...headers })
+}
+
+/** The same error as a `Response`, for answers that go through the exchange's recording. */
+function errorResponse(vendor: Vendor, status: number, message: string, type?: string): Response {
+  const error = apiError(vendor, status, message, type)
+  return new Response(JSON.stringify(error.body), {
+    status,
+    headers: { 'content-type': 'application/json', ...error.headers },
+  })
 }
 
 function writeJson(

@@ -220,7 +220,8 @@ export async function handleResponses(request: Request, context: MockContext): P
   const { body, at } = parsed
   if (typeof body.model !== 'string' || body.model === '')
     return invalid("Missing required parameter: 'model'.", 'model')
-  if (typeof body.input !== 'string' && !Array.isArray(body.input))
+  // Its type is the validation's (validation/openai-responses.ts), which lenient mocks skip.
+  if (body.input === undefined || body.input === null)
     return invalid("Missing required parameter: 'input'.", 'input')
   const refused = context.refuse('openai-responses', parsed, request.headers)
   if (refused !== undefined) return jsonResponse(refused.status, refused.body)

@@ -54,8 +54,14 @@ interface ImplicitRead {
 /** The status names of Google's error envelope, by HTTP status. */
 const STATUS_NAMES: Readonly<Record<number, string>> = {
   400: 'INVALID_ARGUMENT',
+  401: 'UNAUTHENTICATED',
   403: 'PERMISSION_DENIED',
   404: 'NOT_FOUND',
+  // Google's front end reports a payload over its limit as an invalid argument.
+  413: 'INVALID_ARGUMENT',
+  429: 'RESOURCE_EXHAUSTED',
+  500: 'INTERNAL',
+  503: 'UNAVAILABLE',
 }
 
 /** A refusal in Google's error envelope: `{error: {code, message, status}}`. */

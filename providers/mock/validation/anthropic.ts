@@ -1,10 +1,89 @@
 // Anthropic Messages: what the API refuses before it runs a model, beyond what the cache simulator already
 // refuses (breakpoint count, TTL values and order, system roles: sim/anthropic.ts and
 // sim/linearize-anthropic.ts keep those, in one place). Role order is not refused: the API merges
-// consecutive turns of one role and accepts a first assistant message (see the note).
+// consecutive turns of one role and accepts a first assistant message (see the note). The field rules
+// word their refusals as the API's schema validation does: `<path>: Input should be …`.
 
 import { invalidRequest } from '../../sim/linearize-anthropic.ts'
+import type { SimulatorRejection } from '../../sim/types.ts'
+import { isNumber } from './fields.ts'
 import { asArray, asRecord, type Body, isSet, type Rule } from './shared.ts'
+
+/**
+ * The largest output limit of any current Claude model (Opus 4.6 and later: 128,000 tokens, models
+ * overview): the bound of `max_tokens` on a model whose own limit the catalog does not record.
+ */
+export const LARGEST_OUTPUT_LIMIT = 128_000
+
+/**
+ * `max_tokens` is an integer ≥ 1 and at most the model's output limit. Over the limit: "max_tokens: 21333
+ * > 4096, which is the maximum allowed number of output tokens for claude-3-opus-20240229" — verbatim
+ * (anthropics/claude-code#11302, ChatGPTNextWeb/NextChat#4964). Below 1 and not an integer: the schema's
+ * wording ("max_tokens: Input should be greater than or equal to 1", the form of rule 13's verbatim
+ * budget refusal; "Input should be a valid integer" assumed). A model the catalog has no limit for is
+ * bounded by `LARGEST_OUTPUT_LIMIT` (assumed), so 1e308 is refused everywhere.
+ */
+export const maxTokensInRange: Rule = ({ body, model }) => {
+  const value = body.max_tokens
+  if (!isSet(value)) return undefined
+  if (!isNumber(value)) return invalidRequest('max_tokens: Input should be a valid integer')
+  if (!Number.isInteger(value))
+    return invalidRequest('max_tokens: Input should be a valid integer, got a number with a fractional part')
+  if (value < 1) return invalidRequest('max_tokens: Input should be greater than or equal to 1')
+  const limit =
+    (model.request.kind === 'anthropic' ? model.request.maxOutputTokens : undefined) ?? LARGEST_OUTPUT_LIMIT
+  if (value <= limit) return undefined
+  const name = typeof body.model === 'string' ? body.model : model.model
+  return invalidRequest(
+    `max_tokens: ${value} > ${limit}, which is the maximum allowed number of output tokens for ${name}`,
+  )
+}
+
+/** A number in a range, worded as the schema's bounds (`temperature`, `top_p`: 0–1, API reference); assumed. */
+function numberInRange(path: string, value: unknown, minimum: number, maximum: number) {
+  if (!isSet(value)) return undefined
+  if (!isNumber(value)) return invalidRequest(`${path}: Input should be a valid number`)
+  if (value < minimum) return invalidRequest(`${path}: Input should be greater than or equal to ${minimum}`)
+  if (value > maximum) return invalidRequest(`${path}: Input should be less than or equal to ${maximum}`)
+  return undefined
+}
+
+/** `temperature` and `top_p` are numbers in 0–1 and `stream` a boolean (wordings the schema's, assumed). */
+export const parameterTypes: Rule = ({ body }) =>
+  numberInRange('temperature', body.temperature, 0, 1) ??
+  numberInRange('top_p', body.top_p, 0, 1) ??
+  (isSet(body.stream) && typeof body.stream !== 'boolean'
+    ? invalidRequest('stream: Input should be a valid boolean')
+    : undefined)
+
+/**
+ * Every message's role is `user` or `assistant` — "messages.0.role: Input should be 'user' or
+ * 'assistant'", the schema's literal error (as the issue 26 brief quotes it; the same message in
+ * ogx-ai/ogx#5982's Messages-compatible server) — and its content a string or a list of blocks
+ * ("Input should be a valid list", assumed). A `system` role is left to the simulator, which refuses it
+ * with its own wording on models that read no system prompt there and reads it on those that do.
+ */
+export const messageFields: Rule = ({ body }) => {
+  for (const [index, value] of asArray(body.messages).entries()) {
+    const message = asRecord(value)
+    if (message.role !== 'user' && message.role !== 'assistant' && message.role !== 'system')
+      return invalidRequest(`messages.${index}.role: Input should be 'user' or 'assistant'`)
+    const content = message.content
+    if (typeof content !== 'string' && !Array.isArray(content))
+      return invalidRequest(`messages.${index}.content: Input should be a valid list`)
+  }
+  return undefined
+}
+
+/** `tools` is a list of tools that each have a name (schema wordings, assumed). */
+export const toolsShape: Rule = ({ body }): SimulatorRejection | undefined => {
+  if (!isSet(body.tools)) return undefined
+  if (!Array.isArray(body.tools)) return invalidRequest('tools: Input should be a valid list')
+  for (const [index, tool] of body.tools.entries()) {
+    if (typeof asRecord(tool).name !== 'string') return invalidRequest(`tools.${index}.name: Field required`)
+  }
+  return undefined
+}
 
 /** The beta that lets a thinking budget exceed `max_tokens` (the budget then spans the whole turn). */
 const INTERLEAVED_THINKING = 'interleaved-thinking-2025-05-14'
@@ -129,8 +208,12 @@ export const toolResultsPairWithToolUses: Rule = ({ body }) => {
   return undefined
 }
 
-/** The rules of Messages, in the order they are checked (parameters before the conversation). */
+/** The rules of Messages, in the order they are checked (the schema's types and ranges, parameters, then the conversation). */
 export const ANTHROPIC_RULES: readonly Rule[] = [
+  maxTokensInRange,
+  parameterTypes,
+  messageFields,
+  toolsShape,
   extendedThinkingSupported,
   thinkingBudgetMinimum,
   thinkingBudgetBelowMaxTokens,

@@ -5,7 +5,38 @@
 // rather than asserted verbatim.
 
 import { validationException } from '../../sim/linearize-bedrock.ts'
-import { asArray, asRecord, type Rule } from './shared.ts'
+import { asArray, asRecord, isSet, type Rule } from './shared.ts'
+
+/**
+ * `inferenceConfig`: `maxTokens` ≥ 1, `temperature` and `topP` in 0–1 (InferenceConfiguration
+ * reference). The service's constraint wording is verbatim for temperature ("1 validation error detected:
+ * Value '1.5' at 'inferenceConfig.temperature' failed to satisfy constraint: Member must have value less
+ * than or equal to 1", stdapi-ai/stdapi.ai#224); the other bounds follow the same template. A value of the
+ * wrong type is a SerializationException the mock does not model.
+ */
+export const inferenceConfigRanges: Rule = ({ body }) => {
+  const config = asRecord(body.inferenceConfig)
+  const bounds = [
+    ['maxTokens', 1, undefined],
+    ['temperature', 0, 1],
+    ['topP', 0, 1],
+  ] as const
+  for (const [field, minimum, maximum] of bounds) {
+    const value = config[field]
+    if (!isSet(value) || typeof value !== 'number') continue
+    const broken =
+      value < minimum
+        ? `greater than or equal to ${minimum}`
+        : maximum !== undefined && value > maximum
+          ? `less than or equal to ${maximum}`
+          : undefined
+    if (broken !== undefined)
+      return validationException(
+        `1 validation error detected: Value '${value}' at 'inferenceConfig.${field}' failed to satisfy constraint: Member must have value ${broken}`,
+      )
+  }
+  return undefined
+}
 
 /** Roles the Converse API takes (ConversationRole). */
 const ROLES = ['user', 'assistant']
@@ -41,4 +72,9 @@ export const alternatesRoles: Rule = ({ body }) => {
   return undefined
 }
 
-export const BEDROCK_RULES: readonly Rule[] = [knownRoles, startsWithUser, alternatesRoles]
+export const BEDROCK_RULES: readonly Rule[] = [
+  inferenceConfigRanges,
+  knownRoles,
+  startsWithUser,
+  alternatesRoles,
+]

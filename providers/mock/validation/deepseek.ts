@@ -4,7 +4,7 @@
 // whose `reasoning_content` was not passed back. Every refusal is a 400 in the OpenAI envelope with
 // `code: "invalid_request_error"`.
 
-import { asArray, asRecord, type Body, openAIError, type Rule, toolPairing } from './shared.ts'
+import { asArray, asRecord, type Body, isSet, openAIError, type Rule, toolPairing } from './shared.ts'
 
 /** The roles DeepSeek deserializes, in the order its error lists them (cc-switch#3281 logs, 2026-05). */
 const ROLES = ['system', 'user', 'assistant', 'tool', 'latest_reminder'] as const
@@ -13,17 +13,109 @@ function invalidRequest(message: string) {
   return openAIError(400, message, null, 'invalid_request_error')
 }
 
+/** A step of a path into a JSON body: a key or an index. */
+type Step = string | number
+
+/** `value` with the value at `path` replaced (copies along the path only; the body is never changed). */
+function replaced(value: unknown, path: readonly Step[], by: unknown): unknown {
+  const [step, ...rest] = path
+  if (step === undefined) return by
+  if (Array.isArray(value)) {
+    const copy = value.slice()
+    copy[Number(step)] = replaced(copy[Number(step)], rest, by)
+    return copy
+  }
+  const record = asRecord(value)
+  return { ...record, [step]: replaced(record[step], rest, by) }
+}
+
 /**
  * The 1-based column at which a JSON parser reading `body` as clients send it (compact JSON, keys in
- * their order) finishes the string at `messages[index].role`: the position serde names in its error.
+ * their order) finishes the value at `path`: the position serde names in its error.
  */
-export function roleColumn(body: Body, index: number): number {
-  const marker = '\u0000cachelab-role\u0000'
-  const messages = asArray(body.messages).slice()
-  const role = asRecord(messages[index]).role
-  messages[index] = { ...asRecord(messages[index]), role: marker }
-  const text = JSON.stringify({ ...body, messages })
-  return text.indexOf(JSON.stringify(marker)) + JSON.stringify(role).length
+export function fieldColumn(body: Body, path: readonly Step[]): number {
+  const marker = '\u0000cachelab-field\u0000'
+  let original: unknown = body
+  for (const step of path)
+    original = Array.isArray(original) ? original[Number(step)] : asRecord(original)[step]
+  const text = JSON.stringify(replaced(body, path, marker))
+  return text.indexOf(JSON.stringify(marker)) + (JSON.stringify(original) ?? '').length
+}
+
+/** The column of `messages[index].role` (see `fieldColumn`). */
+export const roleColumn = (body: Body, index: number): number =>
+  fieldColumn(body, ['messages', index, 'role'])
+
+/** A value as serde's "invalid type" errors show it: `integer \`5\``, `string "x"`, `sequence`, `map`. */
+function serdeUnexpected(value: unknown): string {
+  if (value === null) return 'null'
+  if (Array.isArray(value)) return 'sequence'
+  switch (typeof value) {
+    case 'string':
+      return `string ${JSON.stringify(value)}`
+    case 'boolean':
+      return `boolean \`${value}\``
+    case 'number':
+      return Number.isInteger(value) && Number.isSafeInteger(value)
+        ? `integer \`${value}\``
+        : `floating point \`${String(value).replace('e+', 'e')}\``
+    default:
+      return 'map'
+  }
+}
+
+/**
+ * A field the body does not deserialize: "Failed to deserialize the JSON body into the target type:
+ * <path>: invalid type: <value>, expected <type> at line 1 column N" — the prefix and the path are
+ * verbatim from DeepSeek's role refusal (rule 1); the middle is serde's standard wording for a value of
+ * the wrong type ("invalid type: string \"x\", expected a boolean"), assumed for these fields, as is
+ * the Rust type named (`u32` for `max_tokens`).
+ */
+function invalidType(body: Body, path: readonly Step[], shown: string, value: unknown, expected: string) {
+  return invalidRequest(
+    `Failed to deserialize the JSON body into the target type: ${shown}: invalid type: ${serdeUnexpected(value)}, expected ${expected} at line 1 column ${fieldColumn(body, path)}`,
+  )
+}
+
+/**
+ * `stream` a boolean, `max_tokens` an unsigned integer (a negative one is serde's "invalid value"), each
+ * message's role a string and its content a string or a list of parts. Ranges DeepSeek checks after
+ * deserializing ("Invalid max_tokens value, the valid range of max_tokens is [1, 8192]", we0-dev/we0#56,
+ * for V3) are left open: V4's bound has no stored source.
+ */
+export const fieldTypes: Rule = ({ body }) => {
+  if (isSet(body.stream) && typeof body.stream !== 'boolean')
+    return invalidType(body, ['stream'], 'stream', body.stream, 'a boolean')
+  const tokens = body.max_tokens
+  if (isSet(tokens)) {
+    if (typeof tokens === 'number' && Number.isSafeInteger(tokens) && tokens < 0)
+      return invalidRequest(
+        `Failed to deserialize the JSON body into the target type: max_tokens: invalid value: integer \`${tokens}\`, expected u32 at line 1 column ${fieldColumn(body, ['max_tokens'])}`,
+      )
+    if (typeof tokens !== 'number' || !Number.isSafeInteger(tokens))
+      return invalidType(body, ['max_tokens'], 'max_tokens', tokens, 'u32')
+  }
+  for (const [index, value] of asArray(body.messages).entries()) {
+    const message = asRecord(value)
+    if (message.role !== undefined && typeof message.role !== 'string')
+      return invalidType(
+        body,
+        ['messages', index, 'role'],
+        `messages[${index}].role`,
+        message.role,
+        'variant identifier',
+      )
+    const content = message.content
+    if (isSet(content) && typeof content !== 'string' && !Array.isArray(content))
+      return invalidType(
+        body,
+        ['messages', index, 'content'],
+        `messages[${index}].content`,
+        content,
+        'a string or an array',
+      )
+  }
+  return undefined
 }
 
 /**
@@ -85,4 +177,9 @@ export const reasoningPassedBack: Rule = ({ body, model }) => {
 }
 
 /** The rules of DeepSeek Chat Completions, in the order they are checked (deserialization first). */
-export const DEEPSEEK_RULES: readonly Rule[] = [knownRoles, toolMessagesPairWithCalls, reasoningPassedBack]
+export const DEEPSEEK_RULES: readonly Rule[] = [
+  fieldTypes,
+  knownRoles,
+  toolMessagesPairWithCalls,
+  reasoningPassedBack,
+]

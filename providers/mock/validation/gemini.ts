@@ -5,14 +5,83 @@
 // (notes/2026-11-30-gemini-wire.md, notes/2026-12-01-gemini-thought-signatures.md).
 
 import { geminiRejection } from '../../sim/gemini.ts'
-import { asArray, asRecord, type Body, type Rule } from './shared.ts'
+import type { SimulatorRejection } from '../../sim/types.ts'
+import { INT32_MAX } from './fields.ts'
+import { asArray, asRecord, type Body, isSet, type Rule } from './shared.ts'
 
-/** Every content's role is `user` or `model` (the prompt goes in `systemInstruction`, not a role). */
+/**
+ * A value the proto JSON parser cannot read as its field's type: "Invalid value at
+ * 'tools[0].function_declarations[1]…type' (type.googleapis.com/google.ai.generativelanguage.v1beta.Type),
+ * \"\"" is the API's verbatim form for an enum (agno-agi/agno#3298, zereight/gitlab-mcp#166); for scalar
+ * fields the proto type name (`TYPE_STRING`, `TYPE_INT32`) stands in the parentheses, assumed. The field
+ * path is the proto's (snake_case), the value as JSON.
+ */
+function invalidValue(path: string, protoType: string, value: unknown): SimulatorRejection {
+  const shown = typeof value === 'number' ? String(value) : JSON.stringify(value)
+  return geminiRejection(400, `Invalid value at '${path}' (${protoType}), ${shown}`)
+}
+
+/**
+ * Every content's role is `user` or `model` (the prompt goes in `systemInstruction`, not a role): "Please
+ * use a valid role: user, model." verbatim; a role that is not a string does not parse as one. Its
+ * `parts` are a list (the parser's wording for a message where a list was due, assumed).
+ */
 const knownRoles: Rule = ({ body }) => {
-  for (const content of asArray(body.contents)) {
-    const role = asRecord(content).role
+  for (const [index, value] of asArray(body.contents).entries()) {
+    const content = asRecord(value)
+    const role = content.role
+    if (role !== undefined && typeof role !== 'string')
+      return invalidValue(`contents[${index}].role`, 'TYPE_STRING', role)
     if (role !== undefined && role !== 'user' && role !== 'model')
       return geminiRejection(400, 'Please use a valid role: user, model.')
+    if (isSet(content.parts) && !Array.isArray(content.parts))
+      return invalidValue(
+        `contents[${index}].parts`,
+        'type.googleapis.com/google.ai.generativelanguage.v1beta.Part',
+        content.parts,
+      )
+  }
+  return undefined
+}
+
+/**
+ * A value outside a field's supported range, in the wording Vertex AI's Gemini endpoint gives ("Unable to
+ * submit request because it has a temperature value of 3 but the supported range is from 0 (inclusive) to
+ * 2.0001 (exclusive). Update the value and try again."); the Gemini API's own wording is not confirmed.
+ */
+function outOfRange(field: string, value: number, from: number, to: string): SimulatorRejection {
+  return geminiRejection(
+    400,
+    `Unable to submit request because it has a ${field} value of ${value} but the supported range is from ${from} (inclusive) to ${to} (exclusive). Update the value and try again.`,
+  )
+}
+
+/** The largest `maxOutputTokens` of the Gemini 2.5 and 3 models (65,536, models page). */
+const MAX_OUTPUT_TOKENS = 65_536
+
+/**
+ * `generationConfig`: `maxOutputTokens` an int32 (proto JSON takes a number or a numeric string) in
+ * 1–65,536, `temperature` in 0–2, `topP` in 0–1 (GenerationConfig reference). Proto JSON takes both the
+ * JSON name and the proto name of a field.
+ */
+const generationConfigRanges: Rule = ({ body }) => {
+  const config = asRecord(body.generationConfig ?? body.generation_config)
+  const tokens = config.maxOutputTokens ?? config.max_output_tokens
+  if (isSet(tokens)) {
+    const count = typeof tokens === 'string' && /^-?\d+$/.test(tokens) ? Number(tokens) : tokens
+    if (typeof count !== 'number' || !Number.isInteger(count) || Math.abs(count) > INT32_MAX)
+      return invalidValue('generation_config.max_output_tokens', 'TYPE_INT32', tokens)
+    if (count < 1 || count > MAX_OUTPUT_TOKENS)
+      return outOfRange('maxOutputTokens', count, 1, String(MAX_OUTPUT_TOKENS + 1))
+  }
+  for (const [field, proto, maximum] of [
+    ['temperature', 'temperature', 2],
+    ['topP', 'top_p', 1],
+  ] as const) {
+    const value = config[field] ?? config[proto]
+    if (!isSet(value)) continue
+    if (typeof value !== 'number') return invalidValue(`generation_config.${proto}`, 'TYPE_FLOAT', value)
+    if (value < 0 || value > maximum) return outOfRange(field, value, 0, `${maximum}.0001`)
   }
   return undefined
 }
@@ -116,6 +185,7 @@ const signedFunctionCalls: Rule = ({ body, model }) => {
 /** The rules of Gemini `generateContent`, in the order they are checked. */
 export const GEMINI_RULES: readonly Rule[] = [
   knownRoles,
+  generationConfigRanges,
   responsesMatchCalls,
   thinkingCanBeOff,
   signedFunctionCalls,

@@ -3,8 +3,65 @@
 // it does not hold. The state itself lives in ../responses-store.ts; its refusals are worded here.
 
 import type { SimulatorRejection } from '../../sim/types.ts'
-import { samplingOnReasoningModel } from './openai-chat.ts'
-import { asRecord, openAIError, type Rule } from './shared.ts'
+import {
+  contentIsTextOrParts,
+  integerInRange,
+  invalidType,
+  numberInRange,
+  roleInList,
+  samplingOnReasoningModel,
+  streamIsBoolean,
+} from './openai-chat.ts'
+import { asRecord, isSet, openAIError, type Rule } from './shared.ts'
+
+/** The roles of Responses input messages (API reference, `input`: EasyInputMessage). */
+const INPUT_ROLES = ['assistant', 'system', 'developer', 'user'] as const
+
+/**
+ * `input` is a string or an array of items, and a message item (one with a `role`, typed `message` or not
+ * typed) has a role the API knows and text or parts for content. Wordings: Chat Completions' templates
+ * (openai-chat.ts), assumed for these fields.
+ */
+export const inputFields: Rule = ({ body }) => {
+  const input = body.input
+  if (!isSet(input) || typeof input === 'string') return undefined
+  if (!Array.isArray(input)) return invalidType('input', 'one of a string or array of objects', input)
+  for (const [index, value] of input.entries()) {
+    const item = asRecord(value)
+    if (item.role === undefined || (item.type !== undefined && item.type !== 'message')) continue
+    const refusal =
+      roleInList(`input[${index}].role`, item.role, INPUT_ROLES) ??
+      contentIsTextOrParts(`input[${index}].content`, item.content)
+    if (refusal !== undefined) return refusal
+  }
+  return undefined
+}
+
+/**
+ * `max_output_tokens` is an integer ≥ 16 — verbatim, "Invalid 'max_output_tokens': integer below minimum
+ * value. Expected a value >= 16, but got 10 instead." (vectorize-io/hindsight#58, relayed from Azure's
+ * OpenAI) — and the sampling parameters are in their ranges as on Chat Completions.
+ */
+export const responsesParameterRanges: Rule = ({ body }) =>
+  integerInRange('max_output_tokens', body.max_output_tokens, 16) ??
+  numberInRange('temperature', body.temperature, 0, 2) ??
+  numberInRange('top_p', body.top_p, 0, 1)
+
+/**
+ * `tools` is an array, and a function tool (Responses puts its name at the top of the tool) has a name:
+ * "Missing required parameter: 'tools[0].name'." (the API's missing-field template, assumed here).
+ */
+export const responsesToolsShape: Rule = ({ body }) => {
+  if (!isSet(body.tools)) return undefined
+  if (!Array.isArray(body.tools)) return invalidType('tools', 'an array', body.tools)
+  for (const [index, value] of body.tools.entries()) {
+    const tool = asRecord(value)
+    if (tool.type !== 'function' || typeof tool.name === 'string') continue
+    const param = `tools[${index}].name`
+    return openAIError(400, `Missing required parameter: '${param}'.`, param, 'missing_required_parameter')
+  }
+  return undefined
+}
 
 /**
  * An unknown or unstored `previous_response_id`: a 400 with its own code. Wording, param and code from
@@ -33,5 +90,9 @@ export function itemNotFound(id: string, storeOff: boolean): SimulatorRejection 
 
 /** The rules of Responses checked before its state is read, in order. */
 export const OPENAI_RESPONSES_RULES: readonly Rule[] = [
+  inputFields,
+  streamIsBoolean,
+  responsesParameterRanges,
+  responsesToolsShape,
   samplingOnReasoningModel((body) => asRecord(body.reasoning).effort),
 ]
