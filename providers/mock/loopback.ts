@@ -474,7 +474,7 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
       } catch (error) {
         if (!shutdown.signal.aborted) throw error
         // Shutdown cut a request the provider had not yet answered: recorded as refused, as a later one is.
-        response = jsonResponse(503, apiError(vendor, 'overloaded_error', 'cachelab serve is shutting down'))
+        response = errorResponse(vendor, 503, 'cachelab serve is shutting down')
       }
     }
     const chunks: Uint8Array[] = []
