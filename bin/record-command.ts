@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { constants } from 'node:os'
-import { isAbsolute, join, relative, resolve } from 'node:path'
+import { basename, isAbsolute, join, relative, resolve } from 'node:path'
 import { CachelabError } from '../harness/errors.ts'
 import { compatibleProviders } from '../providers/compatible.ts'
 import { ENV_NAMES, SIMULATED_KEY } from '../providers/endpoints.ts'
@@ -120,7 +120,7 @@ export async function recordCommand(argv: string[]): Promise<number> {
   }
   const ended = outcome?.signal != null ? `was ended by ${outcome.signal}` : `exited ${outcome?.code ?? 0}`
   process.stdout.write(
-    `cachelab record: ${program} ${ended}; ${requests} ${requests === 1 ? 'request' : 'requests'} captured in ${conversations} ${conversations === 1 ? 'conversation' : 'conversations'}; report ${shown(join(outDir, 'report.html'))}; gate: ${verdict}\n`,
+    `cachelab record: ${basename(program)} ${ended}; ${requests} ${requests === 1 ? 'request' : 'requests'} captured in ${conversations} ${conversations === 1 ? 'conversation' : 'conversations'}; report ${shown(join(outDir, 'report.html'))}; gate: ${verdict}\n`,
   )
   return exitCode !== 0 ? exitCode : gateCode
 }
