@@ -11,6 +11,7 @@ import { checkCommand } from './check-command.ts'
 import { compareCommand } from './compare-command.ts'
 import { importCommand } from './import-command.ts'
 import { listCommand } from './list-command.ts'
+import { recordCommand } from './record-command.ts'
 import { reportCommand } from './report-command.ts'
 import { runCommand } from './run-command.ts'
 import { serveCommand } from './serve-command.ts'
@@ -48,6 +49,12 @@ const USAGE = `usage: cachelab <command> [options]
             --replies scripts what the simulated model answers per session, turn and step;
             --memory-budget bounds the caches (default 384 MiB); --max-body refuses larger
             bodies with a 413 (default 32m); GET /cachelab/health reports load and memory
+  record    [--out DIR] [--baseline DIR [--tolerance PP]] [--upstream sim|live] [--replies FILE]
+            [--faults FILE] [--lenient] [--record-bodies] [--log FILE.jsonl] -- COMMAND [ARGS…]
+            serve around any test run: the command runs with every vendor's *_BASE_URL pointing at a
+            serve on a free loopback port, recorded into DIR/capture (default
+            reports/out/record-<timestamp>) and reported into DIR; --baseline gates it as check does.
+            Exit: the command's code when non-zero, else 1 on a regression, else 0
   report    CAPTURE_DIR [--out DIR] [--scenario NAME] [--otlp-file FILE] [--otlp-endpoint URL] …
             a capture as steps.csv, summary.csv, breaks.csv and report.html (default: in CAPTURE_DIR)
   import    [FILE|DIR...] [--agent NAME,…] [--since DATE] [--until DATE]
@@ -102,6 +109,8 @@ export async function main(argv: string[]): Promise<number> {
         return await calibrateCommand(rest)
       case 'report':
         return await reportCommand(rest)
+      case 'record':
+        return await recordCommand(rest)
       case 'validate':
         return validateCommand(rest)
       case undefined:
@@ -136,6 +145,11 @@ function loadCatalog(argv: readonly string[], env: NodeJS.ProcessEnv): string[] 
   let file: string | undefined
   for (let index = 0; index < argv.length; index += 1) {
     const argument = argv[index] as string
+    // After `--` the arguments are another command's (cachelab record): none of them is ours.
+    if (argument === '--') {
+      rest.push(...argv.slice(index))
+      break
+    }
     if (argument === '--catalog' || argument.startsWith('--catalog=')) {
       if (argument === '--catalog') index += 1
       const value = argument === '--catalog' ? argv[index] : argument.slice('--catalog='.length)

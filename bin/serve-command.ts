@@ -18,6 +18,7 @@ import type { FaultRule } from '../providers/mock/faults.ts'
 import {
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_SHUTDOWN_GRACE_MS,
+  type LoopbackServer,
   loopbackRoutes,
   startLoopback,
 } from '../providers/mock/loopback.ts'
@@ -28,7 +29,19 @@ import { CacheSimulators } from '../providers/sim/index.ts'
 import { parse } from './args.ts'
 import { openJsonlSink } from './jsonl-sink.ts'
 
-export async function serveCommand(argv: string[], signal?: AbortSignal): Promise<number> {
+/** `serve` inside another command (`cachelab record`): where its banner goes and when it stops. */
+export interface ServeEmbedding {
+  /** Writes the banner (stdout when absent). */
+  print?: (text: string) => void
+  /** Runs once serve listens; serve stops when it settles, instead of at SIGINT or SIGTERM. */
+  hold: (server: LoopbackServer, capture: CaptureWriter | undefined) => Promise<void>
+}
+
+export async function serveCommand(
+  argv: string[],
+  signal?: AbortSignal,
+  embedding?: ServeEmbedding,
+): Promise<number> {
   const { values } = parse(argv, {
     port: { type: 'string' },
     host: { type: 'string' },
@@ -125,6 +138,7 @@ export async function serveCommand(argv: string[], signal?: AbortSignal): Promis
     keepAnswers: upstream === 'live',
     ...(writer !== undefined ? { sink: (exchange) => writer.write(exchange) } : {}),
   })
+  // A start that fails (the port is busy) leaves no capture behind to refuse the next try.
   const server = await startLoopback({
     capture,
     ...(replay !== undefined
@@ -149,10 +163,22 @@ export async function serveCommand(argv: string[], signal?: AbortSignal): Promis
       process.stderr.write(
         `cachelab serve: ${model} is not in the catalog: simulated as ${standIn} (its cache rules and prices)\n`,
       ),
+  }).catch((error: unknown) => {
+    writer?.discard()
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'EADDRINUSE')
+      throw new CachelabError(
+        'usage',
+        `port ${port} on ${host} is in use: choose another --port (0: any free one)`,
+      )
+    if (code === 'EADDRNOTAVAIL')
+      throw new CachelabError('usage', `--host ${host} is not an address of this machine`)
+    throw error
   })
   const loop = liveBaseURLs === undefined ? undefined : selfUpstream(liveBaseURLs, new URL(server.url).port)
   if (loop !== undefined) {
     await server.close()
+    writer?.discard()
     throw new CachelabError(
       'usage',
       `${loop} points at this server: --upstream live would proxy to itself (unset it in serve's environment, or point it at the provider)`,
@@ -162,7 +188,8 @@ export async function serveCommand(argv: string[], signal?: AbortSignal): Promis
     process.stderr.write(
       `cachelab serve: warning: listening on ${host} (--expose): reachable from other machines, with no authentication${upstream === 'live' ? '; every caller is relayed to the provider APIs' : ''}\n`,
     )
-  process.stdout.write(
+  const print = embedding?.print ?? ((text: string) => process.stdout.write(text))
+  print(
     [
       `cachelab serve (${upstream}${values.lenient === true ? ', lenient' : ''}) listening on ${server.url}`,
       `  OPENAI_BASE_URL=${server.baseURLs.openai}`,
@@ -199,7 +226,27 @@ export async function serveCommand(argv: string[], signal?: AbortSignal): Promis
       '',
     ].join('\n'),
   )
-  await new Promise<void>((resolve) => {
+  try {
+    await (embedding === undefined ? untilStopped(signal) : embedding.hold(server, writer))
+  } finally {
+    // Graceful: requests in flight finish and are recorded and logged (both are written as each request
+    // ends, so nothing is left to flush once they have); new ones are refused meanwhile. One still running
+    // after the grace period is cut, and recorded and logged as cut by shutdown before close resolves.
+    const inFlight = server.health().requests.inFlight
+    if (inFlight > 0)
+      process.stderr.write(
+        `cachelab serve: finishing ${inFlight} requests in flight before stopping (up to ${DEFAULT_SHUTDOWN_GRACE_MS / 1000} s; then each is cut and recorded as cut by shutdown)\n`,
+      )
+    await server.close()
+    if (log !== undefined && log.lost > 0)
+      process.stderr.write(`cachelab serve: ${log.lost} log records could not be written to ${log.path}\n`)
+  }
+  return 0
+}
+
+/** Resolves at SIGINT, SIGTERM or the abort of `signal`. */
+function untilStopped(signal: AbortSignal | undefined): Promise<void> {
+  return new Promise<void>((resolve) => {
     const stop = () => {
       process.off('SIGINT', stop)
       process.off('SIGTERM', stop)
@@ -209,18 +256,6 @@ export async function serveCommand(argv: string[], signal?: AbortSignal): Promis
     process.once('SIGTERM', stop)
     signal?.addEventListener('abort', stop, { once: true })
   })
-  // Graceful: requests in flight finish and are recorded and logged (both are written as each request
-  // ends, so nothing is left to flush once they have); new ones are refused meanwhile. One still running
-  // after the grace period is cut, and recorded and logged as cut by shutdown before close resolves.
-  const inFlight = server.health().requests.inFlight
-  if (inFlight > 0)
-    process.stderr.write(
-      `cachelab serve: finishing ${inFlight} requests in flight before stopping (up to ${DEFAULT_SHUTDOWN_GRACE_MS / 1000} s; then each is cut and recorded as cut by shutdown)\n`,
-    )
-  await server.close()
-  if (log !== undefined && log.lost > 0)
-    process.stderr.write(`cachelab serve: ${log.lost} log records could not be written to ${log.path}\n`)
-  return 0
 }
 
 const VENDORS: readonly BuiltInVendor[] = ['openai', 'anthropic', 'deepseek', 'gemini']

@@ -3,8 +3,16 @@
 // same file (the segments and items it shares are counted, not repeated), so a long conversation's file
 // grows with what each request added, not with its whole prompt. Headers are never recorded.
 
-import { appendFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import {
+  appendFileSync,
+  existsSync,
+  readdirSync,
+  readFileSync,
+  rmdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
 import { makeDirectories } from '../../harness/directories.ts'
 import { CachelabError } from '../../harness/errors.ts'
 import { CONVERSATION_KINDS, type ConversationKind } from './agents/types.ts'
@@ -124,11 +132,19 @@ export class CaptureWriter {
   private readonly onError: (error: Error) => void
   private readonly last = new Map<string, RequestDigest>()
   private readonly failures = new Set<string>()
+  /** The folders `open` made, innermost first: what `discard` may remove again. */
+  private readonly made: readonly string[]
 
-  private constructor(dir: string, manifest: CaptureManifest, onError: (error: Error) => void) {
+  private constructor(
+    dir: string,
+    manifest: CaptureManifest,
+    onError: (error: Error) => void,
+    made: readonly string[],
+  ) {
     this.dir = dir
     this.manifest = manifest
     this.onError = onError
+    this.made = made
   }
 
   /**
@@ -147,13 +163,30 @@ export class CaptureWriter {
         `--record ${dir} already holds a capture (capture.json): choose a new directory`,
       )
     const full: CaptureManifest = { format: CAPTURE_FORMAT, version: CAPTURE_VERSION, ...manifest }
+    const made = missingFolders(join(dir, 'sessions'))
     try {
       makeDirectories(join(dir, 'sessions'))
       writeFileSync(file, `${JSON.stringify(full, null, 2)}\n`)
     } catch (error) {
       throw new CachelabError('usage', `--record ${dir} is not writable: ${(error as Error).message}`)
     }
-    return new CaptureWriter(dir, full, onError)
+    return new CaptureWriter(dir, full, onError, made)
+  }
+
+  /**
+   * Undo `open` when serving never began (the port was busy): capture.json goes, and so do the folders
+   * `open` made if they are still empty, so the next try with the same `--record DIR` is not refused.
+   */
+  discard(): void {
+    rmSync(join(this.dir, 'capture.json'), { force: true })
+    for (const folder of this.made) {
+      try {
+        rmdirSync(folder)
+      } catch {
+        // Not empty (someone wrote there meanwhile) or already gone: left as it is.
+        return
+      }
+    }
   }
 
   /** Append an exchange to its session's file; a failure is reported once per distinct message. */
@@ -172,6 +205,16 @@ export class CaptureWriter {
       this.last.delete(exchange.conversation)
     }
   }
+}
+
+/** The folders of `dir` and its parents that do not exist yet, innermost first. */
+function missingFolders(dir: string): string[] {
+  const missing: string[] = []
+  for (let at = resolve(dir); !existsSync(at); at = dirname(at)) {
+    missing.push(at)
+    if (dirname(at) === at) break
+  }
+  return missing
 }
 
 /** A capture read back: its manifest and, per session file, the exchanges in file order. */
