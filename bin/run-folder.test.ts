@@ -225,12 +225,9 @@ describe('a run folder on disk', () => {
       lockFileOf(dir),
       `${JSON.stringify({ pid: dead, token: 'gone', writer: 'run', started: '2026-12-01T00:00:00Z' })}\n`,
     )
-    const left = join(parent, `${buildPrefixOf(dir)}${dead}-0000`)
+    // Killed right after making its build folder, before writing anything into it.
+    const left = join(parent, `${buildPrefixOf(dir)}${dead}-0123abcd`)
     mkdirSync(left)
-    writeFileSync(
-      join(left, MANIFEST_FILE),
-      manifestText({ format: 'cachelab-run-folder', version: 1, writer: 'run', state: 'writing', files: [] }),
-    )
     // A folder of someone else's that merely shares the prefix is no build folder: it stays.
     const alike = join(parent, `${buildPrefixOf(dir)}mine`)
     mkdirSync(alike)

@@ -20,7 +20,7 @@ import {
 import { basename, dirname, join, resolve } from 'node:path'
 import { makeDirectories } from '../harness/directories.ts'
 import { CachelabError } from '../harness/errors.ts'
-import { FolderLock } from './folder-lock.ts'
+import { FolderLock, processAlive } from './folder-lock.ts'
 
 /** The manifest's file name, in the folder it describes. */
 export const MANIFEST_FILE = '.cachelab-manifest.json'
@@ -406,22 +406,21 @@ function requireFolderOrAbsent(dir: string): void {
 }
 
 /**
- * Build folders of `dir` left by a writer that was killed: called under the lock, so none is in use.
- * Only cachelab's own (the name, and a manifest of ours inside) are removed.
+ * Build folders of `dir` left by a writer that was killed (at any moment, even before its manifest was
+ * written): called under the lock, so none is in use. Only names cachelab makes, `<prefix><pid>-<8 hex>`,
+ * of a process that is gone (or this one), are removed.
  */
 function removeAbandonedBuilds(dir: string): void {
   const parent = dirname(dir)
   const prefix = buildPrefixOf(dir)
   for (const name of readdirSync(parent)) {
     if (!name.startsWith(prefix)) continue
+    const match = /^(\d+)-[0-9a-f]{8}$/.exec(name.slice(prefix.length))
+    if (match === null) continue
+    const pid = Number(match[1])
+    if (pid !== process.pid && processAlive(pid)) continue
     const path = join(parent, name)
-    try {
-      if (!lstatSync(path).isDirectory()) continue
-      readManifest(path)
-    } catch {
-      continue
-    }
-    if (exists(join(path, MANIFEST_FILE))) rmSync(path, { recursive: true, force: true })
+    if (lstatSync(path).isDirectory()) rmSync(path, { recursive: true, force: true })
   }
 }
 
