@@ -27,7 +27,7 @@ import { countText, percentText } from '../reports/text-table.ts'
 import { parse } from './args.ts'
 import { captureUsage, keyedRunUsage, sourceOf } from './calibrate-sources.ts'
 import { transcriptFiles } from './import.ts'
-import { timestamp } from './run.ts'
+import { runStamp } from './run.ts'
 import { RunFolder } from './run-folder.ts'
 
 /** The `calibration.csv` columns, in order. */
@@ -334,12 +334,17 @@ export async function calibrateCommand(argv: string[]): Promise<number> {
     format: format as TranscriptFormat | 'auto',
     lenient: values.lenient === true,
   })
-  const outDir = resolve(values.out ?? join('reports', 'out', `calibrate-${timestamp()}`))
+  const outDir = resolve(values.out ?? join('reports', 'out', `calibrate-${runStamp()}`))
   const written = ['calibration.csv', 'calibration-models.csv']
   const folder = RunFolder.replace(outDir, { writer: 'calibrate', files: written })
-  folder.write('calibration.csv', stringify([[...STEP_COLUMNS], ...stepRecords(result.models)]))
-  folder.write('calibration-models.csv', stringify([[...MODEL_COLUMNS], ...modelRecords(result.models)]))
-  folder.complete()
+  try {
+    folder.write('calibration.csv', stringify([[...STEP_COLUMNS], ...stepRecords(result.models)]))
+    folder.write('calibration-models.csv', stringify([[...MODEL_COLUMNS], ...modelRecords(result.models)]))
+    folder.complete()
+  } catch (error) {
+    folder.abandon()
+    throw error
+  }
   const lines = calibrationText(result.models)
   if (result.problems.length > 0) lines.push(`${result.problems.length} lines skipped (--lenient)`)
   lines.push(

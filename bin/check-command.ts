@@ -130,10 +130,15 @@ function updateBaseline(
     writer: 'check --update',
     files: ['summary.csv', 'breaks.csv', 'claims.csv'],
   })
-  folder.write('summary.csv', summaryCsv(run.summary))
-  folder.write('breaks.csv', breaksCsv(run.breaks ?? []))
-  folder.write('claims.csv', claimsCsv(claims))
-  folder.complete()
+  try {
+    folder.write('summary.csv', summaryCsv(run.summary))
+    folder.write('breaks.csv', breaksCsv(run.breaks ?? []))
+    folder.write('claims.csv', claimsCsv(claims))
+    folder.complete()
+  } catch (error) {
+    folder.abandon()
+    throw error
+  }
   process.stdout.write(`updated ${baselineDir}/{summary.csv,breaks.csv,claims.csv} from ${runDir}\n`)
   return 0
 }

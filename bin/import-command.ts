@@ -46,7 +46,7 @@ import { parse } from './args.ts'
 import { type ImportOptions, type ImportResult, importTranscripts } from './import.ts'
 import { policyFiles, policyOption, policyText, requireDshLog } from './import-policy.ts'
 import { exportForCommand, exportLine, OTEL_FLAGS, otelExport } from './otel-option.ts'
-import { timestamp, writeRunFiles } from './run.ts'
+import { runStamp, writeRunFiles } from './run.ts'
 
 /** The `rewrites.csv` columns, in order. */
 export const REWRITE_COLUMNS = [
@@ -332,7 +332,7 @@ export async function importCommand(
   } satisfies ImportOptions)
   if (policy !== undefined) requireDshLog(result.files.map((file) => file.format))
   const rows = result.entries.map((entry) => entry.row)
-  const outDir = resolve(values.out ?? join('reports', 'out', `import-${timestamp()}`))
+  const outDir = resolve(values.out ?? join('reports', 'out', `import-${runStamp()}`))
   const table = rewritesTable(result.entries)
   const files: Record<string, string> = { 'rewrites.csv': rewritesCsv(table) }
   const sessions = tally?.result()

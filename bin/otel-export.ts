@@ -2,6 +2,7 @@
 // and sent to an OTLP/HTTP endpoint through the official exporter. `run`, `report` and `import` call
 // `exportRows` after their own files are written; an endpoint that fails is reported, never thrown.
 
+import { randomBytes } from 'node:crypto'
 import { writeFileSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import type { HrTime } from '@opentelemetry/api'
@@ -31,6 +32,11 @@ export interface OtelExportOptions {
   timeoutMs?: number
   /** Extra request headers (authorization); `OTEL_EXPORTER_OTLP_HEADERS` is read by the exporter too. */
   headers?: Record<string, string>
+  /**
+   * Mixed into the trace ids, so this export's traces are its own (two runs of one scenario never share
+   * one); a random value per call when absent. Give one to write the same ids again.
+   */
+  nonce?: string
 }
 
 /** What an export did. */
@@ -65,6 +71,7 @@ export async function exportRows(
   const spans = spansOf(rows, {
     names: options.names ?? 'genai',
     epochMs: options.epochMs ?? FIXED_EPOCH_MS,
+    nonce: options.nonce ?? randomBytes(8).toString('hex'),
   })
   const file = options.file === undefined ? undefined : resolve(options.file)
   if (file !== undefined) writeSpans(file, spans)

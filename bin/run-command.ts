@@ -12,7 +12,7 @@ import { breaksDigest, summaryTable, wantsColour } from '../reports/table.ts'
 import type { ClaimResult } from '../reports/types.ts'
 import { listOption, parse, providersOption } from './args.ts'
 import { exportForCommand, exportLine, OTEL_FLAGS, otelExport } from './otel-option.ts'
-import { notApplicableLine, run, timestamp } from './run.ts'
+import { notApplicableLine, run, runStamp } from './run.ts'
 import { replaceSymlink } from './run-folder.ts'
 import { PROGRESS_INTERVAL_MS, ProgressReporter } from './run-progress.ts'
 import { chosenScenarios, knownScenarios } from './scenarios-option.ts'
@@ -45,7 +45,7 @@ export async function runCommand(argv: string[]): Promise<number> {
   const otel = otelExport(values, live ? Date.now() : FIXED_EPOCH_MS)
   const env: Record<string, string | undefined> = { ...process.env }
   if (live) loadDotenv({ processEnv: env as Record<string, string>, quiet: true })
-  const outDir = resolve(values.out ?? join(OUT_ROOT, timestamp()))
+  const outDir = resolve(values.out ?? join(OUT_ROOT, runStamp()))
   const jobs = values.jobs === undefined ? undefined : requireJobs(Number(values.jobs), values.jobs)
   const progress = new ProgressReporter(
     process.stderr.isTTY === true && process.env.CI === undefined

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process'
 import {
   existsSync,
   lstatSync,
@@ -10,9 +11,12 @@ import {
   writeFileSync,
 } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { basename, join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { CachelabError } from '../harness/errors.ts'
+import { lockFileOf, processAlive } from './folder-lock.ts'
 import {
+  buildPrefixOf,
   folderState,
   foreignCollisions,
   MANIFEST_FILE,
@@ -21,11 +25,13 @@ import {
   RunFolder,
   readManifest,
   replaceSymlink,
+  requireCompleteRun,
   unsafePathProblem,
 } from './run-folder.ts'
 import { runCli } from './testing.ts'
 
 const temp = (prefix = 'cachelab-folder-') => mkdtempSync(join(tmpdir(), prefix))
+const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 
 /** Every file under `dir` with its content, paths relative to it. */
 function contents(dir: string): Record<string, string> {
@@ -147,12 +153,88 @@ describe('a run folder on disk', () => {
     expect(contents(dir)).toEqual(foreign)
   })
 
-  it('stays marked as writing until complete, so an interrupted write is recognisable', () => {
-    const dir = temp()
-    const folder = RunFolder.replace(dir, { writer: 'run', files: ['steps.csv', 'summary.csv'] })
+  it('builds beside the folder: until complete, the previous run stays whole and check still accepts it', async () => {
+    const parent = temp()
+    const dir = join(parent, 'run')
+    const first = RunFolder.replace(dir, { writer: 'run', files: ['steps.csv', 'summary.csv'] })
+    first.write('steps.csv', 'first')
+    first.write('summary.csv', 'first')
+    // A fresh folder appears only once complete, whole, by one rename.
+    expect(existsSync(dir)).toBe(false)
+    first.complete()
+    const before = contents(dir)
+    const second = RunFolder.replace(dir, { writer: 'run', files: ['steps.csv', 'sessions/b.jsonl'] })
+    second.write('steps.csv', 'second')
+    writeFileSync(second.path('sessions/b.jsonl'), 'streamed')
+    expect(contents(dir)).toEqual(before)
+    expect(() => requireCompleteRun(dir, 'run')).not.toThrow()
+    expect(second.buildDir.startsWith(join(parent, buildPrefixOf(dir)))).toBe(true)
+    expect(readManifest(second.buildDir)?.state).toBe('writing')
+    second.complete()
+    const { [MANIFEST_FILE]: _, ...files } = contents(dir)
+    expect(files).toEqual({ 'steps.csv': 'second', 'sessions/b.jsonl': 'streamed' })
+    expect(readManifest(dir)).toMatchObject({ state: 'complete', files: ['sessions/b.jsonl', 'steps.csv'] })
+    // Nothing is left beside it: no build folder, no lock.
+    expect(readdirSync(parent)).toEqual(['run'])
+  })
+
+  it('leaves the previous run, and nothing beside it, when a run is given up midway', () => {
+    const parent = temp()
+    const dir = join(parent, 'run')
+    const first = RunFolder.replace(dir, { writer: 'run', files: ['steps.csv'] })
+    first.write('steps.csv', 'first')
+    first.complete()
+    const before = contents(dir)
+    const second = RunFolder.replace(dir, { writer: 'run', files: ['steps.csv'] })
+    second.write('steps.csv', 'half')
+    second.abandon()
+    expect(contents(dir)).toEqual(before)
+    expect(readdirSync(parent)).toEqual(['run'])
+    // The folder is free again: the next run takes it.
+    RunFolder.replace(dir, { writer: 'run', files: ['steps.csv'] }).complete()
+  })
+
+  it('refuses a second writer while the first holds the folder, naming its pid, and lets it in after', () => {
+    const parent = temp()
+    const dir = join(parent, 'run')
+    const first = RunFolder.replace(dir, { writer: 'run', files: ['steps.csv'] })
+    const second = () => RunFolder.replace(dir, { writer: 'import', files: ['steps.csv'] })
+    expect(second).toThrow(
+      new RegExp(
+        `^${literal(dir)} is being written by another cachelab run \\(pid ${process.pid}, since [^;]+; lock ${literal(lockFileOf(dir))}\\): wait for it to finish or write elsewhere$`,
+      ),
+    )
+    try {
+      second()
+    } catch (error) {
+      expect(error).toBeInstanceOf(CachelabError)
+      expect((error as CachelabError).kind).toBe('usage')
+    }
+    first.write('steps.csv', 'first')
+    first.complete()
+    second().complete()
+    expect(readManifest(dir)?.writer).toBe('import')
+  })
+
+  it('takes over a lock whose process is gone, and clears the build folder it left', () => {
+    const parent = temp()
+    const dir = join(parent, 'run')
+    const dead = spawnSync(process.execPath, ['-e', '']).pid
+    expect(processAlive(dead)).toBe(false)
+    writeFileSync(
+      lockFileOf(dir),
+      `${JSON.stringify({ pid: dead, token: 'gone', writer: 'run', started: '2026-12-01T00:00:00Z' })}\n`,
+    )
+    // Killed right after making its build folder, before writing anything into it.
+    const left = join(parent, `${buildPrefixOf(dir)}${dead}-0123abcd`)
+    mkdirSync(left)
+    // A folder of someone else's that merely shares the prefix is no build folder: it stays.
+    const alike = join(parent, `${buildPrefixOf(dir)}mine`)
+    mkdirSync(alike)
+    const folder = RunFolder.replace(dir, { writer: 'run', files: ['steps.csv'] })
     folder.write('steps.csv', 'x')
-    expect(readManifest(dir)?.state).toBe('writing')
-    expect(readdirSync(dir).filter((name) => name.includes('cachelab-tmp'))).toEqual([])
+    folder.complete()
+    expect(readdirSync(parent).sort()).toEqual([basename(alike), 'run'].sort())
   })
 
   it('updates only the named files, keeping the rest and their ownership (a baseline refresh)', () => {

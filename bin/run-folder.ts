@@ -1,12 +1,26 @@
-// A run folder's ownership and completeness. cachelab lists every file it is about to write in
-// `DIR/.cachelab-manifest.json` before writing it, deletes or replaces only files listed there, writes
-// each through a temp file and a rename, and marks the folder complete last: a foreign file is never
-// lost, and an interrupted run is recognisable (notes/2026-11-30-output-safety.md).
+// A run folder's ownership and completeness. cachelab lists every file it writes in
+// `DIR/.cachelab-manifest.json`, deletes or replaces only files listed there, builds a new run in a
+// folder beside DIR and swaps it in only once complete, one writer at a time: a foreign file is never
+// lost, and an interrupted run leaves the previous one whole (notes/2026-11-30-output-safety.md,
+// notes/2026-12-02-run-folders.md).
 
-import { lstatSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
-import { dirname, join } from 'node:path'
+import { randomBytes } from 'node:crypto'
+import {
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmdirSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
+import { basename, dirname, join, resolve } from 'node:path'
 import { makeDirectories } from '../harness/directories.ts'
 import { CachelabError } from '../harness/errors.ts'
+import { FolderLock, processAlive } from './folder-lock.ts'
 
 /** The manifest's file name, in the folder it describes. */
 export const MANIFEST_FILE = '.cachelab-manifest.json'
@@ -193,64 +207,79 @@ export interface OpenRunFolder {
 }
 
 /**
- * A folder being written. `replace` starts a fresh run there (the previous run's files go, nobody
- * else's); `update` replaces only the named files (a baseline refresh). Either way the folder is marked
- * `writing` until `complete`.
+ * A folder being written. The files go into a build folder beside it (same parent, so renames are
+ * atomic) while the folder itself keeps its previous run, readable and complete; `complete` swaps them
+ * in. `replace` starts a fresh run (the previous run's files go, nobody else's); `update` replaces only
+ * the named files (a baseline refresh). One writer at a time: a lock file beside the folder.
  */
 export class RunFolder {
+  /** The folder the run is for. */
   readonly dir: string
+  /** Where the files are written until `complete` (a hidden sibling of `dir`). */
+  readonly buildDir: string
   private readonly writer: string
+  private readonly mode: 'replace' | 'update'
   private readonly files: Set<string>
+  private readonly lock: FolderLock
 
-  private constructor(dir: string, writer: string, files: Iterable<string>) {
+  private constructor(
+    dir: string,
+    buildDir: string,
+    options: OpenRunFolder,
+    mode: 'replace' | 'update',
+    lock: FolderLock,
+  ) {
     this.dir = dir
-    this.writer = writer
-    this.files = new Set(files)
+    this.buildDir = buildDir
+    this.writer = options.writer
+    this.mode = mode
+    this.files = new Set(options.files)
+    this.lock = lock
   }
 
   /**
-   * Open `dir` for a new run. Refuses (usage error, nothing touched) when a planned file exists and no
-   * manifest lists it; deletes only the files the previous manifest lists.
+   * Open `dir` for a new run. Refuses (usage error, nothing in `dir` touched) when a planned file exists
+   * and no manifest lists it, or when another cachelab is writing `dir`; at `complete`, deletes only the
+   * files the previous manifest lists.
    */
   static replace(dir: string, options: OpenRunFolder): RunFolder {
-    requireSafe(options.files)
-    const previous = readManifest(dir)
-    const owned = previous?.files ?? []
-    const foreign = foreignCollisions(options.files, owned, (name) => exists(join(dir, name)))
-    if (foreign.length > 0)
-      throw new CachelabError(
-        'usage',
-        `${dir} already holds ${foreign.slice(0, 3).join(', ')}${foreign.length > 3 ? ` (and ${foreign.length - 3} more)` : ''} not written by cachelab (no ${MANIFEST_FILE} lists ${foreign.length === 1 ? 'it' : 'them'}): move ${foreign.length === 1 ? 'it' : 'them'} away or write elsewhere`,
-      )
-    makeDirectories(dir)
-    // Marked `writing` with the old files still listed first: a crash while deleting leaves them owned.
-    const folder = new RunFolder(dir, options.writer, options.files)
-    folder.writeManifest('writing', [...owned, ...options.files])
-    for (const name of owned) {
-      rmSync(join(dir, name), { force: true })
-      rmSync(tempOf(join(dir, name)), { force: true })
-    }
-    folder.writeManifest('writing', options.files)
-    folder.makeParents()
-    return folder
+    return RunFolder.open(dir, options, 'replace')
   }
 
   /** Open `dir` to replace the named files only; every other file stays, its ownership too. */
   static update(dir: string, options: OpenRunFolder): RunFolder {
-    requireSafe(options.files)
-    const previous = readManifest(dir)
-    makeDirectories(dir)
-    const folder = new RunFolder(dir, options.writer, [...(previous?.files ?? []), ...options.files])
-    folder.writeManifest('writing', folder.files)
-    folder.makeParents()
-    return folder
+    return RunFolder.open(dir, options, 'update')
   }
 
-  /** The absolute path of a planned file, for writers that stream into it (session logs). */
+  private static open(target: string, options: OpenRunFolder, mode: 'replace' | 'update'): RunFolder {
+    requireSafe(options.files)
+    const dir = resolve(target)
+    requireFolderOrAbsent(dir)
+    makeDirectories(dirname(dir))
+    const lock = FolderLock.acquire(dir, options.writer)
+    try {
+      if (mode === 'replace') refuseForeign(dir, options.files)
+      removeAbandonedBuilds(dir)
+      const buildDir = join(
+        dirname(dir),
+        `${buildPrefixOf(dir)}${process.pid}-${randomBytes(4).toString('hex')}`,
+      )
+      mkdirSync(buildDir)
+      const folder = new RunFolder(dir, buildDir, options, mode, lock)
+      folder.writeManifest(buildDir, 'writing', folder.files)
+      folder.makeParents()
+      return folder
+    } catch (error) {
+      lock.release()
+      throw error
+    }
+  }
+
+  /** The absolute path of a planned file, for writers that stream into it (session logs): in the build folder. */
   path(name: string): string {
     if (!this.files.has(name))
       throw new CachelabError('invariant', `${name} was not planned in ${this.dir}'s manifest`)
-    return join(this.dir, name)
+    return join(this.buildDir, name)
   }
 
   /** Write a planned file atomically. */
@@ -258,17 +287,82 @@ export class RunFolder {
     writeFileAtomic(this.path(name), content)
   }
 
-  /** Mark the folder complete: every planned file that exists is listed, and the marker set. */
+  /**
+   * Swap the finished files in and mark the folder complete: a folder that did not exist (or was empty)
+   * becomes the build folder by one rename; otherwise each file is renamed over its old self under a
+   * `writing` manifest, the previous run's other files are deleted (replace) and the manifest completed.
+   */
   complete(): void {
-    this.writeManifest(
-      'complete',
-      [...this.files].filter((name) => exists(join(this.dir, name))),
-    )
+    try {
+      if (!this.lock.holds())
+        throw new CachelabError(
+          'usage',
+          `${this.dir}: the lock ${this.lock.file} was taken over by another cachelab while this one wrote; this run's files were not kept`,
+        )
+      const written = [...this.files].filter((name) => exists(join(this.buildDir, name)))
+      if (!this.swapWhole(written)) this.swapFiles(written)
+    } catch (error) {
+      this.abandon()
+      throw error
+    }
+    this.lock.release()
   }
 
-  private writeManifest(state: RunFolderManifest['state'], files: Iterable<string>): void {
+  /** Give the run up: its build folder goes, the folder keeps its previous run, the lock is released. */
+  abandon(): void {
+    rmSync(this.buildDir, { recursive: true, force: true })
+    this.lock.release()
+  }
+
+  /** The whole build folder renamed into place, when nothing is there to keep. */
+  private swapWhole(written: readonly string[]): boolean {
+    let entries: string[]
+    try {
+      if (lstatSync(this.dir).isSymbolicLink()) return false
+      entries = readdirSync(this.dir)
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+      entries = []
+    }
+    if (entries.length > 0) return false
+    this.writeManifest(this.buildDir, 'complete', written)
+    try {
+      rmdirSync(this.dir)
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+    }
+    renameSync(this.buildDir, this.dir)
+    return true
+  }
+
+  /** Each file renamed over its old self, under a `writing` manifest that lists old and new. */
+  private swapFiles(written: readonly string[]): void {
+    const previous = readManifest(this.dir)?.files ?? []
+    if (this.mode === 'replace') refuseForeign(this.dir, written)
+    const kept = this.mode === 'update' ? previous : []
+    // Marked `writing` with the old files still listed first: a crash while swapping leaves them owned.
+    this.writeManifest(this.dir, 'writing', [...previous, ...written])
+    for (const name of written) {
+      makeDirectories(dirname(join(this.dir, name)))
+      renameSync(join(this.buildDir, name), join(this.dir, name))
+    }
+    const now = new Set([...kept, ...written])
+    for (const name of previous) {
+      if (now.has(name)) continue
+      rmSync(join(this.dir, name), { force: true })
+      rmSync(tempOf(join(this.dir, name)), { force: true })
+    }
+    this.writeManifest(
+      this.dir,
+      'complete',
+      [...now].filter((name) => exists(join(this.dir, name))),
+    )
+    rmSync(this.buildDir, { recursive: true, force: true })
+  }
+
+  private writeManifest(dir: string, state: RunFolderManifest['state'], files: Iterable<string>): void {
     writeFileAtomic(
-      join(this.dir, MANIFEST_FILE),
+      join(dir, MANIFEST_FILE),
       manifestText({
         format: MANIFEST_FORMAT,
         version: MANIFEST_VERSION,
@@ -280,8 +374,53 @@ export class RunFolder {
   }
 
   private makeParents(): void {
-    for (const parent of new Set([...this.files].map((name) => dirname(join(this.dir, name)))))
+    for (const parent of new Set([...this.files].map((name) => dirname(join(this.buildDir, name)))))
       makeDirectories(parent)
+  }
+}
+
+/** The name every build folder of `dir` starts with: hidden, beside it, named after it. */
+export function buildPrefixOf(dir: string): string {
+  return `.${basename(dir)}.cachelab-build-`
+}
+
+/** A usage error, touching nothing, when planned files exist in `dir` that no manifest there lists. */
+function refuseForeign(dir: string, files: readonly string[]): void {
+  const owned = readManifest(dir)?.files ?? []
+  const foreign = foreignCollisions(files, owned, (name) => exists(join(dir, name)))
+  if (foreign.length > 0)
+    throw new CachelabError(
+      'usage',
+      `${dir} already holds ${foreign.slice(0, 3).join(', ')}${foreign.length > 3 ? ` (and ${foreign.length - 3} more)` : ''} not written by cachelab (no ${MANIFEST_FILE} lists ${foreign.length === 1 ? 'it' : 'them'}): move ${foreign.length === 1 ? 'it' : 'them'} away or write elsewhere`,
+    )
+}
+
+/** `dir` must be a folder (or a link to one) or absent: a file there is an input error. */
+function requireFolderOrAbsent(dir: string): void {
+  try {
+    if (!statSync(dir).isDirectory())
+      throw new CachelabError('input', `cannot write a run into ${dir}: it is a file, not a folder`)
+  } catch (error) {
+    if (error instanceof CachelabError) throw error
+  }
+}
+
+/**
+ * Build folders of `dir` left by a writer that was killed (at any moment, even before its manifest was
+ * written): called under the lock, so none is in use. Only names cachelab makes, `<prefix><pid>-<8 hex>`,
+ * of a process that is gone (or this one), are removed.
+ */
+function removeAbandonedBuilds(dir: string): void {
+  const parent = dirname(dir)
+  const prefix = buildPrefixOf(dir)
+  for (const name of readdirSync(parent)) {
+    if (!name.startsWith(prefix)) continue
+    const match = /^(\d+)-[0-9a-f]{8}$/.exec(name.slice(prefix.length))
+    if (match === null) continue
+    const pid = Number(match[1])
+    if (pid !== process.pid && processAlive(pid)) continue
+    const path = join(parent, name)
+    if (lstatSync(path).isDirectory()) rmSync(path, { recursive: true, force: true })
   }
 }
 

@@ -3,6 +3,7 @@
 // when given a directory. `cachelab run` and the library's `run` are both this; the command only parses
 // flags and prints.
 
+import { createHash, randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve, sep } from 'node:path'
@@ -12,8 +13,8 @@ import { type DshModules, loadDshModules, type ModuleImporter } from '../harness
 import { DSH_STORE_FOLDER, dshLogFile } from '../harness/loops/dsh/store.ts'
 import type { LibraryLoopModule, LibraryLoopName } from '../harness/loops/libraries/types.ts'
 import type { Inexpressible, LoopName } from '../harness/loops/types.ts'
-import { hashString } from '../harness/random.ts'
 import { PROVIDER_IDS, type ProviderId } from '../harness/types.ts'
+import { catalogEntries } from '../providers/catalog.ts'
 import { knownProviderIds } from '../providers/compatible.ts'
 import { liveEndpoint } from '../providers/endpoints.ts'
 import { startMockProviders } from '../providers/index.ts'
@@ -50,6 +51,7 @@ import {
   SessionPool,
   sessionBreakEvents,
 } from './session-jobs.ts'
+import { cachelabVersion } from './version.ts'
 
 /** What to run. Every field is optional: the whole matrix on the simulator, nothing written. */
 export interface RunOptions {
@@ -230,165 +232,176 @@ export async function run(options: RunOptions = {}): Promise<RunResult> {
               : []),
           ],
         })
-  const sessionsDir = folder === undefined ? undefined : join(folder.dir, SESSIONS_DIR)
-  const runId = live
-    ? `live-${timestamp()}`
-    : `sim-${hashString(
-        JSON.stringify([plans.map(sessionIdOf), options.model ?? '', stream, ...loopsPart(loops)]),
-      )
-        .toString(16)
-        .padStart(8, '0')}`
-
-  // The in-process mocks intercept every fetch of this thread: started only for the loops that use them.
-  const mock = live || !(modelLoop || dsh) ? undefined : startMockProviders()
-  // Live sessions share one predictor and one clock, as they share the provider's cache and time.
-  const predictor = new CacheSimulators()
-  const liveClock = new VirtualClock()
-  const rows: StepRow[] = []
-  const outcomes: SessionOutcome[] = []
-  const inexpressible: LoopInexpressible[] = []
-  const breakEvents: BreakEvent[] = []
-  const pairs: Array<{ model?: LoopSession; dsh?: LoopSession }> = []
-  const librarySessions: LibrarySessionRecord[] = []
-  // DSH's store needs a folder even when the run writes nothing: a temporary one, removed at the end.
-  const dshDir = dsh ? (sessionsDir ?? mkdtempSync(join(tmpdir(), 'cachelab-dsh-'))) : undefined
-  const compare = modelLoop && dsh
-  /** The library loops that run a plan: each loaded library on a distinct plan of a provider it speaks to. */
-  const librariesFor = (index: number) =>
-    libraryPlans.has(index)
-      ? loadedLibraries.filter((library) => speaks(library.loop, (plans[index] as SessionPlan).provider))
-      : []
-  const progress = progressTracker(
-    plans,
-    loops,
-    jobs,
-    options.onProgress,
-    (index) => librariesFor(index).length,
-  )
-  // Model-loop sessions run in the workers while this thread runs the DSH loop's, if any, in plan order.
-  const pool =
-    jobs > 1
-      ? SessionPool.start(plans, { runId, stream, sessionsDir, digests: compare }, jobs, progress.observe)
-      : undefined
-  /** A model-loop session in this thread: a live run's (shared predictor and clock) or `jobs` 1's. */
-  const inProcess = async (index: number): Promise<FinishedSession> => {
-    const plan = plans[index] as SessionPlan
-    progress.observe({ kind: 'started', index })
-    const result = await runSession(plan, {
-      runId,
-      stream,
-      env: options.env ?? process.env,
-      ...(sessionsDir !== undefined ? { sessionsDir } : {}),
-      ...(mock !== undefined ? { mock } : { predictor, clock: liveClock }),
-      ...(compare ? { digests: true } : {}),
-      onRow: () => progress.observe({ kind: 'request', index }),
-    })
-    progress.observe({ kind: 'finished', index })
-    return {
-      rows: result.rows,
-      attempts: result.events.filter((event) => event.type === 'assistant/attempt'),
-      breakEvents: sessionBreakEvents(result.rows, result.events),
-      digests: result.digests,
-    }
-  }
+  // The folder keeps its previous run until `complete`; a run that throws gives its build folder up.
   try {
-    for (const [index, plan] of plans.entries()) {
-      const sessionId = sessionIdOf(plan)
-      const pair: { model?: LoopSession; dsh?: LoopSession } = {}
-      const sessionRows: StepRow[] = []
-      if (modelLoop) {
-        const result = pool !== undefined ? await pool.result(index) : await inProcess(index)
-        const labelled = result.rows.map((row) => ({ ...row, loop: 'model' as const }))
-        sessionRows.push(...labelled)
-        outcomes.push({ provider: plan.provider, rows: labelled, events: result.attempts })
-        pair.model = { rows: labelled, digests: result.digests ?? [], breakEventTypes: [] }
-        breakEvents.push(...result.breakEvents)
-      }
-      if (dshModules !== undefined && mock !== undefined && dshDir !== undefined) {
-        if (plan.provider !== DSH_LOOP_PROVIDER) {
-          inexpressible.push({
-            sessionId,
-            loop: 'dsh',
-            action: 'session',
-            turn: 0,
-            reason: `DSH's published loop speaks only through its DeepSeek adapter (--provider ${DSH_LOOP_PROVIDER})`,
-          })
-        } else {
-          progress.observe({ kind: 'started', index })
-          const result = await runDshSession(plan, { runId, mock, sessionsDir: dshDir, modules: dshModules })
-          for (const _ of result.rows) progress.observe({ kind: 'request', index })
-          progress.observe({ kind: 'finished', index })
-          sessionRows.push(...result.rows)
-          outcomes.push({ provider: plan.provider, rows: result.rows, events: [] })
-          inexpressible.push(
-            ...result.inexpressible.map((entry) => ({ ...entry, sessionId, loop: 'dsh' as const })),
-          )
-          pair.dsh = { rows: result.rows, digests: result.digests, breakEventTypes: result.breakEventTypes }
-        }
-      }
-      if (pair.model !== undefined && pair.dsh !== undefined) pairs.push(pair)
-      rows.push(...sessionRows)
-      if (!(modelLoop || dsh)) continue
-      options.onSession?.({
-        index: index + 1,
-        total: plans.length,
-        sessionId,
-        summary: summarize(sessionRows)[0],
-      })
-    }
-  } finally {
-    await pool?.close()
-    mock?.close()
-    if (dshDir !== undefined && sessionsDir === undefined) rmSync(dshDir, { recursive: true, force: true })
-  }
-  // The library sessions run after the model and DSH loops, once the in-process mocks (which intercept
-  // this thread's fetch) are closed.
-  if (loadedLibraries.length > 0) {
-    const ran = await runLibraryPlans(plans, libraryPlans, loadedLibraries, {
-      runId,
-      progress: progress.observe,
-    })
-    inexpressible.push(...ran.inexpressible)
-    librarySessions.push(...ran.records)
-    for (const { index, sessionId, rows: sessionRows } of ran.sessions) {
-      rows.push(...sessionRows)
-      if (modelLoop || dsh) continue
-      options.onSession?.({
-        index: index + 1,
-        total: plans.length,
-        sessionId,
-        summary: summarize(sessionRows)[0],
-      })
-    }
-  }
-  const comparisons = pairs.map((pair) => compareLoops(pair.model as LoopSession, pair.dsh as LoopSession))
-  const libraryReport = compareLibraries(librarySessions, absent)
-  const verdicts =
-    folder === undefined
-      ? verdictsOf(rows, scenarios)
-      : writeInto(folder, {
-          runId,
-          rows,
-          scenarios,
-          notApplicable,
-          comparisons,
-          inexpressible,
-          breakEvents,
-          ...(loadedLibraries.length > 0 ? { libraries: libraryReport } : {}),
+    const sessionsDir = folder === undefined ? undefined : join(folder.buildDir, SESSIONS_DIR)
+    const runId = live
+      ? `live-${runStamp()}`
+      : simulatedRunId(plans, {
+          model: options.model,
+          stream,
+          loops,
+          libraries: loadedLibraries.map((library) => library.loop.name),
         })
-  folder?.complete()
-  // A library's refused requests are its finding (libraries.csv), not a provider that did not answer.
-  const failures = runFailures(providerOutcomes(outcomes), live ? 'live' : 'simulated')
-  return {
-    runId,
-    rows,
-    ...verdicts,
-    notApplicable,
-    failures,
-    inexpressible,
-    comparisons,
-    libraries: libraryReport,
-    outDir,
+    // The in-process mocks intercept every fetch of this thread: started only for the loops that use them.
+    const mock = live || !(modelLoop || dsh) ? undefined : startMockProviders()
+    // Live sessions share one predictor and one clock, as they share the provider's cache and time.
+    const predictor = new CacheSimulators()
+    const liveClock = new VirtualClock()
+    const rows: StepRow[] = []
+    const outcomes: SessionOutcome[] = []
+    const inexpressible: LoopInexpressible[] = []
+    const breakEvents: BreakEvent[] = []
+    const pairs: Array<{ model?: LoopSession; dsh?: LoopSession }> = []
+    const librarySessions: LibrarySessionRecord[] = []
+    // DSH's store needs a folder even when the run writes nothing: a temporary one, removed at the end.
+    const dshDir = dsh ? (sessionsDir ?? mkdtempSync(join(tmpdir(), 'cachelab-dsh-'))) : undefined
+    const compare = modelLoop && dsh
+    /** The library loops that run a plan: each loaded library on a distinct plan of a provider it speaks to. */
+    const librariesFor = (index: number) =>
+      libraryPlans.has(index)
+        ? loadedLibraries.filter((library) => speaks(library.loop, (plans[index] as SessionPlan).provider))
+        : []
+    const progress = progressTracker(
+      plans,
+      loops,
+      jobs,
+      options.onProgress,
+      (index) => librariesFor(index).length,
+    )
+    // Model-loop sessions run in the workers while this thread runs the DSH loop's, if any, in plan order.
+    const pool =
+      jobs > 1
+        ? SessionPool.start(plans, { runId, stream, sessionsDir, digests: compare }, jobs, progress.observe)
+        : undefined
+    /** A model-loop session in this thread: a live run's (shared predictor and clock) or `jobs` 1's. */
+    const inProcess = async (index: number): Promise<FinishedSession> => {
+      const plan = plans[index] as SessionPlan
+      progress.observe({ kind: 'started', index })
+      const result = await runSession(plan, {
+        runId,
+        stream,
+        env: options.env ?? process.env,
+        ...(sessionsDir !== undefined ? { sessionsDir } : {}),
+        ...(mock !== undefined ? { mock } : { predictor, clock: liveClock }),
+        ...(compare ? { digests: true } : {}),
+        onRow: () => progress.observe({ kind: 'request', index }),
+      })
+      progress.observe({ kind: 'finished', index })
+      return {
+        rows: result.rows,
+        attempts: result.events.filter((event) => event.type === 'assistant/attempt'),
+        breakEvents: sessionBreakEvents(result.rows, result.events),
+        digests: result.digests,
+      }
+    }
+    try {
+      for (const [index, plan] of plans.entries()) {
+        const sessionId = sessionIdOf(plan)
+        const pair: { model?: LoopSession; dsh?: LoopSession } = {}
+        const sessionRows: StepRow[] = []
+        if (modelLoop) {
+          const result = pool !== undefined ? await pool.result(index) : await inProcess(index)
+          const labelled = result.rows.map((row) => ({ ...row, loop: 'model' as const }))
+          sessionRows.push(...labelled)
+          outcomes.push({ provider: plan.provider, rows: labelled, events: result.attempts })
+          pair.model = { rows: labelled, digests: result.digests ?? [], breakEventTypes: [] }
+          breakEvents.push(...result.breakEvents)
+        }
+        if (dshModules !== undefined && mock !== undefined && dshDir !== undefined) {
+          if (plan.provider !== DSH_LOOP_PROVIDER) {
+            inexpressible.push({
+              sessionId,
+              loop: 'dsh',
+              action: 'session',
+              turn: 0,
+              reason: `DSH's published loop speaks only through its DeepSeek adapter (--provider ${DSH_LOOP_PROVIDER})`,
+            })
+          } else {
+            progress.observe({ kind: 'started', index })
+            const result = await runDshSession(plan, {
+              runId,
+              mock,
+              sessionsDir: dshDir,
+              modules: dshModules,
+            })
+            for (const _ of result.rows) progress.observe({ kind: 'request', index })
+            progress.observe({ kind: 'finished', index })
+            sessionRows.push(...result.rows)
+            outcomes.push({ provider: plan.provider, rows: result.rows, events: [] })
+            inexpressible.push(
+              ...result.inexpressible.map((entry) => ({ ...entry, sessionId, loop: 'dsh' as const })),
+            )
+            pair.dsh = { rows: result.rows, digests: result.digests, breakEventTypes: result.breakEventTypes }
+          }
+        }
+        if (pair.model !== undefined && pair.dsh !== undefined) pairs.push(pair)
+        rows.push(...sessionRows)
+        if (!(modelLoop || dsh)) continue
+        options.onSession?.({
+          index: index + 1,
+          total: plans.length,
+          sessionId,
+          summary: summarize(sessionRows)[0],
+        })
+      }
+    } finally {
+      await pool?.close()
+      mock?.close()
+      if (dshDir !== undefined && sessionsDir === undefined) rmSync(dshDir, { recursive: true, force: true })
+    }
+    // The library sessions run after the model and DSH loops, once the in-process mocks (which intercept
+    // this thread's fetch) are closed.
+    if (loadedLibraries.length > 0) {
+      const ran = await runLibraryPlans(plans, libraryPlans, loadedLibraries, {
+        runId,
+        progress: progress.observe,
+      })
+      inexpressible.push(...ran.inexpressible)
+      librarySessions.push(...ran.records)
+      for (const { index, sessionId, rows: sessionRows } of ran.sessions) {
+        rows.push(...sessionRows)
+        if (modelLoop || dsh) continue
+        options.onSession?.({
+          index: index + 1,
+          total: plans.length,
+          sessionId,
+          summary: summarize(sessionRows)[0],
+        })
+      }
+    }
+    const comparisons = pairs.map((pair) => compareLoops(pair.model as LoopSession, pair.dsh as LoopSession))
+    const libraryReport = compareLibraries(librarySessions, absent)
+    const verdicts =
+      folder === undefined
+        ? verdictsOf(rows, scenarios)
+        : writeInto(folder, {
+            runId,
+            rows,
+            scenarios,
+            notApplicable,
+            comparisons,
+            inexpressible,
+            breakEvents,
+            ...(loadedLibraries.length > 0 ? { libraries: libraryReport } : {}),
+          })
+    folder?.complete()
+    // A library's refused requests are its finding (libraries.csv), not a provider that did not answer.
+    const failures = runFailures(providerOutcomes(outcomes), live ? 'live' : 'simulated')
+    return {
+      runId,
+      rows,
+      ...verdicts,
+      notApplicable,
+      failures,
+      inexpressible,
+      comparisons,
+      libraries: libraryReport,
+      outDir,
+    }
+  } catch (error) {
+    folder?.abandon()
+    throw error
   }
 }
 
@@ -440,9 +453,38 @@ function progressTracker(
   }
 }
 
-/** The loops in a run id: nothing for the model loop alone, so its ids stay what they were. */
-function loopsPart(loops: readonly LoopName[]): string[] {
-  return loops.length === 1 && loops[0] === 'model' ? [] : [loops.join(',')]
+/** What decides a simulated run's numbers besides its plans. */
+interface RunIdParts {
+  model: string | undefined
+  stream: boolean
+  loops: readonly LoopName[]
+  /** The client-library loops that were loaded and run. */
+  libraries: readonly string[]
+}
+
+/**
+ * A simulated run's id: `sim-` and a hash of everything that decides its numbers — cachelab's version,
+ * the model catalog, each scenario as it ran (script, variants, claims with their checks' source), the
+ * sessions planned and the options that change results. Two runs share an id only when they are the
+ * same run; a changed scenario script is another id.
+ */
+export function simulatedRunId(plans: readonly SessionPlan[], parts: RunIdParts): string {
+  const scenarios = [...new Set(plans.map((plan) => plan.scenario))]
+  const decided = {
+    cachelab: cachelabVersion(),
+    catalog: catalogEntries(),
+    scenarios,
+    sessions: plans.map((plan) => [sessionIdOf(plan), plan.model ?? '']),
+    model: parts.model ?? '',
+    stream: parts.stream,
+    loops: parts.loops,
+    libraries: parts.libraries,
+  }
+  // A claim's check and any function a library user's scenario carries count by their source text.
+  const text = JSON.stringify(decided, (_key, value: unknown) =>
+    typeof value === 'function' ? String(value) : value,
+  )
+  return `sim-${createHash('sha256').update(text).digest('hex').slice(0, 8)}`
 }
 
 /** What a run wrote: its summaries (claims counted in) and its claims. */
@@ -486,9 +528,14 @@ export function writeRunFiles(outDir: string, run: RunFilesInput): RunFiles {
     writer: run.writer ?? 'run',
     files: [...RUN_FILES, ...Object.keys(run.files ?? {})],
   })
-  const written = writeInto(folder, run)
-  folder.complete()
-  return written
+  try {
+    const written = writeInto(folder, run)
+    folder.complete()
+    return written
+  } catch (error) {
+    folder.abandon()
+    throw error
+  }
 }
 
 /** The run's files into an open folder (not yet marked complete). */
@@ -530,9 +577,14 @@ export function notApplicableLine(entry: NotApplicable): string {
   return `${entry.scenario}/${entry.variant} on ${entry.provider} (${entry.model}): ${entry.reason}`
 }
 
-/** The current time as `YYYYMMDD-HHMMSS` (UTC), for run ids and default output directories. */
-export function timestamp(): string {
-  return new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15)
+/**
+ * A name for this moment that no other run shares: `YYYYMMDD-HHMMSS-mmm` (UTC) and six random hex
+ * digits, so names sort by time and two runs started in the same millisecond still differ. For default
+ * output folders and live run ids.
+ */
+export function runStamp(now: Date = new Date(), suffix: string = randomBytes(3).toString('hex')): string {
+  const iso = now.toISOString()
+  return `${iso.slice(0, 19).replace(/[-:]/g, '').replace('T', '-')}-${iso.slice(20, 23)}-${suffix}`
 }
 
 /** The claims evaluated on the rows, and the summaries with them counted in. */

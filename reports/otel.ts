@@ -62,6 +62,11 @@ export interface SpanOptions {
    * sent. `FIXED_EPOCH_MS` for a simulated run (deterministic files), the wall clock where rows carry it.
    */
   epochMs: number
+  /**
+   * Mixed into every trace id: one value per export of a run (the CLI draws a random one), so two runs
+   * never share a trace even with the same run id and epoch. Absent, ids follow from the rows and epoch.
+   */
+  nonce?: string
 }
 
 /**
@@ -98,7 +103,15 @@ function sessionSpans(rows: readonly StepRow[], options: SpanOptions): SpanRecor
   const conversationId = `${first.runId}/${sessionName}`
   // The epoch is part of the identity: the same run exported at another time is another trace.
   const traceId = hexHash(
-    ['trace', options.epochMs, first.runId, first.scenario, first.variant, first.provider].join('\u0000'),
+    [
+      'trace',
+      options.epochMs,
+      ...(options.nonce !== undefined ? [options.nonce] : []),
+      first.runId,
+      first.scenario,
+      first.variant,
+      first.provider,
+    ].join('\u0000'),
     32,
   )
   const rootId = hexHash(`${traceId}\u0000root`, 16)
