@@ -15,7 +15,7 @@ import { CAPTURE_SCENARIO } from '../reports/capture-rows.ts'
 import { parse } from './args.ts'
 import { check, readRunDirectory } from './check.ts'
 import { reportCapture } from './report.ts'
-import { timestamp, writeRunFiles } from './run.ts'
+import { runStamp, writeRunFiles } from './run.ts'
 import { serveCommand } from './serve-command.ts'
 
 const USAGE = 'cachelab record [--out DIR] [--baseline DIR] [serve flags] -- COMMAND [ARGS...]'
@@ -55,7 +55,7 @@ export async function recordCommand(argv: string[]): Promise<number> {
       'usage',
       `--tolerance takes percentage points (a number >= 0), not ${values.tolerance}`,
     )
-  const outDir = resolve(values.out ?? join('reports', 'out', `record-${timestamp()}`))
+  const outDir = resolve(values.out ?? join('reports', 'out', `record-${runStamp()}`))
   const captureDir = join(outDir, 'capture')
   // Refused before anything starts: the gate would have nothing to compare with, or nothing new to read.
   if (values.baseline !== undefined) {
