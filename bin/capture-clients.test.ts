@@ -106,7 +106,7 @@ beforeAll(async () => {
     })
     server.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${out}`)))
   })
-}, 30_000)
+})
 
 afterAll(() => {
   server.kill('SIGTERM')
@@ -148,5 +148,5 @@ describe('three third-party clients captured by serve --record, reported by cach
       rows.filter((row) => row.variant === session).map((row) => row.cacheReadTokens),
     )
     for (const reads of reported.values()) expect(readsBySession).toContainEqual(reads)
-  }, 60_000)
+  })
 })

@@ -64,7 +64,7 @@ describe('the gate on whole runs', () => {
     expect(result.stdout).toMatch(
       /FAIL {2}new break: long-session · default · anthropic 701\.1: system-replace at system\[0\] \(event \d+\), [\d,]{6,} tokens lost \(\$\d+\.\d{4}\)/,
     )
-  }, 180_000)
+  }, 900_000)
 
   it('fails through the claim when a catalog change stops idle-ttl/ttl-5m from expiring', async () => {
     const idleTtl = scenarioNamed('idle-ttl')
@@ -76,5 +76,5 @@ describe('the gate on whole runs', () => {
     expect(result.code).toBe(1)
     expect(result.stdout).toContain('FAIL  claim failed: idle-ttl on anthropic: With a 5-minute lifetime')
     expect(result.stdout).toContain('Observed: no ttl-expired break after the gap')
-  }, 180_000)
+  }, 900_000)
 })

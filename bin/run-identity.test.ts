@@ -112,7 +112,7 @@ describe('a re-run interrupted by SIGINT', () => {
     // The killed run's lock and build folder do not stand in the next run's way, and do not outlive it.
     expect((await runCli(small)).code).toBe(0)
     expect(readdirSync(parent)).toEqual(['run'])
-  }, 180_000)
+  }, 900_000)
 })
 
 /** Resolve once `ready` holds, polling; reject if the child exits first or `limitMs` passes. */

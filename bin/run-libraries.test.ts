@@ -113,7 +113,7 @@ describe('run --loop with client libraries', () => {
     expect(piAi.first_refusal).toMatch(/developer/)
     expect(line('deepseek', 'sdk').refused_requests).toBe('0')
     expect(aiSdk.versions).toMatch(/^ai@\d/)
-  }, 60_000)
+  })
 
   it('skips an absent library beside a loop that runs, and names what to install', async () => {
     const result = await run({

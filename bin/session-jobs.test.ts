@@ -53,7 +53,7 @@ describe('a run spread over worker threads', () => {
     const last = seen.at(-1)
     expect(last).toMatchObject({ sessionsDone: last?.sessionsTotal, requests: serial.rows.length, jobs: 2 })
     expect(seen.some((state) => state.running.length === 2)).toBe(true)
-  }, 120_000)
+  })
 
   it('fails with the first failing session in plan order, as a serial run does', async () => {
     // Time cannot run backwards: the first session fails after a whole conversation, the second at once,
@@ -69,7 +69,7 @@ describe('a run spread over worker threads', () => {
     const parallel = await run({ scenarios, jobs: 2 }).catch((error: unknown) => error)
     expect((serial as Error).message).toBe('cannot advance the clock by -1')
     expect((parallel as Error).message).toBe('cannot advance the clock by -1')
-  }, 120_000)
+  })
 })
 
 describe('handing out sessions', () => {
