@@ -5,7 +5,6 @@
 
 import { type ChildProcess, spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
-import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -15,7 +14,7 @@ import { compatibleProviders } from '../providers/compatible.ts'
 import { SIMULATED_KEY } from '../providers/endpoints.ts'
 import { parseStepsCsv } from '../reports/parse.ts'
 import { commandEnvironment, commandExitCode } from './record-command.ts'
-import { runCli, withEnv } from './testing.ts'
+import { alive, eventually, listening, runCli, withEnv } from './testing.ts'
 
 const BIN = fileURLToPath(new URL('./cachelab.js', import.meta.url))
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
@@ -69,36 +68,6 @@ function agentFile(): string {
 }
 
 const folder = () => mkdtempSync(join(tmpdir(), 'cachelab-record-'))
-
-/** Whether something accepts connections on the port. */
-function listening(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1')
-    socket.once('connect', () => {
-      socket.destroy()
-      resolve(true)
-    })
-    socket.once('error', () => resolve(false))
-  })
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
-
-async function eventually(condition: () => boolean | Promise<boolean>, ms = 60_000): Promise<boolean> {
-  const until = Date.now() + ms
-  while (Date.now() < until) {
-    if (await condition()) return true
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-  return false
-}
 
 /** The port record's start line names. */
 function portOf(stderr: string): number {

@@ -3,48 +3,16 @@
 
 import { type ChildProcess, spawn } from 'node:child_process'
 import { existsSync, mkdtempSync } from 'node:fs'
-import { connect, createServer } from 'node:net'
+import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { serveCommand } from './serve-command.ts'
-import { runCli } from './testing.ts'
+import { alive, eventually, listening, runCli } from './testing.ts'
 
 const BIN = fileURLToPath(new URL('./cachelab.js', import.meta.url))
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
-
-/** Whether something accepts connections on the port. */
-function listening(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1')
-    socket.once('connect', () => {
-      socket.destroy()
-      resolve(true)
-    })
-    socket.once('error', () => resolve(false))
-  })
-}
-
-/** Whether a process of this id is alive. */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
-
-/** Wait (generously: a loaded machine) until `condition` holds; false if it never did. */
-async function eventually(condition: () => boolean | Promise<boolean>, ms = 60_000): Promise<boolean> {
-  const until = Date.now() + ms
-  while (Date.now() < until) {
-    if (await condition()) return true
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-  return false
-}
 
 /** What a child printed so far, and its exit once it has exited. */
 function watch(child: ChildProcess) {

@@ -2,6 +2,7 @@
 // environment variables for the length of a call.
 
 import { mkdtempSync } from 'node:fs'
+import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { vi } from 'vitest'
@@ -63,4 +64,36 @@ export function finishedRunDir(files: Readonly<Record<string, string>>): string 
   for (const [name, content] of Object.entries(files)) folder.write(name, content)
   folder.complete()
   return dir
+}
+
+/** Whether something accepts connections on the port. */
+export function listening(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1')
+    socket.once('connect', () => {
+      socket.destroy()
+      resolve(true)
+    })
+    socket.once('error', () => resolve(false))
+  })
+}
+
+/** Whether a process of this id is alive. */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** Wait (generously: a loaded machine) until `condition` holds; false if it never did. */
+export async function eventually(condition: () => boolean | Promise<boolean>, ms = 60_000): Promise<boolean> {
+  const until = Date.now() + ms
+  while (Date.now() < until) {
+    if (await condition()) return true
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  return false
 }
