@@ -316,12 +316,15 @@ export async function calibrateFiles(
   }
 }
 
+/** calibrate's flags. */
+export const CALIBRATE_FLAGS = {
+  format: { type: 'string' },
+  out: { type: 'string' },
+  lenient: { type: 'boolean' },
+} as const
+
 export async function calibrateCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parse(
-    argv,
-    { format: { type: 'string' }, out: { type: 'string' }, lenient: { type: 'boolean' } },
-    true,
-  )
+  const { values, positionals } = parse(argv, CALIBRATE_FLAGS, true)
   if (positionals.length === 0)
     throw new CachelabError(
       'usage',

@@ -23,20 +23,23 @@ import { allScenarios, knownScenarios } from './scenarios-option.ts'
 
 const LATEST_RUN = join('reports', 'out', 'latest')
 
+/** check's flags. */
+export const CHECK_FLAGS = {
+  baseline: { type: 'string' },
+  out: { type: 'string' },
+  tolerance: { type: 'string' },
+  'cost-tolerance': { type: 'string' },
+  'break-threshold': { type: 'string' },
+  strict: { type: 'boolean' },
+  update: { type: 'boolean' },
+  scenario: { type: 'string' },
+  variant: { type: 'string' },
+  provider: { type: 'string' },
+  scenarios: { type: 'string' },
+} as const
+
 export async function checkCommand(argv: string[]): Promise<number> {
-  const { values } = parse(argv, {
-    baseline: { type: 'string' },
-    out: { type: 'string' },
-    tolerance: { type: 'string' },
-    'cost-tolerance': { type: 'string' },
-    'break-threshold': { type: 'string' },
-    strict: { type: 'boolean' },
-    update: { type: 'boolean' },
-    scenario: { type: 'string' },
-    variant: { type: 'string' },
-    provider: { type: 'string' },
-    scenarios: { type: 'string' },
-  })
+  const { values } = parse(argv, CHECK_FLAGS)
   if (values.baseline === undefined)
     throw new CachelabError('usage', 'check needs --baseline DIR (a run directory or reports/baselines)')
   const options = {

@@ -6,16 +6,17 @@ import { resolve } from 'node:path'
 import { CachelabError } from '../harness/errors.ts'
 import { useCatalog } from '../providers/compatible.ts'
 import { parseCatalogFile } from '../providers/compatible-file.ts'
-import { calibrateCommand } from './calibrate-command.ts'
-import { checkCommand } from './check-command.ts'
+import { parse } from './args.ts'
+import { CALIBRATE_FLAGS, calibrateCommand } from './calibrate-command.ts'
+import { CHECK_FLAGS, checkCommand } from './check-command.ts'
 import { compareCommand } from './compare-command.ts'
-import { importCommand } from './import-command.ts'
-import { listCommand } from './list-command.ts'
-import { recordCommand } from './record-command.ts'
-import { reportCommand } from './report-command.ts'
-import { runCommand } from './run-command.ts'
-import { serveCommand } from './serve-command.ts'
-import { simulateCommand } from './simulate-command.ts'
+import { IMPORT_FLAGS, importCommand } from './import-command.ts'
+import { LIST_FLAGS, listCommand } from './list-command.ts'
+import { RECORD_FLAGS, recordCommand } from './record-command.ts'
+import { REPORT_FLAGS, reportCommand } from './report-command.ts'
+import { RUN_FLAGS, runCommand } from './run-command.ts'
+import { SERVE_FLAGS, serveCommand } from './serve-command.ts'
+import { SIMULATE_FLAGS, simulateCommand } from './simulate-command.ts'
 import { validateCommand } from './validate-command.ts'
 
 const USAGE = `usage: cachelab <command> [options]
@@ -80,6 +81,41 @@ Every command takes --catalog FILE (or CACHELAB_CATALOG=FILE): OpenAI-compatible
 merged with the shipped catalog (xai, kimi, openrouter, mistral, qwen, glm); see the README.
 
 Exit codes: 0 ok, 1 a check failed, 2 usage or input error.`
+
+/**
+ * Each command's flags, and whether it takes positional arguments: the tables the commands parse with,
+ * gathered so a documented command line can be checked without running it.
+ */
+const COMMAND_FLAGS = {
+  run: { options: RUN_FLAGS, positionals: false },
+  simulate: { options: SIMULATE_FLAGS, positionals: true },
+  serve: { options: SERVE_FLAGS, positionals: false },
+  check: { options: CHECK_FLAGS, positionals: false },
+  compare: { options: {}, positionals: true },
+  list: { options: LIST_FLAGS, positionals: false },
+  import: { options: IMPORT_FLAGS, positionals: true },
+  calibrate: { options: CALIBRATE_FLAGS, positionals: true },
+  report: { options: REPORT_FLAGS, positionals: true },
+  record: { options: RECORD_FLAGS, positionals: true },
+  validate: { options: {}, positionals: true },
+} as const
+
+/**
+ * Check a command line's subcommand and flags with the parser the command uses, without running it or
+ * reading any file: an unknown command or flag, or a missing value, throws the usage error the command
+ * would exit 2 with. `--catalog FILE` (any command) and what follows record's `--` are not checked.
+ */
+export function checkCommandLine(argv: readonly string[]): void {
+  const [command, ...given] = argv
+  if (command === undefined || !Object.hasOwn(COMMAND_FLAGS, command))
+    throw new CachelabError('usage', `unknown command ${JSON.stringify(command)} (try cachelab help)`)
+  const flags = COMMAND_FLAGS[command as keyof typeof COMMAND_FLAGS]
+  const split = given.indexOf('--')
+  const ours = (split === -1 ? given : given.slice(0, split)).filter(
+    (argument, index, all) => !argument.startsWith('--catalog') && all[index - 1] !== '--catalog',
+  )
+  parse(ours, flags.options, flags.positionals)
+}
 
 /** Run the CLI; returns the exit code. */
 export async function main(argv: string[]): Promise<number> {

@@ -269,6 +269,21 @@ function skippedText(result: ImportResult): string[] {
   return lines
 }
 
+/** import's flags. */
+export const IMPORT_FLAGS = {
+  format: { type: 'string' },
+  out: { type: 'string' },
+  lenient: { type: 'boolean' },
+  ttl: { type: 'string' },
+  as: { type: 'string' },
+  model: { type: 'string' },
+  policy: { type: 'string' },
+  agent: { type: 'string' },
+  since: { type: 'string' },
+  until: { type: 'string' },
+  ...OTEL_FLAGS,
+} as const
+
 export async function importCommand(
   argv: string[],
   defaults: Pick<ImportOptions, 'readers' | 'detect' | 'predict'> = {
@@ -277,23 +292,7 @@ export async function importCommand(
     predict: predictObserved,
   },
 ): Promise<number> {
-  const { values, positionals } = parse(
-    argv,
-    {
-      format: { type: 'string' },
-      out: { type: 'string' },
-      lenient: { type: 'boolean' },
-      ttl: { type: 'string' },
-      as: { type: 'string' },
-      model: { type: 'string' },
-      policy: { type: 'string' },
-      agent: { type: 'string' },
-      since: { type: 'string' },
-      until: { type: 'string' },
-      ...OTEL_FLAGS,
-    },
-    true,
-  )
+  const { values, positionals } = parse(argv, IMPORT_FLAGS, true)
   const since = dateOption('--since', values.since)
   const until = dateOption('--until', values.until, 1)
   const found = positionals.length === 0 ? discover(values.agent) : undefined

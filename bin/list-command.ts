@@ -7,8 +7,11 @@ import type { Scenario } from '../scenarios/types.ts'
 import { parse } from './args.ts'
 import { knownScenarios } from './scenarios-option.ts'
 
+/** list's flags. */
+export const LIST_FLAGS = { scenarios: { type: 'string' } } as const
+
 export async function listCommand(argv: string[]): Promise<number> {
-  const { values } = parse(argv, { scenarios: { type: 'string' } })
+  const { values } = parse(argv, LIST_FLAGS)
   const known = await knownScenarios(values.scenarios)
   const lines: string[] = []
   if (values.scenarios !== undefined) {

@@ -21,7 +21,7 @@ import { serveCommand } from './serve-command.ts'
 const USAGE = 'cachelab record [--out DIR] [--baseline DIR] [serve flags] -- COMMAND [ARGS...]'
 
 /** serve's flags that mean the same around a command; the port, host and --record are record's to choose. */
-const SERVE_FLAGS = {
+const SERVE_FLAGS_AROUND = {
   upstream: { type: 'string' },
   replies: { type: 'string' },
   faults: { type: 'string' },
@@ -30,6 +30,14 @@ const SERVE_FLAGS = {
   log: { type: 'string' },
   'memory-budget': { type: 'string' },
   'max-body': { type: 'string' },
+} as const
+
+/** record's own flags and serve's. */
+export const RECORD_FLAGS = {
+  out: { type: 'string' },
+  baseline: { type: 'string' },
+  tolerance: { type: 'string' },
+  ...SERVE_FLAGS_AROUND,
 } as const
 
 /** How the command ended: its exit code, or the signal that ended it. */
@@ -41,11 +49,7 @@ export interface CommandOutcome {
 export async function recordCommand(argv: string[]): Promise<number> {
   const split = argv.indexOf('--')
   const command = split === -1 ? [] : argv.slice(split + 1)
-  const { values, positionals } = parse(
-    split === -1 ? argv : argv.slice(0, split),
-    { out: { type: 'string' }, baseline: { type: 'string' }, tolerance: { type: 'string' }, ...SERVE_FLAGS },
-    true,
-  )
+  const { values, positionals } = parse(split === -1 ? argv : argv.slice(0, split), RECORD_FLAGS, true)
   const [program, ...args] = command
   if (program === undefined || positionals.length > 0)
     throw new CachelabError('usage', `record needs a command after --: ${USAGE}`)
@@ -134,7 +138,7 @@ function shown(path: string): string {
 /** serve's argument list: a free loopback port, recording into the capture folder, and the flags passed on. */
 function serveArguments(values: Record<string, string | boolean | undefined>, captureDir: string): string[] {
   const argv = ['--port', '0', '--host', '127.0.0.1', '--record', captureDir]
-  for (const [name, spec] of Object.entries(SERVE_FLAGS)) {
+  for (const [name, spec] of Object.entries(SERVE_FLAGS_AROUND)) {
     const value = values[name]
     if (value === undefined || value === false) continue
     argv.push(spec.type === 'boolean' ? `--${name}` : `--${name}=${String(value)}`)

@@ -32,12 +32,11 @@ export function conversationsLine(report: Pick<CaptureReport, 'identities' | 'ki
   return `conversations: ${conversations} (${byKind.join(', ') || 'none'}) in ${sessions} session${sessions === 1 ? '' : 's'} (${told.join(', ') || 'none'})`
 }
 
+/** report's flags. */
+export const REPORT_FLAGS = { out: { type: 'string' }, scenario: { type: 'string' }, ...OTEL_FLAGS } as const
+
 export async function reportCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parse(
-    argv,
-    { out: { type: 'string' }, scenario: { type: 'string' }, ...OTEL_FLAGS },
-    true,
-  )
+  const { values, positionals } = parse(argv, REPORT_FLAGS, true)
   const [dir] = positionals
   if (dir === undefined || positionals.length !== 1)
     throw new CachelabError(

@@ -20,21 +20,24 @@ import { requireJobs } from './session-jobs.ts'
 
 const OUT_ROOT = join('reports', 'out')
 
+/** run's flags (also what `checkCommandLine` parses a documented command line with). */
+export const RUN_FLAGS = {
+  scenario: { type: 'string' },
+  scenarios: { type: 'string' },
+  provider: { type: 'string' },
+  variant: { type: 'string' },
+  model: { type: 'string' },
+  live: { type: 'boolean' },
+  stream: { type: 'boolean' },
+  out: { type: 'string' },
+  json: { type: 'boolean' },
+  loop: { type: 'string' },
+  jobs: { type: 'string' },
+  ...OTEL_FLAGS,
+} as const
+
 export async function runCommand(argv: string[]): Promise<number> {
-  const { values } = parse(argv, {
-    scenario: { type: 'string' },
-    scenarios: { type: 'string' },
-    provider: { type: 'string' },
-    variant: { type: 'string' },
-    model: { type: 'string' },
-    live: { type: 'boolean' },
-    stream: { type: 'boolean' },
-    out: { type: 'string' },
-    json: { type: 'boolean' },
-    loop: { type: 'string' },
-    jobs: { type: 'string' },
-    ...OTEL_FLAGS,
-  })
+  const { values } = parse(argv, RUN_FLAGS)
   const scenarios = chosenScenarios(await knownScenarios(values.scenarios), values.scenario)
   const variantNames = [
     ...new Set(scenarios.flatMap((scenario) => scenario.variants.map((variant) => variant.name))),

@@ -37,26 +37,29 @@ export interface ServeEmbedding {
   hold: (server: LoopbackServer, capture: CaptureWriter | undefined) => Promise<void>
 }
 
+/** serve's flags. */
+export const SERVE_FLAGS = {
+  port: { type: 'string' },
+  host: { type: 'string' },
+  upstream: { type: 'string' },
+  log: { type: 'string' },
+  record: { type: 'string' },
+  'record-bodies': { type: 'boolean' },
+  replay: { type: 'string' },
+  faults: { type: 'string' },
+  lenient: { type: 'boolean' },
+  replies: { type: 'string' },
+  expose: { type: 'boolean' },
+  'memory-budget': { type: 'string' },
+  'max-body': { type: 'string' },
+} as const
+
 export async function serveCommand(
   argv: string[],
   signal?: AbortSignal,
   embedding?: ServeEmbedding,
 ): Promise<number> {
-  const { values } = parse(argv, {
-    port: { type: 'string' },
-    host: { type: 'string' },
-    upstream: { type: 'string' },
-    log: { type: 'string' },
-    record: { type: 'string' },
-    'record-bodies': { type: 'boolean' },
-    replay: { type: 'string' },
-    faults: { type: 'string' },
-    lenient: { type: 'boolean' },
-    replies: { type: 'string' },
-    expose: { type: 'boolean' },
-    'memory-budget': { type: 'string' },
-    'max-body': { type: 'string' },
-  })
+  const { values } = parse(argv, SERVE_FLAGS)
   const port = values.port === undefined ? 8787 : Number(values.port)
   if (!Number.isInteger(port) || port < 0 || port > 65_535)
     throw new CachelabError('usage', `--port must be 0-65535, not ${values.port}`)

@@ -53,12 +53,11 @@ function isStringRecord(value: unknown): value is Record<string, string> {
   )
 }
 
+/** simulate's flags. */
+export const SIMULATE_FLAGS = { provider: { type: 'string' }, model: { type: 'string' } } as const
+
 export function simulateCommand(argv: string[], stdin: () => string = () => readFileSync(0, 'utf8')): number {
-  const { values, positionals } = parse(
-    argv,
-    { provider: { type: 'string' }, model: { type: 'string' } },
-    true,
-  )
+  const { values, positionals } = parse(argv, SIMULATE_FLAGS, true)
   if (values.provider === undefined) throw new CachelabError('usage', 'simulate needs --provider ID')
   const [provider] = providersOption(values.provider)
   if (provider === undefined || values.provider.includes(',') || values.provider === 'all') {
