@@ -1,5 +1,5 @@
 // Issue 11's acceptance, as a user would run it: `cachelab serve --record` started as a process, three
-// third-party clients pointed at it with the README's base URL and no cachelab header, each holding one
+// third-party clients pointed at it with docs/serve.md's base URL and no cachelab header, each holding one
 // conversation — five turns, a system-prompt rewrite, two more turns — and `cachelab report` on the
 // capture. Each conversation must be one session with a row per request, the rewrite step's break at
 // system[0], and the cache reads the client itself reported.

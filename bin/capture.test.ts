@@ -121,8 +121,8 @@ describe('capture → report → check for a client cachelab did not write', () 
     expect(broken).toHaveLength(1)
     expect(broken[0]).toMatchObject({ turn: 6, breakNode: 'system[0]', breakCause: 'system-replace' })
     expect(broken[0]?.lostTokens).toBeGreaterThan(2000)
-    // The README shows this capture's summary and break lines, name and figures as they are.
-    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
+    // docs/serve.md shows this capture's summary and break lines, name and figures as they are.
+    const readme = readFileSync(new URL('../docs/serve.md', import.meta.url), 'utf8')
     const session = summaryTable(summarize(rows)).split('\n')[4] ?? ''
     expect(readme).toContain(`${session}\n`)
     expect(readme).toContain(`  ${breaksOf(rows).map(breakLine)[0]}\n`)

@@ -78,7 +78,7 @@ const USAGE = `usage: cachelab <command> [options]
             line checked, each problem as file:line; exit 1 when a log is invalid
 
 Every command takes --catalog FILE (or CACHELAB_CATALOG=FILE): OpenAI-compatible providers in JSON,
-merged with the shipped catalog (xai, kimi, openrouter, mistral, qwen, glm); see the README.
+merged with the shipped catalog (xai, kimi, openrouter, mistral, qwen, glm); see docs/providers.md.
 
 Exit codes: 0 ok, 1 a check failed, 2 usage or input error.`
 
@@ -120,7 +120,7 @@ export function checkCommandLine(argv: readonly string[]): void {
 /** Run the CLI; returns the exit code. */
 export async function main(argv: string[]): Promise<number> {
   // The AWS SDK warns on Node 20 that its releases after January 2027 need Node 22. cachelab pins its
-  // release, so the warning says nothing about this command (the README names the Node versions); a user
+  // release, so the warning says nothing about this command (docs/library.md names the Node versions); a user
   // who set the variable (to anything but empty) keeps their choice.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ||= 'true'
   const [command, ...given] = argv

@@ -2,7 +2,7 @@
 // vanishes when a catalog rule changes. Runs go through the same loop, SDK, mock and simulator as
 // `cachelab run`, and their files are written the way it writes them.
 
-import { mkdtempSync } from 'node:fs'
+import { mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -64,6 +64,12 @@ describe('the gate on whole runs', () => {
     expect(result.stdout).toMatch(
       /FAIL {2}new break: long-session · default · anthropic 701\.1: system-replace at system\[0\] \(event \d+\), [\d,]{6,} tokens lost \(\$\d+\.\d{4}\)/,
     )
+    // docs/gate.md shows this failure: its FAIL lines are the ones printed here, figures and all.
+    const shown = readFileSync(new URL('../docs/gate.md', import.meta.url), 'utf8')
+      .split('\n')
+      .filter((line) => line.startsWith('FAIL  long-session'))
+    expect(shown).not.toHaveLength(0)
+    for (const line of shown) expect(result.stdout.split('\n')).toContain(line)
   }, 900_000)
 
   it('fails through the claim when a catalog change stops idle-ttl/ttl-5m from expiring', async () => {

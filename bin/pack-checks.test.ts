@@ -86,8 +86,8 @@ describe('readmeExamples', () => {
     ])
   })
 
-  it("finds in this repository's README a passing example and a documented negative case", () => {
-    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
+  it("finds in this repository's docs/library.md a passing example and a documented negative case", () => {
+    const readme = readFileSync(new URL('../docs/library.md', import.meta.url), 'utf8')
     const examples = readmeExamples(readme)
     expect(examplesProblems(examples)).toEqual([])
     expect(examples.files.filter((file) => file.fails)).not.toHaveLength(0)

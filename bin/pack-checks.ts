@@ -1,6 +1,6 @@
 // What the packed-tarball e2e (bin/pack-e2e.ts) checks, as pure functions: which files the tarball must
-// and must not hold, and the README's library examples, read from its code fences so the README is what
-// the e2e runs and cannot drift from it.
+// and must not hold, and the library examples of docs/library.md, read from its code fences so the page is
+// what the e2e runs and cannot drift from it.
 
 /**
  * Files every tarball must hold: the entry points with their declarations, the launcher, the CLI and the
@@ -49,7 +49,7 @@ export function packProblems(files: readonly string[]): string[] {
   return problems
 }
 
-/** A test file of the README's library section. */
+/** A test file of docs/library.md. */
 export interface ReadmeTestFile {
   /** The file name in the user's project, from the fence's `file=NAME`. */
   name: string
@@ -59,7 +59,7 @@ export interface ReadmeTestFile {
   fails: boolean
 }
 
-/** The README's library examples. */
+/** The library examples of docs/library.md. */
 export interface ReadmeExamples {
   files: ReadmeTestFile[]
   /** Per failing file, the lines its failure prints, from a fence marked `failure=NAME`. */
@@ -98,7 +98,7 @@ export function readmeExamples(markdown: string): ReadmeExamples {
   return { files, failures }
 }
 
-/** What the README's examples lack to be run: a failing case without its output, an output without its case. */
+/** What the examples lack to be run: a failing case without its output, an output without its case. */
 export function examplesProblems(examples: ReadmeExamples): string[] {
   const problems: string[] = []
   if (!examples.files.some((file) => !file.fails))

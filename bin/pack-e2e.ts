@@ -2,8 +2,8 @@
 // with Vitest, Vite and the openai SDK into an empty ESM project in a temporary directory, and checks there:
 // each entry point imports in plain node (and loads through require); the tarball holds only what users
 // need; `npx cachelab list` runs without tsx; a user's test files type-check against the declarations; the
-// README's examples run in Vitest, the passing one passing and the negative one failing with the lines the
-// README shows. Needs the npm registry (or npm's cache). Exits 0 when every check holds, 1 otherwise;
+// library examples of docs/library.md run in Vitest, the passing one passing and the negative one failing
+// with the lines that page shows. Needs the npm registry (or npm's cache). Exits 0 when every check holds, 1 otherwise;
 // `--keep` keeps the directory; `--peers a@1,b@2` installs other versions beside cachelab (newer majors
 // on Node 22+, see notes/2026-11-30-current-node.md) and `--skip-lib-check` type-checks as most projects do.
 
@@ -105,11 +105,11 @@ function step(name: string, check: () => string[]): void {
 
 const root = mkdtempSync(join(tmpdir(), 'cachelab-pack-'))
 const project = join(root, 'project')
-const examples = readmeExamples(readFileSync(join(repository, 'README.md'), 'utf8'))
+const examples = readmeExamples(readFileSync(join(repository, 'docs', 'library.md'), 'utf8'))
 let tarball: string | undefined
 let installed = false
 
-step('the README has a passing example and a documented negative case', () => examplesProblems(examples))
+step('docs/library.md has a passing example and a documented negative case', () => examplesProblems(examples))
 
 step('npm pack builds and packs the tarball', () => {
   const packed = exec('npm', ['pack', '--json', '--pack-destination', root], repository)
@@ -212,7 +212,7 @@ step('npx cachelab run spreads sessions over worker threads from the built packa
   return sessions.length === 2 ? [] : [`expected 2 session logs, found ${sessions.join(', ') || 'none'}`]
 })
 
-// The README's examples, and a file of our own that imports every entry point inside Vitest.
+// docs/library.md's examples, and a file of our own that imports every entry point inside Vitest.
 const passing = examples.files.filter((file) => !file.fails)
 const failing = examples.files.filter((file) => file.fails)
 const entriesTest = {
@@ -260,7 +260,7 @@ step(`Vitest passes ${[entriesTest, ...passing].map((file) => file.name).join(',
 })
 
 for (const file of failing) {
-  step(`Vitest fails ${file.name}, printing the lines the README shows`, () => {
+  step(`Vitest fails ${file.name}, printing the lines docs/library.md shows`, () => {
     if (!installed) return ['not installed']
     const vitest = join(project, 'node_modules', '.bin', 'vitest')
     const ran = exec(vitest, ['run', file.name], project)

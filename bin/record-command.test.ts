@@ -132,8 +132,8 @@ describe('cachelab record --baseline B -- node my-agent.js', () => {
       /node exited 0; 3 requests captured .* gate: fails against .*baseline \(\d+ failures?\)\n$/,
     )
     expect(stepsIn(rewritten)[2]).toMatchObject({ breakNode: 'system[0]', breakCause: 'system-replace' })
-    // The README's record line is the one printed here, paths aside.
-    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
+    // docs/serve.md's record line is the one printed here, paths aside.
+    const readme = readFileSync(new URL('../docs/serve.md', import.meta.url), 'utf8')
     const shown = /^cachelab record: .*$/m.exec(readme)?.[0] ?? ''
     const printed = /^cachelab record: .*$/m.exec(same.stdout)?.[0] ?? ''
     const shape = (line: string) => line.replace(/[^\s;]*\/[^\s;]*/g, 'PATH')

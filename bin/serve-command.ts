@@ -205,7 +205,7 @@ export async function serveCommand(
         .join(' ')}`,
       `  (path prefixes: ${loopbackRoutes()
         .map(({ prefix }) => prefix)
-        .join(', ')}; the README gives each client's setting)`,
+        .join(', ')}; docs/serve.md gives each client's setting)`,
       ...(liveBaseURLs !== undefined
         ? [
             `  upstream: ${VENDORS.map((vendor) => `${vendor} ${redactText(liveBaseURLs[vendor])}`).join(', ')}`,

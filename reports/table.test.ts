@@ -167,9 +167,9 @@ describe('the summary table of a captured agent’s sessions', () => {
   })
 })
 
-describe("the README's example of a captured agent's summary", () => {
+describe("docs/serve.md's example of a captured agent's summary", () => {
   it("is the table this fixture's rows print", () => {
-    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
+    const readme = readFileSync(new URL('../docs/serve.md', import.meta.url), 'utf8')
     const printed = summaryTable(summarize(capturedAgent())).split('\n').slice(3).join('\n')
     expect(readme).toContain(`\`\`\`\n${printed}\n\`\`\``)
   })

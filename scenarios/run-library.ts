@@ -1,6 +1,6 @@
 // One scenario session on a client-library loop: the script's turns go to the library's loop, every
 // request it sends reaches the simulated providers through a loopback `serve` (configured with the base
-// URL the README's client table gives, so a library behaves as it does behind serve or any gateway), and
+// URL docs/serve.md's client table gives, so a library behaves as it does behind serve or any gateway), and
 // each becomes a step row through the external-loop port. The runner owns the scripted answers, the tool
 // results and the virtual clock; what a library loop cannot express is listed, never faked.
 

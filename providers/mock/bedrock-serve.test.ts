@@ -1,5 +1,5 @@
 // The official Bedrock Runtime SDK as a user points it at `cachelab serve`: SigV4 with placeholder
-// credentials, the endpoint the README's base-URL table gives (`…/bedrock`), and Smithy's HTTP/1.1 handler
+// credentials, the endpoint docs/serve.md's base-URL table gives (`…/bedrock`), and Smithy's HTTP/1.1 handler
 // (the client's default handler speaks HTTP/2 only, which `serve` does not: "Protocol error").
 
 import {

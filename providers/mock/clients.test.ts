@@ -1,7 +1,7 @@
-// Third-party clients against `cachelab serve`, configured as the README's "Point your client at
+// Third-party clients against `cachelab serve`, configured as docs/serve.md's "Point your client at
 // cachelab serve" table says and sending no cachelab header: each holds a three-turn conversation above
 // the model's cache minimum, streamed and not, and must see its cached tokens grow through its own usage
-// API. A client that needs a different base URL or path than the README gives fails here.
+// API. A client that needs a different base URL or path than docs/serve.md gives fails here.
 
 import { createAnthropic } from '@ai-sdk/anthropic'
 import { createDeepSeek } from '@ai-sdk/deepseek'

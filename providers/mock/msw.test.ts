@@ -1,5 +1,5 @@
 // The in-process mocks as a user's own test uses them: the official openai SDK at its default base URL,
-// no cachelab header, the recorder's rows asserted with the matchers. The README's library example is
+// no cachelab header, the recorder's rows asserted with the matchers. docs/library.md's example is
 // the same loop; a system prompt rewritten in place must fail naming the node and the lost tokens.
 
 import { getResponse } from 'msw'

@@ -53,7 +53,7 @@ export interface CachelabMocksOptions {
   /** The scenario column of the rows; `capture` by default. */
   scenario?: string
   /**
-   * Accept what the real APIs refuse (see the README's "What the mocks refuse"): every well-formed body
+   * Accept what the real APIs refuse (see docs/providers.md, "What the mocks refuse"): every well-formed body
    * is simulated.
    */
   lenient?: boolean

@@ -50,7 +50,7 @@ export interface ReportedUsage {
 
 /** How a loop's requests reach cachelab: the base URL of `serve` and the headers of the next request. */
 export interface LibraryTransport {
-  /** The base URL of the provider's vendor on the loopback server, as the README's client table gives it. */
+  /** The base URL of the provider's vendor on the loopback server, as docs/serve.md's client table gives it. */
   baseURL: string
   apiKey: string
   /** The cachelab headers of the next request (scripted answer, virtual time, session). */
