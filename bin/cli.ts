@@ -130,7 +130,7 @@ export async function main(argv: string[]): Promise<number> {
       case 'run':
         return await runCommand(rest)
       case 'simulate':
-        return simulateCommand(rest)
+        return await simulateCommand(rest)
       case 'serve':
         return await serveCommand(rest)
       case 'check':

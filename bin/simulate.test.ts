@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { simulateLines } from './simulate-command.ts'
+import { simulateLines, simulateStream } from './simulate-command.ts'
 
 const testdata = (name: string) =>
   readFileSync(new URL(`../providers/sim/testdata/${name}`, import.meta.url), 'utf8')
@@ -141,5 +141,38 @@ describe('cachelab simulate reproduces the providers’ documented examples', ()
       },
     })
     expect(accepted.usage.input).toBeGreaterThan(0)
+  })
+})
+
+describe('cachelab simulate streams', () => {
+  it('writes each line’s usage before it reads the next line, with the same numbers as a whole file', async () => {
+    const text = testdata('openai-2006.jsonl')
+    const inputLines = text.split('\n')
+    const events: string[] = []
+    async function* lines() {
+      for (const [index, line] of inputLines.entries()) {
+        events.push(`read ${index + 1}`)
+        yield line
+      }
+    }
+    const written: string[] = []
+    const count = await simulateStream(lines(), 'openai-2006.jsonl', 'openai-chat', (line) => {
+      events.push(`wrote ${written.length + 1}`)
+      written.push(line)
+    })
+    expect(count).toBe(2)
+    expect(events.slice(0, 3)).toEqual(['read 1', 'wrote 1', 'read 2'])
+    expect(written).toEqual(simulateLines(text, 'openai-2006.jsonl', 'openai-chat'))
+  })
+
+  it('names the line of a malformed input after writing the ones before it', async () => {
+    const written: string[] = []
+    const body = JSON.stringify({ model: 'gpt-5.4', messages: [{ role: 'user', content: 'Hi.' }] })
+    await expect(
+      simulateStream([body, '', '{nope'], 'in', 'openai-chat', (line) => {
+        written.push(line)
+      }),
+    ).rejects.toThrow(/in:3: not valid JSON/)
+    expect(written).toHaveLength(1)
   })
 })

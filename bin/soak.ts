@@ -5,6 +5,13 @@
 // on in virtual time so earlier sessions' caches expire (what a long test suite sends).
 //
 //   npm run soak -- [--seconds 20] [--requests 20000] [--concurrency 8] [--memory-budget MB]
+//
+// With `--sessions N`, many live sessions instead: N distinct sessions (`x-cachelab-session`), each one
+// request of a conversation of about `--tokens` tokens (default 20,000) of its own text, at the server's
+// own clock (nothing expires on the way); then the clock is moved on two hours and the memory read again.
+// It prints the server's peak RSS against the target (1 GiB by default, `--target-mb`).
+//
+//   npm run soak -- --sessions 10000 [--tokens 20000] [--concurrency 8] [--memory-budget MB]
 
 import { type ChildProcess, spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
@@ -17,6 +24,9 @@ const { values } = parseArgs({
     requests: { type: 'string', default: '20000' },
     concurrency: { type: 'string', default: '8' },
     'memory-budget': { type: 'string' },
+    sessions: { type: 'string' },
+    tokens: { type: 'string', default: '20000' },
+    'target-mb': { type: 'string', default: '1024' },
   },
 })
 const seconds = Math.min(600, Number(values.seconds))
@@ -60,78 +70,214 @@ await fetch(`${url}/openai/v1/chat/completions`, {
   },
   body: JSON.stringify({ model: 'gpt-5.4', messages: [{ role: 'user', content: 'warm up' }] }),
 })
-const latencies: number[] = []
-let sent = 0
-let failed = 0
-const began = performance.now()
-const deadline = began + seconds * 1000
-let peakRss = 0
-const sampler = setInterval(() => {
-  health(url)
-    .then((state) => {
-      peakRss = Math.max(peakRss, state.memory.rssBytes)
-    })
-    .catch(() => undefined)
-}, 500)
-
-/** One client: sessions of four turns, each session an hour of virtual time after the one before. */
-async function client(id: number): Promise<void> {
-  for (let round = 0; ; round += 1) {
-    const session = round * concurrency + id
-    const messages: unknown[] = [{ role: 'system', content: system }]
-    for (let turn = 0; turn < 4; turn += 1) {
-      if (sent >= limit || performance.now() >= deadline) return
-      sent += 1
-      messages.push({
-        role: 'user',
-        content: `Session ${session}, turn ${turn}: review change ${session * 4 + turn}.`,
+/** The default soak: requests per second, latency and memory over a fixed time or request count. */
+async function timedSoak(): Promise<void> {
+  const latencies: number[] = []
+  let sent = 0
+  let failed = 0
+  const began = performance.now()
+  const deadline = began + seconds * 1000
+  let peakRss = 0
+  const sampler = setInterval(() => {
+    health(url)
+      .then((state) => {
+        peakRss = Math.max(peakRss, state.memory.rssBytes)
       })
-      const begin = performance.now()
-      try {
-        const response = await fetch(`${url}/openai/v1/chat/completions`, {
-          method: 'POST',
-          headers: {
-            'content-type': 'application/json',
-            authorization: 'Bearer soak',
-            'x-cachelab-at': String(session * 3_600 + turn * 10),
-          },
-          body: JSON.stringify({ model: 'gpt-5.4', messages }),
+      .catch(() => undefined)
+  }, 500)
+
+  /** One client: sessions of four turns, each session an hour of virtual time after the one before. */
+  async function client(id: number): Promise<void> {
+    for (let round = 0; ; round += 1) {
+      const session = round * concurrency + id
+      const messages: unknown[] = [{ role: 'system', content: system }]
+      for (let turn = 0; turn < 4; turn += 1) {
+        if (sent >= limit || performance.now() >= deadline) return
+        sent += 1
+        messages.push({
+          role: 'user',
+          content: `Session ${session}, turn ${turn}: review change ${session * 4 + turn}.`,
         })
-        const answer = (await response.json()) as { choices?: Array<{ message?: { content?: string } }> }
-        if (response.status !== 200) failed += 1
-        messages.push({ role: 'assistant', content: answer.choices?.[0]?.message?.content ?? '' })
-      } catch {
-        failed += 1
+        const begin = performance.now()
+        try {
+          const response = await fetch(`${url}/openai/v1/chat/completions`, {
+            method: 'POST',
+            headers: {
+              'content-type': 'application/json',
+              authorization: 'Bearer soak',
+              'x-cachelab-at': String(session * 3_600 + turn * 10),
+            },
+            body: JSON.stringify({ model: 'gpt-5.4', messages }),
+          })
+          const answer = (await response.json()) as { choices?: Array<{ message?: { content?: string } }> }
+          if (response.status !== 200) failed += 1
+          messages.push({ role: 'assistant', content: answer.choices?.[0]?.message?.content ?? '' })
+        } catch {
+          failed += 1
+        }
+        latencies.push(performance.now() - begin)
       }
-      latencies.push(performance.now() - begin)
     }
   }
+
+  const startRss = (await health(url)).memory.rssBytes
+  await Promise.all(Array.from({ length: concurrency }, (_, id) => client(id)))
+  const elapsed = (performance.now() - began) / 1000
+  clearInterval(sampler)
+  const end = await health(url)
+  child.kill('SIGTERM')
+  await new Promise((resolve) => child.once('exit', resolve))
+
+  latencies.sort((left, right) => left - right)
+  const percentile = (fraction: number) =>
+    latencies[Math.min(latencies.length - 1, Math.floor(fraction * latencies.length))] ?? Number.NaN
+
+  const simulator = end.memory.simulator
+  process.stdout.write(
+    [
+      `cachelab serve soak: ${latencies.length.toLocaleString('en-US')} requests in ${elapsed.toFixed(1)} s, ` +
+        `${concurrency} clients, ${failed} failed`,
+      `  throughput ${(latencies.length / elapsed).toFixed(0)} req/s`,
+      `  latency    p50 ${percentile(0.5).toFixed(1)} ms, p99 ${percentile(0.99).toFixed(1)} ms, max ${percentile(1).toFixed(1)} ms`,
+      `  memory     RSS ${mb(startRss)} at start, ${mb(Math.max(peakRss, end.memory.rssBytes))} peak, ${mb(end.memory.rssBytes)} at end` +
+        (end.memory.budgetBytes !== undefined ? ` (budget ${mb(end.memory.budgetBytes)})` : ''),
+      `  caches     tries ${mb(simulator?.bytes ?? 0)} (pruned ${simulator?.prunes ?? 0}×), token memo ${mb(end.memory.tokenMemoBytes ?? 0)}, ` +
+        `${(end.memory.capture?.sessions ?? 0).toLocaleString('en-US')} sessions remembered`,
+      '',
+    ].join('\n'),
+  )
+  process.exitCode = failed > 0 ? 1 : 0
 }
 
-const startRss = (await health(url)).memory.rssBytes
-await Promise.all(Array.from({ length: concurrency }, (_, id) => client(id)))
-const elapsed = (performance.now() - began) / 1000
-clearInterval(sampler)
-const end = await health(url)
-child.kill('SIGTERM')
-await new Promise((resolve) => child.once('exit', resolve))
+/** Words the sessions' texts are drawn from (about one token each). */
+const WORDS = (
+  'cache prefix token session request answer model system review change build check test branch ' +
+  'merge commit file line value field record table index memory budget entry expire order write read ' +
+  'stream chunk parse input output report figure number count limit start end time clock virtual'
+).split(' ')
 
-latencies.sort((left, right) => left - right)
-const percentile = (fraction: number) =>
-  latencies[Math.min(latencies.length - 1, Math.floor(fraction * latencies.length))] ?? Number.NaN
-const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MiB`
-const simulator = end.memory.simulator
-process.stdout.write(
-  [
-    `cachelab serve soak: ${latencies.length.toLocaleString('en-US')} requests in ${elapsed.toFixed(1)} s, ` +
-      `${concurrency} clients, ${failed} failed`,
-    `  throughput ${(latencies.length / elapsed).toFixed(0)} req/s`,
-    `  latency    p50 ${percentile(0.5).toFixed(1)} ms, p99 ${percentile(0.99).toFixed(1)} ms, max ${percentile(1).toFixed(1)} ms`,
-    `  memory     RSS ${mb(startRss)} at start, ${mb(Math.max(peakRss, end.memory.rssBytes))} peak, ${mb(end.memory.rssBytes)} at end` +
-      (end.memory.budgetBytes !== undefined ? ` (budget ${mb(end.memory.budgetBytes)})` : ''),
-    `  caches     tries ${mb(simulator?.bytes ?? 0)} (pruned ${simulator?.prunes ?? 0}×), token memo ${mb(end.memory.tokenMemoBytes ?? 0)}, ` +
-      `${(end.memory.capture?.sessions ?? 0).toLocaleString('en-US')} sessions remembered`,
-    '',
-  ].join('\n'),
-)
-process.exitCode = failed > 0 ? 1 : 0
+/** A session's own text of about `tokens` tokens (a deterministic walk through WORDS, seeded by the session). */
+function sessionText(session: number, part: number, tokens: number): string {
+  let state = (session * 7_919 + part * 104_729 + 1) >>> 0
+  const words: string[] = [`Session ${session} part ${part}:`]
+  for (let index = 0; index < tokens; index += 1) {
+    state = (Math.imul(state, 1_664_525) + 1_013_904_223) >>> 0
+    words.push(`${WORDS[state % WORDS.length]}${(state >>> 8) % 100}`)
+  }
+  return words.join(' ')
+}
+
+/**
+ * Many live sessions: each sends one conversation of about `--tokens` tokens, distinct from every other
+ * session's beyond the shared system prompt. Reports the server's RSS as sessions accumulate, then after
+ * the clock moves on two hours (everything expired) and one more request.
+ */
+async function sessionsSoak(sessions: number): Promise<void> {
+  const tokens = Number(values.tokens)
+  const target = Number(values['target-mb']) * 1024 * 1024
+  if (!Number.isInteger(sessions) || sessions < 1 || !Number.isFinite(tokens) || tokens < 100) {
+    process.stderr.write('soak: --sessions must be a positive integer and --tokens 100 or more\n')
+    process.exit(2)
+  }
+  // About 2,000 tokens a message; a word of WORDS with its number is about two tokens.
+  const messagesPerSession = Math.max(1, Math.round(tokens / 2_000))
+  const wordsPerMessage = Math.round(tokens / messagesPerSession / 2)
+  const conversation = (session: number) => [
+    { role: 'system', content: system },
+    ...Array.from({ length: messagesPerSession }, (_, part) => ({
+      role: part % 2 === 0 ? 'user' : 'assistant',
+      content: sessionText(session, part, wordsPerMessage),
+    })),
+    ...(messagesPerSession % 2 === 0 ? [{ role: 'user', content: `Session ${session}: go on.` }] : []),
+  ]
+  let next = 0
+  let failed = 0
+  let inputTokens = 0
+  let peakRss = 0
+  const began = performance.now()
+  const sampler = setInterval(() => {
+    health(url)
+      .then((state) => {
+        peakRss = Math.max(peakRss, state.memory.rssBytes)
+      })
+      .catch(() => undefined)
+  }, 250)
+  const milestones: string[] = []
+  const send = async (session: number, messages: unknown[]) => {
+    const response = await fetch(`${url}/openai/v1/chat/completions`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        authorization: 'Bearer soak',
+        'x-cachelab-session': `soak-${session}`,
+      },
+      body: JSON.stringify({ model: 'gpt-5.4', messages }),
+    })
+    const answer = (await response.json()) as { usage?: { prompt_tokens?: number } }
+    if (response.status !== 200) failed += 1
+    inputTokens += answer.usage?.prompt_tokens ?? 0
+  }
+  const client = async () => {
+    for (;;) {
+      const session = next
+      next += 1
+      if (session >= sessions) return
+      await send(session, conversation(session)).catch(() => {
+        failed += 1
+      })
+      const done = session + 1
+      if (done % Math.max(1, Math.floor(sessions / 5)) === 0) {
+        const state = await health(url)
+        peakRss = Math.max(peakRss, state.memory.rssBytes)
+        milestones.push(`    ${done.toLocaleString('en-US')} sessions: ${memoryLine(state)}`)
+      }
+    }
+  }
+  const startRss = (await health(url)).memory.rssBytes
+  await Promise.all(Array.from({ length: concurrency }, () => client()))
+  const elapsed = (performance.now() - began) / 1000
+  clearInterval(sampler)
+  const loaded = await health(url)
+  peakRss = Math.max(peakRss, loaded.memory.rssBytes)
+  // Two hours on: every entry has expired. One more request lets a server that prunes only on requests prune.
+  await fetch(`${url}/cachelab/clock`, { method: 'POST', body: JSON.stringify({ advance: 7_200 }) })
+  const advanced = await health(url)
+  await send(sessions, conversation(sessions))
+  const after = await health(url)
+  child.kill('SIGTERM')
+  await new Promise((resolve) => child.once('exit', resolve))
+  const mean = inputTokens / sessions
+  process.stdout.write(
+    [
+      `cachelab serve sessions soak: ${sessions.toLocaleString('en-US')} sessions of ${mean.toFixed(0)} input tokens ` +
+        `in ${elapsed.toFixed(1)} s, ${concurrency} clients, ${failed} failed`,
+      `  RSS ${mb(startRss)} at start, peak ${mb(peakRss)} (target ${mb(target)}: ${peakRss <= target ? 'met' : 'MISSED'})` +
+        (loaded.memory.budgetBytes !== undefined ? `, budget ${mb(loaded.memory.budgetBytes)}` : ''),
+      ...milestones,
+      `    loaded: ${memoryLine(loaded)}`,
+      `    clock +2 h: ${memoryLine(advanced)}`,
+      `    then one request: ${memoryLine(after)}`,
+      '',
+    ].join('\n'),
+  )
+  process.exitCode = failed > 0 || peakRss > target ? 1 : 0
+}
+
+function mb(bytes: number): string {
+  return `${(bytes / 1024 / 1024).toFixed(0)} MiB`
+}
+
+/** RSS, heap and the estimated bytes of what the server accounts for. */
+function memoryLine(state: HealthState): string {
+  const memory = state.memory
+  return (
+    `RSS ${mb(memory.rssBytes)}, heap ${mb(memory.heapUsedBytes)}; tries ${mb(memory.simulator?.bytes ?? 0)} ` +
+    `(pruned ${memory.simulator?.prunes ?? 0}×, ${(memory.simulator?.removed ?? 0).toLocaleString('en-US')} nodes), ` +
+    `token memo ${mb(memory.tokenMemoBytes ?? 0)}, ${(memory.capture?.sessions ?? 0).toLocaleString('en-US')} sessions ` +
+    `remembered (${mb(memory.capture?.bytes ?? 0)})`
+  )
+}
+
+// Last, once every constant above is defined.
+if (values.sessions !== undefined) await sessionsSoak(Number(values.sessions))
+else await timedSoak()

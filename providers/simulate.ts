@@ -46,21 +46,21 @@ export interface SimulateOptions {
 }
 
 /**
- * Run one provider's simulator over `inputs` in order, on one cache and one clock, as one account's
- * requests. Throws a `CachelabError` (kind `input`) naming the request when an input is malformed.
+ * One provider's simulator as one account's requests, fed one at a time: what `simulate` runs over an
+ * array, and what `cachelab simulate` runs over a file line by line, so that no input is held once its
+ * output is written. `step` throws a `CachelabError` (kind `input`) naming the request when an input is
+ * malformed.
  */
-export function simulate(
+export function simulationStepper(
   provider: ProviderId,
-  inputs: readonly SimulationInput[],
   options: SimulateOptions = {},
-): SimulationOutput[] {
+): (input: SimulationInput, index: number) => SimulationOutput {
   const label = options.label ?? ((index: number) => `request ${index + 1}`)
   const adapter = createAdapter(provider, simulatedEndpoint(provider))
   const simulators = new CacheSimulators()
   const routing = findCompatible(provider)?.cache.routing
-  const outputs: SimulationOutput[] = []
   let at = 0
-  for (const [index, input] of inputs.entries()) {
+  return (input, index) => {
     if (input.at !== undefined) {
       if (typeof input.at !== 'number' || !Number.isFinite(input.at) || input.at < at) {
         throw new CachelabError(
@@ -97,11 +97,23 @@ export function simulate(
       })
       const raw = wireUsage(adapter.api, simulation.counts, simulators.openai.reportsWrites(model))
       const { raw: _kept, ...usage } = adapter.parseUsage(raw)
-      outputs.push({ usage, raw })
+      return { usage, raw }
     } catch (error) {
       if (!(error instanceof SimulatorRejection)) throw error
-      outputs.push({ error: { status: error.status, body: error.body } })
+      return { error: { status: error.status, body: error.body } }
     }
   }
-  return outputs
+}
+
+/**
+ * Run one provider's simulator over `inputs` in order, on one cache and one clock, as one account's
+ * requests. Throws a `CachelabError` (kind `input`) naming the request when an input is malformed.
+ */
+export function simulate(
+  provider: ProviderId,
+  inputs: readonly SimulationInput[],
+  options: SimulateOptions = {},
+): SimulationOutput[] {
+  const step = simulationStepper(provider, options)
+  return inputs.map((input, index) => step(input, index))
 }

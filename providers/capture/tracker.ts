@@ -5,6 +5,7 @@
 
 import type { AssistantMessage, ProviderId, Usage } from '../../harness/types.ts'
 import { REDACTED, redactText } from '../mock/serve-safety.ts'
+import { stringBytes } from '../sim/bytes.ts'
 import type {
   Counterfactual,
   PreviousRequest,
@@ -134,12 +135,20 @@ function modelField(body: Record<string, unknown>): { model?: string } {
   return model === undefined ? {} : { model }
 }
 
-/** Estimated bytes a previous request holds: its segments' objects and texts. */
+/**
+ * Estimated bytes a previous request holds: its segments' objects (segment, wire node, array slot and
+ * cumulative count) and their strings, counted even while a trie holds the same segment, since the
+ * session keeps it after the trie let it go.
+ */
 function promptBytes(prompt: Prompt): number {
-  let bytes = 64 + 16 * prompt.segments.length
-  for (const segment of prompt.segments) bytes += 96 + 2 * (segment.text.length + segment.frame.length)
+  let bytes = 160
+  for (const segment of prompt.segments)
+    bytes += SEGMENT_BYTES + stringBytes(segment.text) + stringBytes(segment.frame)
   return bytes
 }
+
+/** A segment's object, its wire node, and its slots in the prompt's arrays. */
+const SEGMENT_BYTES = 200
 
 const PROVIDER_OF_API: Readonly<Record<BuiltInWireApi, ProviderId>> = {
   'anthropic-messages': 'anthropic',

@@ -26,8 +26,11 @@ export interface HealthState {
     heapUsedBytes: number
     /** `serve --memory-budget`, when the server has one. */
     budgetBytes?: number
-    /** Estimated bytes of the simulators' tries, and how often they were pruned. */
-    simulator?: { bytes: number; prunes: number; removed: number; overBudget: boolean }
+    /**
+     * Estimated bytes of the simulators' tries, how often they were pruned, the nodes removed, and of
+     * those the entries evicted while still live (the budget was passed with nothing left expired).
+     */
+    simulator?: { bytes: number; prunes: number; removed: number; evicted: number; overBudget: boolean }
     /** Estimated bytes of the token-count memo. */
     tokenMemoBytes?: number
     /** Captured sessions remembered and the estimated bytes of their previous requests. */
@@ -100,6 +103,8 @@ export function handleControl(
   const seconds = advanceOf(body)
   if (typeof seconds === 'string') return problem(400, 'invalid_request_error', seconds)
   context.advance(seconds)
+  // Under a budget, what the move expired goes now: a server left idle holds none of it.
+  context.simulators.advanceTo(context.now())
   return { status: 200, body: clockState(context) }
 }
 

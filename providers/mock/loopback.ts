@@ -317,6 +317,7 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
                 bytes: stats.bytes,
                 prunes: stats.prunes,
                 removed: stats.removed,
+                evicted: stats.evicted,
                 overBudget: stats.overBudget,
               },
             }

@@ -1,6 +1,8 @@
 // The cache simulators of every vendor behind one call: simulate a wire body of a given API. One
 // instance models one account's caches; reset by making a new one. Under a memory budget (serve), the
-// tries are pruned of expired entries whenever their estimated bytes pass it.
+// tries are pruned of expired entries whenever their estimated bytes pass it, and if that is not enough,
+// the least recently used entries are evicted too (a later request then reads less than the provider's
+// cache would give it; the health endpoint counts them).
 
 import type { CompatibleProviderId } from '../../harness/types.ts'
 import { compatibleProviderOfApi, type WireApi } from '../types.ts'
@@ -23,14 +25,19 @@ export interface PruneStats {
   budget: number | undefined
   /** Times the tries were pruned. */
   prunes: number
-  /** Trie nodes removed in all. */
+  /** Trie nodes removed in all (expired and evicted). */
   removed: number
   /**
-   * True when the latest pruning left more than the budget: what is left can still be read (live entries
-   * are never evicted early, that would change the counts), so memory grows past the budget.
+   * Entries evicted while still live, least recently used first, because expired ones were not enough
+   * to bring the tries under the budget: a later request that would have read them reads less.
    */
+  evicted: number
+  /** True when the latest pruning left more than the budget (one request alone holds more than it). */
   overBudget: boolean
 }
+
+/** Eviction brings the tries down to this part of the budget, so that it runs again only much later. */
+const EVICTION_TARGET = 3 / 4
 
 export class CacheSimulators {
   readonly anthropic: AnthropicCacheSimulator
@@ -42,7 +49,7 @@ export class CacheSimulators {
   /** One cache per compatible provider, made on its first request. */
   private readonly compatibles = new Map<CompatibleProviderId, CompatibleCacheSimulator>()
   /** The estimated bytes of every trie of the simulators. */
-  private readonly meter: TrieMeter = { bytes: 0 }
+  private readonly meter: TrieMeter = { bytes: 0, tick: 0, evicted: 0, tries: new Set() }
   private readonly budget: number | undefined
   /** Bytes past which the next pruning runs: the budget, or twice what the last pruning left. */
   private threshold: number
@@ -76,6 +83,7 @@ export class CacheSimulators {
 
   /** Simulate one request of `api`; throws SimulatorRejection for a request the provider refuses. */
   simulate(api: WireApi, request: SimulationRequest): Simulation {
+    this.meter.tick = (this.meter.tick ?? 0) + 1
     const simulation = this.dispatch(api, request)
     this.latest = Math.max(this.latest, request.at)
     if (this.meter.bytes > this.threshold) this.prune(this.latest)
@@ -83,11 +91,31 @@ export class CacheSimulators {
   }
 
   /**
+   * The clock moved on to `at` (serve's clock endpoint): under a budget, remove what expired by then at
+   * once rather than at the next request past the budget. Nothing live is touched.
+   */
+  advanceTo(at: number): void {
+    if (this.budget === undefined || at <= this.latest) return
+    this.latest = at
+    this.pruneExpired(at)
+  }
+
+  /**
    * Remove every entry that no request at `at` or later can read, and the prefixes that lead only to
-   * such entries. Pruning walks every trie, so it runs again only once the tries have doubled since (or
-   * passed the budget): its cost per request stays constant however much is live.
+   * such entries; then, if the tries still pass the budget, the least recently used entries until they
+   * hold three quarters of it. Pruning walks every trie, so it runs again only once the tries have
+   * passed the budget again: its cost per request stays constant however much is live.
    */
   prune(at: number): number {
+    let removed = this.pruneExpired(at)
+    const budget = this.budget ?? Number.POSITIVE_INFINITY
+    if (this.meter.bytes > budget) removed += this.evict(budget * EVICTION_TARGET)
+    this.overBudget = this.meter.bytes > budget
+    this.threshold = Math.max(budget, 2 * this.meter.bytes)
+    return removed
+  }
+
+  private pruneExpired(at: number): number {
     let removed =
       this.anthropic.prune(at) +
       this.openai.prune(at) +
@@ -97,10 +125,33 @@ export class CacheSimulators {
     for (const simulator of this.compatibles.values()) removed += simulator.prune(at)
     this.prunes += 1
     this.removed += removed
-    const budget = this.budget ?? Number.POSITIVE_INFINITY
-    this.overBudget = this.meter.bytes > budget
-    this.threshold = Math.max(budget, 2 * this.meter.bytes)
     return removed
+  }
+
+  /**
+   * Evict the least recently used nodes until the tries hold at most `target` bytes: the nodes used
+   * before a cutoff tick, the cutoff found from every node's bytes by the tick it was last used at. The
+   * current request's nodes are never evicted (its tick is the latest). Expired entries go on the way.
+   */
+  private evict(target: number): number {
+    const byUse = new Map<number, number>()
+    for (const trie of this.meter.tries ?? []) trie.bytesByUse(byUse)
+    const ticks = [...byUse.keys()].sort((left, right) => left - right)
+    const current = this.meter.tick ?? 0
+    let excess = this.meter.bytes - target
+    let cutoff = Number.NEGATIVE_INFINITY
+    for (const tick of ticks) {
+      if (excess <= 0 || tick >= current) break
+      excess -= byUse.get(tick) ?? 0
+      cutoff = tick + 1
+    }
+    if (cutoff === Number.NEGATIVE_INFINITY) return 0
+    this.meter.evictBefore = cutoff
+    try {
+      return this.pruneExpired(this.latest)
+    } finally {
+      delete this.meter.evictBefore
+    }
   }
 
   /** The tries' estimated bytes and what pruning has done. */
@@ -110,6 +161,7 @@ export class CacheSimulators {
       budget: this.budget,
       prunes: this.prunes,
       removed: this.removed,
+      evicted: this.meter.evicted ?? 0,
       overBudget: this.overBudget,
     }
   }

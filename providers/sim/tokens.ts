@@ -4,6 +4,7 @@
 
 import { Tiktoken } from 'js-tiktoken/lite'
 import o200kBase from 'js-tiktoken/ranks/o200k_base'
+import { stringBytes } from './bytes.ts'
 
 let encoder: Tiktoken | undefined
 
@@ -91,11 +92,14 @@ class LeastRecentlyUsed<Value> {
 
 /** Estimated bytes a memo entry keyed by `text` holds beyond its value: the key and the map's entry. */
 function keyBytes(text: string): number {
-  // Two bytes a character covers strings V8 stores two-byte; a one-byte string is overestimated.
-  return 2 * text.length + ENTRY_OVERHEAD
+  // The key is counted even when a trie holds the same string: the memo may outlive the trie's node.
+  return stringBytes(text) + ENTRY_OVERHEAD
 }
 
 const ENTRY_OVERHEAD = 80
+
+/** A Uint32Array's object and its ArrayBuffer's, beyond the data. */
+const ARRAY_OVERHEAD = 160
 
 /**
  * A memoizing token counter. Counts are cached by the exact text and token arrays for the texts a
@@ -197,7 +201,7 @@ export class TokenCounter {
    */
   remember(text: string, tokens: Uint32Array): void {
     this.counts.set(text, tokens.length, keyBytes(text))
-    this.arrays.set(text, tokens, keyBytes(text) + tokens.byteLength)
+    this.arrays.set(text, tokens, keyBytes(text) + ARRAY_OVERHEAD + tokens.byteLength)
   }
 
   /** Whether `text`'s count is in the memo (no tokenizing needed). */

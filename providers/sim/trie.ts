@@ -5,6 +5,7 @@
 // children also keeps them sorted by tokens, so the child sharing the most tokens with a segment is found
 // by binary search, not by comparing every sibling (thousands of sessions under one system prompt).
 
+import { stringBytes } from './bytes.ts'
 import { commonTokenPrefix } from './tokens.ts'
 import type { Prompt, Segment } from './types.ts'
 
@@ -18,6 +19,12 @@ export interface TrieNode<T> {
   readonly children: Map<string, Array<TrieNode<T>>>
   /** The simulator's state for this prefix (entry lifetime, write time, …). */
   data: T | undefined
+  /**
+   * The meter's tick of the latest request whose walk or insert passed through this node. A walk marks
+   * every node of its path, so a node is never marked later than its parent: evicting the nodes used
+   * before a tick removes whole subtrees.
+   */
+  used: number
   /** The children sorted by tokens, once there are enough of them to search rather than scan. */
   siblings?: SiblingIndex<T>
 }
@@ -37,21 +44,33 @@ interface IndexedChild<T> {
 /**
  * The estimated bytes the tries of one simulator family hold, shared by its tries so that one budget
  * covers them all. Estimates, not measurements: they are deterministic, so pruning happens at the same
- * request on every run.
+ * request on every run. `CacheSimulators` also keeps here what evicting the least recently used needs.
  */
 export interface TrieMeter {
   bytes: number
+  /** The current request's number: walks and inserts mark their nodes with it (0 when nobody counts). */
+  tick?: number
+  /** Set while evicting: nodes last used before this tick are removed by `prune` whatever `dead` says. */
+  evictBefore?: number
+  /** Nodes `prune` removed only because `evictBefore` said so (still live for their simulator). */
+  evicted?: number
+  /** The tries that hold nodes on this meter, for eviction to survey (a trie joins on its first node). */
+  tries?: Set<PrefixTrie<unknown>>
 }
 
 /** Children a node holds before its siblings are indexed: below this a scan is as fast as a search. */
 const INDEX_THRESHOLD = 16
 
-/** Estimated bytes of a node beyond its segment's text: the node, its segment object, its map and entry. */
-const NODE_BYTES = 320
+/**
+ * Estimated bytes of a node beyond its segment's strings: the node, its segment and wire-node objects, its
+ * children map, the list and map entry in its parent, and the simulator's state object. Measured: 1,198
+ * bytes a node under V8 (20,000 children of one node, a one-field state).
+ */
+const NODE_BYTES = 1_200
 
 /** Estimated bytes a node holds for its segment (the text is the simulator's only reference once pruned). */
 function nodeBytes(segment: Segment): number {
-  return NODE_BYTES + 2 * (segment.text.length + segment.frame.length)
+  return NODE_BYTES + stringBytes(segment.text) + stringBytes(segment.frame)
 }
 
 /** Whether two segments are the same prompt content (markers such as breakpoints do not count). */
@@ -80,6 +99,7 @@ export class PrefixTrie<T> {
     parent: undefined,
     children: new Map(),
     data: undefined,
+    used: 0,
   }
   /** The last path walked or inserted and its segments: the next request of a session usually repeats it. */
   private cursor: { segments: readonly Segment[]; path: Array<TrieNode<T>> } = { segments: [], path: [] }
@@ -131,7 +151,14 @@ export class PrefixTrie<T> {
     }
     const path = added.length === 0 ? reused : reused.concat(added)
     if (path.length === limit) this.remember(prompt, path)
+    this.mark(path)
     return path
+  }
+
+  /** Mark a path as used by the current request (least recently used nodes are evicted first). */
+  private mark(path: ReadonlyArray<TrieNode<T>>): void {
+    const tick = this.meter.tick ?? 0
+    for (const node of path) node.used = tick
   }
 
   /** Store segments 0..count-1 of `prompt`, creating missing nodes; returns the full path. */
@@ -144,18 +171,27 @@ export class PrefixTrie<T> {
       if (segment === undefined) break
       let child = childFor(node, segment)
       if (child === undefined) {
-        child = { segment, depth: index + 1, parent: node, children: new Map(), data: create(segment) }
+        child = {
+          segment,
+          depth: index + 1,
+          parent: node,
+          children: new Map(),
+          data: create(segment),
+          used: 0,
+        }
         const list = node.children.get(segment.text)
         if (list === undefined) node.children.set(segment.text, [child])
         else list.push(child)
         node.siblings?.pending.push(child)
         this.meter.bytes += nodeBytes(segment)
+        this.meter.tries?.add(this as PrefixTrie<unknown>)
       }
       added.push(child)
       node = child
     }
     const path = added.length === 0 ? reused : reused.concat(added)
     this.remember(prompt, path)
+    this.mark(path)
     return path
   }
 
@@ -232,11 +268,15 @@ export class PrefixTrie<T> {
     return this.meter.bytes
   }
 
-  /** Remove every subtree whose nodes all satisfy `dead`; returns how many nodes were removed. */
+  /**
+   * Remove every subtree whose nodes all satisfy `dead`, or were last used before the meter's
+   * `evictBefore` (evicted for memory, least recently used first); returns how many nodes were removed.
+   */
   prune(dead: (data: T | undefined) => boolean): number {
     let removed = 0
+    const evictBefore = this.meter.evictBefore ?? Number.NEGATIVE_INFINITY
     const visit = (node: TrieNode<T>): boolean => {
-      let allDead = node !== this.root && dead(node.data)
+      let allDead = node !== this.root && (node.used < evictBefore || dead(node.data))
       let dropped = false
       for (const [text, list] of node.children) {
         const kept = list.filter((child) => {
@@ -244,6 +284,7 @@ export class PrefixTrie<T> {
           removed += 1
           dropped = true
           this.meter.bytes -= nodeBytes(child.segment as Segment)
+          if (!dead(child.data)) this.meter.evicted = (this.meter.evicted ?? 0) + 1
           return false
         })
         if (kept.length === 0) node.children.delete(text)
@@ -255,7 +296,19 @@ export class PrefixTrie<T> {
     }
     visit(this.root)
     this.cursor = { segments: [], path: [] }
+    if (this.root.children.size === 0) this.meter.tries?.delete(this as PrefixTrie<unknown>)
     return removed
+  }
+
+  /** Add each node's estimated bytes to `into` under the tick it was last used at (eviction's survey). */
+  bytesByUse(into: Map<number, number>): void {
+    const visit = (node: TrieNode<T>): void => {
+      for (const child of childrenOf(node)) {
+        into.set(child.used, (into.get(child.used) ?? 0) + nodeBytes(child.segment as Segment))
+        visit(child)
+      }
+    }
+    visit(this.root)
   }
 
   /** Forget a node's sibling index (it is rebuilt from the remaining children when next searched). */
