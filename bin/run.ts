@@ -215,7 +215,7 @@ export async function run(options: RunOptions = {}): Promise<RunResult> {
   if (modelLoop)
     await requireSdks(
       plans.map((plan) => plan.provider),
-      'cachelab run drives scenarios through',
+      'run drives scenarios through',
     )
   // Live sessions share a predictor and a clock; scenarios a worker cannot receive stay in process too.
   const jobs = live || !modelLoop || requestedJobs === 1 || !canTransfer(plans) ? 1 : requestedJobs
