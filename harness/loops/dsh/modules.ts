@@ -6,7 +6,7 @@
 import * as zlib from 'node:zlib'
 import { CachelabError } from '../../errors.ts'
 
-/** The DSH release cachelab drives (the exact optional dependencies). */
+/** The DSH release cachelab drives (its optional peers, pinned exactly as devDependencies). */
 export const DSH_VERSION = '0.1.0-rc.8'
 
 /** What a user runs to get DSH's loop. */
