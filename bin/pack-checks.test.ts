@@ -117,14 +117,20 @@ describe('installedPackages and unaskedPeers', () => {
         },
       },
       vitest: { version: '4.1.12', dependencies: { vite: { version: '8.3.8' } } },
+      // Deduped here, listed in full under a later package.
+      '@vitest/browser': { version: '4.1.12', dependencies: { '@vitest/mocker': { version: '4.1.12' } } },
+      '@vitest/mocker': { version: '4.1.12', dependencies: { 'magic-string': { version: '0.30.21' } } },
     },
   }
 
-  it('lists every installed package of an npm ls tree once, leaving the missing ones out', () => {
+  it('lists every installed package of an npm ls tree once, deduped entries’ dependencies included, leaving the missing ones out', () => {
     expect(installedPackages(tree)).toEqual([
       '@anthropic-ai/sdk@1.14.0',
+      '@vitest/browser@4.1.12',
+      '@vitest/mocker@4.1.12',
       'cachelab@0.1.0',
       'json-schema-to-ts@3.1.1',
+      'magic-string@0.30.21',
       'msw@2.15.0',
       'vite@8.3.8',
       'vitest@4.1.12',

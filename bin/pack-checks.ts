@@ -151,9 +151,9 @@ export function installedPackages(tree: NpmTree): string[] {
   const visit = (node: NpmTree) => {
     for (const [name, child] of Object.entries(node.dependencies ?? {})) {
       if (child.missing === true || child.version === undefined) continue
-      const key = `${name}@${child.version}`
-      if (found.has(key)) continue
-      found.add(key)
+      found.add(`${name}@${child.version}`)
+      // A deduped entry carries no dependencies, and may come before the full one: every entry is walked
+      // (npm's JSON tree is finite, deduped entries ending it).
       visit(child)
     }
   }
