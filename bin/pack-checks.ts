@@ -3,12 +3,14 @@
 // what the e2e runs and cannot drift from it.
 
 /**
- * Files every tarball must hold: the entry points with their declarations, the launcher, the CLI and the
- * worker thread `run` spreads sessions over.
+ * Files every tarball must hold: the entry points with their declarations, the launcher, the CLI, the
+ * worker thread `run` spreads sessions over, and the reference the README links to (docs/).
  */
 export const REQUIRED_PACK_FILES = [
   'package.json',
   'README.md',
+  'docs/README.md',
+  'docs/install.md',
   'LICENSE',
   'bin/cachelab.js',
   'dist/bin/cli.js',
@@ -117,4 +119,66 @@ export function examplesProblems(examples: ReadmeExamples): string[] {
 function attribute(words: readonly string[], key: string): string | undefined {
   const word = words.find((candidate) => candidate.startsWith(`${key}=`))
   return word?.slice(key.length + 1)
+}
+
+/**
+ * The optional peers a bare install (the tarball and Vitest) must not bring: every client library,
+ * DSH's loop and better-sqlite3. A package is matched by name, or by scope where the whole scope is one
+ * library's.
+ */
+export const OPTIONAL_PEER_PATTERNS: readonly RegExp[] = [
+  /^openai$/,
+  /^@anthropic-ai\//,
+  /^@google\/genai$/,
+  /^@aws-sdk\/client-bedrock-runtime$/,
+  /^ai$/,
+  /^@ai-sdk\//,
+  /^@langchain\//,
+  /^@openai\/agents/,
+  /^@mariozechner\/pi-ai$/,
+  /^@deepseek-ai\//,
+  /^better-sqlite3$/,
+]
+
+/** A dependency tree as `npm ls --all --json` prints it. */
+export interface NpmTree {
+  version?: string
+  missing?: boolean
+  dependencies?: Readonly<Record<string, NpmTree>>
+}
+
+/** The `name@version` of every package installed in an `npm ls --all --json` tree (missing ones left out). */
+export function installedPackages(tree: NpmTree): string[] {
+  const found = new Set<string>()
+  const visit = (node: NpmTree) => {
+    for (const [name, child] of Object.entries(node.dependencies ?? {})) {
+      if (child.missing === true || child.version === undefined) continue
+      found.add(`${name}@${child.version}`)
+      // A deduped entry carries no dependencies, and may come before the full one: every entry is walked
+      // (npm's JSON tree is finite, deduped entries ending it).
+      visit(child)
+    }
+  }
+  visit(tree)
+  return [...found].sort()
+}
+
+/** The installed packages (`name@version`) that are optional peers, which a bare install must not bring. */
+export function unaskedPeers(packages: readonly string[]): string[] {
+  return packages.filter((spec) => {
+    const name = spec.slice(0, spec.lastIndexOf('@') > 0 ? spec.lastIndexOf('@') : spec.length)
+    return OPTIONAL_PEER_PATTERNS.some((pattern) => pattern.test(name))
+  })
+}
+
+/**
+ * What `npm publish --dry-run` warned about the package: its `npm warn` lines, but for the one every
+ * dry run without a login prints (the dry run does not log in, and publishing is not what is tested).
+ */
+export function publishWarnings(output: string): string[] {
+  return output
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => /^npm (warn|WARN)\b/.test(line))
+    .filter((line) => !/requires you to be logged in/.test(line))
 }

@@ -126,7 +126,7 @@ describe('run --loop with client libraries', () => {
       expect.objectContaining({
         name: 'ai-sdk',
         reason: 'the fake library is not built',
-        install: expect.stringMatching(/^npm i fake-ai@/),
+        install: expect.stringMatching(/^npm i -D fake-ai/),
       }),
     ])
     expect(result.libraries.comparisons.map((entry) => entry.loop)).toEqual(['sdk'])
@@ -141,7 +141,7 @@ describe('run --loop with client libraries', () => {
         libraryModules: { 'ai-sdk': absent },
       }),
     ).rejects.toThrow(
-      /no loop to run: ai-sdk is absent \(the fake library is not built; install: npm i fake-ai@/,
+      /no loop to run: ai-sdk is absent \(the fake library is not built; install: npm i -D fake-ai/,
     )
   })
 

@@ -18,6 +18,7 @@ import { catalogEntries } from '../providers/catalog.ts'
 import { knownProviderIds } from '../providers/compatible.ts'
 import { liveEndpoint } from '../providers/endpoints.ts'
 import { startMockProviders } from '../providers/index.ts'
+import { requireSdks } from '../providers/sdks.ts'
 import { CacheSimulators } from '../providers/sim/index.ts'
 import type { BreakEvent } from '../reports/break-events.ts'
 import { breaksOf } from '../reports/breaks.ts'
@@ -209,6 +210,13 @@ export async function run(options: RunOptions = {}): Promise<RunResult> {
   if (live) requireLiveKeys(plans, options.env ?? process.env)
   const requestedJobs = jobsFor(plans, options.jobs)
   const modelLoop = loops.includes('model')
+  // The model loop sends through the providers' official SDKs (optional peers): a missing one is a usage
+  // error naming it before anything runs.
+  if (modelLoop)
+    await requireSdks(
+      plans.map((plan) => plan.provider),
+      'run drives scenarios through',
+    )
   // Live sessions share a predictor and a clock; scenarios a worker cannot receive stay in process too.
   const jobs = live || !modelLoop || requestedJobs === 1 || !canTransfer(plans) ? 1 : requestedJobs
   // Every argument is checked by now: only then is the output folder touched.

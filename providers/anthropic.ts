@@ -2,11 +2,12 @@
 // and writes), stop reasons, the streamed event accumulator and sending. Request building lives in
 // anthropic-request.ts.
 
-import Anthropic from '@anthropic-ai/sdk'
+import type Anthropic from '@anthropic-ai/sdk'
 import type { AssistantMessage, JsonValue, Usage } from '../harness/types.ts'
 import { buildAnthropicRequest } from './anthropic-request.ts'
 import { type Endpoint, lateBoundFetch } from './endpoints.ts'
 import { toProviderError } from './sdk-errors.ts'
+import { lazy, loadSdk } from './sdks.ts'
 import {
   type BuiltRequest,
   type ProviderAdapter,
@@ -232,8 +233,12 @@ export async function sendAnthropic(
   }
 }
 
-/** An Anthropic SDK client for an endpoint; retries are the loop's job, so the SDK makes none. */
-export function anthropicClient(endpoint: Endpoint): Anthropic {
+/**
+ * An Anthropic SDK client for an endpoint, once the SDK has loaded; retries are the loop's job, so the
+ * SDK makes none.
+ */
+export async function anthropicClient(endpoint: Endpoint): Promise<Anthropic> {
+  const { default: Anthropic } = await loadSdk('@anthropic-ai/sdk')
   return new Anthropic({
     apiKey: endpoint.apiKey,
     baseURL: endpoint.baseURL,
@@ -244,12 +249,12 @@ export function anthropicClient(endpoint: Endpoint): Anthropic {
 
 /** The anthropic adapter. */
 export function anthropicAdapter(endpoint: Endpoint): ProviderAdapter {
-  const client = anthropicClient(endpoint)
+  const client = lazy(() => anthropicClient(endpoint))
   return {
     provider: 'anthropic',
     api: 'anthropic-messages',
     buildRequest: buildAnthropicRequest,
     parseUsage: parseAnthropicUsage,
-    send: (request, options) => sendAnthropic(client, request, options),
+    send: async (request, options) => sendAnthropic(await client(), request, options),
   }
 }

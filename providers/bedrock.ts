@@ -4,14 +4,14 @@
 // writes), the stream's events accumulated, and sending through the SDK over cachelab's fetch.
 
 import { Readable } from 'node:stream'
-import {
+import type {
   BedrockRuntimeClient,
-  type ContentBlock,
+  ContentBlock,
   ConverseCommand,
-  type ConverseCommandInput,
-  type StopReason as ConverseStopReason,
+  ConverseCommandInput,
+  StopReason as ConverseStopReason,
   ConverseStreamCommand,
-  type ConverseStreamOutput,
+  ConverseStreamOutput,
 } from '@aws-sdk/client-bedrock-runtime'
 import { CachelabError } from '../harness/errors.ts'
 import type { AssistantMessage, DerivedRequest, JsonValue, Seq, Usage } from '../harness/types.ts'
@@ -20,6 +20,7 @@ import { buildAnthropicRequest } from './anthropic-request.ts'
 import { findModel } from './catalog.ts'
 import { type Endpoint, lateBoundFetch } from './endpoints.ts'
 import { toProviderError } from './sdk-errors.ts'
+import { lazy, loadSdk } from './sdks.ts'
 import {
   type BreakpointStrategy,
   type BuildOptions,
@@ -355,9 +356,11 @@ export const DEFAULT_REGION = 'us-east-1'
 
 /**
  * A Bedrock Runtime client for an endpoint: `apiKey` is a Bedrock API key (bearer) unless `aws` names an
- * access key pair; the region comes from `aws.region` or the base URL's host. Retries are the loop's job.
+ * access key pair; the region comes from `aws.region` or the base URL's host; made once the SDK has
+ * loaded. Retries are the loop's job.
  */
-export function bedrockClient(endpoint: Endpoint): BedrockRuntimeClient {
+export async function bedrockClient(endpoint: Endpoint): Promise<BedrockRuntimeClient> {
+  const { BedrockRuntimeClient } = await loadSdk('@aws-sdk/client-bedrock-runtime')
   const credentials: BedrockCredentials =
     endpoint.aws?.accessKeyId !== undefined
       ? {
@@ -393,6 +396,7 @@ export async function sendBedrock(
   request: BuiltRequest,
   options: SendOptions,
 ): Promise<ProviderReply> {
+  const { ConverseCommand, ConverseStreamCommand } = await loadSdk('@aws-sdk/client-bedrock-runtime')
   const input = withImageBytes(request.body) as unknown as ConverseCommandInput
   const abort = options.signal !== undefined ? { abortSignal: options.signal } : {}
   try {
@@ -469,12 +473,12 @@ function withHeaders<Command extends ConverseCommand | ConverseStreamCommand>(
 
 /** The bedrock adapter. */
 export function bedrockAdapter(endpoint: Endpoint): ProviderAdapter {
-  const client = bedrockClient(endpoint)
+  const client = lazy(() => bedrockClient(endpoint))
   return {
     provider: 'bedrock',
     api: 'bedrock-converse',
     buildRequest: buildBedrockRequest,
     parseUsage: parseBedrockUsage,
-    send: (request, options) => sendBedrock(client, request, options),
+    send: async (request, options) => sendBedrock(await client(), request, options),
   }
 }

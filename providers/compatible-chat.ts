@@ -6,6 +6,7 @@ import { chatMessages, chatTools } from './chat-wire.ts'
 import { type CompatibleProvider, compatibleProvider, type UsageFields } from './compatible.ts'
 import type { Endpoint } from './endpoints.ts'
 import { openAIClient, sendChat } from './openai-chat.ts'
+import { lazy } from './sdks.ts'
 import type { SimCounts } from './sim/types.ts'
 import { type BuildOptions, type BuiltRequest, compatibleApi, type ProviderAdapter } from './types.ts'
 
@@ -109,13 +110,13 @@ export function buildCompatibleRequest(
 /** The adapter of a compatible provider; the endpoint carries its base URL. */
 export function compatibleAdapter(id: CompatibleProviderId, endpoint: Endpoint): ProviderAdapter {
   const provider = compatibleProvider(id)
-  const client = openAIClient(endpoint)
+  const client = lazy(() => openAIClient(endpoint))
   const parseUsage = (raw: unknown) => parseCompatibleUsage(provider.cache.usage, raw)
   return {
     provider: id,
     api: compatibleApi(id),
     buildRequest: (request, options) => buildCompatibleRequest(provider, request, options),
     parseUsage,
-    send: (request, options) => sendChat(client, request, options, parseUsage),
+    send: async (request, options) => sendChat(await client(), request, options, parseUsage),
   }
 }

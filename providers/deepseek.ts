@@ -5,6 +5,7 @@ import type { DerivedRequest, JsonValue, Usage } from '../harness/types.ts'
 import { chatMessages, chatTools } from './chat-wire.ts'
 import type { Endpoint } from './endpoints.ts'
 import { openAIClient, sendChat } from './openai-chat.ts'
+import { lazy } from './sdks.ts'
 import type { BuildOptions, BuiltRequest, ProviderAdapter } from './types.ts'
 
 type Raw = Record<string, unknown>
@@ -69,12 +70,12 @@ export function buildDeepSeekRequest(request: DerivedRequest, options: BuildOpti
 
 /** The deepseek adapter; the endpoint carries DeepSeek's base URL. */
 export function deepSeekAdapter(endpoint: Endpoint): ProviderAdapter {
-  const client = openAIClient(endpoint)
+  const client = lazy(() => openAIClient(endpoint))
   return {
     provider: 'deepseek',
     api: 'deepseek-chat',
     buildRequest: buildDeepSeekRequest,
     parseUsage: parseDeepSeekUsage,
-    send: (request, options) => sendChat(client, request, options, parseDeepSeekUsage),
+    send: async (request, options) => sendChat(await client(), request, options, parseDeepSeekUsage),
   }
 }

@@ -2,7 +2,7 @@
 // function declarations, contents), usage normalization (the prompt count includes cached tokens;
 // thoughts are output), and sending, streamed (`streamGenerateContent?alt=sse`) or not.
 
-import { GoogleGenAI } from '@google/genai'
+import type { GoogleGenAI } from '@google/genai'
 import type {
   AssistantMessage,
   DerivedRequest,
@@ -15,6 +15,7 @@ import type {
 import { developerText } from './anthropic-request.ts'
 import { simulationModel } from './catalog.ts'
 import { type Endpoint, lateBoundFetch } from './endpoints.ts'
+import { lazy, loadSdk } from './sdks.ts'
 import type {
   BuildOptions,
   BuiltRequest,
@@ -400,8 +401,12 @@ async function sendGemini(
   return accumulator.reply()
 }
 
-/** A Google GenAI client for an endpoint (the Gemini API, never Vertex); retries are the loop's job. */
-export function geminiClient(endpoint: Endpoint): GoogleGenAI {
+/**
+ * A Google GenAI client for an endpoint (the Gemini API, never Vertex), once the SDK has loaded; retries
+ * are the loop's job.
+ */
+export async function geminiClient(endpoint: Endpoint): Promise<GoogleGenAI> {
+  const { GoogleGenAI } = await loadSdk('@google/genai')
   return new GoogleGenAI({
     // Explicit, so `GOOGLE_GENAI_USE_VERTEXAI` in the environment cannot turn the client to Vertex AI.
     vertexai: false,
@@ -416,8 +421,11 @@ export function geminiClient(endpoint: Endpoint): GoogleGenAI {
  * becomes the body sent (`cachedContent` in place of the head), so the wire record is what the API saw.
  */
 export function geminiAdapter(endpoint: Endpoint): ProviderAdapter {
-  const client = geminiClient(endpoint)
-  const caches = new ExplicitCaches(client)
+  // Made at the first send, with the SDK: the explicit caches share the client.
+  const connection = lazy(async () => {
+    const client = await geminiClient(endpoint)
+    return { client, caches: new ExplicitCaches(client) }
+  })
   const explicit = new WeakMap<BuiltRequest, number>()
   return {
     provider: 'gemini',
@@ -429,6 +437,7 @@ export function geminiAdapter(endpoint: Endpoint): ProviderAdapter {
     },
     parseUsage: parseGeminiUsage,
     send: async (request, options) => {
+      const { client, caches } = await connection()
       const ttl = explicit.get(request)
       if (ttl === undefined) return sendGemini(client, request, options)
       const original = { ...request.body }

@@ -1,7 +1,7 @@
 // OpenAI Chat Completions over the `openai` SDK: request building, usage normalization and sending,
 // streamed (usage on the final chunk with `stream_options.include_usage`) or not.
 
-import OpenAI from 'openai'
+import type OpenAI from 'openai'
 import type { DerivedRequest, JsonValue, Usage } from '../harness/types.ts'
 import {
   assistantFrom,
@@ -13,6 +13,7 @@ import {
 } from './chat-wire.ts'
 import { type Endpoint, lateBoundFetch } from './endpoints.ts'
 import { toProviderError } from './sdk-errors.ts'
+import { lazy, loadSdk } from './sdks.ts'
 import type { BuildOptions, BuiltRequest, ProviderAdapter, ProviderReply, SendOptions } from './types.ts'
 
 type Raw = Record<string, unknown>
@@ -121,8 +122,12 @@ export async function sendChat(
   }
 }
 
-/** An OpenAI SDK client for an endpoint; retries are the loop's job, so the SDK makes none. */
-export function openAIClient(endpoint: Endpoint): OpenAI {
+/**
+ * An OpenAI SDK client for an endpoint, once the SDK has loaded; retries are the loop's job, so the SDK
+ * makes none.
+ */
+export async function openAIClient(endpoint: Endpoint): Promise<OpenAI> {
+  const { default: OpenAI } = await loadSdk('openai')
   return new OpenAI({
     apiKey: endpoint.apiKey,
     baseURL: endpoint.baseURL,
@@ -133,12 +138,12 @@ export function openAIClient(endpoint: Endpoint): OpenAI {
 
 /** The openai-chat adapter. */
 export function openAIChatAdapter(endpoint: Endpoint): ProviderAdapter {
-  const client = openAIClient(endpoint)
+  const client = lazy(() => openAIClient(endpoint))
   return {
     provider: 'openai-chat',
     api: 'openai-chat',
     buildRequest: buildOpenAIChatRequest,
     parseUsage: parseOpenAIUsage,
-    send: (request, options) => sendChat(client, request, options, parseOpenAIUsage),
+    send: async (request, options) => sendChat(await client(), request, options, parseOpenAIUsage),
   }
 }

@@ -15,6 +15,7 @@ import type {
 import type { Endpoint } from './endpoints.ts'
 import { openAIClient, parseOpenAIUsage } from './openai-chat.ts'
 import { toProviderError } from './sdk-errors.ts'
+import { lazy } from './sdks.ts'
 import {
   type BuildOptions,
   type BuiltRequest,
@@ -311,12 +312,12 @@ export async function sendResponses(
 
 /** The openai-responses adapter. */
 export function openAIResponsesAdapter(endpoint: Endpoint): ProviderAdapter {
-  const client = openAIClient(endpoint)
+  const client = lazy(() => openAIClient(endpoint))
   return {
     provider: 'openai-responses',
     api: 'openai-responses',
     buildRequest: buildOpenAIResponsesRequest,
     parseUsage: parseOpenAIUsage,
-    send: (request, options) => sendResponses(client, request, options),
+    send: async (request, options) => sendResponses(await client(), request, options),
   }
 }

@@ -2,6 +2,7 @@
 // reply or failure into an outcome. Simulated runs tell the mock what the model answers and when (two
 // headers) and take latency from a model of the provider; live runs measure it.
 
+import { CachelabError } from '../harness/errors.ts'
 import type { LlmOutcome, LlmPort } from '../harness/ports.ts'
 import type { Usage } from '../harness/types.ts'
 import { encodeScript, SCRIPT_HEADER, SESSION_HEADER, TIME_HEADER } from './mock/script.ts'
@@ -61,6 +62,8 @@ export function adapterPort(options: PortOptions): LlmPort {
         const latencyMs = mode === 'simulated' ? modeledLatencyMs(reply.usage) : Math.round(now() - started)
         return { ok: true, message: reply.message, usage: reply.usage, latencyMs, wire }
       } catch (thrown) {
+        // A missing SDK is the user's to install, not a provider failure to retry.
+        if (thrown instanceof CachelabError && thrown.kind === 'usage') throw thrown
         const error = toProviderError(thrown)
         const latencyMs = mode === 'simulated' ? MODELED_FAILURE_MS : Math.round(now() - started)
         return {

@@ -2,8 +2,6 @@
 // `x-should-retry` decides when present, else 408, 409, 429 and 5xx retry, as do connection failures
 // (never a user abort); the delay comes from `retry-after-ms`, then `retry-after` (seconds or an HTTP date).
 
-import Anthropic from '@anthropic-ai/sdk'
-import OpenAI from 'openai'
 import type { JsonValue } from '../harness/types.ts'
 import { ProviderError } from './types.ts'
 
@@ -54,9 +52,12 @@ export function retryAfterMs(headers: Headers | undefined, now: () => number = D
   return delay !== undefined && delay > 0 && delay <= maxTimerMs ? delay : undefined
 }
 
-/** Whether the caller aborted the request, which neither SDK retries. */
+/**
+ * Whether the caller aborted the request, which neither SDK retries. Both SDKs throw their own class of
+ * that name; it is told by the name so this module loads without either SDK (they are optional peers).
+ */
 function isUserAbort(error: unknown): boolean {
-  return error instanceof OpenAI.APIUserAbortError || error instanceof Anthropic.APIUserAbortError
+  return (error as { constructor?: { name?: unknown } }).constructor?.name === 'APIUserAbortError'
 }
 
 /** The provider's error type from an error body (`{error: {type}}` for OpenAI and Anthropic alike). */

@@ -201,7 +201,7 @@ describe('--loop dsh without the packages', () => {
     }).catch((error: unknown) => error)
     expect(failure).toBeInstanceOf(CachelabError)
     expect((failure as CachelabError).kind).toBe('usage')
-    expect((failure as CachelabError).message).toMatch(/npm i @deepseek-ai\/dsh-agent-loop@0\.1\.0-rc\.8/)
+    expect((failure as CachelabError).message).toMatch(/npm i -D @deepseek-ai\/dsh-agent-loop@0\.1\.0-rc\.8/)
   })
 
   it('runs without the compaction plugins, listing prune and compact n/a with the package to install', async () => {
@@ -219,11 +219,11 @@ describe('--loop dsh without the packages', () => {
     expect(result.inexpressible.map((entry) => [entry.action, entry.reason])).toEqual([
       [
         'prune',
-        'tool-result pruning is a DSH plugin that is not installed: npm i @deepseek-ai/dsh-compaction-tool-result-pruner@0.1.0-rc.8',
+        'tool-result pruning is a DSH plugin that is not installed: npm i -D @deepseek-ai/dsh-compaction-tool-result-pruner@0.1.0-rc.8',
       ],
       [
         'compact',
-        'summary compaction is a DSH plugin that is not installed: npm i @deepseek-ai/dsh-compaction-basic@0.1.0-rc.8',
+        'summary compaction is a DSH plugin that is not installed: npm i -D @deepseek-ai/dsh-compaction-basic@0.1.0-rc.8',
       ],
     ])
     expect(result.rows.some((row) => row.breakCause !== undefined)).toBe(false)

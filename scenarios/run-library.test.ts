@@ -153,7 +153,7 @@ describe('loading a library loop', () => {
     if (loaded.status !== 'missing') return
     expect(loaded.reason).toBe('not installed: ai')
     expect(loaded.install).toBe(
-      'npm i ai@6.0.325 @ai-sdk/anthropic@3.0.140 @ai-sdk/openai@3.0.141 @ai-sdk/deepseek@2.0.69',
+      'npm i -D ai@6.0.325 @ai-sdk/anthropic@3.0.140 @ai-sdk/openai@3.0.141 @ai-sdk/deepseek@2.0.69',
     )
   })
 

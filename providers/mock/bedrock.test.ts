@@ -14,7 +14,7 @@ import { simulatedEndpoint } from '../endpoints.ts'
 import { type MockProviders, startMockProviders } from './server.ts'
 
 let mock: MockProviders
-const client: BedrockRuntimeClient = bedrockClient(simulatedEndpoint('bedrock'))
+const client: BedrockRuntimeClient = await bedrockClient(simulatedEndpoint('bedrock'))
 
 beforeAll(() => {
   mock = startMockProviders()

@@ -9,9 +9,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type Database from 'better-sqlite3'
 import { CachelabError } from '../../harness/errors.ts'
+import { installCommand } from '../../harness/peers.ts'
 
 /**
- * better-sqlite3, loaded when a database is first read: it is an optional dependency (a native module that
+ * better-sqlite3, loaded when a database is first read: it is an optional peer of cachelab (a native module that
  * may not build where there is no compiler and no prebuilt binary), so everything else works without it.
  */
 let sqlite: typeof Database | undefined
@@ -23,7 +24,7 @@ function loadSqlite(file: string): typeof Database {
   } catch (error) {
     throw new CachelabError(
       'input',
-      `${file}: reading opencode's database needs better-sqlite3, which is not installed here (${(error as Error).message.split('\n')[0]}); install it (npm i better-sqlite3), or import an \`opencode export <session>\` JSON instead`,
+      `${file}: reading opencode's database needs better-sqlite3, which is not installed here (${(error as Error).message.split('\n')[0]}); install it (${installCommand(['better-sqlite3'])}), or import an \`opencode export <session>\` JSON instead`,
     )
   }
 }

@@ -40,7 +40,7 @@ describe('loading DSH', () => {
     })
     expect(modules.plugins.pruner).toEqual({
       status: 'missing',
-      install: 'npm i @deepseek-ai/dsh-compaction-tool-result-pruner@0.1.0-rc.8',
+      install: 'npm i -D @deepseek-ai/dsh-compaction-tool-result-pruner@0.1.0-rc.8',
     })
     expect(modules.plugins.compaction.status).toBe('loaded')
   })

@@ -1,4 +1,4 @@
-// DSH's published packages, loaded at run time: they are optional dependencies, so `--loop dsh` works only
+// DSH's published packages, loaded at run time: they are optional peers of cachelab, so `--loop dsh` works only
 // where they are installed. The importer is injectable so tests can simulate their absence; a missing
 // core package is a usage error naming what to install, a missing plugin (pruner, compaction, JSONL
 // store) only takes away what it does, with the reason.
@@ -6,11 +6,11 @@
 import * as zlib from 'node:zlib'
 import { CachelabError } from '../../errors.ts'
 
-/** The DSH release cachelab drives (the exact optional dependencies). */
+/** The DSH release cachelab drives (its optional peers, pinned exactly as devDependencies). */
 export const DSH_VERSION = '0.1.0-rc.8'
 
 /** What a user runs to get DSH's loop. */
-export const DSH_INSTALL = `npm i @deepseek-ai/dsh-agent-loop@${DSH_VERSION} @deepseek-ai/dsh-llm-deepseek@${DSH_VERSION}`
+export const DSH_INSTALL = `npm i -D @deepseek-ai/dsh-agent-loop@${DSH_VERSION} @deepseek-ai/dsh-llm-deepseek@${DSH_VERSION}`
 
 /** Imports one module by its specifier (the default is the runtime's own `import`). */
 export type ModuleImporter = (specifier: string) => Promise<unknown>
@@ -57,7 +57,7 @@ export type DshModules = Readonly<Record<DshRole, Readonly<Record<string, unknow
 
 /** The command that installs one optional plugin at the driven release. */
 export function pluginInstall(role: DshPluginRole): string {
-  return `npm i ${DSH_PLUGINS[role]}@${DSH_VERSION}`
+  return `npm i -D ${DSH_PLUGINS[role]}@${DSH_VERSION}`
 }
 
 /**

@@ -9,6 +9,7 @@ import { type LibrarySessionResult, runLibrarySession } from '../../../scenarios
 import type { ProviderId } from '../../types.ts'
 import {
   AI_SDK_PACKAGES,
+  aiSdkChoice,
   aiSdkMajor,
   installedVersion,
   LIBRARY_LOOPS,
@@ -113,7 +114,27 @@ describe('the ai-sdk loop’s major', () => {
   })
 
   it('names ai 7’s aliased packages by the npm names their pins point at', () => {
-    expect(Object.values(AI_SDK_PACKAGES[7]).map(npmName)).toEqual(Object.values(AI_SDK_PACKAGES[6]))
+    expect(Object.values(AI_SDK_PACKAGES[7]).map((name) => npmName(name))).toEqual(
+      Object.values(AI_SDK_PACKAGES[6]),
+    )
+  })
+
+  it('runs ai 7 installed under its own name (a user’s project), on the npm names', () => {
+    const userProject = (name: string) =>
+      ({
+        ai: '7.0.173',
+        '@ai-sdk/anthropic': '4.0.105',
+        '@ai-sdk/openai': '4.0.118',
+        '@ai-sdk/deepseek': '3.0.56',
+      })[name]
+    expect(aiSdkChoice('22.12.0', userProject)).toEqual({ major: 7, packages: AI_SDK_PACKAGES[6] })
+    expect(
+      aiSdkChoice('22.12.0', (name) => ({ ai: '6.0.325', '@ai-sdk/anthropic': '3.0.140' })[name]),
+    ).toEqual({
+      major: 6,
+      packages: AI_SDK_PACKAGES[6],
+    })
+    expect(aiSdkChoice('24.21.0', () => '7.0.173')).toEqual({ major: 7, packages: AI_SDK_PACKAGES[7] })
   })
 
   it('keeps ai 6 on Node 20 even when ai 7’s packages are there', () => {

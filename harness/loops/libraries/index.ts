@@ -1,17 +1,14 @@
 // The client-library loops by name, loaded lazily: a library that is not installed is reported with the
 // command that installs it, never a crash, and the versions that ran are read off the installed packages.
 
-import { readFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
-import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { installCommand, installedVersion, npmName } from '../../peers.ts'
 import type { AiSdkMajor, AiSdkPackages } from './ai-sdk.ts'
 import type { LibraryLoop, LibraryLoopModule, LibraryLoopName } from './types.ts'
 
 /**
- * The AI SDK's packages per major, by the name each is installed under. ai 7 and its providers need
- * Node 22, so cachelab pins them as npm aliases beside ai 6 (`ai-7` is `npm:ai@7.0.173`); npm skips them
- * on Node 20.
+ * The AI SDK's packages per major, by the name each is installed under in this repository. ai 7 and its
+ * providers need Node 22, so cachelab's own devDependencies pin them as npm aliases beside ai 6 (`ai-7`
+ * is `npm:ai@7.0.173`); a user's project installs either major under the npm names (`aiSdkChoice`).
  */
 export const AI_SDK_PACKAGES: Readonly<Record<AiSdkMajor, AiSdkPackages>> = {
   6: { ai: 'ai', anthropic: '@ai-sdk/anthropic', openai: '@ai-sdk/openai', deepseek: '@ai-sdk/deepseek' },
@@ -32,9 +29,26 @@ export function aiSdkMajor(nodeVersion: string, installed: (name: string) => boo
   return nodeMajor >= AI_SDK_7_NODE && Object.values(AI_SDK_PACKAGES[7]).every(installed) ? 7 : 6
 }
 
-/** The AI SDK loop's module on one major. */
-export function aiSdkModule(major: AiSdkMajor): LibraryLoopModule {
-  const packages = AI_SDK_PACKAGES[major]
+/**
+ * The AI SDK major and package names a runtime runs: ai 7's aliases where they run (this repository on
+ * Node 22+), else the npm names at whichever major is installed under them (a user's project), ai 6
+ * when none is.
+ */
+export function aiSdkChoice(
+  nodeVersion: string,
+  versionOf: (name: string) => string | undefined,
+): { major: AiSdkMajor; packages: AiSdkPackages } {
+  if (aiSdkMajor(nodeVersion, (name) => versionOf(name) !== undefined) === 7)
+    return { major: 7, packages: AI_SDK_PACKAGES[7] }
+  const installed = versionOf(AI_SDK_PACKAGES[6].ai)
+  return { major: installed?.split('.')[0] === '7' ? 7 : 6, packages: AI_SDK_PACKAGES[6] }
+}
+
+/** The AI SDK loop's module on one major, under the names its packages are installed as. */
+export function aiSdkModule(
+  major: AiSdkMajor,
+  packages: AiSdkPackages = AI_SDK_PACKAGES[major],
+): LibraryLoopModule {
   return {
     name: 'ai-sdk',
     packages: [packages.ai, packages.anthropic, packages.openai, packages.deepseek],
@@ -53,7 +67,10 @@ export const LIBRARY_LOOPS: Readonly<Record<LibraryLoopName, LibraryLoopModule>>
     load: async () => (await import('./sdk.ts')).sdkLoop(),
   },
   // Picked once, by the runtime this process runs on.
-  'ai-sdk': aiSdkModule(aiSdkMajor(process.versions.node, (name) => installedVersion(name) !== undefined)),
+  'ai-sdk': (() => {
+    const { major, packages } = aiSdkChoice(process.versions.node, installedVersion)
+    return aiSdkModule(major, packages)
+  })(),
   langchain: {
     name: 'langchain',
     packages: ['@langchain/core', '@langchain/anthropic', '@langchain/openai'],
@@ -76,60 +93,7 @@ export type LoadedLibrary =
   | { status: 'loaded'; loop: LibraryLoop; versions: Record<string, string> }
   | { status: 'missing'; name: LibraryLoopName; install: string; reason: string }
 
-/** The version pinned in cachelab's package.json for a package (its optional dependency). */
-export function pinnedVersion(name: string): string | undefined {
-  const manifest = manifestUpwards(dirname(fileURLToPath(import.meta.url)), 'cachelab')
-  for (const field of ['optionalDependencies', 'dependencies', 'devDependencies']) {
-    const pins = manifest?.[field]
-    if (
-      typeof pins === 'object' &&
-      pins !== null &&
-      typeof (pins as Record<string, unknown>)[name] === 'string'
-    )
-      return (pins as Record<string, string>)[name]
-  }
-  return undefined
-}
-
-/**
- * The npm name of a dependency pinned as an alias (`ai-7`, pinned `npm:ai@7.0.173`, is `ai`), else the
- * name itself: the name its package.json carries and the report shows.
- */
-export function npmName(name: string): string {
-  return /^npm:(@?[^@]+)@/.exec(pinnedVersion(name) ?? '')?.[1] ?? name
-}
-
-/** The package.json of the package named `name` that holds `folder`, looking upwards. */
-function manifestUpwards(folder: string, name: string): Record<string, unknown> | undefined {
-  for (let current = folder; current !== dirname(current); current = dirname(current)) {
-    try {
-      const manifest = JSON.parse(readFileSync(join(current, 'package.json'), 'utf8')) as Record<
-        string,
-        unknown
-      >
-      if (manifest.name === name) return manifest
-    } catch {
-      // no package.json at this level
-    }
-  }
-  return undefined
-}
-
-/** The installed version of a package: its package.json, found upwards from its resolved entry. */
-export function installedVersion(name: string): string | undefined {
-  let entry: string
-  try {
-    entry = fileURLToPath(import.meta.resolve(name))
-  } catch {
-    try {
-      entry = createRequire(import.meta.url).resolve(name)
-    } catch {
-      return undefined
-    }
-  }
-  const version = manifestUpwards(dirname(entry), npmName(name))?.version
-  return typeof version === 'string' ? version : undefined
-}
+export { installedVersion, npmName, pinnedVersion } from '../../peers.ts'
 
 /** Load a library loop, or say which packages are missing and the `npm i` that installs them. */
 export async function loadLibrary(
@@ -144,7 +108,7 @@ export async function loadLibrary(
     // By the name users know the package by: an alias's version is the aliased package's.
     else versions[npmName(name)] = version
   }
-  const install = `npm i ${module.packages.map((name) => `${name}@${pinnedVersion(name) ?? 'latest'}`).join(' ')}`
+  const install = installCommand(module.packages)
   if (missing.length > 0)
     return { status: 'missing', name: module.name, install, reason: `not installed: ${missing.join(', ')}` }
   try {

@@ -104,7 +104,7 @@ export interface LibraryLoop {
   open(options: LibrarySessionOptions): Promise<LibrarySession>
 }
 
-/** A library loop's module: its packages (pinned exactly as optional dependencies) and its loader. */
+/** A library loop's module: its packages (optional peers, pinned exactly as devDependencies) and its loader. */
 export interface LibraryLoopModule {
   name: LibraryLoopName
   /** The npm packages it imports; each must be installed. */
