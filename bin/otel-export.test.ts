@@ -110,6 +110,22 @@ describe('exporting rows to an OTLP/HTTP endpoint', () => {
     })
   })
 
+  it('reports an endpoint without the key its URL carries', async () => {
+    const receiver = await startReceiver(400)
+    closers.push(receiver.close)
+    const result = await exportRows(rows, {
+      endpoint: `${receiver.url}/v1/traces?api_key=collector-key-0001`,
+    })
+    expect(result.endpoint).toMatchObject({
+      url: `${receiver.url}/v1/traces?api_key=[redacted]`,
+      delivered: false,
+    })
+    expect(JSON.stringify(result)).not.toContain('collector-key-0001')
+    expect(() => tracesUrl('ftp://collector/v1/traces?token=collector-key-0002')).toThrow(
+      'OTLP endpoint "ftp://collector/v1/traces?token=[redacted]" is not an http or https URL',
+    )
+  })
+
   it('reports an endpoint nothing listens on once the exporter gives up, and still writes the file', async () => {
     const url = await deadEndpoint()
     const file = join(mkdtempSync(join(tmpdir(), 'cachelab-otel-')), 'traces.json')

@@ -11,6 +11,7 @@ import type { Resource } from '@opentelemetry/resources'
 import type { ReadableSpan } from '@opentelemetry/sdk-trace'
 import { makeDirectories } from '../harness/directories.ts'
 import { CachelabError } from '../harness/errors.ts'
+import { redactText } from '../providers/mock/serve-safety.ts'
 import { FIXED_EPOCH_MS, otlpJsonLine, type SpanRecord, spansOf, traceCount } from '../reports/otel.ts'
 import { CACHELAB_SERVICE, type OtelNameSet, RESOURCE } from '../reports/otel-names.ts'
 import type { StepRow } from '../reports/types.ts'
@@ -94,10 +95,13 @@ export function tracesUrl(endpoint: string): string {
   try {
     url = new URL(endpoint)
   } catch {
-    throw new CachelabError('usage', `OTLP endpoint ${JSON.stringify(endpoint)} is not a URL`)
+    throw new CachelabError('usage', `OTLP endpoint ${JSON.stringify(redactText(endpoint))} is not a URL`)
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
-    throw new CachelabError('usage', `OTLP endpoint ${JSON.stringify(endpoint)} is not an http or https URL`)
+    throw new CachelabError(
+      'usage',
+      `OTLP endpoint ${JSON.stringify(redactText(endpoint))} is not an http or https URL`,
+    )
   if (/\/v1\/traces\/?$/.test(url.pathname)) return url.toString()
   url.pathname = `${url.pathname.replace(/\/+$/, '')}/v1/traces`
   return url.toString()
@@ -134,9 +138,11 @@ async function sendSpans(
   try {
     for (let start = 0; start < readable.length; start += BATCH_SPANS) {
       const failure = await exportBatch(exporter, readable.slice(start, start + BATCH_SPANS))
-      if (failure !== undefined) return { url, delivered: false, reason: failure }
+      // The URL is reported as shown: a collector's key in its query or user-info is not.
+      if (failure !== undefined)
+        return { url: redactText(url), delivered: false, reason: redactText(failure) }
     }
-    return { url, delivered: true }
+    return { url: redactText(url), delivered: true }
   } finally {
     await exporter.shutdown()
   }

@@ -13,7 +13,7 @@ import { fillerText } from '../harness/filler.ts'
 import { compatibleProviders } from '../providers/compatible.ts'
 import { SIMULATED_KEY } from '../providers/endpoints.ts'
 import { parseStepsCsv } from '../reports/parse.ts'
-import { commandEnvironment, commandExitCode } from './record-command.ts'
+import { commandEnvironment, commandExitCode, shownCommand } from './record-command.ts'
 import { alive, eventually, listening, runCli, withEnv } from './testing.ts'
 
 const BIN = fileURLToPath(new URL('./cachelab.js', import.meta.url))
@@ -283,6 +283,24 @@ describe("the command's environment", () => {
     const live = commandEnvironment(server, {}, 'live')
     expect(live.OPENAI_API_KEY).toBeUndefined()
     expect(live.ANTHROPIC_BASE_URL).toBe(server.baseURLs.anthropic)
+  })
+
+  it('is printed without the keys its arguments hold', () => {
+    const env = { ANTHROPIC_API_KEY: 'plain-anthropic-key-0001', PATH: '/usr/local/bin' }
+    expect(
+      shownCommand(
+        [
+          'curl',
+          '-H',
+          'x-api-key: plain-anthropic-key-0001',
+          'http://127.0.0.1:9/v1/models?key=query-key-0002',
+        ],
+        env,
+      ),
+    ).toBe('curl -H x-api-key: [redacted] http://127.0.0.1:9/v1/models?key=[redacted]')
+    expect(shownCommand(['npx', 'vitest', 'run', '/usr/local/bin/suite'], env)).toBe(
+      'npx vitest run /usr/local/bin/suite',
+    )
   })
 
   it("gives the command's exit code, or 128 + the signal's number", () => {

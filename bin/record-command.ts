@@ -11,6 +11,7 @@ import { CachelabError } from '../harness/errors.ts'
 import { compatibleProviders } from '../providers/compatible.ts'
 import { ENV_NAMES, SIMULATED_KEY } from '../providers/endpoints.ts'
 import type { LoopbackServer } from '../providers/mock/loopback.ts'
+import { environmentSecrets, redactText } from '../providers/mock/serve-safety.ts'
 import { CAPTURE_SCENARIO } from '../reports/capture-rows.ts'
 import { parse } from './args.ts'
 import { check, readRunDirectory } from './check.ts'
@@ -85,7 +86,7 @@ export async function recordCommand(argv: string[]): Promise<number> {
     print: () => {},
     hold: async (server, capture) => {
       process.stderr.write(
-        `cachelab record: serving on ${server.url} (${values.upstream ?? 'sim'}), recording to ${shown(captureDir)}; running ${command.join(' ')}\n`,
+        `cachelab record: serving on ${server.url} (${values.upstream ?? 'sim'}), recording to ${shown(captureDir)}; running ${shownCommand(command, process.env)}\n`,
       )
       try {
         outcome = await runCommand(
@@ -127,6 +128,14 @@ export async function recordCommand(argv: string[]): Promise<number> {
     `cachelab record: ${basename(program)} ${ended}; ${requests} ${requests === 1 ? 'request' : 'requests'} captured in ${conversations} ${conversations === 1 ? 'conversation' : 'conversations'}; report ${shown(join(outDir, 'report.html'))}; gate: ${verdict}\n`,
   )
   return exitCode !== 0 ? exitCode : gateCode
+}
+
+/**
+ * The command as record prints it: a key its arguments hold (`-H "x-api-key: $ANTHROPIC_API_KEY"`
+ * expanded by the shell, a `--key=sk-…`, a URL's `?key=`) is redacted, the environment's keys verbatim.
+ */
+export function shownCommand(command: readonly string[], env: NodeJS.ProcessEnv): string {
+  return redactText(command.join(' '), environmentSecrets(env))
 }
 
 /** A path as printed: relative to the current folder when inside it, else absolute. */

@@ -235,6 +235,12 @@ export interface DeepSeekRequestRules {
    * assistant message with tool calls must carry its `reasoning_content`.
    */
   thinkingByDefault: boolean
+  /**
+   * The largest `max_tokens` the API takes for the model: a value outside 1..this is a 400 ("Invalid
+   * max_tokens value, the valid range of max_tokens is [1, 393216]" on V4, MoonshotAI/kimi-code#2656;
+   * 384K on DeepSeek's pricing page).
+   */
+  maxOutputTokens: number
 }
 
 /** What a Bedrock model's Converse API accepts beyond the common schema. */
@@ -587,8 +593,12 @@ export const GEMINI_MODELS: readonly ModelEntry[] = [
   ),
 ]
 
-/** DeepSeek V4: thinking mode is on unless a request turns it off. */
-const DEEPSEEK_V4: DeepSeekRequestRules = { kind: 'deepseek', thinkingByDefault: true }
+/** DeepSeek V4: thinking mode is on unless a request turns it off; up to 384 Ki output tokens. */
+const DEEPSEEK_V4: DeepSeekRequestRules = {
+  kind: 'deepseek',
+  thinkingByDefault: true,
+  maxOutputTokens: 393_216,
+}
 
 /**
  * A Bedrock Claude model: the Anthropic API's prices and lookback, Bedrock's minimum per checkpoint

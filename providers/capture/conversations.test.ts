@@ -125,6 +125,12 @@ describe('session ids', () => {
     expect(safeSessionId(`user-AIza${'x'.repeat(35)}`)).toMatch(/^user-[0-9a-f]{16}$/)
     expect(safeSessionId(`key-${key}`)).toBe(named)
   })
+
+  it("never makes a name of the request's own key, whatever its shape", () => {
+    const key = 'plain-caller-key-0001'
+    expect(safeSessionId(`user-${key}`, [key])).toMatch(/^user-[0-9a-f]{16}$/)
+    expect(safeSessionId(`user-${key}`, ['another-key-0002'])).toBe(`user-${key}`)
+  })
 })
 
 describe('the continuation score', () => {

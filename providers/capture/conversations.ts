@@ -47,10 +47,11 @@ const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,95}$/
 
 /**
  * A file-safe session id for a name a client chose; one that holds a credential (a key passed as a
- * `prompt_cache_key`) is its hash alone, so no file name or label ever shows it.
+ * `prompt_cache_key`: key-shaped, or one of `secrets`, the request's own keys) is its hash alone, so no
+ * file name or label ever shows it.
  */
-export function safeSessionId(name: string): string {
-  if (looksLikeSecret(name)) return `${/^[a-z]+-/.exec(name)?.[0] ?? ''}${contentHash(name)}`
+export function safeSessionId(name: string, secrets: readonly string[] = []): string {
+  if (looksLikeSecret(name, secrets)) return `${/^[a-z]+-/.exec(name)?.[0] ?? ''}${contentHash(name)}`
   if (SAFE_ID.test(name)) return name
   const cleaned = name.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 80)
   return `${cleaned === '' ? 'session' : cleaned}-${contentHash(name).slice(0, 8)}`
@@ -61,17 +62,21 @@ export function safeSessionId(name: string): string {
  * `metadata.user_id` that is not a JSON record of ids (Claude Code's holds a device id, read by its port),
  * a Responses `conversation`.
  */
-export function conversationKey(api: WireApi, body: Record<string, unknown>): string | undefined {
+export function conversationKey(
+  api: WireApi,
+  body: Record<string, unknown>,
+  secrets: readonly string[] = [],
+): string | undefined {
   if (typeof body.prompt_cache_key === 'string' && body.prompt_cache_key !== '')
-    return safeSessionId(`key-${body.prompt_cache_key}`)
+    return safeSessionId(`key-${body.prompt_cache_key}`, secrets)
   const metadata = body.metadata as { user_id?: unknown } | undefined
   const user = metadata?.user_id
   if (api === 'anthropic-messages' && typeof user === 'string' && user !== '' && !user.startsWith('{'))
-    return safeSessionId(`user-${user}`)
+    return safeSessionId(`user-${user}`, secrets)
   const conversation = body.conversation as string | { id?: unknown } | undefined
   const id = typeof conversation === 'string' ? conversation : conversation?.id
   if (api === 'openai-responses' && typeof id === 'string' && id !== '')
-    return safeSessionId(`conversation-${id}`)
+    return safeSessionId(`conversation-${id}`, secrets)
   return undefined
 }
 
@@ -302,13 +307,13 @@ export class ConversationTracker {
   place(
     request: WireRequest,
     items: readonly ItemDigest[],
-    options: { declared?: string; chained?: string } = {},
+    options: { declared?: string; chained?: string; secrets?: readonly string[] } = {},
   ): Placement {
     const current = conversationItems(items)
     const shape = shapeOf(request.api, request.body, items)
     const reading = readAgent(request)
     const chained = options.chained === undefined ? undefined : this.conversations.get(options.chained)
-    const { session, identity } = this.sessionOf(request, reading, options.declared)
+    const { session, identity } = this.sessionOf(request, reading, options.declared, options.secrets)
     const kind = reading?.kind ?? (shape.structured ? 'side' : undefined)
     const purpose = reading?.purpose ?? (shape.structured ? 'structured' : undefined)
     let conversation =
@@ -350,12 +355,13 @@ export class ConversationTracker {
     request: WireRequest,
     reading: AgentReading | undefined,
     declared: string | undefined,
+    secrets: readonly string[] = [],
   ): { session?: string; identity?: IdentitySource } {
     if (declared !== undefined && declared !== '')
-      return { session: safeSessionId(declared), identity: 'header' }
+      return { session: safeSessionId(declared, secrets), identity: 'header' }
     if (reading?.session !== undefined && reading.session !== '')
-      return { session: safeSessionId(reading.session), identity: 'agent' }
-    const key = conversationKey(request.api, request.body)
+      return { session: safeSessionId(reading.session, secrets), identity: 'agent' }
+    const key = conversationKey(request.api, request.body, secrets)
     if (key !== undefined) return { session: key, identity: 'conversation-key' }
     return {}
   }

@@ -194,13 +194,15 @@ export class CaptureTracker {
 
   /**
    * The place of a request (session, conversation, turn, step, attempt); the same body object always has
-   * the same place. `headers`: the request's `WIRE_HEADERS`, for the agent that sent it.
+   * the same place. `headers`: the request's `WIRE_HEADERS`, for the agent that sent it; `secrets`: the
+   * keys it carries, which no session name may show.
    */
   place(
     api: WireApi,
     declared: string | undefined,
     body: Record<string, unknown>,
     headers: Readonly<Record<string, string>> = {},
+    secrets: readonly string[] = [],
   ): Placement {
     const known = this.placements.get(body)
     if (known !== undefined) return known
@@ -212,6 +214,7 @@ export class CaptureTracker {
     const placement = this.conversations.place({ api, body, headers }, this.itemsDigested(body), {
       ...(declared !== undefined ? { declared } : {}),
       ...(chained !== undefined ? { chained } : {}),
+      ...(secrets.length > 0 ? { secrets } : {}),
     })
     this.placements.set(body, placement)
     return placement

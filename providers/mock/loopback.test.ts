@@ -1,7 +1,11 @@
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import Anthropic from '@anthropic-ai/sdk'
 import OpenAI from 'openai'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { fillerText } from '../../harness/filler.ts'
+import { type CapturedExchange, CaptureTracker } from '../capture/tracker.ts'
+import { CacheSimulators } from '../sim/index.ts'
 import { type LoopbackServer, type ServeLogRecord, startLoopback } from './loopback.ts'
 
 const secret = 'sk-test-loopback-secret-0123456789abcdefghij'
@@ -179,5 +183,96 @@ describe('a model the catalog lacks', () => {
     expect(told[0]?.[0]).toBe('claude-opus-9-9')
     expect(told[0]?.[1]).toMatch(/^claude-opus-/)
     expect(records.map((record) => record.simulatedAs)).toEqual([told[0]?.[1], told[0]?.[1], undefined])
+  })
+})
+
+describe('keys a request carries besides its key headers', () => {
+  it('are kept out of the capture, the session names, the log and a refusal that echoes them', async () => {
+    const headerKey = 'plain-header-key-0001'
+    const bodyKey = 'plain-body-key-0002'
+    // An upstream that refuses the key, quoting it as OpenAI's 401 does.
+    const echoing = createServer((request, response) => {
+      request.resume()
+      response.writeHead(401, { 'content-type': 'application/json' })
+      response.end(
+        JSON.stringify({
+          error: { message: `Incorrect API key provided: ${request.headers.authorization}` },
+        }),
+      )
+    })
+    await new Promise<void>((resolve) => echoing.listen(0, '127.0.0.1', resolve))
+    const echoingURL = `http://127.0.0.1:${(echoing.address() as AddressInfo).port}`
+    const upstream = await startLoopback({ upstream: 'sim', port: 0 })
+    const exchanges: CapturedExchange[] = []
+    const records: ServeLogRecord[] = []
+    const linearizer = new CacheSimulators()
+    const proxy = await startLoopback({
+      upstream: 'live',
+      port: 0,
+      liveBaseURLs: { ...upstream.baseURLs, deepseek: echoingURL },
+      log: (record) => records.push(record),
+      capture: new CaptureTracker({
+        linearize: (api, body) => linearizer.linearize(api, body),
+        keepBodies: true,
+        keepAnswers: true,
+        sink: (exchange) => exchanges.push(exchange),
+      }),
+    })
+    try {
+      const answers: string[] = []
+      for (const [path, body] of [
+        [
+          '/openai/v1/chat/completions',
+          {
+            model: 'gpt-5.4',
+            messages: [{ role: 'user', content: 'hello' }],
+            api_key: bodyKey,
+            extra_headers: { Authorization: `Bearer ${bodyKey}` },
+            prompt_cache_key: bodyKey,
+          },
+        ],
+        [
+          '/anthropic/v1/messages',
+          {
+            model: 'claude-sonnet-4-6',
+            max_tokens: 8,
+            metadata: { user_id: headerKey },
+            messages: [{ role: 'user', content: 'hi' }],
+          },
+        ],
+        [
+          '/deepseek/chat/completions',
+          { model: 'deepseek-flash', messages: [{ role: 'user', content: 'hi' }] },
+        ],
+      ] as const) {
+        const response = await fetch(`${proxy.url}${path}`, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            authorization: `Bearer ${headerKey}`,
+            'x-api-key': headerKey,
+          },
+          body: JSON.stringify(body),
+        })
+        answers.push(`${response.status} ${await response.text()}`)
+      }
+      expect(answers.map((answer) => answer.slice(0, 3))).toEqual(['200', '200', '401'])
+      expect(answers[2]).toContain('Incorrect API key provided: Bearer [redacted]')
+      expect(exchanges).toHaveLength(3)
+      expect(exchanges[0]?.request).toMatchObject({ api_key: '[redacted]', prompt_cache_key: '[redacted]' })
+      expect(exchanges.map((exchange) => exchange.session)).toEqual([
+        expect.stringMatching(/^key-[0-9a-f]{16}$/),
+        expect.stringMatching(/^user-[0-9a-f]{16}$/),
+        expect.any(String),
+      ])
+      for (const text of [JSON.stringify(exchanges), JSON.stringify(records), answers.join('\n')]) {
+        expect(text).not.toContain(headerKey)
+        expect(text).not.toContain(bodyKey)
+      }
+    } finally {
+      await proxy.close()
+      await upstream.close()
+      await new Promise<void>((resolve) => echoing.close(() => resolve()))
+    }
   })
 })

@@ -45,7 +45,15 @@ import {
   SESSION_HEADER,
   TIME_HEADER,
 } from './script.ts'
-import { credentialsOf, isForwardedHeader, pathProblem, redactText } from './serve-safety.ts'
+import {
+  bodyCredentials,
+  credentialsOf,
+  isForwardedHeader,
+  looksLikeSecret,
+  pathProblem,
+  REDACTED,
+  redactText,
+} from './serve-safety.ts'
 import { OFFLOAD_CHARACTERS, TokenizerPool } from './tokenizer-pool.ts'
 
 /** `serve --max-body` when not given: 32 MiB, the largest request body Anthropic's Messages API takes. */
@@ -405,11 +413,14 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
     await turn()
     const api = apiOfPath(vendor, path)
     const parsed = json === undefined || api === undefined ? json : bodyInView(api, path, json)
+    // The keys the request carries (key headers, query values, credential-named body fields): redacted
+    // verbatim from all that is kept of it, its session's name included.
+    const secrets = [...credentialsOf(headers, path), ...bodyCredentials(json)]
     // Only the server places a request: a client's own placement header is dropped.
     headers.delete(PLACE_HEADER)
     const placement =
       capture !== undefined && api !== undefined && parsed !== undefined
-        ? capture.place(api, headers.get(SESSION_HEADER) ?? undefined, parsed, wireHeaders(headers))
+        ? capture.place(api, headers.get(SESSION_HEADER) ?? undefined, parsed, wireHeaders(headers), secrets)
         : undefined
     await turn()
     exchanges += 1
@@ -477,6 +488,8 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
         // Shutdown cut a request the provider had not yet answered: recorded as refused, as a later one is.
         response = errorResponse(vendor, 503, 'cachelab serve is shutting down')
       }
+      // A provider's refusal may echo the caller's key (OpenAI's 401 quotes it): it is passed on without.
+      if (!response.ok && secrets.length > 0) response = await withoutEchoedKeys(response, secrets)
     }
     const chunks: Uint8Array[] = []
     // A stream that breaks off (a cut fault, or the upstream's connection) is passed on as a dropped
@@ -539,7 +552,6 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
         const failure = abandoned ?? call?.failure ?? (cut ? 'stream cut' : undefined)
         const raw = failure === undefined ? usageFromResponse(text, contentType) : undefined
         if (capture !== undefined && placement !== undefined && api !== undefined && parsed !== undefined) {
-          const secrets = credentialsOf(headers, path)
           const simulation =
             call?.simulation ??
             (predictor === undefined
@@ -576,7 +588,7 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
           vendor,
           // A key can ride in the query string (`?key=`, `api-key=`…): the log never holds one.
           path: redactText(path),
-          session: placement?.session ?? sessionOf(headers, parsed),
+          session: placement?.session ?? sessionLabel(sessionOf(headers, parsed), secrets),
           ...(placement !== undefined ? { conversation: placement.conversation } : {}),
           model,
           ...(simulatedAs !== undefined ? { simulatedAs } : {}),
@@ -673,6 +685,17 @@ function deliver(
     departure.onGone = () => settle('closed')
     outgoing.write(frame, (error) => settle(error ? 'closed' : 'sent'))
   })
+}
+
+/** A session named by the client, as the log shows it: a name that holds a key is not shown. */
+function sessionLabel(name: string, secrets: readonly string[]): string {
+  return looksLikeSecret(name, secrets) ? REDACTED : name
+}
+
+/** A refusal with every one of `secrets` in its body redacted; its status and headers as they were. */
+async function withoutEchoedKeys(response: Response, secrets: readonly string[]): Promise<Response> {
+  const text = await response.text()
+  return new Response(redactText(text, secrets), { status: response.status, headers: response.headers })
 }
 
 const HOP_BY_HOP = new Set([

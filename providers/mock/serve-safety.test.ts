@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import {
+  bodyCredentials,
   credentialsOf,
+  environmentSecrets,
   isForwardedHeader,
   isLoopbackHost,
   looksLikeSecret,
@@ -91,6 +93,48 @@ describe("a request's credentials", () => {
     expect(looksLikeSecret('key-sk-proj-0123456789abcdefgh')).toBe(true)
     expect(looksLikeSecret(`AIza${'b'.repeat(35)}`)).toBe(true)
     expect(looksLikeSecret('019a-thread-id-5')).toBe(false)
+  })
+
+  it("make a value key-like when it holds one of the request's own keys, whatever its shape", () => {
+    expect(looksLikeSecret('user-plain-caller-key-42', ['plain-caller-key-42'])).toBe(true)
+    expect(looksLikeSecret('user-plain-caller-key-42', ['another-key-0001'])).toBe(false)
+  })
+
+  it('include the values of credential-named body fields, not of prompt_cache_key or token counts', () => {
+    const body = {
+      model: 'gpt-5.4',
+      max_tokens: 64,
+      max_completion_tokens: 'sixty-four-tokens',
+      prompt_cache_key: 'session-0123456789',
+      api_key: 'body-key-0001',
+      extra_headers: { Authorization: 'Bearer body-bearer-0002', 'x-api-key': 'body-header-0003' },
+      options: { client: { apiKey: 'nested-key-0004' } },
+      messages: [{ role: 'user', content: 'hi', api_key: 'content-key-0005' }],
+      password: 'short',
+    }
+    expect(bodyCredentials(body)).toEqual([
+      'body-key-0001',
+      'body-bearer-0002',
+      'body-header-0003',
+      'nested-key-0004',
+    ])
+    expect(bodyCredentials(undefined)).toEqual([])
+  })
+})
+
+describe("an environment's keys", () => {
+  it('are the values of its key variables, for redacting what is printed of a command', () => {
+    expect(
+      environmentSecrets({
+        OPENAI_API_KEY: ' sk-env-openai-0001 ',
+        AWS_ACCESS_KEY_ID: 'AKIAENVKEY0002',
+        AWS_SECRET_ACCESS_KEY: 'aws-secret-0003',
+        AWS_SESSION_TOKEN: 'aws-session-0004',
+        OPENAI_BASE_URL: 'http://127.0.0.1:8787/openai/v1',
+        GEMINI_API_KEY: '',
+        HOME: '/home/someone',
+      }),
+    ).toEqual(['sk-env-openai-0001', 'AKIAENVKEY0002', 'aws-secret-0003', 'aws-session-0004'])
   })
 })
 

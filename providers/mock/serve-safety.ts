@@ -58,11 +58,58 @@ export function credentialsOf(headers: Headers, path: string): string[] {
 }
 
 /**
- * True when a value a client chose (a `prompt_cache_key`, a `metadata.user_id`) holds a credential by
- * any rule `redactText` knows: it must never become a file name or a report label as it is.
+ * Body field names that hold a credential wherever they appear in a request body: what SDKs' passthrough
+ * options and hand-written clients put there (`api_key`, `apiKey`, `extra_headers.Authorization`,
+ * `x-api-key`, `access_token`, `client_secret`, `password`). Whole names only: `prompt_cache_key` and
+ * `max_tokens` are not credentials.
  */
-export function looksLikeSecret(value: string): boolean {
-  return redactText(value) !== value
+const SECRET_FIELD =
+  /^(api[-_]?key|x-api-key|x-goog-api-key|access[-_]?token|auth[-_]?token|bearer[-_]?token|secret|client[-_]?secret|secret[-_]?access[-_]?key|session[-_]?token|password|authorization)$/i
+
+/** How deep into a body `bodyCredentials` looks: passthrough options sit a level or two down. */
+const SECRET_FIELD_DEPTH = 4
+
+/**
+ * The credentials a request body carries in credential-named fields (a `Bearer` token without the word),
+ * for redacting them verbatim, as `credentialsOf` does for headers and query strings. Values of at least
+ * 8 characters; the walk stays within the first levels and skips arrays (the conversation's content).
+ */
+export function bodyCredentials(body: unknown): string[] {
+  const found: string[] = []
+  const walk = (value: unknown, depth: number) => {
+    if (depth > SECRET_FIELD_DEPTH || typeof value !== 'object' || value === null || Array.isArray(value))
+      return
+    for (const [name, field] of Object.entries(value)) {
+      if (typeof field === 'string' && SECRET_FIELD.test(name)) {
+        const secret = field.trim().replace(/^(Bearer|Basic)\s+/i, '')
+        if (secret.length >= 8) found.push(secret)
+      } else walk(field, depth + 1)
+    }
+  }
+  walk(body, 0)
+  return found
+}
+
+/** Environment variable names that hold a key: `*_API_KEY`, `AWS_ACCESS_KEY_ID`, `*_SECRET*`, `*_TOKEN*`. */
+const SECRET_VARIABLE = /_KEY$|_KEY_ID$|SECRET|_TOKEN(_|$)|PASSWORD/
+
+/**
+ * The values of an environment's key variables (`OPENAI_API_KEY`, `AWS_SECRET_ACCESS_KEY`…), for
+ * redacting verbatim from what cachelab prints of a command it was given (`cachelab record -- …`).
+ */
+export function environmentSecrets(env: Readonly<Record<string, string | undefined>>): string[] {
+  return Object.entries(env)
+    .filter(([name, value]) => SECRET_VARIABLE.test(name) && (value?.trim().length ?? 0) >= 8)
+    .map(([, value]) => (value as string).trim())
+}
+
+/**
+ * True when a value a client chose (a `prompt_cache_key`, a `metadata.user_id`) holds a credential by
+ * any rule `redactText` knows, or one of `secrets` (the request's own keys): it must never become a file
+ * name or a report label as it is.
+ */
+export function looksLikeSecret(value: string, secrets: readonly string[] = []): boolean {
+  return redactText(value, secrets) !== value
 }
 
 /**

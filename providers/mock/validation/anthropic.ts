@@ -48,13 +48,41 @@ function numberInRange(path: string, value: unknown, minimum: number, maximum: n
   return undefined
 }
 
-/** `temperature` and `top_p` are numbers in 0–1 and `stream` a boolean (wordings the schema's, assumed). */
+/** `top_k` is an integer ≥ 0 (API reference), worded as `max_tokens`' schema errors; assumed. */
+function topKInRange(value: unknown) {
+  if (!isSet(value)) return undefined
+  if (!isNumber(value)) return invalidRequest('top_k: Input should be a valid integer')
+  if (!Number.isInteger(value))
+    return invalidRequest('top_k: Input should be a valid integer, got a number with a fractional part')
+  return value < 0 ? invalidRequest('top_k: Input should be greater than or equal to 0') : undefined
+}
+
+/**
+ * `system` is text or a list of blocks, and `stop_sequences` a list of strings (API reference; wordings
+ * the schema's, as for message content, assumed).
+ */
+function textFields(body: Body) {
+  if (isSet(body.system) && typeof body.system !== 'string' && !Array.isArray(body.system))
+    return invalidRequest('system: Input should be a valid list')
+  const stops = body.stop_sequences
+  if (!isSet(stops)) return undefined
+  if (!Array.isArray(stops)) return invalidRequest('stop_sequences: Input should be a valid list')
+  const index = stops.findIndex((stop) => typeof stop !== 'string')
+  return index === -1 ? undefined : invalidRequest(`stop_sequences.${index}: Input should be a valid string`)
+}
+
+/**
+ * `temperature` and `top_p` are numbers in 0–1, `top_k` an integer ≥ 0, `stream` a boolean, `system` text
+ * or blocks and `stop_sequences` strings (wordings the schema's, assumed).
+ */
 export const parameterTypes: Rule = ({ body }) =>
   numberInRange('temperature', body.temperature, 0, 1) ??
   numberInRange('top_p', body.top_p, 0, 1) ??
+  topKInRange(body.top_k) ??
   (isSet(body.stream) && typeof body.stream !== 'boolean'
     ? invalidRequest('stream: Input should be a valid boolean')
-    : undefined)
+    : undefined) ??
+  textFields(body)
 
 /**
  * Every message's role is `user` or `assistant` — "messages.0.role: Input should be 'user' or

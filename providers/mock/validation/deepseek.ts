@@ -4,7 +4,16 @@
 // whose `reasoning_content` was not passed back. Every refusal is a 400 in the OpenAI envelope with
 // `code: "invalid_request_error"`.
 
-import { asArray, asRecord, type Body, isSet, openAIError, type Rule, toolPairing } from './shared.ts'
+import {
+  asArray,
+  asRecord,
+  type Body,
+  isSet,
+  openAIError,
+  type Rule,
+  toolPairing,
+  type ValidationRequest,
+} from './shared.ts'
 
 /** The roles DeepSeek deserializes, in the order its error lists them (cc-switch#3281 logs, 2026-05). */
 const ROLES = ['system', 'user', 'assistant', 'tool', 'latest_reminder'] as const
@@ -77,43 +86,104 @@ function invalidType(body: Body, path: readonly Step[], shown: string, value: un
   )
 }
 
+/** The largest `u32`: a larger integer `max_tokens` is serde's "invalid value". */
+const U32_MAX = 4_294_967_295
+
+/** The sampling fields DeepSeek deserializes as `f32`. */
+const FLOAT_FIELDS = ['temperature', 'top_p', 'presence_penalty', 'frequency_penalty'] as const
+
+/** The refusal of one top-level field that does not deserialize, or undefined. */
+function fieldTypeRefusal(body: Body, field: string) {
+  const value = body[field]
+  if (!isSet(value)) return undefined
+  if (field === 'stream')
+    return typeof value === 'boolean'
+      ? undefined
+      : invalidType(body, ['stream'], 'stream', value, 'a boolean')
+  if (field === 'max_tokens') {
+    if (typeof value === 'number' && Number.isSafeInteger(value) && (value < 0 || value > U32_MAX))
+      return invalidRequest(
+        `Failed to deserialize the JSON body into the target type: max_tokens: invalid value: integer \`${value}\`, expected u32 at line 1 column ${fieldColumn(body, ['max_tokens'])}`,
+      )
+    return typeof value === 'number' && Number.isSafeInteger(value)
+      ? undefined
+      : invalidType(body, ['max_tokens'], 'max_tokens', value, 'u32')
+  }
+  if ((FLOAT_FIELDS as readonly string[]).includes(field))
+    return typeof value === 'number' ? undefined : invalidType(body, [field], field, value, 'f32')
+  if (field === 'messages') {
+    for (const [index, item] of asArray(value).entries()) {
+      const message = asRecord(item)
+      if (message.role !== undefined && typeof message.role !== 'string')
+        return invalidType(
+          body,
+          ['messages', index, 'role'],
+          `messages[${index}].role`,
+          message.role,
+          'variant identifier',
+        )
+      const unknown = typeof message.role === 'string' ? unknownRole(body, index, message.role) : undefined
+      if (unknown !== undefined) return unknown
+      const content = message.content
+      if (isSet(content) && typeof content !== 'string' && !Array.isArray(content))
+        return invalidType(
+          body,
+          ['messages', index, 'content'],
+          `messages[${index}].content`,
+          content,
+          'a string or an array',
+        )
+    }
+  }
+  return undefined
+}
+
 /**
- * `stream` a boolean, `max_tokens` an unsigned integer (a negative one is serde's "invalid value"), each
- * message's role a string and its content a string or a list of parts. Ranges DeepSeek checks after
- * deserializing ("Invalid max_tokens value, the valid range of max_tokens is [1, 8192]", we0-dev/we0#56,
- * for V3) are left open: V4's bound has no stored source.
+ * `stream` a boolean, `max_tokens` a `u32` (a negative or larger integer is serde's "invalid value"), the
+ * sampling fields `f32`s, each message's role a string and its content a string or a list of parts.
+ * serde stops at the first field that fails in the body's own order, so the fields are checked in it.
+ * `expected f32` is verbatim from DeepSeek's answer to a string temperature (NotIvny/Yunzai-DeepSeek-JS#2,
+ * a 422 with a bare text body in 2025; the 2026 answers to such bodies are 400s in the OpenAI envelope,
+ * zhukunpenglinyutong/jetbrains-cc-gui#591, farion1231/cc-switch#3330).
  */
 export const fieldTypes: Rule = ({ body }) => {
-  if (isSet(body.stream) && typeof body.stream !== 'boolean')
-    return invalidType(body, ['stream'], 'stream', body.stream, 'a boolean')
-  const tokens = body.max_tokens
-  if (isSet(tokens)) {
-    if (typeof tokens === 'number' && Number.isSafeInteger(tokens) && tokens < 0)
-      return invalidRequest(
-        `Failed to deserialize the JSON body into the target type: max_tokens: invalid value: integer \`${tokens}\`, expected u32 at line 1 column ${fieldColumn(body, ['max_tokens'])}`,
-      )
-    if (typeof tokens !== 'number' || !Number.isSafeInteger(tokens))
-      return invalidType(body, ['max_tokens'], 'max_tokens', tokens, 'u32')
+  for (const field of Object.keys(body)) {
+    const refusal = fieldTypeRefusal(body, field)
+    if (refusal !== undefined) return refusal
   }
-  for (const [index, value] of asArray(body.messages).entries()) {
-    const message = asRecord(value)
-    if (message.role !== undefined && typeof message.role !== 'string')
-      return invalidType(
-        body,
-        ['messages', index, 'role'],
-        `messages[${index}].role`,
-        message.role,
-        'variant identifier',
-      )
-    const content = message.content
-    if (isSet(content) && typeof content !== 'string' && !Array.isArray(content))
-      return invalidType(
-        body,
-        ['messages', index, 'content'],
-        `messages[${index}].content`,
-        content,
-        'a string or an array',
-      )
+  return undefined
+}
+
+/** Whether the request runs in thinking mode: `thinking.type`, else the model's default (V4: on). */
+function thinkingMode(body: Body, model: ValidationRequest['model']): boolean {
+  const thinking = asRecord(body.thinking).type
+  const byDefault = model.request.kind === 'deepseek' && model.request.thinkingByDefault
+  return thinking === 'enabled' || (thinking !== 'disabled' && byDefault)
+}
+
+/** V4's output limit: the bound of a model the catalog lacks too. */
+const LARGEST_OUTPUT_LIMIT = 393_216
+
+/**
+ * Ranges DeepSeek checks once the body deserialized: `max_tokens` in 1..the model's output limit
+ * ("Invalid max_tokens value, the valid range of max_tokens is [1, 393216]", verbatim on V4,
+ * MoonshotAI/kimi-code#2656; `[1, 8192]` on V3, we0-dev/we0#56), `top_p` in 0–1, and outside thinking
+ * mode `temperature` in 0–2 and the penalties in −2–2 (the API reference's ranges; the wording is the
+ * max_tokens template, assumed). Thinking mode ignores temperature and the penalties "without an error"
+ * (guides/thinking_mode), so there no value of theirs is refused.
+ */
+export const fieldRanges: Rule = ({ body, model }) => {
+  const limit = model.request.kind === 'deepseek' ? model.request.maxOutputTokens : LARGEST_OUTPUT_LIMIT
+  const bounds: Array<[string, number, number]> = [
+    ['max_tokens', 1, limit],
+    ['top_p', 0, 1],
+  ]
+  if (!thinkingMode(body, model))
+    bounds.push(['temperature', 0, 2], ['presence_penalty', -2, 2], ['frequency_penalty', -2, 2])
+  for (const [field, minimum, maximum] of bounds) {
+    const value = body[field]
+    if (typeof value !== 'number' || (value >= minimum && value <= maximum)) continue
+    return invalidRequest(`Invalid ${field} value, the valid range of ${field} is [${minimum}, ${maximum}]`)
   }
   return undefined
 }
@@ -122,18 +192,14 @@ export const fieldTypes: Rule = ({ body }) => {
  * A role outside DeepSeek's list. Wording verbatim from its answers to `developer` messages
  * (earendil-works/pi#1048, losesky/ai-auto-trading#14; the list gained `latest_reminder` by 2026-05:
  * farion1231/cc-switch#3330, icebear0828/codex-proxy#589); the column is computed as serde reports it
- * for a compact body.
+ * for a compact body. Part of deserializing `messages` (`fieldTypes`).
  */
-export const knownRoles: Rule = ({ body }) => {
-  for (const [index, value] of asArray(body.messages).entries()) {
-    const role = asRecord(value).role
-    if (typeof role !== 'string' || (ROLES as readonly string[]).includes(role)) continue
-    const expected = ROLES.map((name) => `\`${name}\``).join(', ')
-    return invalidRequest(
-      `Failed to deserialize the JSON body into the target type: messages[${index}].role: unknown variant \`${role}\`, expected one of ${expected} at line 1 column ${roleColumn(body, index)}`,
-    )
-  }
-  return undefined
+function unknownRole(body: Body, index: number, role: string) {
+  if ((ROLES as readonly string[]).includes(role)) return undefined
+  const expected = ROLES.map((name) => `\`${name}\``).join(', ')
+  return invalidRequest(
+    `Failed to deserialize the JSON body into the target type: messages[${index}].role: unknown variant \`${role}\`, expected one of ${expected} at line 1 column ${roleColumn(body, index)}`,
+  )
 }
 
 /**
@@ -164,9 +230,7 @@ export const toolMessagesPairWithCalls: Rule = ({ body }) => {
  * passed back.
  */
 export const reasoningPassedBack: Rule = ({ body, model }) => {
-  const thinking = asRecord(body.thinking).type
-  const byDefault = model.request.kind === 'deepseek' && model.request.thinkingByDefault
-  if (!(thinking === 'enabled' || (thinking !== 'disabled' && byDefault))) return undefined
+  if (!thinkingMode(body, model)) return undefined
   for (const value of asArray(body.messages)) {
     const message = asRecord(value)
     if (message.role !== 'assistant' || asArray(message.tool_calls).length === 0) continue
@@ -179,7 +243,7 @@ export const reasoningPassedBack: Rule = ({ body, model }) => {
 /** The rules of DeepSeek Chat Completions, in the order they are checked (deserialization first). */
 export const DEEPSEEK_RULES: readonly Rule[] = [
   fieldTypes,
-  knownRoles,
+  fieldRanges,
   toolMessagesPairWithCalls,
   reasoningPassedBack,
 ]

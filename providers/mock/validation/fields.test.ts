@@ -377,6 +377,109 @@ const REFUSED: Refused[] = [
       'Unable to submit request because it has a temperature value of 3 but the supported range is from 0 (inclusive) to 2.0001 (exclusive). Update the value and try again.',
     ),
   },
+  // OpenAI Chat Completions, beyond the first probe
+  {
+    rule: 'a presence_penalty above 2',
+    api: 'chat',
+    body: chatBody({ presence_penalty: 3 }),
+    error: openAI(
+      "Invalid 'presence_penalty': decimal above maximum value. Expected a value <= 2, but got 3 instead.",
+      'presence_penalty',
+      'decimal_above_max_value',
+    ),
+  },
+  {
+    rule: 'frequency_penalty as a string',
+    api: 'chat',
+    body: chatBody({ frequency_penalty: 'x' }),
+    error: openAI(
+      "Invalid type for 'frequency_penalty': expected a number, but got a string instead.",
+      'frequency_penalty',
+      'invalid_type',
+    ),
+  },
+  {
+    rule: 'n of 0',
+    api: 'chat',
+    body: chatBody({ n: 0 }),
+    error: openAI(
+      "Invalid 'n': integer below minimum value. Expected a value >= 1, but got 0 instead.",
+      'n',
+      'integer_below_min_value',
+    ),
+  },
+  {
+    rule: 'instructions that are not text',
+    api: 'responses',
+    body: responsesBody({ instructions: 5 }),
+    error: openAI(
+      "Invalid type for 'instructions': expected a string, but got an integer instead.",
+      'instructions',
+      'invalid_type',
+    ),
+  },
+  // Anthropic Messages, beyond the first probe
+  {
+    rule: 'a negative top_k',
+    api: 'anthropic',
+    body: anthropicBody({ top_k: -1 }),
+    error: anthropic('top_k: Input should be greater than or equal to 0'),
+  },
+  {
+    rule: 'top_k as a string',
+    api: 'anthropic',
+    body: anthropicBody({ top_k: 'x' }),
+    error: anthropic('top_k: Input should be a valid integer'),
+  },
+  {
+    rule: 'system that is neither text nor blocks',
+    api: 'anthropic',
+    body: anthropicBody({ system: 5 }),
+    error: anthropic('system: Input should be a valid list'),
+  },
+  {
+    rule: 'stop_sequences that are not a list',
+    api: 'anthropic',
+    body: anthropicBody({ stop_sequences: 'END' }),
+    error: anthropic('stop_sequences: Input should be a valid list'),
+  },
+  {
+    rule: 'a stop sequence that is not a string',
+    api: 'anthropic',
+    body: anthropicBody({ stop_sequences: ['END', 5] }),
+    error: anthropic('stop_sequences.1: Input should be a valid string'),
+  },
+  // Gemini generateContent, beyond the first probe
+  {
+    rule: 'a part that is not an object',
+    api: 'gemini',
+    body: geminiBody({ contents: [{ role: 'user', parts: [{ text: 'Hi' }, 5] }] }),
+    error: google(
+      "Invalid value at 'contents[0].parts[1]' (type.googleapis.com/google.ai.generativelanguage.v1beta.Part), 5",
+    ),
+  },
+  {
+    rule: 'a systemInstruction given as plain text',
+    api: 'gemini',
+    body: geminiBody({ systemInstruction: 'Be brief.' }),
+    error: google(
+      `Invalid value at 'system_instruction' (type.googleapis.com/google.ai.generativelanguage.v1beta.Content), "Be brief."`,
+    ),
+  },
+  {
+    rule: 'generationConfig that is not an object',
+    api: 'gemini',
+    body: geminiBody({ generationConfig: 5 }),
+    error: google(
+      "Invalid value at 'generation_config' (type.googleapis.com/google.ai.generativelanguage.v1beta.GenerationConfig), 5",
+    ),
+  },
+  {
+    rule: 'topK as a word',
+    api: 'gemini',
+    body: geminiBody({ generationConfig: { topK: 'x' } }),
+    error: google(`Invalid value at 'generation_config.top_k' (TYPE_INT32), "x"`),
+  },
   // Bedrock Converse
   {
     rule: 'a maxTokens of 0',
@@ -394,6 +497,134 @@ const REFUSED: Refused[] = [
     error: {
       message:
         "1 validation error detected: Value '1.5' at 'inferenceConfig.temperature' failed to satisfy constraint: Member must have value less than or equal to 1",
+    },
+  },
+  {
+    rule: 'content that is not a list of blocks',
+    api: 'bedrock',
+    body: { ...bedrockBody({}), messages: [{ role: 'user', content: 'Hi' }] },
+    error: {
+      message:
+        'The format of the value at messages.0.content is invalid. Provide a list for the field and try again.',
+    },
+  },
+  {
+    rule: 'a content block that is not a structure',
+    api: 'bedrock',
+    body: { ...bedrockBody({}), messages: [{ role: 'user', content: [5] }] },
+    error: {
+      message:
+        'The format of the value at messages.0.content.0 is invalid. Provide a structure for the field and try again.',
+    },
+  },
+  {
+    rule: 'a text block whose text is not a string',
+    api: 'bedrock',
+    body: { ...bedrockBody({}), messages: [{ role: 'user', content: [{ text: 5 }] }] },
+    error: {
+      message:
+        'The format of the value at messages.0.content.0.text is invalid. Provide a string for the field and try again.',
+    },
+  },
+  {
+    rule: 'system that is not a list',
+    api: 'bedrock',
+    body: { ...bedrockBody({}), system: 'Be brief.' },
+    error: {
+      message: 'The format of the value at system is invalid. Provide a list for the field and try again.',
+    },
+  },
+  {
+    rule: 'a system block whose text is not a string',
+    api: 'bedrock',
+    body: { ...bedrockBody({}), system: [{ text: 5 }] },
+    error: {
+      message:
+        'The format of the value at system.0.text is invalid. Provide a string for the field and try again.',
+    },
+  },
+  {
+    rule: 'inferenceConfig that is not a structure',
+    api: 'bedrock',
+    body: { ...bedrockBody({}), inferenceConfig: 5 },
+    error: {
+      message:
+        'The format of the value at inferenceConfig is invalid. Provide a structure for the field and try again.',
+    },
+  },
+  {
+    rule: 'maxTokens as a string',
+    api: 'bedrock',
+    body: bedrockBody({ maxTokens: '64' }),
+    error: {
+      message:
+        'The format of the value at inferenceConfig.maxTokens is invalid. Provide an integer for the field and try again.',
+    },
+  },
+  {
+    rule: 'a fractional maxTokens',
+    api: 'bedrock',
+    body: bedrockBody({ maxTokens: 1.5 }),
+    error: {
+      message:
+        'The format of the value at inferenceConfig.maxTokens is invalid. Provide an integer for the field and try again.',
+    },
+  },
+  {
+    rule: 'maxTokens past an int32 (1e308)',
+    api: 'bedrock',
+    body: bedrockBody({ maxTokens: 1e308 }),
+    error: {
+      message:
+        'The format of the value at inferenceConfig.maxTokens is invalid. Provide an integer for the field and try again.',
+    },
+  },
+  {
+    rule: 'temperature as a string',
+    api: 'bedrock',
+    body: bedrockBody({ temperature: 'x' }),
+    error: {
+      message:
+        'The format of the value at inferenceConfig.temperature is invalid. Provide a number for the field and try again.',
+    },
+  },
+  {
+    rule: 'stopSequences that are not strings',
+    api: 'bedrock',
+    body: bedrockBody({ stopSequences: ['END', 5] }),
+    error: {
+      message:
+        'The format of the value at inferenceConfig.stopSequences.1 is invalid. Provide a string for the field and try again.',
+    },
+  },
+  {
+    rule: 'toolConfig that is not a structure',
+    api: 'bedrock',
+    body: { ...bedrockBody({}), toolConfig: 5 },
+    error: {
+      message:
+        'The format of the value at toolConfig is invalid. Provide a structure for the field and try again.',
+    },
+  },
+  {
+    rule: 'tools that are not a list',
+    api: 'bedrock',
+    body: { ...bedrockBody({}), toolConfig: { tools: 5 } },
+    error: {
+      message:
+        'The format of the value at toolConfig.tools is invalid. Provide a list for the field and try again.',
+    },
+  },
+  {
+    rule: 'a tool whose name is not a string',
+    api: 'bedrock',
+    body: {
+      ...bedrockBody({}),
+      toolConfig: { tools: [{ toolSpec: { name: 5, inputSchema: { json: {} } } }] },
+    },
+    error: {
+      message:
+        'The format of the value at toolConfig.tools.0.toolSpec.name is invalid. Provide a string for the field and try again.',
     },
   },
 ]
@@ -430,6 +661,55 @@ REFUSED.push(
     deepseekBody({ messages: [{ role: 5, content: 'Hi' }] }),
     (body) =>
       `${PREFIX} messages[0].role: invalid type: integer \`5\`, expected variant identifier at line 1 column ${columnAfter(body, '"role":5')}`,
+  ),
+  deepseekRefused(
+    'max_tokens of 0',
+    deepseekBody({ max_tokens: 0 }),
+    () => 'Invalid max_tokens value, the valid range of max_tokens is [1, 393216]',
+  ),
+  deepseekRefused(
+    "max_tokens one past V4's output limit",
+    deepseekBody({ model: 'deepseek-v4-pro', max_tokens: 393_217 }),
+    () => 'Invalid max_tokens value, the valid range of max_tokens is [1, 393216]',
+  ),
+  deepseekRefused(
+    'max_tokens past a u32',
+    deepseekBody({ max_tokens: 4_294_967_296 }),
+    (body) =>
+      `${PREFIX} max_tokens: invalid value: integer \`4294967296\`, expected u32 at line 1 column ${columnAfter(body, '"max_tokens":4294967296')}`,
+  ),
+  deepseekRefused(
+    'max_tokens past any bound (1e308)',
+    deepseekBody({ max_tokens: 1e308 }),
+    (body) =>
+      `${PREFIX} max_tokens: invalid type: floating point \`1e308\`, expected u32 at line 1 column ${columnAfter(body, '"max_tokens":1e+308')}`,
+  ),
+  deepseekRefused(
+    'temperature as a string',
+    deepseekBody({ temperature: '1.3' }),
+    (body) =>
+      `${PREFIX} temperature: invalid type: string "1.3", expected f32 at line 1 column ${columnAfter(body, '"temperature":"1.3"')}`,
+  ),
+  deepseekRefused(
+    'a top_p above 1',
+    deepseekBody({ top_p: 2 }),
+    () => 'Invalid top_p value, the valid range of top_p is [0, 1]',
+  ),
+  deepseekRefused(
+    'a temperature above 2 outside thinking mode',
+    deepseekBody({ temperature: 3, thinking: { type: 'disabled' } }),
+    () => 'Invalid temperature value, the valid range of temperature is [0, 2]',
+  ),
+  deepseekRefused(
+    'a presence_penalty below -2 outside thinking mode',
+    deepseekBody({ thinking: { type: 'disabled' }, presence_penalty: -3 }),
+    () => 'Invalid presence_penalty value, the valid range of presence_penalty is [-2, 2]',
+  ),
+  deepseekRefused(
+    'the first field that does not deserialize, in the body order',
+    deepseekBody({ max_tokens: 'many', stream: 'x' }),
+    (body) =>
+      `${PREFIX} max_tokens: invalid type: string "many", expected u32 at line 1 column ${columnAfter(body, '"max_tokens":"many"')}`,
   ),
   deepseekRefused(
     'content that is neither text nor parts',
@@ -511,6 +791,57 @@ describe('field types and ranges', () => {
         stream: false,
         messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }],
       }),
+    },
+    {
+      what: "max_tokens at V4's limit, top_p 1",
+      api: 'deepseek',
+      body: deepseekBody({ max_tokens: 393_216, top_p: 1 }),
+    },
+    {
+      what: 'temperature 3 and a penalty of 5 in thinking mode (ignored, not refused)',
+      api: 'deepseek',
+      body: deepseekBody({ temperature: 3, presence_penalty: 5 }),
+    },
+    {
+      what: 'temperature 2 and penalties of ±2 outside thinking mode',
+      api: 'deepseek',
+      body: deepseekBody({
+        thinking: { type: 'disabled' },
+        temperature: 2,
+        presence_penalty: -2,
+        frequency_penalty: 2,
+      }),
+    },
+    {
+      what: 'penalties of ±2 and n 1',
+      api: 'chat',
+      body: chatBody({ presence_penalty: -2, frequency_penalty: 2, n: 1 }),
+    },
+    {
+      what: 'top_k 0, system blocks, stop sequences',
+      api: 'anthropic',
+      body: anthropicBody({
+        top_k: 0,
+        system: [{ type: 'text', text: 'Be brief.' }],
+        stop_sequences: ['END'],
+      }),
+    },
+    {
+      what: 'a systemInstruction, topK as a numeric string',
+      api: 'gemini',
+      body: geminiBody({
+        systemInstruction: { parts: [{ text: 'Be brief.' }] },
+        generationConfig: { topK: '40' },
+      }),
+    },
+    {
+      what: 'system blocks, stop sequences, a named tool',
+      api: 'bedrock',
+      body: {
+        ...bedrockBody({ maxTokens: 64, stopSequences: ['END'] }),
+        system: [{ text: 'Be brief.' }],
+        toolConfig: { tools: [{ toolSpec: { name: 'read', inputSchema: { json: { type: 'object' } } } }] },
+      },
     },
     {
       what: 'maxTokens 1, temperature 1, topP 0',

@@ -9,6 +9,9 @@ import type { SimulatorRejection } from '../../sim/types.ts'
 import { INT32_MAX } from './fields.ts'
 import { asArray, asRecord, type Body, isSet, type Rule } from './shared.ts'
 
+/** The proto package of the Gemini API's messages, as its parse errors name their types. */
+const PROTO = 'type.googleapis.com/google.ai.generativelanguage.v1beta'
+
 /**
  * A value the proto JSON parser cannot read as its field's type: "Invalid value at
  * 'tools[0].function_declarations[1]…type' (type.googleapis.com/google.ai.generativelanguage.v1beta.Type),
@@ -35,11 +38,30 @@ const knownRoles: Rule = ({ body }) => {
     if (role !== undefined && role !== 'user' && role !== 'model')
       return geminiRejection(400, 'Please use a valid role: user, model.')
     if (isSet(content.parts) && !Array.isArray(content.parts))
-      return invalidValue(
-        `contents[${index}].parts`,
-        'type.googleapis.com/google.ai.generativelanguage.v1beta.Part',
-        content.parts,
-      )
+      return invalidValue(`contents[${index}].parts`, `${PROTO}.Part`, content.parts)
+    const part = asArray(content.parts).findIndex((value) => !isMessage(value))
+    if (part !== -1)
+      return invalidValue(`contents[${index}].parts[${part}]`, `${PROTO}.Part`, asArray(content.parts)[part])
+  }
+  return undefined
+}
+
+/** A JSON value proto JSON reads as a message: an object. */
+const isMessage = (value: unknown): boolean =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
+
+/**
+ * `systemInstruction` is a Content and `generationConfig` a GenerationConfig: a message, so a plain string
+ * or number does not parse as one (the parser's wording, as for `parts`, assumed). Proto JSON takes both
+ * field names.
+ */
+const messageFields: Rule = ({ body }) => {
+  for (const [json, proto, type] of [
+    ['systemInstruction', 'system_instruction', 'Content'],
+    ['generationConfig', 'generation_config', 'GenerationConfig'],
+  ] as const) {
+    const value = body[json] ?? body[proto]
+    if (isSet(value) && !isMessage(value)) return invalidValue(proto, `${PROTO}.${type}`, value)
   }
   return undefined
 }
@@ -61,16 +83,15 @@ const MAX_OUTPUT_TOKENS = 65_536
 
 /**
  * `generationConfig`: `maxOutputTokens` an int32 (proto JSON takes a number or a numeric string) in
- * 1–65,536, `temperature` in 0–2, `topP` in 0–1 (GenerationConfig reference). Proto JSON takes both the
+ * 1–65,536, `temperature` in 0–2, `topP` in 0–1, `topK` an int32 (GenerationConfig reference). Proto JSON takes both the
  * JSON name and the proto name of a field.
  */
 const generationConfigRanges: Rule = ({ body }) => {
   const config = asRecord(body.generationConfig ?? body.generation_config)
   const tokens = config.maxOutputTokens ?? config.max_output_tokens
   if (isSet(tokens)) {
-    const count = typeof tokens === 'string' && /^-?\d+$/.test(tokens) ? Number(tokens) : tokens
-    if (typeof count !== 'number' || !Number.isInteger(count) || Math.abs(count) > INT32_MAX)
-      return invalidValue('generation_config.max_output_tokens', 'TYPE_INT32', tokens)
+    if (!isInt32(tokens)) return invalidValue('generation_config.max_output_tokens', 'TYPE_INT32', tokens)
+    const count = Number(tokens)
     if (count < 1 || count > MAX_OUTPUT_TOKENS)
       return outOfRange('maxOutputTokens', count, 1, String(MAX_OUTPUT_TOKENS + 1))
   }
@@ -83,7 +104,15 @@ const generationConfigRanges: Rule = ({ body }) => {
     if (typeof value !== 'number') return invalidValue(`generation_config.${proto}`, 'TYPE_FLOAT', value)
     if (value < 0 || value > maximum) return outOfRange(field, value, 0, `${maximum}.0001`)
   }
+  const topK = config.topK ?? config.top_k
+  if (isSet(topK) && !isInt32(topK)) return invalidValue('generation_config.top_k', 'TYPE_INT32', topK)
   return undefined
+}
+
+/** An int32 as proto JSON reads one: an integer, or a string of one, within 32 bits. */
+function isInt32(value: unknown): boolean {
+  const count = typeof value === 'string' && /^-?\d+$/.test(value) ? Number(value) : value
+  return typeof count === 'number' && Number.isInteger(count) && Math.abs(count) <= INT32_MAX
 }
 
 const partsOf = (content: unknown): Body[] => asArray(asRecord(content).parts).map(asRecord)
@@ -184,6 +213,7 @@ const signedFunctionCalls: Rule = ({ body, model }) => {
 
 /** The rules of Gemini `generateContent`, in the order they are checked. */
 export const GEMINI_RULES: readonly Rule[] = [
+  messageFields,
   knownRoles,
   generationConfigRanges,
   responsesMatchCalls,

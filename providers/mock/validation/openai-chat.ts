@@ -132,12 +132,18 @@ export const chatMessageFields: Rule = ({ body }) => {
   return undefined
 }
 
-/** The output caps are integers ≥ 1; `temperature` is in 0–2 and `top_p` in 0–1 (API reference). */
+/**
+ * The output caps and `n` are integers ≥ 1; `temperature` is in 0–2, `top_p` in 0–1, and
+ * `presence_penalty` and `frequency_penalty` in −2–2 (API reference).
+ */
 export const chatParameterRanges: Rule = ({ body }) =>
   integerInRange('max_tokens', body.max_tokens, 1) ??
   integerInRange('max_completion_tokens', body.max_completion_tokens, 1) ??
+  integerInRange('n', body.n, 1) ??
   numberInRange('temperature', body.temperature, 0, 2) ??
-  numberInRange('top_p', body.top_p, 0, 1)
+  numberInRange('top_p', body.top_p, 0, 1) ??
+  numberInRange('presence_penalty', body.presence_penalty, -2, 2) ??
+  numberInRange('frequency_penalty', body.frequency_penalty, -2, 2)
 
 /**
  * `tools` is an array, and a function tool names its function: "Missing required parameter:

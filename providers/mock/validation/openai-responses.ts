@@ -40,9 +40,13 @@ export const inputFields: Rule = ({ body }) => {
 /**
  * `max_output_tokens` is an integer ≥ 16 — verbatim, "Invalid 'max_output_tokens': integer below minimum
  * value. Expected a value >= 16, but got 10 instead." (vectorize-io/hindsight#58, relayed from Azure's
- * OpenAI) — and the sampling parameters are in their ranges as on Chat Completions.
+ * OpenAI) — the sampling parameters are in their ranges as on Chat Completions, and `instructions` is
+ * text (a list of input items is left to the API's newer form; anything else is a type error, assumed).
  */
 export const responsesParameterRanges: Rule = ({ body }) =>
+  (isSet(body.instructions) && typeof body.instructions !== 'string' && !Array.isArray(body.instructions)
+    ? invalidType('instructions', 'a string', body.instructions)
+    : undefined) ??
   integerInRange('max_output_tokens', body.max_output_tokens, 16) ??
   numberInRange('temperature', body.temperature, 0, 2) ??
   numberInRange('top_p', body.top_p, 0, 1)
