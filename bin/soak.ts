@@ -12,11 +12,17 @@
 // It prints the server's peak RSS against the target (1 GiB by default, `--target-mb`).
 //
 //   npm run soak -- --sessions 10000 [--tokens 20000] [--concurrency 8] [--memory-budget MB]
+//
+// With `--import-memory`, `cachelab import`'s peak RSS on one long Claude Code session of about `--gb`
+// GB (default 1) against `--target-mb` (default 512): bin/import-memory.ts.
+//
+//   npm run soak -- --import-memory [--gb 1] [--target-mb 512]
 
 import { type ChildProcess, spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import type { HealthState } from '../providers/mock/control.ts'
+import { importMemorySoak } from './import-memory.ts'
 
 const { values } = parseArgs({
   options: {
@@ -26,7 +32,9 @@ const { values } = parseArgs({
     'memory-budget': { type: 'string' },
     sessions: { type: 'string' },
     tokens: { type: 'string', default: '20000' },
-    'target-mb': { type: 'string', default: '1024' },
+    'target-mb': { type: 'string' },
+    'import-memory': { type: 'boolean' },
+    gb: { type: 'string', default: '1' },
   },
 })
 const seconds = Math.min(600, Number(values.seconds))
@@ -174,7 +182,7 @@ function sessionText(session: number, part: number, tokens: number): string {
  */
 async function sessionsSoak(sessions: number): Promise<void> {
   const tokens = Number(values.tokens)
-  const target = Number(values['target-mb']) * 1024 * 1024
+  const target = Number(values['target-mb'] ?? '1024') * 1024 * 1024
   if (!Number.isInteger(sessions) || sessions < 1 || !Number.isFinite(tokens) || tokens < 100) {
     process.stderr.write('soak: --sessions must be a positive integer and --tokens 100 or more\n')
     process.exit(2)
@@ -279,5 +287,7 @@ function memoryLine(state: HealthState): string {
 }
 
 // Last, once every constant above is defined.
-if (values.sessions !== undefined) await sessionsSoak(Number(values.sessions))
+if (values['import-memory'] === true)
+  await importMemorySoak(Number(values.gb), Number(values['target-mb'] ?? '512'))
+else if (values.sessions !== undefined) await sessionsSoak(Number(values.sessions))
 else await timedSoak()
