@@ -44,6 +44,11 @@ if (![seconds, limit, concurrency].every((value) => Number.isFinite(value) && va
   process.stderr.write('soak: --seconds, --requests and --concurrency must be positive numbers\n')
   process.exit(2)
 }
+// The import's memory needs no server: measured and done before one starts.
+if (values['import-memory'] === true) {
+  await importMemorySoak(Number(values.gb), Number(values['target-mb'] ?? '512'))
+  process.exit()
+}
 
 /** Start `cachelab serve --port 0` and resolve with its URL once it listens. */
 function startServe(): Promise<{ child: ChildProcess; url: string }> {
@@ -287,7 +292,5 @@ function memoryLine(state: HealthState): string {
 }
 
 // Last, once every constant above is defined.
-if (values['import-memory'] === true)
-  await importMemorySoak(Number(values.gb), Number(values['target-mb'] ?? '512'))
-else if (values.sessions !== undefined) await sessionsSoak(Number(values.sessions))
+if (values.sessions !== undefined) await sessionsSoak(Number(values.sessions))
 else await timedSoak()
