@@ -174,7 +174,13 @@ export async function importTranscripts(
         'input',
         `${file}: --format ${format}, but it looks like a ${detected} transcript`,
       )
+    // Rows are built as the requests arrive. A request is kept past its row only where something after
+    // the file needs it: the prediction (requests carrying their body) or `afterFile` (all of them).
     const requests: ObservedRequest[] = []
+    const bodied: ObservedRequest[] = []
+    const bodiedEntries = new Map<ObservedRequest, ObservedRow>()
+    const fileEntries: ObservedRow[] = []
+    let count = 0
     for await (const request of options.readers[format](file, {
       lenient: options.lenient,
       onProblem: (problem) => problems.push(problem),
@@ -182,12 +188,11 @@ export async function importTranscripts(
       onAgentTotal: (total) => totals.set(`${format}\u0000${total.session}`, { format, total }),
       ...(options.seriesStart !== undefined ? { seriesStart: options.seriesStart } : {}),
     })) {
-      if (inRange(request.time)) requests.push(request)
-      else outOfRange += 1
-    }
-    const predicted = options.predict?.(requests)
-    const fileEntries: ObservedRow[] = []
-    for (const request of requests) {
+      if (!inRange(request.time)) {
+        outOfRange += 1
+        continue
+      }
+      count += 1
       const key = `${request.format}\u0000${request.session}`
       let builder = builders.get(key)
       if (builder === undefined) {
@@ -195,21 +200,32 @@ export async function importTranscripts(
         builders.set(key, builder)
       }
       const entry = builder.add(request)
+      if (options.predict !== undefined && request.request !== undefined) {
+        bodied.push(request)
+        bodiedEntries.set(request, entry)
+        if (request.request.withoutTools === true) withoutTools += 1
+      }
+      if (entry.model.mappedFrom !== undefined)
+        mappedModels.set(entry.model.mappedFrom, entry.model.entry.model)
+      entries.push(entry)
+      if (options.afterFile !== undefined) {
+        requests.push(request)
+        fileEntries.push(entry)
+      }
+    }
+    // The prediction replays the file's requests that carry their body, in file order, after its last.
+    const predicted = options.predict?.(bodied)
+    for (const [request, entry] of bodiedEntries) {
       const prediction = predicted?.get(request)
-      if (predicted !== undefined && request.request?.withoutTools === true) withoutTools += 1
       if (prediction !== undefined)
         entry.row = {
           ...entry.row,
           predictedCacheReadTokens: prediction.read,
           predictedCacheWriteTokens: prediction.write,
         }
-      if (entry.model.mappedFrom !== undefined)
-        mappedModels.set(entry.model.mappedFrom, entry.model.entry.model)
-      entries.push(entry)
-      fileEntries.push(entry)
     }
     options.afterFile?.(requests, fileEntries)
-    read.push({ file, format, requests: requests.length })
+    read.push({ file, format, requests: count })
   }
   // A date range leaves requests out on purpose: the agent's totals are set beside the whole history only.
   const unrecorded =

@@ -12,11 +12,17 @@
 // It prints the server's peak RSS against the target (1 GiB by default, `--target-mb`).
 //
 //   npm run soak -- --sessions 10000 [--tokens 20000] [--concurrency 8] [--memory-budget MB]
+//
+// With `--import-memory`, `cachelab import`'s peak RSS on one long Claude Code session of about `--gb`
+// GB (default 1) against `--target-mb` (default 512): bin/import-memory.ts.
+//
+//   npm run soak -- --import-memory [--gb 1] [--target-mb 512]
 
 import { type ChildProcess, spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import type { HealthState } from '../providers/mock/control.ts'
+import { importMemorySoak } from './import-memory.ts'
 
 const { values } = parseArgs({
   options: {
@@ -26,7 +32,9 @@ const { values } = parseArgs({
     'memory-budget': { type: 'string' },
     sessions: { type: 'string' },
     tokens: { type: 'string', default: '20000' },
-    'target-mb': { type: 'string', default: '1024' },
+    'target-mb': { type: 'string' },
+    'import-memory': { type: 'boolean' },
+    gb: { type: 'string', default: '1' },
   },
 })
 const seconds = Math.min(600, Number(values.seconds))
@@ -35,6 +43,11 @@ const concurrency = Math.max(1, Math.min(64, Number(values.concurrency)))
 if (![seconds, limit, concurrency].every((value) => Number.isFinite(value) && value > 0)) {
   process.stderr.write('soak: --seconds, --requests and --concurrency must be positive numbers\n')
   process.exit(2)
+}
+// The import's memory needs no server: measured and done before one starts.
+if (values['import-memory'] === true) {
+  await importMemorySoak(Number(values.gb), Number(values['target-mb'] ?? '512'))
+  process.exit()
 }
 
 /** Start `cachelab serve --port 0` and resolve with its URL once it listens. */
@@ -174,7 +187,7 @@ function sessionText(session: number, part: number, tokens: number): string {
  */
 async function sessionsSoak(sessions: number): Promise<void> {
   const tokens = Number(values.tokens)
-  const target = Number(values['target-mb']) * 1024 * 1024
+  const target = Number(values['target-mb'] ?? '1024') * 1024 * 1024
   if (!Number.isInteger(sessions) || sessions < 1 || !Number.isFinite(tokens) || tokens < 100) {
     process.stderr.write('soak: --sessions must be a positive integer and --tokens 100 or more\n')
     process.exit(2)

@@ -136,6 +136,8 @@ export class ObservedRowBuilder {
   private readonly labels: ObservedLabels
   private previous: ObservedRequest | undefined
   private turn = 0
+  /** The catalog entry of each recorded model name met so far (the catalog does not change mid-import). */
+  private readonly models = new Map<string, ImportedModel>()
 
   constructor(labels: ObservedLabels) {
     this.labels = labels
@@ -143,7 +145,12 @@ export class ObservedRowBuilder {
 
   add(request: ObservedRequest): ObservedRow {
     const vendor = vendorOf(request.provider)
-    const model = importedModel(vendor, request.model)
+    const modelKey = `${vendor}\u0000${request.model}`
+    let model = this.models.get(modelKey)
+    if (model === undefined) {
+      model = importedModel(vendor, request.model)
+      this.models.set(modelKey, model)
+    }
     const entry = model.entry
     const previous = this.previous
     this.previous = request
