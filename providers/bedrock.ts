@@ -168,6 +168,41 @@ export function buildBedrockRequest(request: DerivedRequest, options: BuildOptio
   }
 }
 
+/** A Converse message: Converse knows only user and assistant turns. */
+interface ConverseMessage {
+  role: 'user' | 'assistant'
+  content: Raw[]
+}
+
+/**
+ * Converse messages already built, per Messages message: a session resends the same wire messages, so
+ * its history is converted once and the simulator's memo (keyed by these objects) finds it again.
+ */
+const converted = new WeakMap<object, ConverseMessage>()
+
+/** One Messages message as a Converse message (memoized; never mutated once returned). */
+function converseMessage(value: unknown): ConverseMessage {
+  const key = typeof value === 'object' && value !== null ? value : undefined
+  const known = key === undefined ? undefined : converted.get(key)
+  if (known !== undefined) return known
+  const message = record(value)
+  const content =
+    typeof message.content === 'string'
+      ? [{ type: 'text', text: message.content }]
+      : (message.content as unknown[])
+  const blocks = content.flatMap((block) => {
+    if (message.role !== 'system') return converseBlocks(block)
+    const text = record(block)
+    return converseBlocks({ ...text, text: systemInHistoryText(String(text.text)) })
+  })
+  const converse: ConverseMessage = {
+    role: message.role === 'assistant' ? 'assistant' : 'user',
+    content: blocks,
+  }
+  if (key !== undefined) converted.set(key, converse)
+  return converse
+}
+
 /**
  * A Messages body as the Converse command input it stands for: blocks rewritten one for one, a cache
  * point after every marked block (after the last block for a top-level `cache_control`, Bedrock having
@@ -180,28 +215,26 @@ export function converseFromMessages(body: Record<string, unknown>): { input: Ra
     : typeof body.system === 'string' && body.system !== ''
       ? [{ text: body.system }]
       : []
-  const messages: Array<{ role: 'user' | 'assistant'; content: Raw[] }> = []
+  const messages: ConverseMessage[] = []
   const owners: number[] = []
   for (const value of body.messages as unknown[]) {
-    const message = record(value)
-    const content =
-      typeof message.content === 'string'
-        ? [{ type: 'text', text: message.content }]
-        : (message.content as unknown[])
-    const blocks = content.flatMap((block) => {
-      if (message.role !== 'system') return converseBlocks(block)
-      const text = record(block)
-      return converseBlocks({ ...text, text: systemInHistoryText(String(text.text)) })
-    })
-    const role = message.role === 'assistant' ? 'assistant' : 'user'
+    const message = converseMessage(value)
     const previous = messages[messages.length - 1]
-    if (previous !== undefined && previous.role === role) previous.content = [...previous.content, ...blocks]
-    else messages.push({ role, content: blocks })
+    // Merged turns are new objects: the memoized ones are shared with every later request.
+    if (previous !== undefined && previous.role === message.role)
+      messages[messages.length - 1] = {
+        role: message.role,
+        content: [...previous.content, ...message.content],
+      }
+    else messages.push(message)
     owners.push(messages.length - 1)
   }
   const last = messages[messages.length - 1]
   if (body.cache_control !== undefined && last !== undefined)
-    last.content.push(cachePoint(body.cache_control))
+    messages[messages.length - 1] = {
+      role: last.role,
+      content: [...last.content, cachePoint(body.cache_control)],
+    }
   const tools = (Array.isArray(body.tools) ? body.tools : [])
     .map(record)
     .filter((tool) => tool.defer_loading !== true)

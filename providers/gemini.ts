@@ -128,6 +128,25 @@ function contentOf(message: Message, signCalls: boolean): GeminiContent {
 }
 
 /**
+ * Contents already built, per derived message and signing: derived messages are immutable, so a session's
+ * history is converted once and the simulator's memo (keyed by these objects) finds it again.
+ */
+const convertedContents = {
+  signed: new WeakMap<Message, GeminiContent>(),
+  plain: new WeakMap<Message, GeminiContent>(),
+}
+
+/** `contentOf`, memoized; the content returned is never mutated. */
+function convertedContent(message: Message, signCalls: boolean): GeminiContent {
+  const memo = signCalls ? convertedContents.signed : convertedContents.plain
+  const known = memo.get(message)
+  if (known !== undefined) return known
+  const content = contentOf(message, signCalls)
+  memo.set(message, content)
+  return content
+}
+
+/**
  * The `generateContent` body of a derived request, in cachelab's view: the JSON body plus `model` and
  * `stream`, which the SDK puts in the URL. Leading system messages join the header prompt in
  * `systemInstruction`; the results of one round of tool calls travel as one user content (the API wants
@@ -155,10 +174,11 @@ export function buildGeminiRequest(request: DerivedRequest, options: BuildOption
   const sources: Seq[][] = []
   let previousRole: Message['role'] | undefined
   for (const { message, sourceSeqs } of request.messages.slice(leading)) {
-    const content = contentOf(message, signCalls)
+    const content = convertedContent(message, signCalls)
     const last = contents.at(-1)
     if (message.role === 'tool' && previousRole === 'tool' && last !== undefined) {
-      last.parts.push(...content.parts)
+      // A merged content is a new object: the memoized ones are shared with every later request.
+      contents[contents.length - 1] = { ...last, parts: [...last.parts, ...content.parts] }
       sources[sources.length - 1]?.push(...sourceSeqs)
     } else {
       contents.push(content)
