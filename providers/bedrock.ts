@@ -155,11 +155,22 @@ export function buildBedrockRequest(request: DerivedRequest, options: BuildOptio
   const strategy = strategyOf(request.config.model, options.breakpoints)
   const messagesBody = buildAnthropicRequest(request, { ...options, breakpoints: strategy, stream: false })
   const { input, owners } = converseFromMessages(messagesBody.body)
-  const sources: Seq[][] = []
-  for (const [index, owner] of owners.entries()) {
+  const messages = input.messages as ConverseMessage[]
+  // Converse messages the previous request had (the same objects) have the same sources: only the rest
+  // are gathered from their Messages messages.
+  const last = lastSources
+  const bound = Math.min(messages.length, last.messages.length)
+  let kept = 0
+  while (kept < bound && messages[kept] === last.messages[kept]) kept += 1
+  const sources: Seq[][] = last.sources.slice(0, kept)
+  let first = owners.length
+  while (first > 0 && (owners[first - 1] ?? 0) >= kept) first -= 1
+  for (let index = first; index < owners.length; index += 1) {
+    const owner = owners[index] ?? 0
     const seqs = messagesBody.sources.messages[index] ?? []
     sources[owner] = [...(sources[owner] ?? []), ...seqs]
   }
+  lastSources = { messages: messages.slice(), sources }
   return {
     provider: 'bedrock',
     api: 'bedrock-converse',
@@ -173,6 +184,9 @@ interface ConverseMessage {
   role: 'user' | 'assistant'
   content: Raw[]
 }
+
+/** The previous request's Converse messages and the sources of each (the next one repeats most). */
+let lastSources: { messages: readonly ConverseMessage[]; sources: Seq[][] } = { messages: [], sources: [] }
 
 /**
  * Converse messages already built, per Messages message: a session resends the same wire messages, so
@@ -204,6 +218,51 @@ function converseMessage(value: unknown): ConverseMessage {
 }
 
 /**
+ * The previous call's conversion: its Messages messages, the Converse messages they became, the Converse
+ * message each went into, and the first Messages message of each Converse message.
+ */
+let lastConversion: {
+  inputs: readonly unknown[]
+  messages: ConverseMessage[]
+  owners: number[]
+  starts: number[]
+} = { inputs: [], messages: [], owners: [], starts: [] }
+
+/**
+ * Messages messages as Converse messages, consecutive same-role turns merged; `owners[i]` is the Converse
+ * message input `i` went into. The Converse messages wholly before the one the last input shared with
+ * the previous call went into are taken over (no later input can join them); the rest are built again.
+ */
+function convertMessages(inputs: readonly unknown[]): { messages: ConverseMessage[]; owners: number[] } {
+  const last = lastConversion
+  const bound = Math.min(inputs.length, last.inputs.length)
+  let shared = 0
+  while (shared < bound && inputs[shared] === last.inputs[shared]) shared += 1
+  const kept = shared === 0 ? 0 : (last.owners[shared - 1] ?? 0)
+  const from = last.starts[kept] ?? 0
+  const messages = last.messages.slice(0, kept)
+  const owners = last.owners.slice(0, from)
+  const starts = last.starts.slice(0, kept)
+  for (let index = from; index < inputs.length; index += 1) {
+    const message = converseMessage(inputs[index])
+    const previous = messages[messages.length - 1]
+    // Merged turns are new objects: the memoized ones are shared with every later request.
+    if (previous !== undefined && previous.role === message.role)
+      messages[messages.length - 1] = {
+        role: message.role,
+        content: [...previous.content, ...message.content],
+      }
+    else {
+      messages.push(message)
+      starts.push(index)
+    }
+    owners.push(messages.length - 1)
+  }
+  lastConversion = { inputs: inputs.slice(), messages, owners, starts }
+  return { messages: messages.slice(), owners: owners.slice() }
+}
+
+/**
  * A Messages body as the Converse command input it stands for: blocks rewritten one for one, a cache
  * point after every marked block (after the last block for a top-level `cache_control`, Bedrock having
  * no automatic marker), consecutive same-role turns merged, a system message in the history as tagged
@@ -215,20 +274,7 @@ export function converseFromMessages(body: Record<string, unknown>): { input: Ra
     : typeof body.system === 'string' && body.system !== ''
       ? [{ text: body.system }]
       : []
-  const messages: ConverseMessage[] = []
-  const owners: number[] = []
-  for (const value of body.messages as unknown[]) {
-    const message = converseMessage(value)
-    const previous = messages[messages.length - 1]
-    // Merged turns are new objects: the memoized ones are shared with every later request.
-    if (previous !== undefined && previous.role === message.role)
-      messages[messages.length - 1] = {
-        role: message.role,
-        content: [...previous.content, ...message.content],
-      }
-    else messages.push(message)
-    owners.push(messages.length - 1)
-  }
+  const { messages, owners } = convertMessages(body.messages as unknown[])
   const last = messages[messages.length - 1]
   if (body.cache_control !== undefined && last !== undefined)
     messages[messages.length - 1] = {
