@@ -40,11 +40,35 @@ export function messageTokens(message: Message): number {
   }
 }
 
+/**
+ * The previous request's messages and their running token sums: the next request of a session repeats
+ * most of them (the same derived objects), so it counts only what it added.
+ */
+let lastMessages: { messages: readonly DerivedRequest['messages'][number][]; sums: number[] } = {
+  messages: [],
+  sums: [0],
+}
+
+/** Estimated tokens of a request's messages, the shared prefix with the previous request's counted once. */
+function messagesTokens(messages: readonly DerivedRequest['messages'][number][]): number {
+  const last = lastMessages
+  const bound = Math.min(messages.length, last.messages.length)
+  let shared = 0
+  while (shared < bound && messages[shared] === last.messages[shared]) shared += 1
+  const sums = shared === last.messages.length ? last.sums : last.sums.slice(0, shared + 1)
+  for (let index = shared; index < messages.length; index += 1) {
+    const derived = messages[index] as DerivedRequest['messages'][number]
+    sums.push((sums[index] ?? 0) + messageTokens(derived.message))
+  }
+  lastMessages = { messages: messages.slice(), sums }
+  return sums[messages.length] ?? 0
+}
+
 /** Estimated tokens of a whole request: system slot, tool definitions and messages. */
 export function requestTokens(request: DerivedRequest): number {
   return (
     textTokens(request.system?.text ?? '') +
     textTokens(request.tools.length > 0 ? JSON.stringify(request.tools) : '') +
-    request.messages.reduce((sum, derived) => sum + messageTokens(derived.message), 0)
+    messagesTokens(request.messages)
   )
 }

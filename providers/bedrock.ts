@@ -156,17 +156,111 @@ export function buildBedrockRequest(request: DerivedRequest, options: BuildOptio
   const strategy = strategyOf(request.config.model, options.breakpoints)
   const messagesBody = buildAnthropicRequest(request, { ...options, breakpoints: strategy, stream: false })
   const { input, owners } = converseFromMessages(messagesBody.body)
-  const sources: Seq[][] = []
-  for (const [index, owner] of owners.entries()) {
+  const messages = input.messages as ConverseMessage[]
+  // Converse messages the previous request had (the same objects) have the same sources: only the rest
+  // are gathered from their Messages messages.
+  const last = lastSources
+  const bound = Math.min(messages.length, last.messages.length)
+  let kept = 0
+  while (kept < bound && messages[kept] === last.messages[kept]) kept += 1
+  const sources: Seq[][] = last.sources.slice(0, kept)
+  let first = owners.length
+  while (first > 0 && (owners[first - 1] ?? 0) >= kept) first -= 1
+  for (let index = first; index < owners.length; index += 1) {
+    const owner = owners[index] ?? 0
     const seqs = messagesBody.sources.messages[index] ?? []
     sources[owner] = [...(sources[owner] ?? []), ...seqs]
   }
+  lastSources = { messages: messages.slice(), sources }
   return {
     provider: 'bedrock',
     api: 'bedrock-converse',
     body: input,
     sources: { ...messagesBody.sources, messages: sources },
   }
+}
+
+/** A Converse message: Converse knows only user and assistant turns. */
+interface ConverseMessage {
+  role: 'user' | 'assistant'
+  content: Raw[]
+}
+
+/** The previous request's Converse messages and the sources of each (the next one repeats most). */
+let lastSources: { messages: readonly ConverseMessage[]; sources: Seq[][] } = { messages: [], sources: [] }
+
+/**
+ * Converse messages already built, per Messages message: a session resends the same wire messages, so
+ * its history is converted once and the simulator's memo (keyed by these objects) finds it again.
+ */
+const converted = new WeakMap<object, ConverseMessage>()
+
+/** One Messages message as a Converse message (memoized; never mutated once returned). */
+function converseMessage(value: unknown): ConverseMessage {
+  const key = typeof value === 'object' && value !== null ? value : undefined
+  const known = key === undefined ? undefined : converted.get(key)
+  if (known !== undefined) return known
+  const message = record(value)
+  const content =
+    typeof message.content === 'string'
+      ? [{ type: 'text', text: message.content }]
+      : (message.content as unknown[])
+  const blocks = content.flatMap((block) => {
+    if (message.role !== 'system') return converseBlocks(block)
+    const text = record(block)
+    return converseBlocks({ ...text, text: systemInHistoryText(String(text.text)) })
+  })
+  const converse: ConverseMessage = {
+    role: message.role === 'assistant' ? 'assistant' : 'user',
+    content: blocks,
+  }
+  if (key !== undefined) converted.set(key, converse)
+  return converse
+}
+
+/**
+ * The previous call's conversion: its Messages messages, the Converse messages they became, the Converse
+ * message each went into, and the first Messages message of each Converse message.
+ */
+let lastConversion: {
+  inputs: readonly unknown[]
+  messages: ConverseMessage[]
+  owners: number[]
+  starts: number[]
+} = { inputs: [], messages: [], owners: [], starts: [] }
+
+/**
+ * Messages messages as Converse messages, consecutive same-role turns merged; `owners[i]` is the Converse
+ * message input `i` went into. The Converse messages wholly before the one the last input shared with
+ * the previous call went into are taken over (no later input can join them); the rest are built again.
+ */
+function convertMessages(inputs: readonly unknown[]): { messages: ConverseMessage[]; owners: number[] } {
+  const last = lastConversion
+  const bound = Math.min(inputs.length, last.inputs.length)
+  let shared = 0
+  while (shared < bound && inputs[shared] === last.inputs[shared]) shared += 1
+  const kept = shared === 0 ? 0 : (last.owners[shared - 1] ?? 0)
+  const from = last.starts[kept] ?? 0
+  const messages = last.messages.slice(0, kept)
+  const owners = last.owners.slice(0, from)
+  const starts = last.starts.slice(0, kept)
+  for (let index = from; index < inputs.length; index += 1) {
+    const message = converseMessage(inputs[index])
+    const previous = messages[messages.length - 1]
+    // Merged turns are new objects: the memoized ones are shared with every later request.
+    if (previous !== undefined && previous.role === message.role)
+      messages[messages.length - 1] = {
+        role: message.role,
+        content: [...previous.content, ...message.content],
+      }
+    else {
+      messages.push(message)
+      starts.push(index)
+    }
+    owners.push(messages.length - 1)
+  }
+  lastConversion = { inputs: inputs.slice(), messages, owners, starts }
+  return { messages: messages.slice(), owners: owners.slice() }
 }
 
 /**
@@ -181,28 +275,13 @@ export function converseFromMessages(body: Record<string, unknown>): { input: Ra
     : typeof body.system === 'string' && body.system !== ''
       ? [{ text: body.system }]
       : []
-  const messages: Array<{ role: 'user' | 'assistant'; content: Raw[] }> = []
-  const owners: number[] = []
-  for (const value of body.messages as unknown[]) {
-    const message = record(value)
-    const content =
-      typeof message.content === 'string'
-        ? [{ type: 'text', text: message.content }]
-        : (message.content as unknown[])
-    const blocks = content.flatMap((block) => {
-      if (message.role !== 'system') return converseBlocks(block)
-      const text = record(block)
-      return converseBlocks({ ...text, text: systemInHistoryText(String(text.text)) })
-    })
-    const role = message.role === 'assistant' ? 'assistant' : 'user'
-    const previous = messages[messages.length - 1]
-    if (previous !== undefined && previous.role === role) previous.content = [...previous.content, ...blocks]
-    else messages.push({ role, content: blocks })
-    owners.push(messages.length - 1)
-  }
+  const { messages, owners } = convertMessages(body.messages as unknown[])
   const last = messages[messages.length - 1]
   if (body.cache_control !== undefined && last !== undefined)
-    last.content.push(cachePoint(body.cache_control))
+    messages[messages.length - 1] = {
+      role: last.role,
+      content: [...last.content, cachePoint(body.cache_control)],
+    }
   const tools = (Array.isArray(body.tools) ? body.tools : [])
     .map(record)
     .filter((tool) => tool.defer_loading !== true)

@@ -129,6 +129,84 @@ function contentOf(message: Message, signCalls: boolean): GeminiContent {
 }
 
 /**
+ * Contents already built, per derived message and signing: derived messages are immutable, so a session's
+ * history is converted once and the simulator's memo (keyed by these objects) finds it again.
+ */
+const convertedContents = {
+  signed: new WeakMap<Message, GeminiContent>(),
+  plain: new WeakMap<Message, GeminiContent>(),
+}
+
+/** `contentOf`, memoized; the content returned is never mutated. */
+function convertedContent(message: Message, signCalls: boolean): GeminiContent {
+  const memo = signCalls ? convertedContents.signed : convertedContents.plain
+  const known = memo.get(message)
+  if (known !== undefined) return known
+  const content = contentOf(message, signCalls)
+  memo.set(message, content)
+  return content
+}
+
+/**
+ * The previous call's conversion: its derived messages (after the leading system ones), the contents and
+ * sources they became, and the first derived message of each content. A session's next request repeats
+ * most of it and takes those contents over.
+ */
+let lastContents: {
+  derived: readonly DerivedRequest['messages'][number][]
+  signCalls: boolean
+  contents: GeminiContent[]
+  sources: Seq[][]
+  starts: number[]
+} = { derived: [], signCalls: false, contents: [], sources: [], starts: [] }
+
+/**
+ * Derived messages as contents, one round's tool results joined in one user content. Contents built
+ * from a derived prefix the previous call shared (the same objects), up to the last one a result may
+ * still join, are taken over; the rest are built again.
+ */
+function convertContents(
+  messages: readonly DerivedRequest['messages'][number][],
+  leading: number,
+  signCalls: boolean,
+): { contents: GeminiContent[]; sources: Seq[][] } {
+  const derived = messages.slice(leading)
+  const last = lastContents
+  let shared = 0
+  if (last.signCalls === signCalls) {
+    const bound = Math.min(derived.length, last.derived.length)
+    while (shared < bound && derived[shared] === last.derived[shared]) shared += 1
+  }
+  // Keep contents whose derived range ends inside the shared prefix, the last one excepted (a result may join it).
+  let kept = 0
+  while (kept < last.contents.length - 1 && (last.starts[kept + 1] ?? Number.POSITIVE_INFINITY) <= shared)
+    kept += 1
+  if (shared === 0) kept = 0
+  const contents = last.contents.slice(0, kept)
+  const sources = last.sources.slice(0, kept)
+  const starts = last.starts.slice(0, kept)
+  let previousRole: Message['role'] | undefined =
+    kept === 0 ? undefined : (derived[(last.starts[kept] ?? 0) - 1]?.message.role ?? undefined)
+  for (let index = kept === 0 ? 0 : (last.starts[kept] ?? 0); index < derived.length; index += 1) {
+    const { message, sourceSeqs } = derived[index] as DerivedRequest['messages'][number]
+    const content = convertedContent(message, signCalls)
+    const previous = contents.at(-1)
+    if (message.role === 'tool' && previousRole === 'tool' && previous !== undefined) {
+      // A merged content is a new object: the memoized ones are shared with every later request.
+      contents[contents.length - 1] = { ...previous, parts: [...previous.parts, ...content.parts] }
+      sources[sources.length - 1] = [...(sources[sources.length - 1] ?? []), ...sourceSeqs]
+    } else {
+      contents.push(content)
+      sources.push([...sourceSeqs])
+      starts.push(index)
+    }
+    previousRole = message.role
+  }
+  lastContents = { derived, signCalls, contents, sources, starts }
+  return { contents: contents.slice(), sources: sources.slice() }
+}
+
+/**
  * The `generateContent` body of a derived request, in cachelab's view: the JSON body plus `model` and
  * `stream`, which the SDK puts in the URL. Leading system messages join the header prompt in
  * `systemInstruction`; the results of one round of tool calls travel as one user content (the API wants
@@ -152,21 +230,7 @@ export function buildGeminiRequest(request: DerivedRequest, options: BuildOption
     systemSources.push(...sourceSeqs)
     leading += 1
   }
-  const contents: GeminiContent[] = []
-  const sources: Seq[][] = []
-  let previousRole: Message['role'] | undefined
-  for (const { message, sourceSeqs } of request.messages.slice(leading)) {
-    const content = contentOf(message, signCalls)
-    const last = contents.at(-1)
-    if (message.role === 'tool' && previousRole === 'tool' && last !== undefined) {
-      last.parts.push(...content.parts)
-      sources[sources.length - 1]?.push(...sourceSeqs)
-    } else {
-      contents.push(content)
-      sources.push([...sourceSeqs])
-    }
-    previousRole = message.role
-  }
+  const { contents, sources } = convertContents(request.messages, leading, signCalls)
   const generationConfig: Raw = {
     ...(request.config.maxTokens !== undefined ? { maxOutputTokens: request.config.maxTokens } : {}),
     ...(request.config.temperature !== undefined ? { temperature: request.config.temperature } : {}),

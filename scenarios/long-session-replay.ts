@@ -5,7 +5,7 @@
 import { VirtualClock } from '../harness/clock.ts'
 import { AgentLoop } from '../harness/loop.ts'
 import { DEFAULT_POLICIES } from '../harness/policies.ts'
-import type { World } from '../harness/ports.ts'
+import type { RequestRecord, World } from '../harness/ports.ts'
 import { seededRandom } from '../harness/random.ts'
 import { DEFAULT_PACE, resolveText } from '../harness/script.ts'
 import type { ProviderId } from '../harness/types.ts'
@@ -25,7 +25,7 @@ import { defaultBuild } from './run.ts'
 export async function replayLongSession(
   turns: number,
   provider: ProviderId,
-  onRequest?: (index: number) => void,
+  onRequest?: (index: number, record: RequestRecord) => void,
 ): Promise<StepRow[]> {
   const entry = resolveModel(provider)
   const sessionId = `long-session.default.${provider}`
@@ -65,7 +65,7 @@ export async function replayLongSession(
               : { prompt: simulation.prompt, trace: simulation.trace, counts: simulation.counts },
           ),
         )
-        onRequest?.(rows.length)
+        onRequest?.(rows.length, record)
       },
     },
     {

@@ -13,11 +13,12 @@ import { AnthropicCacheSimulator } from './anthropic.ts'
 import {
   type ConverseTranslation,
   checkCachePoints,
-  converseSegments,
+  conversePrompt,
+  type RenamedPrompt,
   translateConverse,
 } from './linearize-bedrock.ts'
 import { sharedTokenCounter } from './tokens.ts'
-import type { Prompt, Simulation, SimulationRequest, SimulatorOptions } from './types.ts'
+import type { PreviousRequest, Prompt, Simulation, SimulationRequest, SimulatorOptions } from './types.ts'
 
 type Body = Record<string, unknown>
 
@@ -50,11 +51,13 @@ export class BedrockCacheSimulator {
     return this.anthropic.prune(at)
   }
 
+  /** The last prompt simulated, as the Anthropic simulator saw it and renamed (the next request repeats it). */
+  private last: RenamedPrompt | undefined
+
   /** The linearized prompt of a body, nodes in Converse's indices, without touching cache state. */
   linearize(body: Body): Prompt {
     const translation = this.prepare(body).translation
-    const prompt = this.anthropic.linearize(translation.body)
-    return { ...withoutBase(prompt), segments: converseSegments(prompt.segments, translation) }
+    return conversePrompt(this.anthropic.linearize(translation.body), translation)
   }
 
   /** Simulate one Converse request; throws SimulatorRejection (a ValidationException) for one Bedrock refuses. */
@@ -64,14 +67,24 @@ export class BedrockCacheSimulator {
     // The model a previous request ran on is read with its rules: the inner simulator must know them.
     if (request.previous?.model !== undefined) this.entryOf(request.previous.model)
     const body = rules.maxCachedTokens === undefined ? translation.body : this.capped(translation, rules)
-    const simulation = this.anthropic.simulate({ ...request, body })
-    return {
-      ...simulation,
-      prompt: {
-        ...withoutBase(simulation.prompt),
-        segments: converseSegments(simulation.prompt.segments, translation),
-      },
-    }
+    const simulation = this.anthropic.simulate({ ...request, body, ...this.anthropicPrevious(request) })
+    const prompt = conversePrompt(simulation.prompt, translation, this.last)
+    this.last = { anthropic: simulation.prompt, converse: prompt }
+    return { ...simulation, prompt }
+  }
+
+  /**
+   * The previous request as the Anthropic simulator knows it, when it is the last one simulated here:
+   * the same segments before renaming, so its counterfactual compares the shared history by reference.
+   * Only the wire nodes differ, which no read depends on.
+   */
+  private anthropicPrevious(request: SimulationRequest): { previous?: PreviousRequest } {
+    const previous = request.previous
+    const last = this.last
+    if (previous === undefined || last === undefined || previous.prompt.segments !== last.converse.segments)
+      return {}
+    const { base: _base, ...prompt } = previous.prompt
+    return { previous: { ...previous, prompt: { ...prompt, segments: last.anthropic.segments } } }
   }
 
   private prepare(body: Body): { rules: BedrockCacheRules; translation: ConverseTranslation } {
@@ -112,10 +125,4 @@ export class BedrockCacheSimulator {
     }
     return body
   }
-}
-
-/** A prompt without its `base` hint: that hint names the Anthropic segment arrays, not the renamed ones. */
-function withoutBase(prompt: Prompt): Prompt {
-  const { base: _base, ...rest } = prompt
-  return rest
 }

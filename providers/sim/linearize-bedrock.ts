@@ -4,7 +4,7 @@
 // wire nodes in Converse's own indices. Bedrock's checkpoint rules are checked here, in its error shape.
 
 import type { BedrockCacheRules } from '../catalog.ts'
-import { type Segment, SimulatorRejection, type WireNode } from './types.ts'
+import { type Prompt, type Segment, SimulatorRejection, type WireNode } from './types.ts'
 
 type Body = Record<string, unknown>
 
@@ -161,7 +161,7 @@ export function translateConverse(body: Body): ConverseTranslation {
     if (block.cachePoint !== undefined) return undefined
     return typeof block.text === 'string' ? { type: 'text', text: block.text } : messagesBlock(value)
   })
-  const messages = asArray(body.messages).map(translateMessage)
+  const messages = translateMessages(asArray(body.messages))
   const thinking = asRecord(body.additionalModelRequestFields).thinking
   const choice = toolChoice(toolConfig.toolChoice)
   return {
@@ -169,14 +169,44 @@ export function translateConverse(body: Body): ConverseTranslation {
       model: asString(body.modelId),
       ...(tools.length > 0 ? { tools } : {}),
       ...(system.blocks.length > 0 ? { system: system.blocks } : {}),
-      messages: messages.map((message) => message.message),
+      messages: messages.messages,
       ...(choice !== undefined ? { tool_choice: choice } : {}),
       ...(thinking !== undefined ? { thinking } : {}),
     },
     tools: toolIndices,
     system: system.indices,
-    blocks: messages.map((message) => message.blocks),
+    blocks: messages.blocks,
   }
+}
+
+/** The previous body's Converse messages and their translations: the next request repeats most of them. */
+let lastMessages: { converse: readonly unknown[]; messages: Body[]; blocks: number[][] } = {
+  converse: [],
+  messages: [],
+  blocks: [],
+}
+
+/** How many leading items two lists share, by identity. */
+function sharedPrefix(left: readonly unknown[], right: readonly unknown[]): number {
+  const bound = Math.min(left.length, right.length)
+  let shared = 0
+  while (shared < bound && left[shared] === right[shared]) shared += 1
+  return shared
+}
+
+/** Translate Converse messages; those the previous body shared (the same objects) are taken over. */
+function translateMessages(converse: readonly unknown[]): { messages: Body[]; blocks: number[][] } {
+  const last = lastMessages
+  const shared = sharedPrefix(converse, last.converse)
+  const messages = last.messages.slice(0, shared)
+  const blocks = last.blocks.slice(0, shared)
+  for (let index = shared; index < converse.length; index += 1) {
+    const translated = translateMessage(converse[index])
+    messages.push(translated.message)
+    blocks.push(translated.blocks)
+  }
+  lastMessages = { converse: converse.slice(), messages, blocks }
+  return { messages: messages.slice(), blocks: blocks.slice() }
 }
 
 /** Where a cache point sits: the wire path Bedrock's errors name, and what precedes it. */
@@ -187,24 +217,50 @@ interface CachePointPlace {
   before: Body | undefined
 }
 
-function cachePoints(body: Body): CachePointPlace[] {
+/** The cache points of one list of blocks; `path` names the list. */
+function pointsOf(values: readonly unknown[], path: string): CachePointPlace[] {
   const places: CachePointPlace[] = []
-  const scan = (values: readonly unknown[], path: string) => {
-    for (const [index, value] of values.entries()) {
-      const point = asRecord(value).cachePoint
-      if (point !== undefined)
-        places.push({
-          path: `${path}.${index}`,
-          point: asRecord(point),
-          before: index === 0 ? undefined : asRecord(values[index - 1]),
-        })
-    }
+  for (const [index, value] of values.entries()) {
+    const point = asRecord(value).cachePoint
+    if (point !== undefined)
+      places.push({
+        path: `${path}.${index}`,
+        point: asRecord(point),
+        before: index === 0 ? undefined : asRecord(values[index - 1]),
+      })
   }
-  scan(asArray(asRecord(body.toolConfig).tools), 'toolConfig.tools')
-  scan(asArray(body.system), 'system')
-  for (const [index, message] of asArray(body.messages).entries())
-    scan(asArray(asRecord(message).content), `messages.${index}.content`)
   return places
+}
+
+/**
+ * The previous body's messages and the cache points in them, with how many points precede each message:
+ * a message repeated in the same place has the same points, so only the messages a request added are scanned.
+ */
+let lastPoints: { messages: readonly unknown[]; places: CachePointPlace[]; before: number[] } = {
+  messages: [],
+  places: [],
+  before: [0],
+}
+
+function messagePoints(messages: readonly unknown[]): CachePointPlace[] {
+  const last = lastPoints
+  const shared = sharedPrefix(messages, last.messages)
+  const before = last.before.slice(0, shared + 1)
+  const places = last.places.slice(0, before[shared] ?? 0)
+  for (let index = shared; index < messages.length; index += 1) {
+    places.push(...pointsOf(asArray(asRecord(messages[index]).content), `messages.${index}.content`))
+    before.push(places.length)
+  }
+  lastPoints = { messages: messages.slice(), places, before }
+  return places.slice()
+}
+
+function cachePoints(body: Body): CachePointPlace[] {
+  return [
+    ...pointsOf(asArray(asRecord(body.toolConfig).tools), 'toolConfig.tools'),
+    ...pointsOf(asArray(body.system), 'system'),
+    ...messagePoints(asArray(body.messages)),
+  ]
 }
 
 /**
@@ -276,11 +332,40 @@ export function converseNode(node: WireNode, translation: ConverseTranslation): 
 const renamed = new WeakMap<Segment, Segment>()
 
 export function converseSegments(segments: readonly Segment[], translation: ConverseTranslation): Segment[] {
-  return segments.map((segment) => {
-    const known = renamed.get(segment)
-    if (known !== undefined) return known
-    const copy = { ...segment, node: converseNode(segment.node, translation) }
-    renamed.set(segment, copy)
-    return copy
-  })
+  return segments.map((segment) => renamedSegment(segment, translation))
+}
+
+function renamedSegment(segment: Segment, translation: ConverseTranslation): Segment {
+  const known = renamed.get(segment)
+  if (known !== undefined) return known
+  const copy = { ...segment, node: converseNode(segment.node, translation) }
+  renamed.set(segment, copy)
+  return copy
+}
+
+/** A prompt and the one its segments were renamed into. */
+export interface RenamedPrompt {
+  anthropic: Prompt
+  converse: Prompt
+}
+
+/**
+ * A linearized prompt with its segments renamed to Converse nodes, and without its `base` hint (which
+ * names the Anthropic segment arrays). When the prompt took its leading segments over from `last`'s
+ * Anthropic prompt, the renamed prompt takes them over from `last`'s renamed one and names it as its
+ * base: a session's history is renamed once, and the next comparison with it is a pointer check.
+ */
+export function conversePrompt(
+  prompt: Prompt,
+  translation: ConverseTranslation,
+  last?: RenamedPrompt,
+): Prompt {
+  const { base, ...rest } = prompt
+  if (base === undefined || last === undefined || base.segments !== last.anthropic.segments)
+    return { ...rest, segments: converseSegments(prompt.segments, translation) }
+  const kept = last.converse.segments
+  const segments = kept.slice(0, base.count)
+  for (let index = base.count; index < prompt.segments.length; index += 1)
+    segments.push(renamedSegment(prompt.segments[index] as Segment, translation))
+  return { ...rest, segments, base: { segments: kept, count: base.count } }
 }

@@ -165,10 +165,16 @@ function addHead(builder: PromptBuilder, body: Body): void {
   }
 }
 
-/** Add `contents` as segments: one per part, the turn framing on its first. */
-function addContents(builder: PromptBuilder, contents: readonly unknown[]): void {
-  for (const [index, value] of contents.entries()) {
-    const content = asRecord(value)
+/** Add `contents[from..]` as segments: one per part, the turn framing on its first; `starts` gets where each begins. */
+function addContents(
+  builder: PromptBuilder,
+  contents: readonly unknown[],
+  from = 0,
+  starts: number[] = [],
+): void {
+  for (let index = from; index < contents.length; index += 1) {
+    starts[index] = builder.mark()
+    const content = asRecord(contents[index])
     const role = asString(content.role) || 'user'
     let framing = TURN_FRAMING
     for (const [block, part] of asArray(content.parts).entries()) {
@@ -178,6 +184,45 @@ function addContents(builder: PromptBuilder, contents: readonly unknown[]): void
       }
     }
   }
+  starts[contents.length] = builder.mark()
+}
+
+/**
+ * The previous body linearized: its head segments, its contents and where each content's segments start.
+ * The next request of a session repeats most of it (the same content objects, the adapter memoizes them)
+ * and takes those contents' segments over unchanged, so a request costs what it adds.
+ */
+interface LastLayout {
+  counter: TokenCounter | undefined
+  scale: number
+  head: readonly Segment[]
+  contents: readonly unknown[]
+  /** Where each content's segments start in `prompt` (one more entry: where the contents end). */
+  starts: number[]
+  prompt: Prompt
+}
+
+let lastLayout: LastLayout = {
+  counter: undefined,
+  scale: 1,
+  head: [],
+  contents: [],
+  starts: [0],
+  prompt: { segments: [], cumulative: [], trailing: 0, total: 0 },
+}
+
+/** Whether two head segments are the same in everything a prompt reads of them. */
+function sameHeadSegment(left: Segment, right: Segment | undefined): boolean {
+  return (
+    right !== undefined &&
+    left.text === right.text &&
+    left.frame === right.frame &&
+    left.tokens === right.tokens &&
+    left.framing === right.framing &&
+    left.node.part === right.node.part &&
+    left.node.index === right.node.index &&
+    left.node.block === right.node.block
+  )
 }
 
 /**
@@ -190,11 +235,31 @@ export function linearizeGemini(
   scale: number,
   cached?: { segments: readonly Segment[] },
 ): Prompt {
-  const builder = new PromptBuilder(counter, scale)
+  let builder = new PromptBuilder(counter, scale)
   if (cached !== undefined) builder.append(cached.segments)
   else addHead(builder, body)
-  addContents(builder, asArray(body.contents))
-  return builder.build(PRIMING)
+  const head = builder.since(0)
+  const contents = asArray(body.contents)
+  const last = lastLayout
+  let shared = 0
+  if (
+    last.counter === counter &&
+    last.scale === scale &&
+    head.length === last.head.length &&
+    head.every((segment, index) => sameHeadSegment(segment, last.head[index]))
+  ) {
+    const bound = Math.min(contents.length, last.contents.length)
+    while (shared < bound && contents[shared] === last.contents[shared]) shared += 1
+  }
+  let starts: number[] = []
+  if (shared > 0) {
+    builder = PromptBuilder.from(last.prompt, last.starts[shared] ?? 0, counter, scale)
+    starts = last.starts.slice(0, shared)
+  }
+  addContents(builder, contents, shared, starts)
+  const prompt = builder.build(PRIMING)
+  lastLayout = { counter, scale, head, contents: contents.slice(), starts, prompt }
+  return prompt
 }
 
 /** The prompt an explicit cache holds: its head and contents, without the priming of a request. */
