@@ -70,6 +70,29 @@ function startServe(): Promise<{ child: ChildProcess; url: string }> {
 
 const health = async (url: string) => (await (await fetch(`${url}/cachelab/health`)).json()) as HealthState
 
+/** Why requests failed, each reason with its count, so a soak's failures can be told apart. */
+const failures = new Map<string, number>()
+
+/** Count a failed request under its reason: the status and the error's message, or the thrown error. */
+function failure(reason: string): void {
+  const short = reason.length > 160 ? `${reason.slice(0, 160)}…` : reason
+  failures.set(short, (failures.get(short) ?? 0) + 1)
+}
+
+/** A failed answer's reason: its status and the error message the mock sent. */
+function answerFailure(status: number, answer: unknown): string {
+  const error = (answer as { error?: { message?: unknown } } | undefined)?.error
+  return `${status} ${typeof error?.message === 'string' ? error.message : ''}`.trim()
+}
+
+/** The failures' reasons, most frequent first, as report lines (none when nothing failed). */
+function failureLines(): string[] {
+  return [...failures.entries()]
+    .sort((left, right) => right[1] - left[1])
+    .slice(0, 5)
+    .map(([reason, count]) => `  failed ${count}×: ${reason}`)
+}
+
 const system = Array.from({ length: 300 }, (_, index) => `Guideline ${index}: keep answers exact.`).join(' ')
 
 const { child, url } = await startServe()
@@ -123,10 +146,14 @@ async function timedSoak(): Promise<void> {
             body: JSON.stringify({ model: 'gpt-5.4', messages }),
           })
           const answer = (await response.json()) as { choices?: Array<{ message?: { content?: string } }> }
-          if (response.status !== 200) failed += 1
+          if (response.status !== 200) {
+            failed += 1
+            failure(answerFailure(response.status, answer))
+          }
           messages.push({ role: 'assistant', content: answer.choices?.[0]?.message?.content ?? '' })
-        } catch {
+        } catch (error) {
           failed += 1
+          failure(String(error))
         }
         latencies.push(performance.now() - begin)
       }
@@ -150,6 +177,7 @@ async function timedSoak(): Promise<void> {
     [
       `cachelab serve soak: ${latencies.length.toLocaleString('en-US')} requests in ${elapsed.toFixed(1)} s, ` +
         `${concurrency} clients, ${failed} failed`,
+      ...failureLines(),
       `  throughput ${(latencies.length / elapsed).toFixed(0)} req/s`,
       `  latency    p50 ${percentile(0.5).toFixed(1)} ms, p99 ${percentile(0.99).toFixed(1)} ms, max ${percentile(1).toFixed(1)} ms`,
       `  memory     RSS ${mb(startRss)} at start, ${mb(Math.max(peakRss, end.memory.rssBytes))} peak, ${mb(end.memory.rssBytes)} at end` +
@@ -227,7 +255,10 @@ async function sessionsSoak(sessions: number): Promise<void> {
       body: JSON.stringify({ model: 'gpt-5.4', messages }),
     })
     const answer = (await response.json()) as { usage?: { prompt_tokens?: number } }
-    if (response.status !== 200) failed += 1
+    if (response.status !== 200) {
+      failed += 1
+      failure(answerFailure(response.status, answer))
+    }
     inputTokens += answer.usage?.prompt_tokens ?? 0
   }
   const client = async () => {
@@ -235,8 +266,13 @@ async function sessionsSoak(sessions: number): Promise<void> {
       const session = next
       next += 1
       if (session >= sessions) return
-      await send(session, conversation(session)).catch(() => {
+      await send(session, conversation(session)).catch((error: unknown) => {
         failed += 1
+        failure(
+          error instanceof Error && error.cause !== undefined
+            ? `${error.message}: ${String(error.cause)}`
+            : String(error),
+        )
       })
       const done = session + 1
       if (done % Math.max(1, Math.floor(sessions / 5)) === 0) {
@@ -264,6 +300,7 @@ async function sessionsSoak(sessions: number): Promise<void> {
     [
       `cachelab serve sessions soak: ${sessions.toLocaleString('en-US')} sessions of ${mean.toFixed(0)} input tokens ` +
         `in ${elapsed.toFixed(1)} s, ${concurrency} clients, ${failed} failed`,
+      ...failureLines(),
       `  RSS ${mb(startRss)} at start, peak ${mb(peakRss)} (target ${mb(target)}: ${peakRss <= target ? 'met' : 'MISSED'})` +
         (loaded.memory.budgetBytes !== undefined ? `, budget ${mb(loaded.memory.budgetBytes)}` : ''),
       ...milestones,
