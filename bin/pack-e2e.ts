@@ -83,6 +83,8 @@ const keep = process.argv.includes('--keep')
  * other type parameters than Vitest 4, so checking the declarations themselves reports TS2428.
  */
 const skipLibCheck = process.argv.includes('--skip-lib-check')
+/** Vitest 5 declares `Matchers` with other type parameters than the Vitest 4 cachelab/vitest augments. */
+const MATCHERS_CLASH = /error TS2428: All declarations of 'Matchers' must have identical type parameters/
 
 interface Outcome {
   code: number
@@ -243,7 +245,14 @@ step('each entry point imports there, and their declarations type-check with ski
   writeFileSync(join(bare, 'tsconfig.json'), `${JSON.stringify(config, null, 2)}\n`)
   const typescript = join(repository, 'node_modules', 'typescript', 'bin', 'tsc')
   const checked = exec(process.execPath, [typescript, '-p', bare], bare)
-  if (checked.code !== 0) problems.push('tsc failed:', ...tail(checked))
+  if (checked.code !== 0) {
+    // Under `--skip-lib-check` (Vitest 5) the one known clash, Vitest 5's `Matchers` type parameters against
+    // the ones cachelab/vitest augments, is let through; any other error still fails.
+    const errors = checked.output.split('\n').filter((line) => /error TS\d+/.test(line))
+    const unknown = skipLibCheck ? errors.filter((line) => !MATCHERS_CLASH.test(line)) : errors
+    if (unknown.length > 0 || errors.length === 0) problems.push('tsc failed:', ...tail(checked))
+    else inform(`let through under --skip-lib-check: ${errors.length} TS2428 on Vitest's Matchers`)
+  }
   return problems
 })
 
