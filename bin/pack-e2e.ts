@@ -256,12 +256,14 @@ step('each entry point imports there, and their declarations type-check with ski
   return problems
 })
 
-step('npx cachelab list runs there', () => {
-  if (!bareInstalled) return ['not installed']
-  const listed = exec('npx', ['--no-install', 'cachelab', 'list'], bare)
+/** Problems of `npx cachelab list` in an installed project: it must exit 0 and print the scenarios. */
+function listProblems(dir: string): string[] {
+  const listed = exec('npx', ['--no-install', 'cachelab', 'list'], dir)
   if (listed.code !== 0) return [`exit ${listed.code}:`, ...tail(listed)]
   return listed.output.startsWith('Scenarios:') ? [] : ['it did not print the scenarios:', ...tail(listed, 5)]
-})
+}
+
+step('npx cachelab list runs there', () => (bareInstalled ? listProblems(bare) : ['not installed']))
 
 step('a command that needs a missing library asks for it by name in one line, and exits 2', () => {
   if (!bareInstalled) return ['not installed']
@@ -348,12 +350,9 @@ step('the built JavaScript imports neither vitest nor tsx', () => {
   return offenders.map((file) => `dist/${file} imports vitest or tsx at run time`)
 })
 
-step('npx cachelab list runs from node_modules with plain node', () => {
-  if (!installed) return ['not installed']
-  const listed = exec('npx', ['--no-install', 'cachelab', 'list'], project)
-  if (listed.code !== 0) return [`exit ${listed.code}:`, ...tail(listed)]
-  return listed.output.startsWith('Scenarios:') ? [] : ['it did not print the scenarios:', ...tail(listed, 5)]
-})
+step('npx cachelab list runs from node_modules with plain node', () =>
+  installed ? listProblems(project) : ['not installed'],
+)
 
 step('npx cachelab run spreads sessions over worker threads from the built package', () => {
   if (!installed) return ['not installed']
