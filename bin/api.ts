@@ -51,11 +51,5 @@ export {
   type OtelExportResult,
 } from './otel-export.ts'
 export { type CaptureReport, reportCapture } from './report.ts'
-export {
-  type RunFiles,
-  type RunOptions,
-  type RunResult,
-  run,
-  type SessionProgress,
-  writeRunFiles,
-} from './run.ts'
+export { type RunOptions, type RunResult, run, type SessionProgress } from './run.ts'
+export { type RunFiles, writeRunFiles } from './run-files.ts'

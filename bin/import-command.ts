@@ -34,19 +34,22 @@ import {
   counterfactualRecords,
 } from '../reports/as-provider.ts'
 import {
-  costWithHourTtl,
+  hourTtlCost,
   type ObservedRow,
   type RewriteSummary,
-  rewritesTable,
+  RewritesTally,
 } from '../reports/observed-rows.ts'
 import { PolicyTally } from '../reports/series-policy.ts'
 import { summaryTable, wantsColour } from '../reports/table.ts'
 import { alignedTable, countText, dollarText, percentText } from '../reports/text-table.ts'
+import type { StepRow, SummaryRow } from '../reports/types.ts'
 import { parse } from './args.ts'
-import { type ImportOptions, type ImportResult, importTranscripts } from './import.ts'
-import { policyFiles, policyOption, policyText, requireDshLog } from './import-policy.ts'
+import { type ImportOptions, type ImportResult, importFiles, requireTranscriptFiles } from './import.ts'
+import { POLICY_FILES, policyFiles, policyOption, policyText, requireDshLog } from './import-policy.ts'
 import { exportForCommand, exportLine, OTEL_FLAGS, otelExport } from './otel-option.ts'
-import { runStamp, writeRunFiles } from './run.ts'
+import { runStamp } from './run.ts'
+import { RunFilesWriter } from './run-files.ts'
+import { RUN_FILES, RunFolder } from './run-folder.ts'
 
 /** The `rewrites.csv` columns, in order. */
 export const REWRITE_COLUMNS = [
@@ -84,21 +87,27 @@ function rewritesText(table: readonly RewriteSummary[]): string[] {
   ]
 }
 
-/** Per session, the cost as recorded and with a 1-hour lifetime. */
-function hourTtlText(entries: readonly ObservedRow[]): string[] {
-  const sessions = new Map<string, ObservedRow[]>()
-  for (const entry of entries) {
+/** Per session, the cost as recorded and with a 1-hour lifetime, summed as the rows arrive. */
+class HourTtlTally {
+  readonly sessions = new Map<string, { recorded: number; withHour: number }>()
+
+  add(entry: ObservedRow): void {
     const key = `${entry.row.scenario} · ${entry.row.variant} · ${entry.row.provider}`
-    sessions.set(key, [...(sessions.get(key) ?? []), entry])
+    const sums = this.sessions.get(key) ?? { recorded: 0, withHour: 0 }
+    sums.recorded += entry.row.costUsd
+    sums.withHour += hourTtlCost(entry)
+    this.sessions.set(key, sums)
   }
+}
+
+/** Per session, the cost as recorded and with a 1-hour lifetime. */
+function hourTtlText(tally: HourTtlTally): string[] {
   const lines = [
     'with every Anthropic prefix living 1 hour (--ttl 1h; writes at the 1-hour price, expiries under an hour read):',
   ]
   let actual = 0
   let hour = 0
-  for (const [key, rows] of sessions) {
-    const recorded = rows.reduce((sum, entry) => sum + entry.row.costUsd, 0)
-    const withHour = costWithHourTtl(rows)
+  for (const [key, { recorded, withHour }] of tally.sessions) {
     actual += recorded
     hour += withHour
     lines.push(`  ${key}: ${dollarText(recorded)} recorded, ${dollarText(withHour)} with 1h`)
@@ -314,58 +323,92 @@ export async function importCommand(
   const afterFile = [tally, policyTally].flatMap((hook) => (hook === undefined ? [] : [hook.add.bind(hook)]))
   // Imported rows keep Unix time: the spans sit at the recorded times.
   const otel = otelExport(values, 0)
-  const result = await importTranscripts(paths, {
-    ...defaults,
-    ...(since !== undefined ? { since } : {}),
-    ...(until !== undefined ? { until } : {}),
-    format: format as TranscriptFormat | 'auto',
-    lenient: values.lenient === true,
-    ...(afterFile.length > 0
-      ? {
-          afterFile: (requests, entries) => {
-            for (const add of afterFile) add(requests, entries)
-          },
-        }
-      : {}),
-    ...(policy !== undefined ? { seriesStart: policy } : {}),
-  } satisfies ImportOptions)
-  if (policy !== undefined) requireDshLog(result.files.map((file) => file.format))
-  const rows = result.entries.map((entry) => entry.row)
+  const files = requireTranscriptFiles(paths)
+  // The folder is opened (and refused, when it is not cachelab's) before the first file is read; the rows
+  // go into it as they are built and it is marked complete only once every file is in place.
   const outDir = resolve(values.out ?? join('reports', 'out', `import-${runStamp()}`))
-  const table = rewritesTable(result.entries)
-  const files: Record<string, string> = { 'rewrites.csv': rewritesCsv(table) }
-  const sessions = tally?.result()
-  if (policyTally !== undefined) Object.assign(files, policyFiles(policyTally))
-  if (sessions !== undefined && target !== undefined) {
-    files['counterfactual.csv'] = stringify([
-      [...COUNTERFACTUAL_COLUMNS],
-      ...counterfactualRecords(sessions, target),
-    ])
-    files['not-rebuildable.csv'] = stringify([
-      ['source', 'format', 'session', 'reason'],
-      ...sessions.flatMap((session) =>
-        session.notRebuildable.map((entry) => [entry.source, session.format, session.session, entry.reason]),
-      ),
-    ])
-  }
-  // Every file of the import in one folder write, marked complete only once all are in place.
-  const { summaries } = writeRunFiles(outDir, {
-    runId: result.runId,
-    rows,
-    scenarios: [],
-    files,
+  const folder = RunFolder.replace(outDir, {
     writer: 'import',
+    files: [
+      ...RUN_FILES,
+      'rewrites.csv',
+      ...(policy !== undefined ? POLICY_FILES : []),
+      ...(target !== undefined ? ['counterfactual.csv', 'not-rebuildable.csv'] : []),
+    ],
   })
+  const writer = new RunFilesWriter(folder)
+  const rewrites = new RewritesTally()
+  const hourTtl = values.ttl === '1h' ? new HourTtlTally() : undefined
+  // Only an OpenTelemetry export keeps the rows: it sends them after the import.
+  const exported: StepRow[] | undefined = otel === undefined ? undefined : []
+  let result: ImportResult
+  let summaries: SummaryRow[]
+  const extra: Record<string, string> = {}
+  try {
+    result = await importFiles(
+      files,
+      {
+        ...defaults,
+        ...(since !== undefined ? { since } : {}),
+        ...(until !== undefined ? { until } : {}),
+        format: format as TranscriptFormat | 'auto',
+        lenient: values.lenient === true,
+        ...(afterFile.length > 0
+          ? {
+              afterFile: (requests, entries) => {
+                for (const add of afterFile) add(requests, entries)
+              },
+            }
+          : {}),
+        ...(policy !== undefined ? { seriesStart: policy } : {}),
+      } satisfies ImportOptions,
+      (entry) => {
+        writer.add(entry.row)
+        rewrites.add(entry)
+        hourTtl?.add(entry)
+        exported?.push(entry.row)
+      },
+    )
+    if (policy !== undefined) requireDshLog(result.files.map((file) => file.format))
+    extra['rewrites.csv'] = rewritesCsv(rewrites.result())
+    if (policyTally !== undefined) Object.assign(extra, policyFiles(policyTally))
+    const sessions = tally?.result()
+    if (sessions !== undefined && target !== undefined) {
+      extra['counterfactual.csv'] = stringify([
+        [...COUNTERFACTUAL_COLUMNS],
+        ...counterfactualRecords(sessions, target),
+      ])
+      extra['not-rebuildable.csv'] = stringify([
+        ['source', 'format', 'session', 'reason'],
+        ...sessions.flatMap((session) =>
+          session.notRebuildable.map((entry) => [
+            entry.source,
+            session.format,
+            session.session,
+            entry.reason,
+          ]),
+        ),
+      ])
+    }
+    summaries = writer.finish({ runId: result.runId, files: extra }).summaries
+    folder.complete()
+  } catch (error) {
+    writer.close()
+    folder.abandon()
+    throw error
+  }
+  const table = rewrites.result()
+  const sessions = tally?.result()
   const lines = [
     summaryTable(summaries, { colour: wantsColour(process.stdout, process.env) }),
     '',
     ...rewritesText(table),
     '',
   ]
-  if (values.ttl === '1h') lines.push(...hourTtlText(result.entries), '')
+  if (hourTtl !== undefined) lines.push(...hourTtlText(hourTtl), '')
   const written = [
     ...['steps.csv', 'summary.csv', 'breaks.csv', 'rewrites.csv', 'report.html'],
-    ...Object.keys(files).filter((name) => name !== 'rewrites.csv'),
+    ...Object.keys(extra).filter((name) => name !== 'rewrites.csv'),
   ]
   if (sessions !== undefined && target !== undefined) lines.push(...counterfactualText(sessions, target), '')
   if (policyTally !== undefined) lines.push(...policyText(policyTally), '')
@@ -380,11 +423,12 @@ export async function importCommand(
   if (found !== undefined) lines.push(`read ${foundText(found, result.files)}`)
   lines.push(...skippedText(result))
   lines.push(
-    `import ${result.runId}: ${rows.length} requests from ${result.files.length} files; wrote ${relative(process.cwd(), outDir) || '.'}/{${written.join(',')}}`,
+    `import ${result.runId}: ${result.requests} requests from ${result.files.length} files; wrote ${relative(process.cwd(), outDir) || '.'}/{${written.join(',')}}`,
   )
   // What was skipped, and why, goes to stderr too: a script reading stdout still hears of it.
   for (const line of skippedText(result)) process.stderr.write(`cachelab import: ${line}\n`)
-  if (otel !== undefined) lines.push(exportLine(await exportForCommand(rows, otel)))
+  if (otel !== undefined && exported !== undefined)
+    lines.push(exportLine(await exportForCommand(exported, otel)))
   process.stdout.write(`${lines.join('\n')}\n`)
   return 0
 }

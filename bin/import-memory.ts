@@ -1,8 +1,10 @@
 // `npm run soak -- --import-memory [--gb 1] [--target-mb 512]`: the peak memory of `cachelab import` on
-// one long Claude Code session. Writes a transcript of about `--gb` GB into a temporary folder (a user
-// turn carrying a tool result, then a response written as three assistant lines, its content growing
-// turn by turn as a long session's does), imports it in a child process, and prints the child's peak RSS
-// (`Maximum resident set size` of `/usr/bin/time -v`) against the target (512 MiB by default).
+// one long Claude Code session, in two shapes: few large requests (tool results growing from 8 KB to
+// 40 KB turn by turn, as a long session's do) and many small ones (300-byte results: the most requests,
+// hence rows, per byte). For each, writes a transcript of about `--gb` GB into a temporary folder (a user
+// turn carrying a tool result, then a response written as three assistant lines), imports it in a child
+// process, and prints the child's peak RSS (`Maximum resident set size` of `/usr/bin/time -v`) against
+// the target (512 MiB by default).
 
 import { spawnSync } from 'node:child_process'
 import { createWriteStream, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs'
@@ -132,24 +134,35 @@ export async function importMemorySoak(gigabytes: number, targetMb: number): Pro
     process.stderr.write('soak: --gb and --target-mb must be positive numbers\n')
     process.exit(2)
   }
-  const dir = mkdtempSync(join(tmpdir(), 'cachelab-import-memory-'))
-  try {
-    const file = join(dir, `${SESSION}.jsonl`)
-    const began = performance.now()
-    const requests = await writeLongClaudeCodeSession(file, gigabytes * 1e9)
-    const size = statSync(file).size
-    process.stdout.write(
-      `import memory: wrote ${(size / 1e9).toFixed(2)} GB, ${requests.toLocaleString('en-US')} requests, in ${((performance.now() - began) / 1000).toFixed(0)} s\n`,
-    )
-    const started = performance.now()
-    const peak = importPeak(file, join(dir, 'out'))
-    const mib = peak.rssBytes / 1024 / 1024
-    process.stdout.write(
-      `import memory: cachelab import peak RSS ${mib.toFixed(0)} MiB (/usr/bin/time -v), ${((performance.now() - started) / 1000).toFixed(0)} s, ` +
-        `exit ${peak.status}; target under ${targetMb} MiB: ${mib < targetMb && peak.status === 0 ? 'met' : 'MISSED'}\n`,
-    )
-    process.exitCode = mib < targetMb && peak.status === 0 ? 0 : 1
-  } finally {
-    rmSync(dir, { recursive: true, force: true })
+  let missed = false
+  for (const [name, shape] of SHAPES) {
+    const dir = mkdtempSync(join(tmpdir(), 'cachelab-import-memory-'))
+    try {
+      const file = join(dir, `${SESSION}.jsonl`)
+      const began = performance.now()
+      const requests = await writeLongClaudeCodeSession(file, gigabytes * 1e9, shape)
+      const size = statSync(file).size
+      process.stdout.write(
+        `import memory (${name}): wrote ${(size / 1e9).toFixed(2)} GB, ${requests.toLocaleString('en-US')} requests, in ${((performance.now() - began) / 1000).toFixed(0)} s\n`,
+      )
+      const started = performance.now()
+      const peak = importPeak(file, join(dir, 'out'))
+      const mib = peak.rssBytes / 1024 / 1024
+      const met = mib < targetMb && peak.status === 0
+      if (!met) missed = true
+      process.stdout.write(
+        `import memory (${name}): cachelab import peak RSS ${mib.toFixed(0)} MiB (/usr/bin/time -v), ${((performance.now() - started) / 1000).toFixed(0)} s, ` +
+          `exit ${peak.status}; target under ${targetMb} MiB: ${met ? 'met' : 'MISSED'}\n`,
+      )
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   }
+  process.exitCode = missed ? 1 : 0
 }
+
+/** The two transcript shapes: few large requests, many small ones. */
+const SHAPES = [
+  ['large requests', { growth: 8, cap: 40_000 }],
+  ['small requests', { growth: 0, cap: 300 }],
+] as const

@@ -1,13 +1,31 @@
 // `cachelab import` end to end: an agent's own files in, the run's files and the rewrites table out.
 // Own fixtures for the rules; the real samples in ../shared (when present) for the acceptance.
 
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { detectFormat, predictObserved, READERS } from '../providers/transcripts/index.ts'
+import type { ObservedRow } from '../reports/observed-rows.ts'
 import { parseStepsCsv } from '../reports/parse.ts'
-import { importTranscripts, transcriptFiles } from './import.ts'
+import { type ImportOptions, importTranscripts as importWith, transcriptFiles } from './import.ts'
+
+/** An import with its rows collected. */
+async function importTranscripts(paths: readonly string[], options: ImportOptions) {
+  const entries: ObservedRow[] = []
+  const result = await importWith(paths, options, (entry) => entries.push(entry))
+  return { ...result, entries }
+}
+
+import { buildPrefixOf, requireCompleteRun } from './run-folder.ts'
 import { runCli, withEnv } from './testing.ts'
 
 const SESSION = '7e57ca5e-0000-4000-8000-000000000001'
@@ -142,6 +160,22 @@ describe('cachelab import on a Claude Code session with idle gaps', () => {
     const lenient = await runCli(['import', damaged, '--lenient', '--out', mkdtempSync(join(tmpdir(), 'x-'))])
     expect(lenient.code).toBe(0)
     expect(lenient.stdout).toMatch(/1 lines skipped \(--lenient\)/)
+  })
+
+  it('leaves the previous run in --out complete when a later import fails on a corrupt line', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'cachelab-import-keep-'))
+    expect((await runCli(['import', file, '--out', out])).code).toBe(0)
+    const before = readFileSync(join(out, 'steps.csv'), 'utf8')
+    const damaged = fixture(
+      'damaged-later.jsonl',
+      `${claudeCodeSession([{ minute: 0, read: 0, write: 6000 }])}{"type": "assistant", "message"\n`,
+    )
+    // The rows before the corrupt line were already streamed into the new run's build folder.
+    const failed = await runCli(['import', damaged, '--out', out])
+    expect(failed.code).toBe(2)
+    expect(readFileSync(join(out, 'steps.csv'), 'utf8')).toBe(before)
+    expect(readdirSync(dirname(out)).filter((name) => name.startsWith(buildPrefixOf(out)))).toEqual([])
+    expect(() => requireCompleteRun(out, 'run')).not.toThrow()
   })
 
   it('exports one span per request to an OTLP JSON file', async () => {

@@ -1,6 +1,8 @@
 // `cachelab import` as a function: transcript files (or directories of them) read one at a time through
 // their format's reader, each recorded request turned into a row by the imported-transcript port, with
-// its place in the rewrites table. Memory holds the rows and one request per session, not the files.
+// its place in the rewrites table, and handed on as it is built. Memory holds one request per session and
+// running totals, not the rows or the files; a file whose requests carry their body holds those requests
+// (and the rows after the first of them) until its end, when the simulator's prediction fills them in.
 
 import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs'
 import { basename, join } from 'node:path'
@@ -16,6 +18,7 @@ import {
   type TranscriptReader,
 } from '../providers/transcripts/types.ts'
 import { type ObservedRow, ObservedRowBuilder } from '../reports/observed-rows.ts'
+import type { StepRow } from '../reports/types.ts'
 
 /** How to read the files. */
 export interface ImportOptions {
@@ -56,10 +59,14 @@ export interface Unrecorded {
   tokens?: { input: number; cacheRead: number; cacheWrite: number; output: number }
 }
 
+/** Where an import's rows go, in file order, each once its prediction (if any) is in. */
+export type RowSink = (entry: ObservedRow) => void
+
 /** What an import found. */
 export interface ImportResult {
   runId: string
-  entries: ObservedRow[]
+  /** Rows handed to the sink. */
+  requests: number
   /** Files read, with their format and how many requests each gave. */
   files: Array<{ file: string; format: TranscriptFormat; requests: number }>
   /** Lines skipped under `lenient`. */
@@ -137,12 +144,38 @@ function lastWritten(file: string): number {
 export async function importTranscripts(
   paths: readonly string[],
   options: ImportOptions,
+  sink: RowSink,
 ): Promise<ImportResult> {
+  return importFiles(requireTranscriptFiles(paths), options, sink)
+}
+
+/** The transcript files under the paths; none is an input error. */
+export function requireTranscriptFiles(paths: readonly string[]): string[] {
   const files = transcriptFiles(paths)
   if (files.length === 0) throw new CachelabError('input', `no transcript files under ${paths.join(', ')}`)
-  const runId = `import-${hashString(JSON.stringify(files)).toString(16).padStart(8, '0')}`
+  return files
+}
+
+/** The id of an import of these files. */
+export function importRunId(files: readonly string[]): string {
+  return `import-${hashString(JSON.stringify(files)).toString(16).padStart(8, '0')}`
+}
+
+/** Import the transcript files, each row handed to `sink` as it is built. */
+export async function importFiles(
+  files: readonly string[],
+  options: ImportOptions,
+  sink: RowSink,
+): Promise<ImportResult> {
+  const runId = importRunId(files)
   const builders = new Map<string, ObservedRowBuilder>()
-  const entries: ObservedRow[] = []
+  const recorded = new RecordedTally()
+  let emitted = 0
+  const emit = (entry: ObservedRow) => {
+    recorded.add(entry.row)
+    emitted += 1
+    sink(entry)
+  }
   const problems: TranscriptProblem[] = []
   const notes: TranscriptProblem[] = []
   let outOfRange = 0
@@ -180,6 +213,8 @@ export async function importTranscripts(
     const bodied: ObservedRequest[] = []
     const bodiedEntries = new Map<ObservedRequest, ObservedRow>()
     const fileEntries: ObservedRow[] = []
+    // Rows from the file's first request with a body on wait for the prediction, so they leave in order.
+    const waiting: ObservedRow[] = []
     let count = 0
     for await (const request of options.readers[format](file, {
       lenient: options.lenient,
@@ -207,7 +242,8 @@ export async function importTranscripts(
       }
       if (entry.model.mappedFrom !== undefined)
         mappedModels.set(entry.model.mappedFrom, entry.model.entry.model)
-      entries.push(entry)
+      if (bodied.length > 0) waiting.push(entry)
+      else emit(entry)
       if (options.afterFile !== undefined) {
         requests.push(request)
         fileEntries.push(entry)
@@ -224,39 +260,88 @@ export async function importTranscripts(
           predictedCacheWriteTokens: prediction.write,
         }
     }
+    for (const entry of waiting) emit(entry)
     options.afterFile?.(requests, fileEntries)
     read.push({ file, format, requests: count })
   }
   // A date range leaves requests out on purpose: the agent's totals are set beside the whole history only.
   const unrecorded =
-    options.since === undefined && options.until === undefined ? unrecordedOf(totals, entries) : []
-  return { runId, entries, files: read, problems, notes, outOfRange, mappedModels, unrecorded, withoutTools }
+    options.since === undefined && options.until === undefined ? unrecordedOf(totals, recorded) : []
+  return {
+    runId,
+    requests: emitted,
+    files: read,
+    problems,
+    notes,
+    outOfRange,
+    mappedModels,
+    unrecorded,
+    withoutTools,
+  }
+}
+
+/** What a session's rows add up to: its cost and token buckets, summed in row order. */
+interface RecordedSums {
+  costUsd: number
+  uncached: number
+  cacheRead: number
+  cacheWrite: number
+  output: number
+}
+
+/**
+ * Per format and session, the sums of its rows and its subagents' (named under it): what the agent's own
+ * running total is set beside.
+ */
+class RecordedTally {
+  private readonly sessions = new Map<string, RecordedSums>()
+
+  add(row: StepRow): void {
+    this.into(row.scenario, row.variant, row)
+    if (row.session !== undefined && row.session !== row.variant) this.into(row.scenario, row.session, row)
+  }
+
+  of(format: string, session: string): RecordedSums {
+    return (
+      this.sessions.get(`${format}\u0000${session}`) ?? {
+        costUsd: 0,
+        uncached: 0,
+        cacheRead: 0,
+        cacheWrite: 0,
+        output: 0,
+      }
+    )
+  }
+
+  private into(format: string, session: string, row: StepRow): void {
+    const key = `${format}\u0000${session}`
+    const sums = this.sessions.get(key) ?? { costUsd: 0, uncached: 0, cacheRead: 0, cacheWrite: 0, output: 0 }
+    sums.costUsd += row.costUsd
+    sums.uncached += row.uncachedTokens
+    sums.cacheRead += row.cacheReadTokens
+    sums.cacheWrite += row.cacheWriteTokens
+    sums.output += row.outputTokens
+    this.sessions.set(key, sums)
+  }
 }
 
 /** The sessions whose agent counted more than their recorded requests (a sub-cent rounding is not "more"). */
 function unrecordedOf(
   totals: ReadonlyMap<string, { format: TranscriptFormat; total: AgentTotal }>,
-  entries: readonly ObservedRow[],
+  recorded: RecordedTally,
 ): Unrecorded[] {
   const found: Unrecorded[] = []
   for (const { format, total } of totals.values()) {
-    // The session's own rows and its subagents' (named under it).
-    const rows = entries
-      .map((entry) => entry.row)
-      .filter(
-        (row) => row.scenario === format && (row.variant === total.session || row.session === total.session),
-      )
-    const recordedUsd = rows.reduce((sum, row) => sum + row.costUsd, 0)
-    const sum = (pick: (row: (typeof rows)[number]) => number) =>
-      rows.reduce((all, row) => all + pick(row), 0)
+    const sums = recorded.of(format, total.session)
+    const recordedUsd = sums.costUsd
     const tokens =
       total.tokens === undefined
         ? undefined
         : {
-            input: total.tokens.input - sum((row) => row.uncachedTokens),
-            cacheRead: total.tokens.cacheRead - sum((row) => row.cacheReadTokens),
-            cacheWrite: total.tokens.cacheWrite - sum((row) => row.cacheWriteTokens),
-            output: total.tokens.output - sum((row) => row.outputTokens),
+            input: total.tokens.input - sums.uncached,
+            cacheRead: total.tokens.cacheRead - sums.cacheRead,
+            cacheWrite: total.tokens.cacheWrite - sums.cacheWrite,
+            output: total.tokens.output - sums.output,
           }
     if (total.costUsd - recordedUsd < 0.00005) continue
     found.push({

@@ -11,7 +11,7 @@ import {
   type LibraryLoopName,
   REFERENCE_LOOP,
 } from '../harness/loops/libraries/types.ts'
-import type { LoopName } from '../harness/loops/types.ts'
+import type { LoopInexpressible, LoopName } from '../harness/loops/types.ts'
 import type { ProviderId } from '../harness/types.ts'
 import { isBuiltInVendor, vendorOf } from '../providers/catalog.ts'
 import { startLoopback } from '../providers/mock/loopback.ts'
@@ -19,7 +19,6 @@ import type { AbsentLibrary, LibrarySessionRecord } from '../reports/libraries.t
 import type { StepRow } from '../reports/types.ts'
 import { type SessionPlan, sessionIdOf } from '../scenarios/run.ts'
 import { runLibrarySession } from '../scenarios/run-library.ts'
-import type { LoopInexpressible } from './run.ts'
 import type { SessionJobEvent } from './session-jobs.ts'
 
 /** A library loop that loaded, with the versions that run. */

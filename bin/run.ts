@@ -12,7 +12,7 @@ import { CachelabError, unreachable } from '../harness/errors.ts'
 import { type DshModules, loadDshModules, type ModuleImporter } from '../harness/loops/dsh/modules.ts'
 import { DSH_STORE_FOLDER, dshLogFile } from '../harness/loops/dsh/store.ts'
 import type { LibraryLoopModule, LibraryLoopName } from '../harness/loops/libraries/types.ts'
-import type { Inexpressible, LoopName } from '../harness/loops/types.ts'
+import type { LoopInexpressible, LoopName } from '../harness/loops/types.ts'
 import { PROVIDER_IDS, type ProviderId } from '../harness/types.ts'
 import { catalogEntries } from '../providers/catalog.ts'
 import { knownProviderIds } from '../providers/compatible.ts'
@@ -21,27 +21,18 @@ import { startMockProviders } from '../providers/index.ts'
 import { requireSdks } from '../providers/sdks.ts'
 import { CacheSimulators } from '../providers/sim/index.ts'
 import type { BreakEvent } from '../reports/break-events.ts'
-import { breaksOf } from '../reports/breaks.ts'
-import { breaksCsv, claimsCsv, stepsCsv, summaryCsv } from '../reports/csv.ts'
 import { providerOutcomes, runFailures, type SessionOutcome } from '../reports/failures.ts'
-import { renderReport } from '../reports/html.ts'
-import {
-  compareLibraries,
-  type LibraryReport,
-  type LibrarySessionRecord,
-  librariesCsv,
-  libraryStepsCsv,
-} from '../reports/libraries.ts'
-import { compareLoops, type LoopComparison, type LoopSession, loopsCsv } from '../reports/loops.ts'
-import { summarize, withClaims } from '../reports/summary.ts'
+import { compareLibraries, type LibraryReport, type LibrarySessionRecord } from '../reports/libraries.ts'
+import { compareLoops, type LoopComparison, type LoopSession } from '../reports/loops.ts'
+import { summarize } from '../reports/summary.ts'
 import type { ClaimResult, StepRow, SummaryRow } from '../reports/types.ts'
-import { evaluateClaims } from '../scenarios/claims.ts'
 import { SCENARIOS } from '../scenarios/index.ts'
 import type { NotApplicable } from '../scenarios/requirements.ts'
 import { planMatrix, runSession, type SessionPlan, sessionIdOf } from '../scenarios/run.ts'
 import { DSH_LOOP_PROVIDER, runDshSession } from '../scenarios/run-dsh.ts'
 import type { Scenario } from '../scenarios/types.ts'
 import { requireKnown } from './args.ts'
+import { verdictsOf, writeInto } from './run-files.ts'
 import { RUN_FILES, RunFolder } from './run-folder.ts'
 import { libraryLoopsOf, libraryPlansOf, loadLibraries, runLibraryPlans, speaks } from './run-libraries.ts'
 import {
@@ -111,13 +102,6 @@ export interface RunProgress {
   running: string[]
   /** The threads the sessions run on (1: in process). */
   jobs: number
-}
-
-/** A scenario event an external loop could not express, with its session. */
-export interface LoopInexpressible extends Inexpressible {
-  /** `<scenario>.<variant>.<provider>`. */
-  sessionId: string
-  loop: LoopName
 }
 
 /** One finished session of a run, for progress output. */
@@ -495,91 +479,6 @@ export function simulatedRunId(plans: readonly SessionPlan[], parts: RunIdParts)
   return `sim-${createHash('sha256').update(text).digest('hex').slice(0, 8)}`
 }
 
-/** What a run wrote: its summaries (claims counted in) and its claims. */
-export interface RunFiles {
-  summaries: SummaryRow[]
-  claims: ClaimResult[]
-}
-
-/** What a run folder is written from. */
-export interface RunFilesInput {
-  /** The run's id, shown in report.html. */
-  runId: string
-  /** Its rows. */
-  rows: readonly StepRow[]
-  /** The scenarios whose claims are evaluated on the rows. */
-  scenarios: readonly Scenario[]
-  /** Variants left out, listed in report.html. */
-  notApplicable?: readonly NotApplicable[]
-  /** The model and DSH loops compared request by request (loops.csv and a report section when any). */
-  comparisons?: readonly LoopComparison[]
-  /** Scenario events an external loop could not express, listed in report.html. */
-  inexpressible?: readonly LoopInexpressible[]
-  /** The session events the breaks name, described for report.html. */
-  breakEvents?: readonly BreakEvent[]
-  /** The client-library loops side by side: libraries.csv, library-steps.csv and a report section. */
-  libraries?: LibraryReport
-  /** Further files of the folder (name relative to it → content), written before it is marked complete. */
-  files?: Readonly<Record<string, string>>
-  /** The command recorded in the folder's manifest; `run` when absent. */
-  writer?: string
-}
-
-/**
- * Write a run's files into `outDir`: steps.csv, summary.csv, breaks.csv, claims.csv and report.html (the
- * claims evaluated on the rows) and any further `files`, each atomically, then mark the folder complete.
- * A previous cachelab run's files there are replaced; a file cachelab did not write is a usage error,
- * before anything is touched.
- */
-export function writeRunFiles(outDir: string, run: RunFilesInput): RunFiles {
-  const folder = RunFolder.replace(resolve(outDir), {
-    writer: run.writer ?? 'run',
-    files: [...RUN_FILES, ...Object.keys(run.files ?? {})],
-  })
-  try {
-    const written = writeInto(folder, run)
-    folder.complete()
-    return written
-  } catch (error) {
-    folder.abandon()
-    throw error
-  }
-}
-
-/** The run's files into an open folder (not yet marked complete). */
-function writeInto(folder: RunFolder, run: RunFilesInput): RunFiles {
-  const { runId, rows } = run
-  const notApplicable = run.notApplicable ?? []
-  const comparisons = run.comparisons ?? []
-  const inexpressible = run.inexpressible ?? []
-  const { summaries, claims } = verdictsOf(rows, run.scenarios)
-  folder.write('steps.csv', stepsCsv(rows))
-  folder.write('summary.csv', summaryCsv(summaries))
-  folder.write('breaks.csv', breaksCsv(breaksOf(rows)))
-  folder.write('claims.csv', claimsCsv(claims))
-  if (comparisons.length > 0) folder.write('loops.csv', loopsCsv(comparisons))
-  if (run.libraries !== undefined) {
-    folder.write('libraries.csv', librariesCsv(run.libraries))
-    folder.write('library-steps.csv', libraryStepsCsv(run.libraries))
-  }
-  folder.write(
-    'report.html',
-    renderReport({
-      rows,
-      summaries,
-      runId,
-      claims,
-      notApplicable,
-      comparisons,
-      inexpressible,
-      breakEvents: run.breakEvents ?? [],
-      ...(run.libraries !== undefined ? { libraries: run.libraries } : {}),
-    }),
-  )
-  for (const [name, content] of Object.entries(run.files ?? {})) folder.write(name, content)
-  return { summaries, claims }
-}
-
 /** A variant left out of the run, as one line: which session, on which model, and why. */
 export function notApplicableLine(entry: NotApplicable): string {
   return `${entry.scenario}/${entry.variant} on ${entry.provider} (${entry.model}): ${entry.reason}`
@@ -593,12 +492,6 @@ export function notApplicableLine(entry: NotApplicable): string {
 export function runStamp(now: Date = new Date(), suffix: string = randomBytes(3).toString('hex')): string {
   const iso = now.toISOString()
   return `${iso.slice(0, 19).replace(/[-:]/g, '').replace('T', '-')}-${iso.slice(20, 23)}-${suffix}`
-}
-
-/** The claims evaluated on the rows, and the summaries with them counted in. */
-function verdictsOf(rows: readonly StepRow[], scenarios: readonly Scenario[]): RunFiles {
-  const claims = evaluateClaims(scenarios, rows)
-  return { summaries: withClaims(summarize(rows), claims), claims }
 }
 
 /** The scenarios named or given; names must be in the built-in library. */

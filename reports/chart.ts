@@ -4,11 +4,12 @@
 // drawn one by one and the quiet stretches between them as lighter bars of their mean (window.ts).
 
 import type { BreakEvent } from './break-events.ts'
-import { modelSwitchText, modelText, previousModels, stepLabel } from './labels.ts'
+import { modelSwitchText, modelText, stepLabel } from './labels.ts'
 import { coordinate, escapeHtml } from './markup.ts'
+import { IDLE_SECONDS, type SessionRows, type StepLabel, WINDOW_CONTEXT } from './session-rows.ts'
 import { countText, dollarText } from './text-table.ts'
 import type { StepRow } from './types.ts'
-import { IDLE_SECONDS, type Slot, slotRows, slotStart, windowRows } from './window.ts'
+import { type Slot, slotEnd, slotStart, windowRows } from './window.ts'
 
 /** Okabe–Ito colours, distinguishable with the common colour-vision deficiencies. */
 export const CHART_COLOURS = {
@@ -29,8 +30,6 @@ const TOP_WITHOUT_BREAKS = 20
 const PLOT_WIDTH = 1000
 /** Most columns a chart draws: at least 5 units per column, so a chart never outgrows the page. */
 export const MAX_COLUMNS = 200
-/** Requests drawn one by one on each side of a break in a long session. */
-const BREAK_CONTEXT = 2
 /** Quiet stretches are drawn this much lighter than single requests. */
 const SPAN_OPACITY = 0.45
 const LABEL_SPACING = 36
@@ -38,12 +37,18 @@ const LABEL_FONT = 10.5
 const LABEL_CHARACTER_WIDTH = 6.2
 const BREAK_LANES = 3
 
-/** What the chart draws for one slot: its rows and their per-request mean, or a single request. */
+/** What the chart draws for one slot: its requests' per-request mean, or a single request. */
 interface Column {
   slot: Slot
-  rows: readonly StepRow[]
-  /** The first row (its turn.step labels the column). */
-  first: StepRow
+  /** A single request's row, whole. */
+  row: StepRow | undefined
+  /** Requests in the column, their models, and the tokens all of them lost. */
+  count: number
+  models: readonly string[]
+  lostAll: number
+  /** The first and last requests (the first's turn.step labels the column). */
+  first: StepLabel
+  last: StepLabel
   /** False for a single failed attempt (drawn hatched). */
   ok: boolean
   /** Mean tokens per successful request of the column (exact for a single request). */
@@ -91,14 +96,14 @@ interface Context extends ChartOptions {
 
 /** The chart of one session's rows; `id` makes its element ids unique in the page. */
 export function sessionChart(
-  rows: readonly StepRow[],
+  rows: SessionRows,
   id: string,
   title: string,
   chartOptions: ChartOptions = {},
 ): string {
-  const options: Context = { ...chartOptions, switched: previousModels(rows) }
+  const options: Context = { ...chartOptions, switched: rows.switched }
   const columns = columnsOf(rows)
-  const breaks = rows.filter((row) => row.breakCause !== undefined).length
+  const breaks = rows.clientBreaks
   const spans = columns.filter((column) => column.slot.kind === 'span')
   const plotTop = breaks > 0 ? TOP_WITH_BREAKS : TOP_WITHOUT_BREAKS
   const band = PLOT_WIDTH / Math.max(columns.length, 1)
@@ -123,12 +128,12 @@ export function sessionChart(
   const drawn =
     spans.length === 0
       ? ''
-      : ` Quiet stretches are drawn as the mean of their requests: ${columns.length} columns for ${rows.length} requests.`
+      : ` Quiet stretches are drawn as the mean of their requests: ${columns.length} columns for ${rows.count} requests.`
   return [
     `<svg class="chart" id="${id}" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="img" aria-labelledby="${id}-title ${id}-desc">`,
     `<title id="${id}-title">${escapeHtml(title)}</title>`,
-    `<desc id="${id}-desc">${rows.length} requests, ${breaks} cache ${breaks === 1 ? 'break' : 'breaks'}. Bars: cache-read, cache-write and uncached input tokens per request; line: hit ratio.${drawn}</desc>`,
-    rows.some((row) => !row.ok)
+    `<desc id="${id}-desc">${rows.count} requests, ${breaks} cache ${breaks === 1 ? 'break' : 'breaks'}. Bars: cache-read, cache-write and uncached input tokens per request; line: hit ratio.${drawn}</desc>`,
+    rows.failed > 0
       ? `<defs><pattern id="${id}-hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="6" height="6" fill="#f2f2f2"/><line x1="0" y1="0" x2="0" y2="6" stroke="${CHART_COLOURS.failed}" stroke-width="2"/></pattern></defs>`
       : '',
     axes(columns, geometry),
@@ -143,36 +148,32 @@ export function sessionChart(
 }
 
 /** The session's columns: every request when they fit, else windowed around the breaks. */
-function columnsOf(rows: readonly StepRow[]): Column[] {
-  const slots = windowRows(rows, {
-    limit: MAX_COLUMNS,
-    context: BREAK_CONTEXT,
-    idleSeconds: IDLE_SECONDS,
-    stretches: 'bins',
-  })
-  let previousLast: StepRow | undefined
+function columnsOf(rows: SessionRows): Column[] {
+  const slots = windowRows(rows, { limit: MAX_COLUMNS, context: WINDOW_CONTEXT, stretches: 'bins' })
+  let previousEnd: number | undefined
   return slots.map((slot) => {
-    const covered = slotRows(rows, slot)
-    const first = covered[0] as StepRow
-    const ok = covered.filter((row) => row.ok)
-    const mean = (pick: (row: StepRow) => number) =>
-      ok.length === 0 ? 0 : ok.reduce((total, row) => total + pick(row), 0) / ok.length
-    const input = ok.reduce((total, row) => total + row.inputTokens, 0)
-    const read = ok.reduce((total, row) => total + row.cacheReadTokens, 0)
-    const gap = previousLast === undefined ? 0 : first.virtualTimeS - previousLast.virtualTimeS
-    previousLast = covered[covered.length - 1]
+    const start = slotStart(slot)
+    const end = slotEnd(slot)
+    const span = rows.span(start, end)
+    const mean = (sum: number) => (span.ok === 0 ? 0 : sum / span.ok)
+    const gap = previousEnd === undefined ? 0 : rows.time(start) - rows.time(previousEnd - 1)
+    previousEnd = end
     return {
       slot,
-      rows: covered,
-      first,
-      ok: ok.length > 0,
-      read: mean((row) => row.cacheReadTokens),
-      write: mean((row) => row.cacheWriteTokens),
-      uncached: mean((row) => row.uncachedTokens),
-      ideal: mean((row) => row.idealCacheReadTokens),
-      lost: mean((row) => row.lostTokens),
-      hitRatio: input === 0 ? undefined : read / input,
-      breaks: covered.filter((row) => row.breakCause !== undefined),
+      row: slot.kind === 'request' ? rows.row(slot.index) : undefined,
+      count: span.count,
+      models: span.models,
+      lostAll: span.lostAll,
+      first: span.first,
+      last: span.last,
+      ok: span.ok > 0,
+      read: mean(span.read),
+      write: mean(span.write),
+      uncached: mean(span.uncached),
+      ideal: mean(span.ideal),
+      lost: mean(span.lost),
+      hitRatio: span.input === 0 ? undefined : span.read / span.input,
+      breaks: span.clientBreaks,
       idleBefore: gap >= IDLE_SECONDS ? gap : 0,
     }
   })
@@ -371,21 +372,19 @@ function breakMarkers(columns: readonly Column[], geometry: Geometry, options: C
 }
 
 function columnTitle(column: Column, options: Context): string {
-  if (column.slot.kind === 'span') {
-    const last = column.rows[column.rows.length - 1] as StepRow
-    const models = [...new Set(column.rows.map(modelText))]
+  const row = column.row
+  if (row === undefined) {
+    const models = column.models
     const lines = [
-      `${stepLabel(column.first)} to ${stepLabel(last)}: ${column.rows.length} requests, the mean of each drawn`,
+      `${stepLabel(column.first)} to ${stepLabel(column.last)}: ${column.count} requests, the mean of each drawn`,
       `${models.length === 1 ? 'model' : 'models'} ${models.join(', ')}`,
       `mean input ${countText(column.read + column.write + column.uncached)} = read ${countText(column.read)} + write ${countText(column.write)} + uncached ${countText(column.uncached)}`,
       `hit ratio ${percentOf(column.hitRatio)} (token-weighted)`,
     ]
-    const lost = column.rows.reduce((total, row) => total + row.lostTokens, 0)
-    if (lost > 0) lines.push(`${countText(lost)} tokens lost in all`)
-    lines.push(...column.breaks.map((row) => breakTitle(row, options)))
+    if (column.lostAll > 0) lines.push(`${countText(column.lostAll)} tokens lost in all`)
+    lines.push(...column.breaks.map((entry) => breakTitle(entry, options)))
     return lines.join('\n')
   }
-  const row = column.first
   const where = `turn ${row.turn} step ${row.step}${row.attempt === 0 ? '' : ` attempt ${row.attempt}`}`
   if (!row.ok) return `${where}: failed attempt on ${modelText(row)}`
   const previous = options.switched.get(row)

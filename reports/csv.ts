@@ -149,7 +149,15 @@ export function claimsCsv(rows: readonly ClaimResult[]): string {
 }
 
 export function stepsCsv(rows: readonly StepRow[]): string {
-  return stringify([[...STEP_COLUMNS], ...rows.map(stepRecord)])
+  return `${STEPS_CSV_HEAD}${stepsCsvLines(rows)}`
+}
+
+/** steps.csv's header line. */
+export const STEPS_CSV_HEAD: string = stringify([[...STEP_COLUMNS]])
+
+/** steps.csv's lines of some rows, without the header: a file written in pieces is the same file. */
+export function stepsCsvLines(rows: readonly StepRow[]): string {
+  return rows.length === 0 ? '' : stringify(rows.map(stepRecord))
 }
 
 export function summaryCsv(rows: readonly SummaryRow[]): string {

@@ -120,7 +120,7 @@ export function groupChips(group: SessionGroup): string {
  */
 export function groupSection(group: SessionGroup, eventOf: EventLookup): string {
   const { total } = group
-  const requests = group.conversations.reduce((sum, session) => sum + session.rows.length, 0)
+  const requests = group.conversations.reduce((sum, session) => sum + (session.rows?.count ?? 0), 0)
   const facts = [`${group.conversations.length} conversations (${kindsText(group)})`]
   if (total !== undefined) facts.push(...totalFacts(total))
   facts.push(

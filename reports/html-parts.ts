@@ -5,9 +5,10 @@
 import type { ConversationKind } from '../providers/capture/agents/types.ts'
 import type { BreakEvent } from './break-events.ts'
 import { conversationDetail } from './conversations.ts'
-import { modelText, providerAdvice } from './labels.ts'
+import { providerAdvice } from './labels.ts'
 import { escapeHtml } from './markup.ts'
 import type { SessionKey } from './session-key.ts'
+import type { SessionRows } from './session-rows.ts'
 import { countText } from './text-table.ts'
 import type { StepRow, SummaryRow } from './types.ts'
 
@@ -18,7 +19,8 @@ export interface Session {
   order: number
   anchor: string
   summary: SummaryRow | undefined
-  rows: readonly StepRow[]
+  /** Its requests; undefined for a session known by its summary row alone. */
+  rows: SessionRows | undefined
   /** What the session's breaks cost in dollars: the client's changes and the provider side together. */
   lostUsd: number
   /** Requests with a break on either side. */
@@ -31,8 +33,6 @@ export interface Session {
   kind: ConversationKind
   /** The agent and version that sent it, where its rows say. */
   agent?: string
-  /** Its requests that switched model, each to the previous request's model. */
-  switched: ReadonlyMap<StepRow, string>
 }
 
 /** A captured agent's session of several conversations: one line of sums, its conversations under it. */
@@ -100,33 +100,17 @@ export function agentChip(agent: string | undefined): string {
   return agent === undefined ? '' : ` <span class="chip agent" title="agent">${escapeHtml(agent)}</span>`
 }
 
-/**
- * The models of a session's requests in the order it used them (`claude-opus-5-5 → claude-haiku-4-5`),
- * each with the model it was simulated as; the distinct ones and the number of switches when it switched
- * often.
- */
-export function modelsText(rows: readonly StepRow[]): string {
-  const sequence: string[] = []
-  for (const row of rows) {
-    const text = modelText(row)
-    if (sequence[sequence.length - 1] !== text) sequence.push(text)
-  }
-  if (sequence.length <= 4) return sequence.join(' → ')
-  return `${[...new Set(sequence)].join(', ')} (${sequence.length - 1} switches)`
-}
-
 /** A request's model cell: the model, and the catalog model that stood in for it. */
 export function modelCell(row: StepRow): string {
   return `${escapeHtml(row.model)}${row.simulatedAs === undefined ? '' : `<span class="sub">simulated as ${escapeHtml(row.simulatedAs)}</span>`}`
 }
 
-/** Cache-read and input tokens of the session's warm requests (successful, after the first). */
-export function warmTokens(rows: readonly StepRow[]): { read: number; input: number } | undefined {
-  if (rows.length === 0) return undefined
-  const warm = rows.filter((row) => row.ok && !row.cold)
+/** Cache-read and input tokens of several sessions' successful warm requests; undefined for none. */
+export function warmTokens(sessions: readonly SessionRows[]): { read: number; input: number } | undefined {
+  if (sessions.length === 0) return undefined
   return {
-    read: warm.reduce((total, row) => total + row.cacheReadTokens, 0),
-    input: warm.reduce((total, row) => total + row.inputTokens, 0),
+    read: sessions.reduce((total, session) => total + session.warm.read, 0),
+    input: sessions.reduce((total, session) => total + session.warm.input, 0),
   }
 }
 

@@ -13,19 +13,18 @@ import {
   headRow,
   kindChip,
   modelCell,
-  modelsText,
   percent,
   plural,
   type Session,
   sessionClass,
-  warmTokens,
 } from './html-parts.ts'
 import { stepLabel } from './labels.ts'
 import { escapeHtml } from './markup.ts'
 import { sessionLabel } from './session-key.ts'
+import { type SessionRows, WINDOW_CONTEXT } from './session-rows.ts'
 import { countText } from './text-table.ts'
 import type { StepRow } from './types.ts'
-import { IDLE_SECONDS, idleBefore, slotRows, windowRows } from './window.ts'
+import { windowRows } from './window.ts'
 
 /** A step table lists every request up to this many; a longer session lists those near its breaks. */
 const STEP_TABLE_LIMIT = 80
@@ -40,8 +39,8 @@ export function sessionSection(session: Session, eventOf: EventLookup, inGroup =
   const { rows, summary } = session
   const facts: string[] = []
   if (summary !== undefined) {
-    facts.push(escapeHtml(rows.length === 0 ? summary.model : modelsText(rows)))
-    const warm = warmTokens(rows)
+    facts.push(escapeHtml(rows === undefined ? summary.model : rows.modelsText()))
+    const warm = rows?.warm
     facts.push(
       `warm hit ratio ${percent(summary.hitRatioWarm)}${warm === undefined ? '' : ` (${countText(warm.read)} of ${countText(warm.input)} warm input tokens read from cache)`}`,
       `${countText(summary.lostTokens)} tokens lost`,
@@ -53,9 +52,10 @@ export function sessionSection(session: Session, eventOf: EventLookup, inGroup =
       ? 'no break'
       : `<span class="lost">${countText(session.breaks)} ${plural(session.breaks, 'break')}, ${dollars(session.lostUsd, 4)} lost</span>`,
   )
-  const failed = rows.filter((row) => !row.ok).length
+  const requests = rows?.count ?? 0
+  const failed = rows?.failed ?? 0
   facts.push(
-    `${countText(rows.length)} ${plural(rows.length, 'request')}${failed === 0 ? '' : ` (${failed} failed)`}`,
+    `${countText(requests)} ${plural(requests, 'request')}${failed === 0 ? '' : ` (${failed} failed)`}`,
   )
   const heading = inGroup
     ? `<h4>${conversationHeading(session)}</h4>`
@@ -64,7 +64,7 @@ export function sessionSection(session: Session, eventOf: EventLookup, inGroup =
     `<details class="session ${sessionClass(session)}" id="${session.anchor}"${session.breaks > 0 ? ' open' : ''}>`,
     `<summary>${heading}<span class="meta">${facts.join(' · ')}</span></summary>`,
   ]
-  if (rows.length === 0) {
+  if (rows === undefined) {
     parts.push('<p class="meta">No step rows for this session.</p>', '</details>')
     return parts.join('\n')
   }
@@ -73,7 +73,7 @@ export function sessionSection(session: Session, eventOf: EventLookup, inGroup =
     '<figure>',
     `<div class="chart-scroll">${sessionChart(rows, `${session.anchor}-chart`, `Tokens per request: ${label}`, { eventOf: (seq) => eventOf(session.key, seq) })}</div>`,
     '</figure>',
-    stepTable(session, eventOf),
+    stepTable(session, rows, eventOf),
     '</div>',
     '</details>',
   )
@@ -108,28 +108,22 @@ const PREDICTED_HEAD: readonly HeadCell[] = [
 ]
 
 /** The session's requests, or in a long session those near a break with one line for each quiet stretch. */
-function stepTable(session: Session, eventOf: EventLookup): string {
-  const { rows } = session
-  const predicted = rows.some((row) => row.predictedCacheReadTokens !== undefined)
+function stepTable(session: Session, rows: SessionRows, eventOf: EventLookup): string {
+  const predicted = rows.predicted
   // The prediction goes after cache-write.
   const after = STEP_HEAD.findIndex((cell) => cell.title === 'cache-write') + 1
   const head = predicted
     ? [...STEP_HEAD.slice(0, after), ...PREDICTED_HEAD, ...STEP_HEAD.slice(after)]
     : STEP_HEAD
   const optional = (value: number | undefined) => (value === undefined ? '' : countText(value))
-  const slots = windowRows(rows, {
-    limit: STEP_TABLE_LIMIT,
-    context: 2,
-    idleSeconds: IDLE_SECONDS,
-    stretches: 'one',
-  })
+  const slots = windowRows(rows, { limit: STEP_TABLE_LIMIT, context: WINDOW_CONTEXT, stretches: 'one' })
   const body = slots.map((slot) => {
-    if (slot.kind === 'span') return elidedRow(slotRows(rows, slot), head.length)
+    if (slot.kind === 'span') return elidedRow(rows, slot.start, slot.end, head.length)
     const index = slot.index
-    const row = rows[index] as StepRow
+    const row = rows.row(index)
     const broke = row.breakCause !== undefined || row.providerCause !== undefined
     const classes = [row.ok ? '' : 'failed', broke ? 'break' : ''].filter((name) => name !== '')
-    const idle = idleBefore(rows, index)
+    const idle = rows.idleBefore(index)
     const cells = [
       String(index + 1),
       `${escapeHtml(stepLabel(row))}${statusTag(row)}`,
@@ -146,7 +140,7 @@ function stepTable(session: Session, eventOf: EventLookup): string {
       countText(row.idealCacheReadTokens),
       countText(row.lostTokens),
       countText(row.providerLostTokens),
-      breakCell(row, session.key, eventOf, session.switched.get(row)),
+      breakCell(row, session.key, eventOf, rows.switched.get(row)),
       dollars(row.costUsd, 6),
       `${row.virtualTimeS.toFixed(3)}${idle === 0 ? '' : `<span class="sub">after idle ${durationText(idle)}</span>`}`,
       countText(row.latencyMs),
@@ -157,9 +151,9 @@ function stepTable(session: Session, eventOf: EventLookup): string {
   })
   const shown = slots.filter((slot) => slot.kind === 'request').length
   const summaryText =
-    shown === rows.length
-      ? `Steps (${countText(rows.length)} ${plural(rows.length, 'request')})`
-      : `Steps (${countText(shown)} of ${countText(rows.length)} requests: those near breaks, the rest summed)`
+    shown === rows.count
+      ? `Steps (${countText(rows.count)} ${plural(rows.count, 'request')})`
+      : `Steps (${countText(shown)} of ${countText(rows.count)} requests: those near breaks, the rest summed)`
   return [
     `<details><summary>${summaryText}</summary>`,
     '<div class="table-scroll"><table class="steps">',
@@ -171,15 +165,11 @@ function stepTable(session: Session, eventOf: EventLookup): string {
 }
 
 /** One line for a quiet stretch of a long session: how many requests, their hit ratio and cost. */
-function elidedRow(rows: readonly StepRow[], columns: number): string {
-  const first = rows[0] as StepRow
-  const last = rows[rows.length - 1] as StepRow
-  const ok = rows.filter((row) => row.ok)
-  const sum = (pick: (row: StepRow) => number) => ok.reduce((total, row) => total + pick(row), 0)
-  const input = sum((row) => row.inputTokens)
-  const hit = input === 0 ? undefined : sum((row) => row.cacheReadTokens) / input
-  const text = `${countText(rows.length)} requests without a break, ${stepLabel(first)} to ${stepLabel(last)}: hit ratio ${percent(hit)} of ${countText(input)} input tokens, ${countText(sum((row) => row.lostTokens))} tokens lost, ${dollars(
-    sum((row) => row.costUsd),
+function elidedRow(rows: SessionRows, start: number, end: number, columns: number): string {
+  const span = rows.span(start, end)
+  const hit = span.input === 0 ? undefined : span.read / span.input
+  const text = `${countText(span.count)} requests without a break, ${stepLabel(span.first)} to ${stepLabel(span.last)}: hit ratio ${percent(hit)} of ${countText(span.input)} input tokens, ${countText(span.lost)} tokens lost, ${dollars(
+    span.costUsd,
     4,
   )} (every row is in steps.csv)`
   return `<tr class="elided"><td colspan="${columns}">… ${text}</td></tr>`

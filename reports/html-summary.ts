@@ -6,14 +6,12 @@ import {
   dollars,
   type HeadCell,
   headRow,
-  modelsText,
   ratioCell,
   type Session,
   type SessionGroup,
   sessionClass,
   warmTokens,
 } from './html-parts.ts'
-import { modelText } from './labels.ts'
 import { escapeHtml } from './markup.ts'
 import { countText } from './text-table.ts'
 import type { SummaryRow } from './types.ts'
@@ -48,13 +46,13 @@ export function summarySection(groups: readonly SessionGroup[]): string {
   const body = groups.flatMap((group) => {
     const [only] = group.conversations
     if (only !== undefined && group.conversations.length === 1) return [sessionRow(only)]
-    const rows = group.conversations.flatMap((session) => session.rows)
+    const rows = group.conversations.flatMap((session) => (session.rows === undefined ? [] : [session.rows]))
     const warm = warmTokens(rows)
     // Conversations interleave: the session's models are the distinct ones, not a sequence of switches.
     const models =
       rows.length === 0
         ? group.total?.model
-        : [...new Set(group.conversations.flatMap((session) => session.rows.map(modelText)))].join(', ')
+        : [...new Set(rows.flatMap((session) => session.models))].join(', ')
     const labels = {
       scenario: `<a href="#${group.anchor}">${escapeHtml(group.key.scenario)}</a>`,
       variant: `${escapeHtml(group.key.variant)}<span class="sub">session of ${group.conversations.length} conversations</span>`,
@@ -68,13 +66,7 @@ export function summarySection(groups: readonly SessionGroup[]): string {
           variant: `<a href="#${session.anchor}">${conversationHeading(session)}</a>`,
           provider: providerCell(session.key.provider, sessionModels(session)),
         }
-        return summaryRow(
-          conversation,
-          session.summary,
-          session,
-          warmTokens(session.rows)?.input,
-          'conversation',
-        )
+        return summaryRow(conversation, session.summary, session, session.rows?.warm.input, 'conversation')
       }),
     ]
   })
@@ -98,7 +90,7 @@ function sessionRow(session: Session): string {
     variant: `${escapeHtml(variant)}${session.key.loop === 'dsh' ? '<span class="sub">DSH loop</span>' : ''}`,
     provider: providerCell(provider, session.summary === undefined ? undefined : sessionModels(session)),
   }
-  return summaryRow(labels, session.summary, session, warmTokens(session.rows)?.input)
+  return summaryRow(labels, session.summary, session, session.rows?.warm.input)
 }
 
 function summaryRow(
@@ -143,7 +135,7 @@ function summaryRow(
 
 /** The models a session used, in order; its summary's when it has no rows. */
 function sessionModels(session: Session): string | undefined {
-  return session.rows.length === 0 ? session.summary?.model : modelsText(session.rows)
+  return session.rows === undefined ? session.summary?.model : session.rows.modelsText()
 }
 
 /** The provider, and the models under it, a line breaking between models but never within a name. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { renderReport } from './html.ts'
+import { RunRows } from './session-rows.ts'
 import { summarize } from './summary.ts'
 import { CAPTURED_SESSION, capturedAgent, sessionRows } from './testing.ts'
 import type { StepRow } from './types.ts'
@@ -24,7 +25,7 @@ const broken = sessionRows({ scenario: 'system-change', variant: 'surface', prov
 ])
 
 function report(rows: readonly StepRow[], runId = 'sim-0001'): string {
-  return renderReport({ rows, summaries: summarize(rows), runId })
+  return renderReport({ rows: RunRows.of(rows), summaries: summarize(rows), runId })
 }
 
 describe('renderReport', () => {
@@ -89,7 +90,7 @@ describe('renderReport', () => {
 
   it('renders a session with no rows from its summary alone', () => {
     const summaries = summarize(broken)
-    const lone = renderReport({ rows: [], summaries, runId: 'sim-0002' })
+    const lone = renderReport({ rows: new RunRows(), summaries, runId: 'sim-0002' })
     expect(lone).toContain('No step rows for this session.')
     expect(lone).not.toContain('<svg class="chart')
   })
@@ -111,7 +112,7 @@ describe('renderReport: claims, variants left out and the provider side', () => 
     ],
   )
   const page = renderReport({
-    rows: expired,
+    rows: RunRows.of(expired),
     summaries: summarize(expired),
     runId: 'sim-0002',
     claims: [
@@ -160,7 +161,7 @@ describe('renderReport: a run of many sessions', () => {
     { read: 5900, uncached: 300 },
   ])
   const page = renderReport({
-    rows: [...appendOnly, ...quiet, ...broken],
+    rows: RunRows.of([...appendOnly, ...quiet, ...broken]),
     summaries: summarize([...appendOnly, ...quiet, ...broken]),
     runId: 'sim-0003',
     breakEvents: [

@@ -28,16 +28,16 @@ import {
 } from './html-parts.ts'
 import { sessionSection } from './html-session.ts'
 import { summarySection } from './html-summary.ts'
-import { previousModels, stepLabel } from './labels.ts'
+import { stepLabel } from './labels.ts'
 import type { LibraryReport } from './libraries.ts'
 import { librariesSection } from './libraries-html.ts'
 import type { LoopComparison } from './loops.ts'
 import { loopsSection, type SessionInexpressible } from './loops-html.ts'
 import { escapeHtml } from './markup.ts'
-import { groupBySession, type SessionKey, sessionKeyString, sessionLabel } from './session-key.ts'
+import { type SessionKey, sessionKeyString, sessionLabel } from './session-key.ts'
+import { IDLE_SECONDS, type RunRows } from './session-rows.ts'
 import { countText } from './text-table.ts'
 import type { ClaimResult, StepRow, SummaryRow } from './types.ts'
-import { IDLE_SECONDS } from './window.ts'
 
 /** A session the run left out because its model cannot serve the variant. */
 export interface LeftOut {
@@ -50,8 +50,8 @@ export interface LeftOut {
 
 /** What a report shows. */
 export interface ReportInput {
-  /** Every request of the run, in run order. */
-  rows: readonly StepRow[]
+  /** Every request of the run, by session (`RunRows.of` a run's rows, or built as they arrive). */
+  rows: RunRows
   /** The run's summary, one row per session. */
   summaries: readonly SummaryRow[]
   /** The run id, shown in the title. */
@@ -166,7 +166,7 @@ export function renderReport(input: ReportInput): string {
   const hasLibraries = (input.libraries?.comparisons.length ?? 0) + (input.libraries?.absent.length ?? 0) > 0
   const eventOf = breakEventIndex(input.breakEvents ?? [])
   const worstFirst = [...groups].sort(worseFirst)
-  const requests = input.rows.length
+  const requests = input.rows.count
   const broken = sessions.filter((session) => session.breaks > 0).length
   const cost = sessions.reduce((total, session) => total + (session.summary?.costUsd ?? 0), 0)
   const lost = sessions.reduce((total, session) => total + session.lostUsd, 0)
@@ -229,14 +229,12 @@ export function renderReport(input: ReportInput): string {
 
 /** Sessions in summary order, then any that only have rows, each with its rows, summary and losses. */
 function sessionsOf(input: ReportInput): Session[] {
-  const rowsByKey = new Map(
-    groupBySession(input.rows).map((group) => [sessionKeyString(group[0] as StepRow), group]),
-  )
+  const rowsByKey = input.rows.bySession()
   const keys = new Map<
     string,
     { key: SessionKey; labels: Pick<StepRow, 'session' | 'conversationKind' | 'agent'> }
   >()
-  for (const row of [...input.summaries, ...input.rows]) {
+  const labelled = (row: SummaryRow | StepRow) => {
     const key = sessionKeyString(row)
     if (!keys.has(key))
       keys.set(key, {
@@ -249,28 +247,26 @@ function sessionsOf(input: ReportInput): Session[] {
         labels: row,
       })
   }
+  for (const summary of input.summaries) labelled(summary)
+  for (const session of rowsByKey.values()) labelled(session.first)
   const summaries = new Map(input.summaries.map((summary) => [sessionKeyString(summary), summary]))
   return [...keys.entries()].map(([keyString, { key, labels }], index) => {
     const summary = summaries.get(keyString)
-    const rows = rowsByKey.get(keyString) ?? []
-    const ok = rows.filter((row) => row.ok)
+    const rows = rowsByKey.get(keyString)
     return {
       key,
       ...(labels.session !== undefined ? { session: labels.session } : {}),
       kind: labels.conversationKind ?? 'main',
       ...(labels.agent !== undefined ? { agent: labels.agent } : {}),
-      switched: previousModels(rows),
       order: index,
       anchor: `session-${index + 1}`,
       summary,
       rows,
       lostUsd:
         summary === undefined
-          ? ok.reduce((total, row) => total + rowLostUsd(row) + row.providerLostUsd, 0)
+          ? (rows?.lostUsd ?? 0)
           : summary.costUsd - summary.idealCostUsd + summary.providerLostUsd,
-      breaks:
-        summary?.breaks ??
-        ok.filter((row) => row.breakCause !== undefined || row.providerCause !== undefined).length,
+      breaks: summary?.breaks ?? rows?.breakRows.length ?? 0,
       claimsFailed: summary?.claimsFailed ?? 0,
     }
   })
@@ -350,9 +346,11 @@ function costliestSection(
       : `<a href="#${session.anchor}">${escapeHtml(sessionLabel(group.key))}</a><span class="sub">${conversationHeading(session)}</span>`
   }
   const breaks = sessions.flatMap((session) =>
-    session.rows
-      .filter((row) => row.ok && (row.breakCause !== undefined || row.providerCause !== undefined))
-      .map((row) => ({ session, row, lostUsd: rowLostUsd(row) + row.providerLostUsd })),
+    (session.rows?.breakRows ?? []).map((row) => ({
+      session,
+      row,
+      lostUsd: rowLostUsd(row) + row.providerLostUsd,
+    })),
   )
   if (breaks.length === 0)
     return '<section id="costliest"><h2>Costliest breaks</h2><p class="meta">No request broke the cache.</p></section>'
@@ -362,7 +360,7 @@ function costliestSection(
     .slice(0, COSTLIEST_BREAKS)
   const body = top.map(
     ({ session, row, lostUsd }) =>
-      `<tr><td class="num lost">${dollars(lostUsd, 4)}</td><td class="num">${countText(row.lostTokens + row.providerLostTokens)}</td><td class="label">${label(session)}</td><td class="label">${escapeHtml(stepLabel(row))}</td><td class="label wrap">${breakCell(row, session.key, eventOf, session.switched.get(row))}</td></tr>`,
+      `<tr><td class="num lost">${dollars(lostUsd, 4)}</td><td class="num">${countText(row.lostTokens + row.providerLostTokens)}</td><td class="label">${label(session)}</td><td class="label">${escapeHtml(stepLabel(row))}</td><td class="label wrap">${breakCell(row, session.key, eventOf, session.rows?.switched.get(row))}</td></tr>`,
   )
   return [
     '<section id="costliest">',

@@ -250,10 +250,19 @@ export interface RewriteSummary {
 
 /** The rewrites table: per class, its requests, write tokens and their share, missed tokens and dollars. */
 export function rewritesTable(entries: readonly ObservedRow[]): RewriteSummary[] {
-  const totalWrites = entries.reduce((sum, entry) => sum + entry.rewrite.writeTokens, 0)
-  const byClass = new Map<RewriteClass, RewriteSummary>()
-  for (const { row, rewrite } of entries) {
-    const summary = byClass.get(rewrite.class) ?? {
+  const tally = new RewritesTally()
+  for (const entry of entries) tally.add(entry)
+  return tally.result()
+}
+
+/** The rewrites table of rows added one at a time. */
+export class RewritesTally {
+  private totalWrites = 0
+  private readonly byClass = new Map<RewriteClass, RewriteSummary>()
+
+  add({ row, rewrite }: ObservedRow): void {
+    this.totalWrites += rewrite.writeTokens
+    const summary = this.byClass.get(rewrite.class) ?? {
       class: rewrite.class,
       requests: 0,
       writeTokens: 0,
@@ -265,11 +274,18 @@ export function rewritesTable(entries: readonly ObservedRow[]): RewriteSummary[]
     summary.writeTokens += rewrite.writeTokens
     summary.missedTokens += rewrite.missedTokens
     summary.lostUsd += row.costUsd - row.idealCostUsd + row.providerLostUsd
-    byClass.set(rewrite.class, summary)
+    this.byClass.set(rewrite.class, summary)
   }
-  return [...byClass.values()]
-    .map((summary) => ({ ...summary, writeShare: totalWrites === 0 ? 0 : summary.writeTokens / totalWrites }))
-    .sort((a, b) => b.writeTokens - a.writeTokens || b.missedTokens - a.missedTokens)
+
+  result(): RewriteSummary[] {
+    const totalWrites = this.totalWrites
+    return [...this.byClass.values()]
+      .map((summary) => ({
+        ...summary,
+        writeShare: totalWrites === 0 ? 0 : summary.writeTokens / totalWrites,
+      }))
+      .sort((a, b) => b.writeTokens - a.writeTokens || b.missedTokens - a.missedTokens)
+  }
 }
 
 /**
@@ -279,33 +295,34 @@ export function rewritesTable(entries: readonly ObservedRow[]): RewriteSummary[]
  */
 export function costWithHourTtl(entries: readonly ObservedRow[]): number {
   let total = 0
-  for (const { row, rewrite, model } of entries) {
-    const prices = model.entry.prices
-    if (model.entry.cache.kind !== 'anthropic' || prices.cacheWrite1h === undefined) {
-      total += row.costUsd
-      continue
-    }
-    const saved =
-      rewrite.class === 'ttl-expired' && (rewrite.gapSeconds ?? Number.POSITIVE_INFINITY) <= 3600
-        ? Math.min(rewrite.missedTokens, row.cacheWriteTokens + row.uncachedTokens)
-        : 0
-    const buckets = bucketsOf({
-      input: row.inputTokens,
-      uncached: row.uncachedTokens,
-      cacheRead: row.cacheReadTokens,
-      cacheWrite: row.cacheWriteTokens,
-      output: row.outputTokens,
-      raw: {},
-    })
-    const writes = buckets.write5m + buckets.write1h
-    const movedFromWrites = Math.min(saved, writes)
-    const movedFromUncached = saved - movedFromWrites
-    total +=
-      ((row.cacheReadTokens + saved) * prices.cacheRead +
-        (writes - movedFromWrites) * prices.cacheWrite1h +
-        (row.uncachedTokens - movedFromUncached) * prices.input +
-        row.outputTokens * prices.output) /
-      1_000_000
-  }
+  for (const entry of entries) total += hourTtlCost(entry)
   return total
+}
+
+/** One request's cost with every Anthropic prefix living 1 hour (`costWithHourTtl`). */
+export function hourTtlCost({ row, rewrite, model }: ObservedRow): number {
+  const prices = model.entry.prices
+  if (model.entry.cache.kind !== 'anthropic' || prices.cacheWrite1h === undefined) return row.costUsd
+  const saved =
+    rewrite.class === 'ttl-expired' && (rewrite.gapSeconds ?? Number.POSITIVE_INFINITY) <= 3600
+      ? Math.min(rewrite.missedTokens, row.cacheWriteTokens + row.uncachedTokens)
+      : 0
+  const buckets = bucketsOf({
+    input: row.inputTokens,
+    uncached: row.uncachedTokens,
+    cacheRead: row.cacheReadTokens,
+    cacheWrite: row.cacheWriteTokens,
+    output: row.outputTokens,
+    raw: {},
+  })
+  const writes = buckets.write5m + buckets.write1h
+  const movedFromWrites = Math.min(saved, writes)
+  const movedFromUncached = saved - movedFromWrites
+  return (
+    ((row.cacheReadTokens + saved) * prices.cacheRead +
+      (writes - movedFromWrites) * prices.cacheWrite1h +
+      (row.uncachedTokens - movedFromUncached) * prices.input +
+      row.outputTokens * prices.output) /
+    1_000_000
+  )
 }

@@ -9,58 +9,121 @@ const ratio = (part: number, whole: number): number | undefined => (whole === 0 
 
 /** Summarize rows, one summary per (scenario, variant, provider), in first-seen order. */
 export function summarize(rows: readonly StepRow[]): SummaryRow[] {
-  const groups = new Map<string, StepRow[]>()
-  for (const row of rows) {
-    const key = sessionKeyString(row)
-    const group = groups.get(key)
-    if (group === undefined) groups.set(key, [row])
-    else group.push(row)
-  }
-  return [...groups.values()].map(summarizeGroup)
+  const tally = new SummaryTally()
+  for (const row of rows) tally.add(row)
+  return tally.result()
 }
 
-function summarizeGroup(rows: StepRow[]): SummaryRow {
-  const first = rows[0] as StepRow
-  const ok = rows.filter((row) => row.ok)
-  const warm = ok.filter((row) => !row.cold)
-  const sum = (list: StepRow[], pick: (row: StepRow) => number) =>
-    list.reduce((total, row) => total + pick(row), 0)
-  const input = sum(ok, (row) => row.inputTokens)
-  const read = sum(ok, (row) => row.cacheReadTokens)
-  const write = sum(ok, (row) => row.cacheWriteTokens)
-  const warmInput = sum(warm, (row) => row.inputTokens)
-  const warmRead = sum(warm, (row) => row.cacheReadTokens)
-  const breaks = ok.filter((row) => row.breakCause !== undefined || row.providerCause !== undefined)
-  // The break that cost most, counting the client's change and the provider side together.
-  const largest = breaks.reduce<StepRow | undefined>(
-    (best, row) => (best === undefined || breakTokens(row) > breakTokens(best) ? row : best),
-    undefined,
-  )
+/** One session's running sums over its successful requests, in row order. */
+interface GroupSums {
+  first: StepRow
+  rows: number
+  ok: number
+  input: number
+  read: number
+  write: number
+  uncached: number
+  output: number
+  warmInput: number
+  warmRead: number
+  ideal: number
+  lost: number
+  providerLost: number
+  providerLostUsd: number
+  cost: number
+  idealCost: number
+  breaks: number
+  /** The break that cost most (the first of equals), counting the client's change and the provider side together. */
+  largest: StepRow | undefined
+}
+
+/** The summaries of rows added one at a time: what `summarize` gives for the same rows in the same order. */
+export class SummaryTally {
+  private readonly groups = new Map<string, GroupSums>()
+
+  add(row: StepRow): void {
+    const key = sessionKeyString(row)
+    let group = this.groups.get(key)
+    if (group === undefined) {
+      group = {
+        first: row,
+        rows: 0,
+        ok: 0,
+        input: 0,
+        read: 0,
+        write: 0,
+        uncached: 0,
+        output: 0,
+        warmInput: 0,
+        warmRead: 0,
+        ideal: 0,
+        lost: 0,
+        providerLost: 0,
+        providerLostUsd: 0,
+        cost: 0,
+        idealCost: 0,
+        breaks: 0,
+        largest: undefined,
+      }
+      this.groups.set(key, group)
+    }
+    group.rows += 1
+    if (!row.ok) return
+    group.ok += 1
+    group.input += row.inputTokens
+    group.read += row.cacheReadTokens
+    group.write += row.cacheWriteTokens
+    group.uncached += row.uncachedTokens
+    group.output += row.outputTokens
+    if (!row.cold) {
+      group.warmInput += row.inputTokens
+      group.warmRead += row.cacheReadTokens
+    }
+    group.ideal += row.idealCacheReadTokens
+    group.lost += row.lostTokens
+    group.providerLost += row.providerLostTokens
+    group.providerLostUsd += row.providerLostUsd
+    group.cost += row.costUsd
+    group.idealCost += row.idealCostUsd
+    if (row.breakCause !== undefined || row.providerCause !== undefined) {
+      group.breaks += 1
+      if (group.largest === undefined || breakTokens(row) > breakTokens(group.largest)) group.largest = row
+    }
+  }
+
+  /** One summary per session, in first-seen order. */
+  result(): SummaryRow[] {
+    return [...this.groups.values()].map(summaryOf)
+  }
+}
+
+function summaryOf(group: GroupSums): SummaryRow {
+  const { first, largest } = group
   return {
     runId: first.runId,
     scenario: first.scenario,
     variant: first.variant,
     provider: first.provider,
     model: first.model,
-    requests: ok.length,
-    failedAttempts: rows.length - ok.length,
-    inputTokens: input,
-    cacheReadTokens: read,
-    cacheWriteTokens: write,
-    uncachedTokens: sum(ok, (row) => row.uncachedTokens),
-    outputTokens: sum(ok, (row) => row.outputTokens),
-    hitRatioWarm: ratio(warmRead, warmInput),
-    warmInputTokens: warmInput,
-    warmCacheReadTokens: warmRead,
-    hitRatioAll: ratio(read, input),
-    writeRatio: ratio(write, input),
-    idealCacheReadTokens: sum(ok, (row) => row.idealCacheReadTokens),
-    lostTokens: sum(ok, (row) => row.lostTokens),
-    providerLostTokens: sum(ok, (row) => row.providerLostTokens),
-    providerLostUsd: sum(ok, (row) => row.providerLostUsd),
-    costUsd: sum(ok, (row) => row.costUsd),
-    idealCostUsd: sum(ok, (row) => row.idealCostUsd),
-    breaks: breaks.length,
+    requests: group.ok,
+    failedAttempts: group.rows - group.ok,
+    inputTokens: group.input,
+    cacheReadTokens: group.read,
+    cacheWriteTokens: group.write,
+    uncachedTokens: group.uncached,
+    outputTokens: group.output,
+    hitRatioWarm: ratio(group.warmRead, group.warmInput),
+    warmInputTokens: group.warmInput,
+    warmCacheReadTokens: group.warmRead,
+    hitRatioAll: ratio(group.read, group.input),
+    writeRatio: ratio(group.write, group.input),
+    idealCacheReadTokens: group.ideal,
+    lostTokens: group.lost,
+    providerLostTokens: group.providerLost,
+    providerLostUsd: group.providerLostUsd,
+    costUsd: group.cost,
+    idealCostUsd: group.idealCost,
+    breaks: group.breaks,
     claimsHeld: 0,
     claimsFailed: 0,
     largestBreak:

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest'
+import { SessionRows } from './session-rows.ts'
 import { type StepSketch, sessionRows } from './testing.ts'
 import type { StepRow } from './types.ts'
 import { type Slot, slotEnd, slotStart, type WindowOptions, windowRows } from './window.ts'
 
-const chart: WindowOptions = { limit: 200, context: 2, idleSeconds: 60, stretches: 'bins' }
+const chart: WindowOptions = { limit: 200, context: 2, stretches: 'bins' }
 const table: WindowOptions = { ...chart, limit: 80, stretches: 'one' }
 
 function session(length: number, sketch: (index: number) => StepSketch = () => ({})): StepRow[] {
@@ -35,14 +36,14 @@ const requestAt = (slots: readonly Slot[], index: number) =>
 
 describe('windowRows', () => {
   it('gives a session that fits one slot per request', () => {
-    const slots = windowRows(session(150), chart)
+    const slots = windowRows(SessionRows.of(session(150)), chart)
     expect(slots).toHaveLength(150)
     expect(slots.every((slot) => slot.kind === 'request')).toBe(true)
   })
 
   it('keeps a long session within the limit, covering every request exactly once', () => {
     for (const length of [201, 777, 1440, 5000]) {
-      const slots = windowRows(session(length), chart)
+      const slots = windowRows(SessionRows.of(session(length)), chart)
       expect(slots.length).toBeLessThanOrEqual(chart.limit)
       expectCoverage(slots, length)
     }
@@ -60,7 +61,7 @@ describe('windowRows', () => {
     )
     // The idle gap moves every later request: keep times rising.
     for (const row of rows.slice(1201)) row.virtualTimeS += 400
-    const slots = windowRows(rows, chart)
+    const slots = windowRows(SessionRows.of(rows), chart)
     for (const index of [0, 598, 599, 600, 601, 602, 900, 1200, 1439])
       expect(requestAt(slots, index)).toBe(true)
     expectCoverage(slots, rows.length)
@@ -68,7 +69,7 @@ describe('windowRows', () => {
 
   it('sums each quiet stretch of a table into one line', () => {
     const rows = session(1000, (index) => (index === 500 ? { breakCause: 'system-replace', lost: 900 } : {}))
-    const slots = windowRows(rows, table)
+    const slots = windowRows(SessionRows.of(rows), table)
     expect(slots.filter((slot) => slot.kind === 'span')).toEqual([
       { kind: 'span', start: 3, end: 498 },
       { kind: 'span', start: 503, end: 997 },
@@ -78,10 +79,10 @@ describe('windowRows', () => {
 
   it('bins a chart evenly when breaks are everywhere, and a table still lists every break', () => {
     const rows = session(1000, (index) => (index % 2 === 0 ? { breakCause: 'after-slot', lost: 900 } : {}))
-    const drawn = windowRows(rows, chart)
+    const drawn = windowRows(SessionRows.of(rows), chart)
     expect(drawn.length).toBeLessThanOrEqual(chart.limit)
     expectCoverage(drawn, rows.length)
-    const listed = windowRows(rows, table)
+    const listed = windowRows(SessionRows.of(rows), table)
     expect(listed.filter((slot) => slot.kind === 'request')).toHaveLength(1000)
   })
 })

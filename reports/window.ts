@@ -2,7 +2,12 @@
 // first and last) kept on its own, the quiet stretches between them drawn as averaged spans. The chart
 // and the step table of report.html both read a session through this, so neither grows with its length.
 
-import type { StepRow } from './types.ts'
+/** What a window reads of a session: how many requests, and which need their own slot. */
+export interface WindowSource {
+  readonly count: number
+  /** Notable (a break, a failure, the cold first request) or after an idle gap. */
+  keeps(index: number): boolean
+}
 
 /** One column of a chart or one line of a table: a request, or consecutive requests taken together. */
 export type Slot =
@@ -17,8 +22,6 @@ export interface WindowOptions {
   limit: number
   /** Requests kept on each side of a notable one. */
   context: number
-  /** A gap in virtual time of at least this many seconds before a request makes it notable. */
-  idleSeconds: number
   /**
    * `bins`: a quiet stretch becomes as many spans as the room left allows (a chart keeps its shape);
    * `one`: each stretch is one span (a table says "n requests" once).
@@ -26,47 +29,28 @@ export interface WindowOptions {
   stretches: 'bins' | 'one'
 }
 
-/** Gaps this long between two requests are drawn on the time axis. */
-export const IDLE_SECONDS = 60
-
-/** Whether a request needs its own slot: a break on either side, a failed attempt, the cold first request. */
-export function isNotable(row: StepRow): boolean {
-  return !row.ok || row.cold || row.breakCause !== undefined || row.providerCause !== undefined
-}
-
-/** Seconds of virtual time between a request and the one before it, when that is an idle gap. */
-export function idleBefore(rows: readonly StepRow[], index: number, idleSeconds = IDLE_SECONDS): number {
-  const row = rows[index]
-  const previous = rows[index - 1]
-  if (row === undefined || previous === undefined) return 0
-  const gap = row.virtualTimeS - previous.virtualTimeS
-  return gap >= idleSeconds ? gap : 0
-}
-
 /** The slots of a session's rows, in order, covering every row exactly once. */
-export function windowRows(rows: readonly StepRow[], options: WindowOptions): Slot[] {
-  const count = rows.length
-  if (count <= options.limit) return rows.map((_, index) => ({ kind: 'request', index }))
-  const kept = new Array<boolean>(count).fill(false)
+export function windowRows(source: WindowSource, options: WindowOptions): Slot[] {
+  const count = source.count
+  if (count <= options.limit) return Array.from({ length: count }, (_, index) => ({ kind: 'request', index }))
+  const kept = new Uint8Array(count)
   const keep = (index: number) => {
     for (let near = index - options.context; near <= index + options.context; near += 1)
-      if (near >= 0 && near < count) kept[near] = true
+      if (near >= 0 && near < count) kept[near] = 1
   }
   keep(0)
   keep(count - 1)
-  for (const [index, row] of rows.entries()) {
-    if (isNotable(row) || idleBefore(rows, index, options.idleSeconds) > 0) keep(index)
-  }
+  for (let index = 0; index < count; index += 1) if (source.keeps(index)) keep(index)
   const stretches: Array<{ start: number; end: number }> = []
   let keptCount = 0
   for (let index = 0; index < count; ) {
-    if (kept[index] === true) {
+    if (kept[index] === 1) {
       keptCount += 1
       index += 1
       continue
     }
     const start = index
-    while (index < count && kept[index] !== true) index += 1
+    while (index < count && kept[index] !== 1) index += 1
     stretches.push({ start, end: index })
   }
   // Notable requests everywhere (a break on every step): the chart bins the whole session evenly instead.
@@ -103,11 +87,6 @@ function stretchSlots(stretch: { start: number; end: number }, share: number): S
     slots.push(end - start === 1 ? { kind: 'request', index: start } : { kind: 'span', start, end })
   }
   return slots
-}
-
-/** The rows a slot covers. */
-export function slotRows(rows: readonly StepRow[], slot: Slot): readonly StepRow[] {
-  return slot.kind === 'request' ? rows.slice(slot.index, slot.index + 1) : rows.slice(slot.start, slot.end)
 }
 
 /** The index of a slot's first row. */

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest'
 import { startLoopback } from '../providers/mock/loopback.ts'
 import { stepsCsv } from '../reports/csv.ts'
 import { renderReport } from '../reports/html.ts'
+import { RunRows } from '../reports/session-rows.ts'
 import { summarize } from '../reports/summary.ts'
 import { appendOnly } from './append-only.ts'
 import { runSession } from './run.ts'
@@ -48,7 +49,7 @@ describe('no key reaches anything cachelab writes', () => {
         writeFileSync(join(dir, `${provider}.csv`), stepsCsv(rows))
         writeFileSync(
           join(dir, `${provider}.html`),
-          renderReport({ rows, summaries: summarize(rows), runId: 'live-test' }),
+          renderReport({ rows: RunRows.of(rows), summaries: summarize(rows), runId: 'live-test' }),
         )
       }
     } finally {

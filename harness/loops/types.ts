@@ -34,3 +34,10 @@ export interface Inexpressible {
   /** Why the loop cannot express it. */
   reason: string
 }
+
+/** A scenario event an external loop could not express, with its session. */
+export interface LoopInexpressible extends Inexpressible {
+  /** `<scenario>.<variant>.<provider>`. */
+  sessionId: string
+  loop: LoopName
+}
