@@ -78,6 +78,21 @@ export function sameSegment(left: Segment | undefined, right: Segment | undefine
   return left !== undefined && right !== undefined && left.text === right.text && left.frame === right.frame
 }
 
+/**
+ * How many leading segments of `prompt` are known, from `base` links alone, to be the very objects of
+ * `segments` (whose own `base` is `segmentsBase`): the prompt is that array, or was built from it, or
+ * both were built from one earlier array (a prompt and the same prompt extended by its answer).
+ */
+function identicalPrefix(prompt: Prompt, segments: readonly Segment[], segmentsBase: Prompt['base']): number {
+  if (prompt.segments === segments) return segments.length
+  const base = prompt.base
+  if (base?.segments === segments) return base.count
+  if (segmentsBase === undefined) return 0
+  if (segmentsBase.segments === prompt.segments) return segmentsBase.count
+  if (base?.segments === segmentsBase.segments) return Math.min(base.count, segmentsBase.count)
+  return 0
+}
+
 /** Every child of a node. */
 export function* childrenOf<T>(node: TrieNode<T>): Iterable<TrieNode<T>> {
   for (const list of node.children.values()) yield* list
@@ -102,7 +117,11 @@ export class PrefixTrie<T> {
     used: 0,
   }
   /** The last path walked or inserted and its segments: the next request of a session usually repeats it. */
-  private cursor: { segments: readonly Segment[]; path: Array<TrieNode<T>> } = { segments: [], path: [] }
+  private cursor: {
+    segments: readonly Segment[]
+    base: Prompt['base']
+    path: Array<TrieNode<T>>
+  } = { segments: [], base: undefined, path: [] }
 
   /** `meter`: where the trie counts its estimated bytes (a fresh one of its own by default). */
   constructor(meter: TrieMeter = { bytes: 0 }) {
@@ -114,15 +133,10 @@ export class PrefixTrie<T> {
    * comparison is a pointer check): the shared prefix costs no map lookups.
    */
   private reuse(prompt: Prompt, limit: number): TrieNode<T>[] {
-    const { segments, path } = this.cursor
+    const { segments, base, path } = this.cursor
     const bound = Math.min(limit, path.length, segments.length)
     // Segments the prompt took over from the remembered one are the same objects: no need to compare them.
-    let index =
-      prompt.segments === segments
-        ? bound
-        : prompt.base?.segments === segments
-          ? Math.min(prompt.base.count, bound)
-          : 0
+    let index = Math.min(identicalPrefix(prompt, segments, base), bound)
     for (; index < bound; index += 1) {
       const current = prompt.segments[index]
       const previous = segments[index]
@@ -133,7 +147,7 @@ export class PrefixTrie<T> {
   }
 
   private remember(prompt: Prompt, path: Array<TrieNode<T>>): void {
-    this.cursor = { segments: prompt.segments, path }
+    this.cursor = { segments: prompt.segments, base: prompt.base, path }
   }
 
   /** The nodes of the longest stored prefix of `prompt`, root excluded: `path[i]` holds segment i. */
@@ -150,15 +164,26 @@ export class PrefixTrie<T> {
       node = child
     }
     const path = added.length === 0 ? reused : reused.concat(added)
-    if (path.length === limit) this.remember(prompt, path)
+    // A partial path is remembered too when it is no shorter: the session's next call (the insert of
+    // this prompt, or of it extended by its answer) then starts from it.
+    if (path.length === limit || path.length >= this.cursor.path.length) this.remember(prompt, path)
     this.mark(path)
     return path
   }
 
-  /** Mark a path as used by the current request (least recently used nodes are evicted first). */
+  /**
+   * Mark a path as used by the current request (least recently used nodes are evicted first). Marks
+   * cover whole paths from the root and ticks only grow, so a node already marked with this tick has
+   * every ancestor marked with it too: marking goes from the deepest node up and stops there (the
+   * request's later walks over its own path cost what they add).
+   */
   private mark(path: ReadonlyArray<TrieNode<T>>): void {
     const tick = this.meter.tick ?? 0
-    for (const node of path) node.used = tick
+    for (let index = path.length - 1; index >= 0; index -= 1) {
+      const node = path[index] as TrieNode<T>
+      if (node.used === tick) return
+      node.used = tick
+    }
   }
 
   /** Store segments 0..count-1 of `prompt`, creating missing nodes; returns the full path. */
@@ -295,7 +320,7 @@ export class PrefixTrie<T> {
       return allDead
     }
     visit(this.root)
-    this.cursor = { segments: [], path: [] }
+    this.cursor = { segments: [], base: undefined, path: [] }
     if (this.root.children.size === 0) this.meter.tries?.delete(this as PrefixTrie<unknown>)
     return removed
   }
