@@ -20,9 +20,11 @@ export interface TrieNode<T> {
   /** The simulator's state for this prefix (entry lifetime, write time, …). */
   data: T | undefined
   /**
-   * The meter's tick of the latest request whose walk or insert passed through this node. A walk marks
-   * every node of its path, so a node is never marked later than its parent: evicting the nodes used
-   * before a tick removes whole subtrees.
+   * The meter's tick of the latest request whose walk or insert ended at this node. The tick a node was
+   * last used at (passed through) is the largest `used` in its subtree: a walk marks only its path's
+   * last node, so that a request costs no pass over its whole path. `prune` and `bytesByUse` take the
+   * largest over each subtree (and store it on the node); a node is never used later than its parent,
+   * so evicting the nodes used before a tick removes whole subtrees.
    */
   used: number
   /** The children sorted by tokens, once there are enough of them to search rather than scan. */
@@ -172,18 +174,12 @@ export class PrefixTrie<T> {
   }
 
   /**
-   * Mark a path as used by the current request (least recently used nodes are evicted first). Marks
-   * cover whole paths from the root and ticks only grow, so a node already marked with this tick has
-   * every ancestor marked with it too: marking goes from the deepest node up and stops there (the
-   * request's later walks over its own path cost what they add).
+   * Mark a path as used by the current request (least recently used nodes are evicted first): its last
+   * node stands for the whole path (see `used`; ticks only grow, so the latest is the largest).
    */
   private mark(path: ReadonlyArray<TrieNode<T>>): void {
-    const tick = this.meter.tick ?? 0
-    for (let index = path.length - 1; index >= 0; index -= 1) {
-      const node = path[index] as TrieNode<T>
-      if (node.used === tick) return
-      node.used = tick
-    }
+    const last = path.at(-1)
+    if (last !== undefined) last.used = this.meter.tick ?? 0
   }
 
   /** Store segments 0..count-1 of `prompt`, creating missing nodes; returns the full path. */
@@ -300,12 +296,16 @@ export class PrefixTrie<T> {
   prune(dead: (data: T | undefined) => boolean): number {
     let removed = 0
     const evictBefore = this.meter.evictBefore ?? Number.NEGATIVE_INFINITY
+    // Children first: a node was last used when the latest walk through its subtree was (`used`), removed
+    // children included, and keeps that tick.
     const visit = (node: TrieNode<T>): boolean => {
-      let allDead = node !== this.root && (node.used < evictBefore || dead(node.data))
+      let anyKept = false
       let dropped = false
       for (const [text, list] of node.children) {
         const kept = list.filter((child) => {
-          if (!visit(child)) return true
+          const gone = visit(child)
+          node.used = Math.max(node.used, child.used)
+          if (!gone) return true
           removed += 1
           dropped = true
           this.meter.bytes -= nodeBytes(child.segment as Segment)
@@ -314,10 +314,10 @@ export class PrefixTrie<T> {
         })
         if (kept.length === 0) node.children.delete(text)
         else node.children.set(text, kept)
-        if (kept.length > 0) allDead = false
+        if (kept.length > 0) anyKept = true
       }
       if (dropped && node.siblings !== undefined) this.dropIndex(node)
-      return allDead
+      return node !== this.root && !anyKept && (node.used < evictBefore || dead(node.data))
     }
     visit(this.root)
     this.cursor = { segments: [], base: undefined, path: [] }
@@ -327,10 +327,12 @@ export class PrefixTrie<T> {
 
   /** Add each node's estimated bytes to `into` under the tick it was last used at (eviction's survey). */
   bytesByUse(into: Map<number, number>): void {
+    // Children first, to take each node's tick over its subtree (see `used`).
     const visit = (node: TrieNode<T>): void => {
       for (const child of childrenOf(node)) {
-        into.set(child.used, (into.get(child.used) ?? 0) + nodeBytes(child.segment as Segment))
         visit(child)
+        node.used = Math.max(node.used, child.used)
+        into.set(child.used, (into.get(child.used) ?? 0) + nodeBytes(child.segment as Segment))
       }
     }
     visit(this.root)
