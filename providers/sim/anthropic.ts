@@ -269,6 +269,10 @@ interface EntryRead {
  * Each breakpoint walks back through its window (a run of tool_use or tool_result blocks counts once
  * under the current rule) for a live entry; the deepest hit over all breakpoints is read. `bounds` caps the
  * readable depth in tokens and lifts expiry or the window for a counterfactual probe.
+ *
+ * A walk stops at its first hit or at the end of its window, so a read costs the distance back to the
+ * entry, not the length of the prompt. Without a window (an unbounded probe) every breakpoint's window
+ * reaches the start and the deepest breakpoint's hit is the deepest of all: only it walks.
  */
 function readEntries(
   trie: PrefixTrie<Slot>,
@@ -279,7 +283,6 @@ function readEntries(
 ): EntryRead {
   const path = trie.walk(prompt)
   const segments = prompt.segments
-  const lookback = bounds.unbounded ? Number.POSITIVE_INFINITY : rules.lookback
   const readable = (depth: number) => {
     const data = path[depth - 1]?.data
     return (
@@ -288,31 +291,49 @@ function readEntries(
       tokensThrough(prompt, depth) <= bounds.limit
     )
   }
-  const inWindow: boolean[] = []
+  const placed = prompt.placed ?? []
+  /** Each breakpoint's window: the positions `low..high` it reached. */
+  const windows: Array<{ low: number; high: number }> = []
   let depth = 0
-  for (const { index } of prompt.placed ?? []) {
-    let found = false
-    let distance = 0
-    for (let cursor = index; cursor >= 0; cursor -= 1) {
-      // One position more per block, except within a run of tool_use (or tool_result) blocks.
-      const next = segments[cursor + 1]
-      const run = segments[cursor]?.run
-      if (cursor < index && !(rules.collapseToolRuns && run !== undefined && next?.run === run)) distance += 1
-      if (distance >= lookback) break
-      inWindow[cursor] = true
-      if (!found && readable(cursor + 1)) {
-        found = true
-        depth = Math.max(depth, cursor + 1)
+  if (bounds.unbounded) {
+    const deepest = placed.reduce((high, { index }) => Math.max(high, index), -1)
+    if (deepest >= 0) windows.push({ low: 0, high: deepest })
+    for (let cursor = deepest; cursor >= 0; cursor -= 1) {
+      if (readable(cursor + 1)) {
+        depth = cursor + 1
+        break
       }
     }
+  } else {
+    for (const { index } of placed) {
+      let found = false
+      let distance = 0
+      let low = index + 1
+      for (let cursor = index; cursor >= 0; cursor -= 1) {
+        // One position more per block, except within a run of tool_use (or tool_result) blocks.
+        const next = segments[cursor + 1]
+        const run = segments[cursor]?.run
+        if (cursor < index && !(rules.collapseToolRuns && run !== undefined && next?.run === run))
+          distance += 1
+        if (distance >= rules.lookback) break
+        low = cursor
+        if (!found && readable(cursor + 1)) {
+          found = true
+          depth = Math.max(depth, cursor + 1)
+        }
+      }
+      if (low <= index) windows.push({ low, high: index })
+    }
   }
+  const inWindow = (position: number) =>
+    windows.some((window) => window.low <= position && position <= window.high)
   // Why an entry deeper than the read (and within the bounds) went unread: expired, or outside every window.
   let missed: Shortfall | undefined
   for (let deeper = path.length; deeper > depth && missed === undefined; deeper -= 1) {
     const data = path[deeper - 1]?.data
     if (data === undefined || tokensThrough(prompt, deeper) > bounds.limit) continue
     if (at >= data.expiresAt) missed = 'ttl-expired'
-    else if (inWindow[deeper - 1] !== true) missed = 'lookback-miss'
+    else if (!inWindow(deeper - 1)) missed = 'lookback-miss'
   }
   return { depth, path, missed }
 }

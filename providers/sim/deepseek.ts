@@ -6,7 +6,7 @@
 
 import { type DeepSeekCacheRules, type ModelEntry, simulationModel } from '../catalog.ts'
 import { counterfactualTrace, type Probe, previousModel, UNBOUNDED_READ } from './counterfactual.ts'
-import { deepseekReasoningShown, linearizeChat } from './linearize-openai.ts'
+import { deepseekKeepsReasoning, latestUserMessage, linearizeChat } from './linearize-openai.ts'
 import { billedOutputTokens } from './output.ts'
 import { scaleTokens, tokensThrough, unwrittenCounts } from './prompt.ts'
 import { LONG_TEXT_CHARACTERS, sharedTokenCounter, type TokenCounter } from './tokens.ts'
@@ -352,7 +352,8 @@ export class DeepSeekCacheSimulator {
       ...(calls.length > 0 ? { tool_calls: calls } : {}),
     }
     const messages = Array.isArray(request.body.messages) ? request.body.messages : []
-    const kept = deepseekReasoningShown([...messages, message]).at(-1) === true
+    // The answer follows every message of the body: the latest user message is the body's.
+    const kept = deepseekKeepsReasoning(message, messages.length, latestUserMessage(messages))
     const tail = linearizeChat({ messages: [message] }, this.counter, scale, {
       remember: false,
       reasoning: kept ? 'all' : 'none',

@@ -107,3 +107,27 @@ describe('thinking history and the cache', () => {
     else expect(after.counts.read).toBe(during.prompt.total - during.prompt.trailing)
   })
 })
+
+describe('The system-role check of a session body', () => {
+  const user = { role: 'user', content: 'Run the tests.' }
+  const reply = { role: 'assistant', content: 'They pass.' }
+  const inHistory = { role: 'system', content: 'Answer tersely.' }
+  const body = (messages: unknown[]) => ({ model: MODEL, max_tokens: 1024, messages })
+
+  it('refuses a system message added after messages an earlier body passed with', () => {
+    const counter = new TokenCounter()
+    linearizeAnthropic(body([user, reply]), counter, 1, undefined, 'unsupported')
+    expect(() =>
+      linearizeAnthropic(body([user, reply, inHistory]), counter, 1, undefined, 'unsupported'),
+    ).toThrow("role 'system' is not supported on this model")
+  })
+
+  it('checks again the messages a body passed with under another route', () => {
+    const counter = new TokenCounter()
+    const messages = [user, inHistory, reply]
+    linearizeAnthropic(body(messages), counter, 1, undefined, 'in-history')
+    expect(() => linearizeAnthropic(body(messages), counter, 1, undefined, 'unsupported')).toThrow(
+      "role 'system' is not supported on this model",
+    )
+  })
+})

@@ -56,13 +56,15 @@ export function invalidRequest(message: string): SimulatorRejection {
  * at the head: the API's 400, in the wording it answered with in 2026 (anthropics/claude-code#61412).
  * Models with the `in-history` route accept such messages and read them.
  */
-export function checkSystemRoles(messages: readonly unknown[], route: Route): void {
+export function checkSystemRoles(messages: readonly unknown[], route: Route, from = 0): void {
   switch (route) {
     case 'in-history':
       return
     case 'unsupported':
-      if (messages.some((message) => asRecord(message).role === 'system'))
-        throw invalidRequest("role 'system' is not supported on this model")
+      for (let index = from; index < messages.length; index += 1) {
+        if (asRecord(messages[index]).role === 'system')
+          throw invalidRequest("role 'system' is not supported on this model")
+      }
       return
   }
 }
@@ -336,6 +338,8 @@ function addMessage(layout: Layout, message: Body, index: number, stripThinking 
  */
 interface LastLayout {
   key: string
+  /** The route its messages passed `checkSystemRoles` under (none when they were not checked). */
+  checked: Route | undefined
   /** The latest user turn of its messages: thinking before it was stripped (under `stripped`). */
   userTurn: number
   /** The level context folded into the first message segment's frame. */
@@ -354,6 +358,7 @@ interface LastLayout {
 
 let lastLayout: LastLayout = {
   key: '',
+  checked: undefined,
   userTurn: -1,
   pending: '',
   head: [],
@@ -383,15 +388,19 @@ export function linearizeAnthropic(
   billingBlock: BillingBlock = 'cached',
 ): AnthropicLayout {
   const messages = asArray(body.messages)
-  if (route !== undefined) checkSystemRoles(messages, route)
+  // Messages the previous body had in the same places (the same objects): their content is the same.
+  let same = 0
+  const bound = Math.min(messages.length, lastLayout.messages.length)
+  while (same < bound && messages[same] === lastLayout.messages[same]) same += 1
+  // Those passed the same route's check already.
+  if (route !== undefined) checkSystemRoles(messages, route, lastLayout.checked === route ? same : 0)
   const key = `${scale}|${ttls['5m']}|${ttls['1h']}|${thinkingHistory}|${billingBlock}`
   const last = lastLayout.key === key ? lastLayout : undefined
   const strip = thinkingHistory === 'stripped'
   const userTurn = strip ? latestUserTurn(messages) : -1
   let shared = 0
   if (last !== undefined) {
-    const bound = Math.min(messages.length, last.messages.length)
-    while (shared < bound && messages[shared] === last.messages[shared]) shared += 1
+    shared = same
     // A new user turn strips the thinking of the messages it now follows: those are linearized again.
     if (userTurn !== last.userTurn) shared = Math.min(shared, Math.max(0, Math.min(userTurn, last.userTurn)))
   }
@@ -479,6 +488,7 @@ export function linearizeAnthropic(
   const prompt = layout.builder.build(PRIMING)
   lastLayout = {
     key,
+    checked: route,
     userTurn,
     pending,
     head,

@@ -184,7 +184,9 @@ function linearizeItems(
   }
   if (reused > 0) builder = PromptBuilder.from(previous.prompt, previous.starts[reused] ?? 0, counter, scale)
   const added: number[] = []
+  const variants: string[] = []
   for (let index = reused; index < items.length; index += 1) {
+    variants.push(variant(index))
     added.push(builder.mark())
     const value = items[index]
     const itemContext = `${context}|${variant(index)}`
@@ -202,7 +204,8 @@ function linearizeItems(
   const starts = reused > 0 ? joinPrefix(previous.starts, reused, added) : added
   return {
     context,
-    variants: items.map((_, index) => variant(index)),
+    // The reused items' variants were found equal to the previous ones above.
+    variants: joinPrefix(previous.variants, reused, variants),
     head,
     items: items.slice(),
     starts,
@@ -258,12 +261,24 @@ function addChatMessage(
  * answer (notes/2026-11-30-calibration.md).
  */
 export function deepseekReasoningShown(messages: readonly unknown[]): boolean[] {
-  const records = messages.map(asRecord)
-  const latestUser = records.findLastIndex((message) => message.role === 'user')
-  return records.map(
-    (message, index) =>
-      message.role === 'assistant' && (asArray(message.tool_calls).length > 0 || index > latestUser),
-  )
+  const latestUser = latestUserMessage(messages)
+  return messages.map((message, index) => deepseekKeepsReasoning(message, index, latestUser))
+}
+
+/** Index of the latest user message, -1 when there is none (found from the end: a turn is short). */
+export function latestUserMessage(messages: readonly unknown[]): number {
+  for (let index = messages.length - 1; index >= 0; index -= 1) {
+    if (asRecord(messages[index]).role === 'user') return index
+  }
+  return -1
+}
+
+/** `deepseekReasoningShown` for one message at `index`, the latest user message at `latestUser`. */
+export function deepseekKeepsReasoning(message: unknown, index: number, latestUser: number): boolean {
+  const record = asRecord(message)
+  if (record.role !== 'assistant') return false
+  const calls = record.tool_calls
+  return (Array.isArray(calls) && calls.length > 0) || index > latestUser
 }
 
 /** Which assistant messages' reasoning a Chat linearization renders. */
@@ -284,8 +299,11 @@ export function linearizeChat(
   const reasoning = options.reasoning ?? 'none'
   const context = `chat|${scale}|${asString(asRecord(body.prompt_cache_options).ttl)}|${reasoning}`
   const messages = asArray(body.messages)
-  const shown =
-    reasoning === 'deepseek' ? deepseekReasoningShown(messages) : messages.map(() => reasoning === 'all')
+  const latestUser = reasoning === 'deepseek' ? latestUserMessage(messages) : -1
+  const shown = (index: number) =>
+    reasoning === 'deepseek'
+      ? deepseekKeepsReasoning(messages[index], index, latestUser)
+      : reasoning === 'all'
   const addHead = (builder: PromptBuilder) => {
     addTools(builder, body)
     const format = asRecord(body.response_format)
@@ -305,9 +323,8 @@ export function linearizeChat(
     messages,
     context,
     lastChat,
-    (builder, value, index) =>
-      addChatMessage(builder, body, asRecord(value), index, counter, shown[index] === true),
-    (index) => (shown[index] === true ? 'reasoning' : ''),
+    (builder, value, index) => addChatMessage(builder, body, asRecord(value), index, counter, shown(index)),
+    (index) => (shown(index) ? 'reasoning' : ''),
   )
   if (options.remember !== false) lastChat = cache
   return cache.prompt

@@ -47,4 +47,26 @@ describe("OpenAI's prompt-cache fields", () => {
     )
     expect(JSON.stringify(onOutput.body)).toMatch(/input\[0\]\.content\[0\]/)
   })
+
+  it('checks what a session body adds after the items an earlier body passed with, and an item replaced in place', () => {
+    const user = { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Hi.' }] }
+    const onOutput = {
+      type: 'message',
+      role: 'assistant',
+      content: [{ ...marked, type: 'output_text' }],
+    }
+    const input: unknown[] = [user, { type: 'message', role: 'user', content: [marked] }]
+    expect(cacheOptions('responses', { input }, true).mode).toBe('implicit')
+    const added = rejection(() => cacheOptions('responses', { input: [...input, onOutput] }, true))
+    expect(JSON.stringify(added.body)).toMatch(/input\[2\]\.content\[0\]/)
+    input[1] = onOutput
+    const replaced = rejection(() => cacheOptions('responses', { input }, true))
+    expect(JSON.stringify(replaced.body)).toMatch(/input\[1\]\.content\[0\]/)
+  })
+
+  it('checks the same items again on a model without breakpoints', () => {
+    const input = [{ type: 'message', role: 'user', content: [marked] }]
+    cacheOptions('responses', { input }, true)
+    expect(rejection(() => cacheOptions('responses', { input }, false)).status).toBe(400)
+  })
 })

@@ -66,6 +66,13 @@ function invalidValue(value: unknown, supported: readonly string[], param: strin
  */
 const unmarked = new WeakSet<object>()
 
+/**
+ * The items of the last body that passed, per API and breakpoint support: the next body of a session
+ * repeats them in the same places (the same objects), and each passes again there, so only the items
+ * after them are walked.
+ */
+const lastPassed = new Map<string, readonly unknown[]>()
+
 /** One place a marker sits: its parameter path and the content-part type it is on (none on an item). */
 interface Marker {
   param: string
@@ -132,11 +139,18 @@ export function cacheOptions(api: Api, body: Body, breakpoints: boolean): CacheO
   const part = api === 'chat' ? 'messages' : 'input'
   const items = body[part]
   if (!Array.isArray(items)) return options
-  for (const [index, item] of items.entries()) {
+  const key = `${api}|${breakpoints}`
+  const passed = lastPassed.get(key) ?? []
+  const bound = Math.min(items.length, passed.length)
+  let start = 0
+  while (start < bound && items[start] === passed[start]) start += 1
+  for (let index = start; index < items.length; index += 1) {
+    const item = items[index]
     if (!isRecord(item) || unmarked.has(item)) continue
     const markers = itemMarkers(item, `${part}[${index}]`)
     if (markers.length === 0) unmarked.add(item)
     for (const marker of markers) checkMarker(api, marker, breakpoints)
   }
+  lastPassed.set(key, items.slice())
   return options
 }

@@ -123,6 +123,20 @@ describe("a prefix trie's cursor", () => {
     expect(matched(trie, prompt)).toEqual(['a', 'b', 'c', 'd'])
   })
 
+  it('takes over, without comparing, what a prompt and a remembered one share through one earlier prompt', () => {
+    const trie = new PrefixTrie<number>()
+    const first = texts('a', 'b')
+    // The remembered prompt: the first one extended by an answer.
+    const answered = promptOf([...first.segments, segment('answer')], first, 2)
+    trie.insert(answered, 3, () => 0)
+    // The next request, built from the first prompt: a copy of the answer, then a new message.
+    const next = promptOf([...first.segments, segment('answer'), segment('c')], first, 2)
+    expect(matched(trie, next)).toEqual(['a', 'b', 'answer'])
+    // A same-length prompt with other segment objects past the shared two is compared, not trusted.
+    const other = promptOf([...first.segments, segment('other')], first, 2)
+    expect(matched(trie, other)).toEqual(['a', 'b'])
+  })
+
   it('forgets the remembered path when pruning removes its nodes', () => {
     const trie = new PrefixTrie<string>()
     const prompt = texts('a', 'b')
@@ -324,6 +338,31 @@ describe("a node's longest shared child", () => {
     expect(trie.longestShared(trie.root, segment(query), () => true, tokens)).toBe(
       naive(stored, new Set(stored.filter((text) => text !== stored[35])), query, 'user||'),
     )
+  })
+})
+
+describe("a prefix trie's least recently used nodes", () => {
+  it('count a node used whenever a walk or insert passed through it, though only its last node is marked', () => {
+    const meter = { bytes: 0, tick: 1 }
+    const trie = new PrefixTrie<number>(meter)
+    trie.insert(texts('a', 'b', 'c'), 3, () => 0)
+    meter.tick = 2
+    trie.walk(texts('a', 'b'))
+    meter.tick = 3
+    trie.insert(texts('a', 'd'), 2, () => 0)
+    const byUse = new Map<number, number>()
+    trie.bytesByUse(byUse)
+    // One node each at ticks 1 (c) and 2 (b), two at 3 (a, through which d was inserted, and d).
+    const node = byUse.get(1) ?? 0
+    expect([...byUse.keys()].sort()).toEqual([1, 2, 3])
+    expect([byUse.get(2), byUse.get(3)]).toEqual([node, 2 * node])
+    // Eviction goes by the same ticks: c first, then b; a and d stay.
+    Object.assign(meter, { evictBefore: 2 })
+    expect(trie.prune(() => false)).toBe(1)
+    Object.assign(meter, { evictBefore: 3 })
+    expect(trie.prune(() => false)).toBe(1)
+    expect(matched(trie, texts('a', 'b', 'c'))).toEqual(['a'])
+    expect(matched(trie, texts('a', 'd'))).toEqual(['a', 'd'])
   })
 })
 

@@ -20,9 +20,11 @@ export interface TrieNode<T> {
   /** The simulator's state for this prefix (entry lifetime, write time, …). */
   data: T | undefined
   /**
-   * The meter's tick of the latest request whose walk or insert passed through this node. A walk marks
-   * every node of its path, so a node is never marked later than its parent: evicting the nodes used
-   * before a tick removes whole subtrees.
+   * The meter's tick of the latest request whose walk or insert ended at this node. The tick a node was
+   * last used at (passed through) is the largest `used` in its subtree: a walk marks only its path's
+   * last node, so that a request costs no pass over its whole path. `prune` and `bytesByUse` take the
+   * largest over each subtree (and store it on the node); a node is never used later than its parent,
+   * so evicting the nodes used before a tick removes whole subtrees.
    */
   used: number
   /** The children sorted by tokens, once there are enough of them to search rather than scan. */
@@ -78,6 +80,21 @@ export function sameSegment(left: Segment | undefined, right: Segment | undefine
   return left !== undefined && right !== undefined && left.text === right.text && left.frame === right.frame
 }
 
+/**
+ * How many leading segments of `prompt` are known, from `base` links alone, to be the very objects of
+ * `segments` (whose own `base` is `segmentsBase`): the prompt is that array, or was built from it, or
+ * both were built from one earlier array (a prompt and the same prompt extended by its answer).
+ */
+function identicalPrefix(prompt: Prompt, segments: readonly Segment[], segmentsBase: Prompt['base']): number {
+  if (prompt.segments === segments) return segments.length
+  const base = prompt.base
+  if (base?.segments === segments) return base.count
+  if (segmentsBase === undefined) return 0
+  if (segmentsBase.segments === prompt.segments) return segmentsBase.count
+  if (base?.segments === segmentsBase.segments) return Math.min(base.count, segmentsBase.count)
+  return 0
+}
+
 /** Every child of a node. */
 export function* childrenOf<T>(node: TrieNode<T>): Iterable<TrieNode<T>> {
   for (const list of node.children.values()) yield* list
@@ -102,7 +119,11 @@ export class PrefixTrie<T> {
     used: 0,
   }
   /** The last path walked or inserted and its segments: the next request of a session usually repeats it. */
-  private cursor: { segments: readonly Segment[]; path: Array<TrieNode<T>> } = { segments: [], path: [] }
+  private cursor: {
+    segments: readonly Segment[]
+    base: Prompt['base']
+    path: Array<TrieNode<T>>
+  } = { segments: [], base: undefined, path: [] }
 
   /** `meter`: where the trie counts its estimated bytes (a fresh one of its own by default). */
   constructor(meter: TrieMeter = { bytes: 0 }) {
@@ -114,15 +135,10 @@ export class PrefixTrie<T> {
    * comparison is a pointer check): the shared prefix costs no map lookups.
    */
   private reuse(prompt: Prompt, limit: number): TrieNode<T>[] {
-    const { segments, path } = this.cursor
+    const { segments, base, path } = this.cursor
     const bound = Math.min(limit, path.length, segments.length)
     // Segments the prompt took over from the remembered one are the same objects: no need to compare them.
-    let index =
-      prompt.segments === segments
-        ? bound
-        : prompt.base?.segments === segments
-          ? Math.min(prompt.base.count, bound)
-          : 0
+    let index = Math.min(identicalPrefix(prompt, segments, base), bound)
     for (; index < bound; index += 1) {
       const current = prompt.segments[index]
       const previous = segments[index]
@@ -133,7 +149,7 @@ export class PrefixTrie<T> {
   }
 
   private remember(prompt: Prompt, path: Array<TrieNode<T>>): void {
-    this.cursor = { segments: prompt.segments, path }
+    this.cursor = { segments: prompt.segments, base: prompt.base, path }
   }
 
   /** The nodes of the longest stored prefix of `prompt`, root excluded: `path[i]` holds segment i. */
@@ -150,15 +166,20 @@ export class PrefixTrie<T> {
       node = child
     }
     const path = added.length === 0 ? reused : reused.concat(added)
-    if (path.length === limit) this.remember(prompt, path)
+    // A partial path is remembered too when it is no shorter: the session's next call (the insert of
+    // this prompt, or of it extended by its answer) then starts from it.
+    if (path.length === limit || path.length >= this.cursor.path.length) this.remember(prompt, path)
     this.mark(path)
     return path
   }
 
-  /** Mark a path as used by the current request (least recently used nodes are evicted first). */
+  /**
+   * Mark a path as used by the current request (least recently used nodes are evicted first): its last
+   * node stands for the whole path (see `used`; ticks only grow, so the latest is the largest).
+   */
   private mark(path: ReadonlyArray<TrieNode<T>>): void {
-    const tick = this.meter.tick ?? 0
-    for (const node of path) node.used = tick
+    const last = path.at(-1)
+    if (last !== undefined) last.used = this.meter.tick ?? 0
   }
 
   /** Store segments 0..count-1 of `prompt`, creating missing nodes; returns the full path. */
@@ -275,12 +296,16 @@ export class PrefixTrie<T> {
   prune(dead: (data: T | undefined) => boolean): number {
     let removed = 0
     const evictBefore = this.meter.evictBefore ?? Number.NEGATIVE_INFINITY
+    // Children first: a node was last used when the latest walk through its subtree was (`used`), removed
+    // children included, and keeps that tick.
     const visit = (node: TrieNode<T>): boolean => {
-      let allDead = node !== this.root && (node.used < evictBefore || dead(node.data))
+      let anyKept = false
       let dropped = false
       for (const [text, list] of node.children) {
         const kept = list.filter((child) => {
-          if (!visit(child)) return true
+          const gone = visit(child)
+          node.used = Math.max(node.used, child.used)
+          if (!gone) return true
           removed += 1
           dropped = true
           this.meter.bytes -= nodeBytes(child.segment as Segment)
@@ -289,23 +314,25 @@ export class PrefixTrie<T> {
         })
         if (kept.length === 0) node.children.delete(text)
         else node.children.set(text, kept)
-        if (kept.length > 0) allDead = false
+        if (kept.length > 0) anyKept = true
       }
       if (dropped && node.siblings !== undefined) this.dropIndex(node)
-      return allDead
+      return node !== this.root && !anyKept && (node.used < evictBefore || dead(node.data))
     }
     visit(this.root)
-    this.cursor = { segments: [], path: [] }
+    this.cursor = { segments: [], base: undefined, path: [] }
     if (this.root.children.size === 0) this.meter.tries?.delete(this as PrefixTrie<unknown>)
     return removed
   }
 
   /** Add each node's estimated bytes to `into` under the tick it was last used at (eviction's survey). */
   bytesByUse(into: Map<number, number>): void {
+    // Children first, to take each node's tick over its subtree (see `used`).
     const visit = (node: TrieNode<T>): void => {
       for (const child of childrenOf(node)) {
-        into.set(child.used, (into.get(child.used) ?? 0) + nodeBytes(child.segment as Segment))
         visit(child)
+        node.used = Math.max(node.used, child.used)
+        into.set(child.used, (into.get(child.used) ?? 0) + nodeBytes(child.segment as Segment))
       }
     }
     visit(this.root)
