@@ -19,12 +19,11 @@ export const OFFLOAD_CHARACTERS = LONG_TEXT_CHARACTERS
 // `encode` in sim/tokens.ts does (o200k_base, special-token strings as plain text).
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads')
-const ready = Promise.all([import(workerData.lite), import(workerData.ranks)]).then(
-  ([lite, ranks]) => new lite.Tiktoken(ranks.default),
-)
+const ready = import(workerData.encoding)
+const plain = { allowedSpecial: new Set(), disallowedSpecial: new Set() }
 parentPort.on('message', async ({ id, text }) => {
   try {
-    const tokens = Uint32Array.from((await ready).encode(text, [], []))
+    const tokens = Uint32Array.from((await ready).encode(text, plain))
     parentPort.postMessage({ id, tokens }, [tokens.buffer])
   } catch (error) {
     parentPort.postMessage({ id, error: String(error && error.message ? error.message : error) })
@@ -131,10 +130,7 @@ export class TokenizerPool {
   private start(): PoolWorker {
     const worker = new Worker(WORKER_SOURCE, {
       eval: true,
-      workerData: {
-        lite: import.meta.resolve('js-tiktoken/lite'),
-        ranks: import.meta.resolve('js-tiktoken/ranks/o200k_base'),
-      },
+      workerData: { encoding: import.meta.resolve('gpt-tokenizer/encoding/o200k_base') },
     })
     // The server's exit never waits for an idle tokenizer.
     worker.unref()

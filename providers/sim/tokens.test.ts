@@ -6,6 +6,17 @@ import { encode, LONG_TEXT_CHARACTERS, TokenCounter } from './tokens.ts'
 
 const text = (index: number) => `text number ${index} with a few words to count`
 
+describe('encode', () => {
+  it("gives js-tiktoken's o200k_base tokens, special-token strings as plain text", () => {
+    // Token ids as js-tiktoken 1.0.21 encoded this text, the tokenizer the counts were first taken with.
+    const mixed = "日本語 🎉 naïve <|endoftext|> it'S   \r\n\tx\u00a0y 12345"
+    expect(encode(mixed)).toEqual([
+      9048, 40909, 139786, 231, 153475, 737, 464, 91, 419, 1440, 919, 91, 29, 480, 31233, 35224, 21395, 5310,
+      88, 220, 7633, 2548,
+    ])
+  })
+})
+
 describe('a token counter', () => {
   it('counts what o200k_base encodes, and tokenizes a remembered text only once', () => {
     const counter = new TokenCounter()
