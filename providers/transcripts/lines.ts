@@ -4,7 +4,6 @@
 // run together are each read while a corrupt or torn line is skipped. `.zstd` files are decompressed as they stream; no file is ever held whole.
 
 import { createReadStream } from 'node:fs'
-import { createInterface } from 'node:readline'
 import { Transform, type TransformCallback } from 'node:stream'
 import { Decompress } from 'fzstd'
 import { CachelabError, unreachable } from '../../harness/errors.ts'
@@ -190,6 +189,63 @@ export function isZstd(file: string): boolean {
 }
 
 /**
+ * Lines of a byte stream, chunk by chunk, split where readline splits them: at `\n`, `\r\n` and a lone
+ * `\r` (a `\r\n` split across two chunks is one break). Splitting bytes (neither byte occurs inside a
+ * UTF-8 sequence) and decoding each line once costs far less than decoding every chunk and matching a
+ * regular expression over it.
+ */
+export class LineSplitter {
+  /** The start of the current line, from earlier chunks. */
+  private carried: Buffer[] = []
+  /** The last chunk ended with `\r`: a `\n` opening the next belongs to that break. */
+  private afterReturn = false
+
+  /** The lines the chunk completes. */
+  push(chunk: Buffer): string[] {
+    const lines: string[] = []
+    let start = 0
+    if (this.afterReturn && chunk.length > 0) {
+      this.afterReturn = false
+      if (chunk[0] === 0x0a) start = 1
+    }
+    let newline = chunk.indexOf(0x0a, start)
+    let carriage = chunk.indexOf(0x0d, start)
+    while (newline !== -1 || carriage !== -1) {
+      let end: number
+      let next: number
+      if (carriage !== -1 && (newline === -1 || carriage < newline)) {
+        end = carriage
+        next = carriage + 1
+        if (next === chunk.length) this.afterReturn = true
+        else if (chunk[next] === 0x0a) next += 1
+      } else {
+        end = newline
+        next = newline + 1
+      }
+      lines.push(this.line(chunk, start, end))
+      start = next
+      if (newline !== -1 && newline < start) newline = chunk.indexOf(0x0a, start)
+      if (carriage !== -1 && carriage < start) carriage = chunk.indexOf(0x0d, start)
+    }
+    if (start < chunk.length) this.carried.push(chunk.subarray(start))
+    return lines
+  }
+
+  /** The last line, when the stream does not end with a line break. */
+  end(): string | undefined {
+    if (this.carried.length === 0) return undefined
+    return this.line(Buffer.alloc(0), 0, 0)
+  }
+
+  private line(chunk: Buffer, start: number, end: number): string {
+    if (this.carried.length === 0) return chunk.toString('utf8', start, end)
+    const whole = Buffer.concat([...this.carried, chunk.subarray(start, end)])
+    this.carried = []
+    return whole.toString('utf8')
+  }
+}
+
+/**
  * The JSON objects of a JSON-lines file, in order, streamed. Blank lines are skipped. The last line is
  * held back one step so that a torn one (no newline at the end of the file) is told apart from a corrupt
  * one. A file that cannot be read at all fails whatever `lenient` says.
@@ -199,7 +255,7 @@ export async function* readJsonRecords(
   options: ReadOptions,
   maxLineBytes = MAX_LINE_BYTES,
 ): AsyncGenerator<JsonRecord> {
-  const source = createReadStream(file)
+  const source = createReadStream(file, { highWaterMark: 2 ** 20 })
   let lastByte: number | undefined
   // Bytes of the current line so far, and whether the rest of an over-long line is being dropped.
   let lineBytes = 0
@@ -250,7 +306,9 @@ export async function* readJsonRecords(
   let failure: { kind: 'read' | 'zstd'; error: Error } | undefined
   const fail = (kind: 'read' | 'zstd') => (error: Error) => {
     failure ??= { kind, error }
-    lines.close()
+    // Ends the loop below once what reached `tail` is read: those lines stand; the one the stream broke in
+    // is not read.
+    if (!tail.writableEnded && !tail.destroyed) tail.end()
   }
   source.on('error', fail('read'))
   tail.on('error', fail('read'))
@@ -259,7 +317,6 @@ export async function* readJsonRecords(
     decompressed.on('error', fail('zstd'))
     source.pipe(decompressed).pipe(tail)
   } else source.pipe(tail)
-  const lines = createInterface({ input: tail, crlfDelay: Number.POSITIVE_INFINITY })
 
   function* records(text: string, line: number, last: boolean): Generator<JsonRecord> {
     if (text.endsWith(TOO_LONG_TEXT)) {
@@ -305,11 +362,23 @@ export async function* readJsonRecords(
 
   let held: { text: string; line: number } | undefined
   let count = 0
+  const splitter = new LineSplitter()
   try {
-    for await (const text of lines) {
-      count += 1
-      if (held !== undefined) yield* records(held.text, held.line, false)
-      held = { text, line: count }
+    try {
+      for await (const chunk of tail as AsyncIterable<Buffer>)
+        for (const text of splitter.push(chunk)) {
+          count += 1
+          if (held !== undefined) yield* records(held.text, held.line, false)
+          held = { text, line: count }
+        }
+      const last = failure === undefined ? splitter.end() : undefined
+      if (last !== undefined) {
+        count += 1
+        if (held !== undefined) yield* records(held.text, held.line, false)
+        held = { text: last, line: count }
+      }
+    } catch (error) {
+      if (failure === undefined) throw error
     }
     if (failure?.kind === 'read') {
       const code = (failure.error as NodeJS.ErrnoException).code
@@ -328,7 +397,7 @@ export async function* readJsonRecords(
     }
     if (held !== undefined) yield* records(held.text, held.line, true)
   } finally {
-    lines.close()
+    tail.destroy()
     source.destroy()
   }
 }
