@@ -240,28 +240,22 @@ function catalogGrid(provider: ProviderId, model: string): number | undefined {
   }
 }
 
+/** Whether a request is replayed for its placements: a DeepSeek request that carries its body. */
+function placed(request: ObservedRequest): boolean {
+  return request.provider === 'deepseek' && request.request !== undefined
+}
+
 /**
  * A file's DeepSeek requests replayed with exact unit positions (the documented mode), so each read is
  * placed on one of the predecessor's units; the grid is applied to the recorded position afterwards.
  */
-function replayPlacements(requests: readonly ObservedRequest[]): Array<ReplayedRequest | undefined> {
-  const deepseek = requests.flatMap((request, index) =>
-    request.provider === 'deepseek' && request.request !== undefined ? [index] : [],
-  )
-  const results: Array<ReplayedRequest | undefined> = requests.map(() => undefined)
-  if (deepseek.length === 0) return results
-  const models: ModelEntry[] = [
-    ...new Set(deepseek.map((index) => (requests[index] as ObservedRequest).model)),
-  ].map((model) => {
+function replayPlacements(deepseek: readonly ObservedRequest[]): ReplayedRequest[] {
+  if (deepseek.length === 0) return []
+  const models: ModelEntry[] = [...new Set(deepseek.map((request) => request.model))].map((model) => {
     const entry = simulationModel('deepseek', model)
     return { ...entry, cache: { ...entry.cache, readGranularityTokens: 0 } } as ModelEntry
   })
-  const replayed = replayObserved(
-    deepseek.map((index) => requests[index] as ObservedRequest),
-    { models },
-  )
-  for (const [position, index] of deepseek.entries()) results[index] = replayed[position]
-  return results
+  return replayObserved(deepseek, { models })
 }
 
 /**
@@ -291,22 +285,29 @@ export async function calibrateFiles(
         'input',
         `${file}: not a transcript cachelab reads (claude-code, codex, dsh, pi); name one with --format`,
       )
-    const requests: ObservedRequest[] = []
+    // The fit reads each request's labels, time and usage: the body and events go as the request is read,
+    // but for the DeepSeek requests replayed after the file for their placements.
+    const deepseek: Array<{ request: ObservedRequest; index: number }> = []
     for await (const request of READERS[format](file, {
       lenient: options.lenient,
       onProblem: (problem) => problems.push(problem),
-    }))
-      requests.push(request)
-    input.requests.push(...requests)
-    input.replayed.push(...replayPlacements(requests))
-    input.predictions.push(...requests.map(() => undefined))
+    })) {
+      if (placed(request)) deepseek.push({ request, index: input.requests.length })
+      input.requests.push(slim(request))
+      input.replayed.push(undefined)
+      input.predictions.push(undefined)
+    }
+    const replayed = replayPlacements(deepseek.map((entry) => entry.request))
+    for (const [position, { index }] of deepseek.entries()) input.replayed[index] = replayed[position]
   }
   for (const source of sources) {
     if (source.kind === 'transcripts') continue
     const recorded = source.kind === 'capture' ? captureUsage(source.dir) : keyedRunUsage(source.file)
-    input.requests.push(...recorded.requests)
-    input.replayed.push(...recorded.requests.map(() => undefined))
-    input.predictions.push(...recorded.predictions)
+    for (const [index, request] of recorded.requests.entries()) {
+      input.requests.push(request)
+      input.replayed.push(undefined)
+      input.predictions.push(recorded.predictions[index])
+    }
   }
   const models = calibrate({ ...input, catalogGrid } satisfies CalibrationInput)
   return {
@@ -314,6 +315,12 @@ export async function calibrateFiles(
     files: files.length + sources.filter((source) => source.kind !== 'transcripts').length,
     problems,
   }
+}
+
+/** A request as the calibration keeps it: what names it, when it was made and what it used. */
+function slim(request: ObservedRequest): ObservedRequest {
+  const { request: _body, events: _events, ...kept } = request
+  return { ...kept, events: [] }
 }
 
 /** calibrate's flags. */

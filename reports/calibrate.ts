@@ -353,7 +353,9 @@ export function calibrate(input: CalibrationInput): ModelCalibration[] {
   const groups = new Map<string, number[]>()
   for (const [index, request] of input.requests.entries()) {
     const key = `${request.provider}\u0000${request.model}`
-    groups.set(key, [...(groups.get(key) ?? []), index])
+    const group = groups.get(key)
+    if (group === undefined) groups.set(key, [index])
+    else group.push(index)
   }
   const latest = new Map<string, number>()
   const previousInSession = input.requests.map((request, index) => {
@@ -384,7 +386,9 @@ function calibrateModel(
   const sessions = new Map<string, number[]>()
   for (const index of indexes) {
     const session = (input.requests[index] as ObservedRequest).session
-    sessions.set(session, [...(sessions.get(session) ?? []), index])
+    const indexes = sessions.get(session)
+    if (indexes === undefined) sessions.set(session, [index])
+    else indexes.push(index)
   }
   const pairs = indexes.flatMap((current) => {
     const previous = previousInSession[current]
