@@ -286,14 +286,17 @@ export async function calibrateFiles(
         `${file}: not a transcript cachelab reads (claude-code, codex, dsh, pi); name one with --format`,
       )
     // The fit reads each request's labels, time and usage: the body and events go as the request is read,
-    // but for the DeepSeek requests replayed after the file for their placements.
+    // but for the DeepSeek requests replayed after the file for their placements (and fitted on their body).
     const deepseek: Array<{ request: ObservedRequest; index: number }> = []
     for await (const request of READERS[format](file, {
       lenient: options.lenient,
       onProblem: (problem) => problems.push(problem),
     })) {
-      if (placed(request)) deepseek.push({ request, index: input.requests.length })
-      input.requests.push(slim(request))
+      // A replayed request keeps its body too: the token fit counts its messages.
+      if (placed(request)) {
+        deepseek.push({ request, index: input.requests.length })
+        input.requests.push(request)
+      } else input.requests.push(slim(request))
       input.replayed.push(undefined)
       input.predictions.push(undefined)
     }

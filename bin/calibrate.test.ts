@@ -22,6 +22,8 @@ describe('cachelab calibrate', () => {
     expect(result.code).toBe(0)
     expect(result.stdout).toContain('deepseek deepseek-v4-flash:')
     expect(result.stdout).toMatch(/agreement \(\d+ predicted steps\)/)
+    // The token fit reads the replayed requests' bodies (their message counts): kept past the reading.
+    expect(result.stdout).toContain('tokens: recorded ≈ 465 + 0.237 × simulated (3 requests)')
     const steps = readFileSync(join(out, 'calibration.csv'), 'utf8').split('\n')
     expect(steps[0]).toBe(
       'provider,model,session,source,turn,step,gap_s,recorded_input,recorded_read,recorded_write,predicted_read,basis,placement,agreement,note',
