@@ -3,6 +3,7 @@
 // calibration.csv (every step: recorded, predicted, agreement, why not), calibration-models.csv (the
 // parameters the reads show) and a summary on the terminal. The core is reports/calibrate.ts.
 
+import { closeSync, openSync, writeSync } from 'node:fs'
 import { join, relative, resolve } from 'node:path'
 import { stringify } from 'csv-stringify/sync'
 import { CachelabError } from '../harness/errors.ts'
@@ -19,6 +20,7 @@ import {
 import {
   addPairs,
   type CalibrationInput,
+  type CalibrationStep,
   calibrate,
   type ModelCalibration,
   type PairCounts,
@@ -83,27 +85,41 @@ export const MODEL_COLUMNS = [
   'unmeasured',
 ] as const
 
-/** Every step as a CSV record. */
-export function stepRecords(models: readonly ModelCalibration[]): string[][] {
-  return models.flatMap((entry) =>
-    entry.steps.map((step) => [
-      step.provider,
-      step.model,
-      step.session,
-      step.source,
-      step.turn === undefined ? '' : String(step.turn),
-      step.step === undefined ? '' : String(step.step),
-      step.gapSeconds === undefined ? '' : step.gapSeconds.toFixed(3),
-      String(step.recordedInput),
-      String(step.recordedRead),
-      String(step.recordedWrite),
-      step.predictedRead === undefined ? '' : String(step.predictedRead),
-      step.basis,
-      step.placement ?? '',
-      step.agreement,
-      step.note,
-    ]),
-  )
+/** A step as a CSV record. */
+function stepRecord(step: CalibrationStep): string[] {
+  return [
+    step.provider,
+    step.model,
+    step.session,
+    step.source,
+    step.turn === undefined ? '' : String(step.turn),
+    step.step === undefined ? '' : String(step.step),
+    step.gapSeconds === undefined ? '' : step.gapSeconds.toFixed(3),
+    String(step.recordedInput),
+    String(step.recordedRead),
+    String(step.recordedWrite),
+    step.predictedRead === undefined ? '' : String(step.predictedRead),
+    step.basis,
+    step.placement ?? '',
+    step.agreement,
+    step.note,
+  ]
+}
+
+/** calibration.csv lines are written in batches of this many steps. */
+const STEPS_BATCH = 1_000
+
+/** calibration.csv into the open folder, a batch of steps at a time (the same bytes as one stringify). */
+function writeSteps(folder: RunFolder, models: readonly ModelCalibration[]): void {
+  const file = openSync(folder.path('calibration.csv'), 'w')
+  try {
+    writeSync(file, stringify([[...STEP_COLUMNS]]))
+    for (const entry of models)
+      for (let start = 0; start < entry.steps.length; start += STEPS_BATCH)
+        writeSync(file, stringify(entry.steps.slice(start, start + STEPS_BATCH).map(stepRecord)))
+  } finally {
+    closeSync(file)
+  }
 }
 
 /** The best-scoring candidate grid (ties: the smaller grid), or empty when no replay scored any. */
@@ -322,9 +338,25 @@ export async function calibrateFiles(
 
 /** A request as the calibration keeps it: what names it, when it was made and what it used. */
 function slim(request: ObservedRequest): ObservedRequest {
-  const { request: _body, events: _events, ...kept } = request
-  return { ...kept, events: [] }
+  const kept: ObservedRequest = {
+    format: request.format,
+    source: request.source,
+    session: request.session,
+    provider: request.provider,
+    model: request.model,
+    time: request.time,
+    // The buckets without the provider's own usage object (the fit reads none of it).
+    usage: { ...request.usage, raw: null },
+    events: NO_EVENTS,
+  }
+  if (request.parent !== undefined) kept.parent = request.parent
+  if (request.turn !== undefined) kept.turn = request.turn
+  if (request.step !== undefined) kept.step = request.step
+  return kept
 }
+
+/** The events of a kept request: the fit reads none. */
+const NO_EVENTS = Object.freeze([]) as unknown as ObservedRequest['events']
 
 /** calibrate's flags. */
 export const CALIBRATE_FLAGS = {
@@ -351,7 +383,7 @@ export async function calibrateCommand(argv: string[]): Promise<number> {
   const written = ['calibration.csv', 'calibration-models.csv']
   const folder = RunFolder.replace(outDir, { writer: 'calibrate', files: written })
   try {
-    folder.write('calibration.csv', stringify([[...STEP_COLUMNS], ...stepRecords(result.models)]))
+    writeSteps(folder, result.models)
     folder.write('calibration-models.csv', stringify([[...MODEL_COLUMNS], ...modelRecords(result.models)]))
     folder.complete()
   } catch (error) {

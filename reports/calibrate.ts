@@ -449,22 +449,26 @@ function calibrateModel(
     const recordedRead = request.usage.cacheRead ?? 0
     const agreement = found?.placement === 'other' ? 'off' : agreementOf(recordedRead, predictedRead, unit)
     tally[agreement] += 1
-    const step = {
+    // One object per step, its optional fields set in place (a long session has as many steps as requests).
+    const step: CalibrationStep = {
       provider,
       model,
       session: request.session,
       source: request.source,
-      ...(request.turn !== undefined ? { turn: request.turn } : {}),
-      ...(request.step !== undefined ? { step: request.step } : {}),
-      ...(gap !== undefined ? { gapSeconds: gap } : {}),
       recordedInput: request.usage.input,
       recordedRead,
       recordedWrite: request.usage.cacheWrite ?? 0,
-      ...(predictedRead !== undefined ? { predictedRead } : {}),
       basis,
-      ...(found !== undefined ? { placement: found.placement } : {}),
+      agreement,
+      note: '',
     }
-    return { ...step, agreement, note: noteFor(provider, step, agreement) }
+    if (request.turn !== undefined) step.turn = request.turn
+    if (request.step !== undefined) step.step = request.step
+    if (gap !== undefined) step.gapSeconds = gap
+    if (predictedRead !== undefined) step.predictedRead = predictedRead
+    if (found !== undefined) step.placement = found.placement
+    step.note = noteFor(provider, step, agreement)
+    return step
   })
 
   const isAnthropic = vendorOf(provider) === 'anthropic' || vendorOf(provider) === 'bedrock'
