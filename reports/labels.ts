@@ -1,7 +1,6 @@
 // How a request and its break read in reports, tooltips and test failure messages.
 
 import { findModel, vendorOf } from '../providers/catalog.ts'
-import { sessionKeyString } from './session-key.ts'
 import { countText, dollarText } from './text-table.ts'
 import type { StepRow } from './types.ts'
 
@@ -44,21 +43,4 @@ export function modelText(row: Pick<StepRow, 'model' | 'simulatedAs'>): string {
 /** A switch of model as a break names it: `(claude-opus-5-5 → claude-haiku-4-5)`. */
 export function modelSwitchText(previous: string, model: string): string {
   return `(${previous} → ${model})`
-}
-
-/**
- * The requests that switched model: each successful request whose model differs from its session's
- * previous successful request's, mapped to that previous model. Rows of several sessions may be mixed.
- */
-export function previousModels(rows: readonly StepRow[]): ReadonlyMap<StepRow, string> {
-  const latest = new Map<string, string>()
-  const switched = new Map<StepRow, string>()
-  for (const row of rows) {
-    if (!row.ok) continue
-    const key = sessionKeyString(row)
-    const previous = latest.get(key)
-    if (previous !== undefined && previous !== row.model) switched.set(row, previous)
-    latest.set(key, row.model)
-  }
-  return switched
 }
