@@ -25,6 +25,7 @@ import {
   type ModelCalibration,
   type PairCounts,
 } from '../reports/calibrate.ts'
+import { CalibrationRequests } from '../reports/calibrate-requests.ts'
 import { countText, percentText } from '../reports/text-table.ts'
 import { parse } from './args.ts'
 import { captureUsage, keyedRunUsage, sourceOf } from './calibrate-sources.ts'
@@ -114,9 +115,16 @@ function writeSteps(folder: RunFolder, models: readonly ModelCalibration[]): voi
   const file = openSync(folder.path('calibration.csv'), 'w')
   try {
     writeSync(file, stringify([[...STEP_COLUMNS]]))
+    let batch: string[][] = []
     for (const entry of models)
-      for (let start = 0; start < entry.steps.length; start += STEPS_BATCH)
-        writeSync(file, stringify(entry.steps.slice(start, start + STEPS_BATCH).map(stepRecord)))
+      for (const step of entry.steps) {
+        batch.push(stepRecord(step))
+        if (batch.length === STEPS_BATCH) {
+          writeSync(file, stringify(batch))
+          batch = []
+        }
+      }
+    if (batch.length > 0) writeSync(file, stringify(batch))
   } finally {
     closeSync(file)
   }
@@ -209,13 +217,18 @@ export function calibrationText(models: readonly ModelCalibration[]): string[] {
       `  TTL: ${entry.ttl.readAfter5m} of ${entry.ttl.after5m} pairs more than 5 minutes apart still read (${entry.ttl.readAfter1h} of ${entry.ttl.after1h} past 1 hour)${entry.writes.oneHour + entry.writes.fiveMinute > 0 ? `; writes ${countText(entry.writes.fiveMinute)} at 5m, ${countText(entry.writes.oneHour)} at 1h` : ''}`,
       `  agreement (${measured} predicted steps): ${entry.tally.exact} exact, ${entry.tally['within-unit']} within one unit, ${entry.tally.off} off; ${entry.tally.unmeasured} not predicted`,
     )
-    const unexplained = entry.steps.filter((step) => step.agreement === 'off')
-    for (const step of unexplained.slice(0, LISTED_STEPS))
+    const unexplained: CalibrationStep[] = []
+    for (const step of entry.steps) {
+      if (step.agreement !== 'off') continue
+      unexplained.push(step)
+      if (unexplained.length === LISTED_STEPS) break
+    }
+    for (const step of unexplained)
       lines.push(
         `    ${step.source.split('/').at(-1)}: read ${countText(step.recordedRead)}, predicted ${countText(step.predictedRead ?? 0)} — ${step.note}`,
       )
-    if (unexplained.length > LISTED_STEPS)
-      lines.push(`    … ${unexplained.length - LISTED_STEPS} more off steps in calibration.csv`)
+    if (entry.tally.off > LISTED_STEPS)
+      lines.push(`    … ${entry.tally.off - LISTED_STEPS} more off steps in calibration.csv`)
     lines.push('')
   }
   // The pair rule over every model of a provider, main sessions apart (the figure a person quotes).
@@ -289,11 +302,7 @@ export async function calibrateFiles(
   if (files.length === 0 && sources.every((source) => source.kind === 'transcripts'))
     throw new CachelabError('input', `no transcript files under ${paths.join(', ')}`)
   const problems: TranscriptProblem[] = []
-  const input: {
-    requests: ObservedRequest[]
-    replayed: Array<ReplayedRequest | undefined>
-    predictions: Array<number | undefined>
-  } = { requests: [], replayed: [], predictions: [] }
+  const requests = new CalibrationRequests()
   for (const file of files) {
     const format = options.format === 'auto' ? await detectFormat(file) : options.format
     if (format === undefined)
@@ -301,62 +310,32 @@ export async function calibrateFiles(
         'input',
         `${file}: not a transcript cachelab reads (claude-code, codex, dsh, pi); name one with --format`,
       )
-    // The fit reads each request's labels, time and usage: the body and events go as the request is read,
-    // but for the DeepSeek requests replayed after the file for their placements (and fitted on their body).
+    // Each request is packed as it is read (labels, time, buckets), but for the DeepSeek requests the
+    // simulator replays after the file for their placements; their replay is set in afterwards.
     const deepseek: Array<{ request: ObservedRequest; index: number }> = []
     for await (const request of READERS[format](file, {
       lenient: options.lenient,
       onProblem: (problem) => problems.push(problem),
     })) {
-      // A replayed request keeps its body too: the token fit counts its messages.
-      if (placed(request)) {
-        deepseek.push({ request, index: input.requests.length })
-        input.requests.push(request)
-      } else input.requests.push(slim(request))
-      input.replayed.push(undefined)
-      input.predictions.push(undefined)
+      const index = requests.add(request)
+      if (placed(request)) deepseek.push({ request, index })
     }
     const replayed = replayPlacements(deepseek.map((entry) => entry.request))
-    for (const [position, { index }] of deepseek.entries()) input.replayed[index] = replayed[position]
+    for (const [position, { index }] of deepseek.entries()) requests.setReplay(index, replayed[position])
   }
   for (const source of sources) {
     if (source.kind === 'transcripts') continue
     const recorded = source.kind === 'capture' ? captureUsage(source.dir) : keyedRunUsage(source.file)
-    for (const [index, request] of recorded.requests.entries()) {
-      input.requests.push(request)
-      input.replayed.push(undefined)
-      input.predictions.push(recorded.predictions[index])
-    }
+    for (const [index, request] of recorded.requests.entries())
+      requests.add(request, { prediction: recorded.predictions[index] })
   }
-  const models = calibrate({ ...input, catalogGrid } satisfies CalibrationInput)
+  const models = calibrate({ requests, catalogGrid } satisfies CalibrationInput)
   return {
     models,
     files: files.length + sources.filter((source) => source.kind !== 'transcripts').length,
     problems,
   }
 }
-
-/** A request as the calibration keeps it: what names it, when it was made and what it used. */
-function slim(request: ObservedRequest): ObservedRequest {
-  const kept: ObservedRequest = {
-    format: request.format,
-    source: request.source,
-    session: request.session,
-    provider: request.provider,
-    model: request.model,
-    time: request.time,
-    // The buckets without the provider's own usage object (the fit reads none of it).
-    usage: { ...request.usage, raw: null },
-    events: NO_EVENTS,
-  }
-  if (request.parent !== undefined) kept.parent = request.parent
-  if (request.turn !== undefined) kept.turn = request.turn
-  if (request.step !== undefined) kept.step = request.step
-  return kept
-}
-
-/** The events of a kept request: the fit reads none. */
-const NO_EVENTS = Object.freeze([]) as unknown as ObservedRequest['events']
 
 /** calibrate's flags. */
 export const CALIBRATE_FLAGS = {

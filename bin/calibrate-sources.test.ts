@@ -40,8 +40,8 @@ describe('calibrate over keyed runs', () => {
     const [model] = models
     expect(model).toMatchObject({ provider: 'openai-chat', model: 'gpt-5.4', requests: 4 })
     expect(model?.tally).toMatchObject({ exact: 1, 'within-unit': 1, off: 1 })
-    expect(model?.steps.map((step) => step.basis)).toEqual(Array(3).fill('recorded-prediction'))
-    expect(model?.steps.map((step) => step.predictedRead)).toEqual([4992, 5376, 5760])
+    expect([...(model?.steps ?? [])].map((step) => step.basis)).toEqual(Array(3).fill('recorded-prediction'))
+    expect([...(model?.steps ?? [])].map((step) => step.predictedRead)).toEqual([4992, 5376, 5760])
   })
 
   it('refuses a simulated run, whose usage is the simulator’s own', async () => {
@@ -113,7 +113,7 @@ describe('calibrate over live captures', () => {
       writer.write(exchange(seq, read, predicted))
     const [model] = (await calibrateFiles([dir], options)).models
     expect(model?.tally).toMatchObject({ exact: 1, off: 1 })
-    expect(model?.steps[1]).toMatchObject({
+    expect([...(model?.steps ?? [])][1]).toMatchObject({
       basis: 'recorded-prediction',
       predictedRead: 8960,
       recordedRead: 0,

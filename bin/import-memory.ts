@@ -1,9 +1,9 @@
-// `npm run soak -- --import-memory [--gb 1] [--target-mb 512]`: the peak memory of `cachelab import` on
-// one long Claude Code session, in two shapes: few large requests (tool results growing from 8 KB to
+// `npm run soak -- --import-memory [--gb 1] [--target-mb 512]`: the peak memory of `cachelab import` and
+// `cachelab calibrate` on one long Claude Code session, in two shapes: few large requests (tool results growing from 8 KB to
 // 40 KB turn by turn, as a long session's do) and many small ones (300-byte results: the most requests,
 // hence rows, per byte). For each, writes a transcript of about `--gb` GB into a temporary folder (a user
-// turn carrying a tool result, then a response written as three assistant lines), imports it in a child
-// process, and prints the child's peak RSS (`Maximum resident set size` of `/usr/bin/time -v`) against
+// turn carrying a tool result, then a response written as three assistant lines), imports and calibrates
+// it in child processes, and prints each child's peak RSS (`Maximum resident set size` of `/usr/bin/time -v`) against
 // the target (512 MiB by default).
 
 import { spawnSync } from 'node:child_process'
@@ -114,10 +114,17 @@ export async function writeLongClaudeCodeSession(
   return turn
 }
 
-/** Peak RSS in bytes of `node bin/cachelab.js import FILE --out DIR`, and its exit status. */
-function importPeak(file: string, out: string): { rssBytes: number; status: number | null } {
+/** The commands measured, each reading the whole transcript. */
+const COMMANDS = ['import', 'calibrate'] as const
+
+/** Peak RSS in bytes of `node bin/cachelab.js COMMAND FILE --out DIR`, and its exit status. */
+function peakOf(
+  command: (typeof COMMANDS)[number],
+  file: string,
+  out: string,
+): { rssBytes: number; status: number | null } {
   const cli = fileURLToPath(new URL('./cachelab.js', import.meta.url))
-  const args = [cli, 'import', file, '--out', out]
+  const args = [cli, command, file, '--out', out]
   if (existsSync('/usr/bin/time')) {
     const run = spawnSync('/usr/bin/time', ['-v', process.execPath, ...args], { encoding: 'utf8' })
     const kb = /Maximum resident set size \(kbytes\): (\d+)/.exec(run.stderr)?.[1]
@@ -145,15 +152,17 @@ export async function importMemorySoak(gigabytes: number, targetMb: number): Pro
       process.stdout.write(
         `import memory (${name}): wrote ${(size / 1e9).toFixed(2)} GB, ${requests.toLocaleString('en-US')} requests, in ${((performance.now() - began) / 1000).toFixed(0)} s\n`,
       )
-      const started = performance.now()
-      const peak = importPeak(file, join(dir, 'out'))
-      const mib = peak.rssBytes / 1024 / 1024
-      const met = mib < targetMb && peak.status === 0
-      if (!met) missed = true
-      process.stdout.write(
-        `import memory (${name}): cachelab import peak RSS ${mib.toFixed(0)} MiB (/usr/bin/time -v), ${((performance.now() - started) / 1000).toFixed(0)} s, ` +
-          `exit ${peak.status}; target under ${targetMb} MiB: ${met ? 'met' : 'MISSED'}\n`,
-      )
+      for (const command of COMMANDS) {
+        const started = performance.now()
+        const peak = peakOf(command, file, join(dir, `out-${command}`))
+        const mib = peak.rssBytes / 1024 / 1024
+        const met = mib < targetMb && peak.status === 0
+        if (!met) missed = true
+        process.stdout.write(
+          `import memory (${name}): cachelab ${command} peak RSS ${mib.toFixed(0)} MiB (/usr/bin/time -v), ${((performance.now() - started) / 1000).toFixed(0)} s, ` +
+            `exit ${peak.status}; target under ${targetMb} MiB: ${met ? 'met' : 'MISSED'}\n`,
+        )
+      }
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }

@@ -13,8 +13,8 @@
 //
 //   npm run soak -- --sessions 10000 [--tokens 20000] [--concurrency 8] [--memory-budget MB]
 //
-// With `--import-memory`, `cachelab import`'s peak RSS on one long Claude Code session of about `--gb`
-// GB (default 1) against `--target-mb` (default 512): bin/import-memory.ts.
+// With `--import-memory`, the peak RSS of `cachelab import` and `cachelab calibrate` on one long Claude
+// Code session of about `--gb` GB (default 1) against `--target-mb` (default 512): bin/import-memory.ts.
 //
 //   npm run soak -- --import-memory [--gb 1] [--target-mb 512]
 

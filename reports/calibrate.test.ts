@@ -3,6 +3,7 @@ import type { ProviderId, Usage } from '../harness/types.ts'
 import type { ReplayedRequest } from '../providers/transcripts/replay.ts'
 import type { ObservedRequest } from '../providers/transcripts/types.ts'
 import { addPairs, calibrate, commonGrid, fitTokens, floorTo, placementOf } from './calibrate.ts'
+import { CalibrationRequests } from './calibrate-requests.ts'
 
 const usage = (input: number, read: number, write = 0, output = 100): Usage => ({
   input,
@@ -54,12 +55,12 @@ describe('calibration over recorded usage', () => {
       request('anthropic', 'claude-opus-4-5', 's', 170, usage(88_600, 80_000, 8_000)),
       request('anthropic', 'claude-opus-4-5', 's', 900, usage(88_700, 0, 88_700)),
     ]
-    const [model] = calibrate({ requests, replayed: [], catalogGrid: noGrid })
+    const [model] = calibrate({ requests: CalibrationRequests.of(requests), catalogGrid: noGrid })
     expect(model?.pairs).toEqual({ total: 3, exact: 1, more: 1, less: 1 })
     expect(model?.tally).toMatchObject({ exact: 2, off: 2 })
-    expect(model?.steps[0]?.note).toContain('622 more than the previous read + write')
+    expect([...(model?.steps ?? [])][0]?.note).toContain('622 more than the previous read + write')
     // 730 s after a 5-minute write: the rule predicts nothing read, and nothing was.
-    expect(model?.steps[3]).toMatchObject({ predictedRead: 0, agreement: 'exact' })
+    expect([...(model?.steps ?? [])][3]).toMatchObject({ predictedRead: 0, agreement: 'exact' })
     expect(model?.ttl).toMatchObject({ after5m: 1, readAfter5m: 0 })
   })
 
@@ -74,7 +75,7 @@ describe('calibration over recorded usage', () => {
       sidechain(12, usage(9_500, 9_000, 400)),
       sidechain(20, usage(9_900, 9_000, 800)),
     ]
-    const [model] = calibrate({ requests, replayed: [], catalogGrid: noGrid })
+    const [model] = calibrate({ requests: CalibrationRequests.of(requests), catalogGrid: noGrid })
     expect(model?.pairs).toEqual({ total: 2, exact: 1, more: 0, less: 1 })
     expect(model?.mainPairs).toEqual({ total: 1, exact: 1, more: 0, less: 0 })
     expect(
@@ -96,11 +97,11 @@ describe('calibration over recorded usage', () => {
       request('openai-responses', 'gpt-5-codex', 'a', 5, usage(22_299, 20_992)),
       request('openai-responses', 'gpt-5-codex', 'a', 9, usage(32_596, 21_248)),
     ]
-    const [model] = calibrate({ requests, replayed: [], catalogGrid: () => 128 })
+    const [model] = calibrate({ requests: CalibrationRequests.of(requests), catalogGrid: () => 128 })
     expect(model).toMatchObject({ nonZeroReads: 3, readsOn128: 3, granularity: 128 })
     expect(model?.sessions[0]?.belowPreviousPrefix).toBe(1)
     expect(model?.sessions[0]?.hitRatio).toBeCloseTo((10_112 + 20_992 + 21_248) / (21_090 + 22_299 + 32_596))
-    expect(model?.steps.map((step) => step.agreement)).toEqual(['exact', 'off'])
+    expect([...(model?.steps ?? [])].map((step) => step.agreement)).toEqual(['exact', 'off'])
   })
 
   it('DeepSeek: places each read on a unit the simulator chose and predicts it from the recorded position on the grid', () => {
@@ -128,8 +129,13 @@ describe('calibration over recorded usage', () => {
       carry,
     })
     const replayed = [replay(0, 249, 600), replay(600, 688, 800), replay(688, 900, 1000)]
-    const [model] = calibrate({ requests, replayed, catalogGrid: () => 128 })
-    expect(model?.steps.map((step) => [step.placement, step.predictedRead, step.agreement])).toEqual([
+    const [model] = calibrate({
+      requests: CalibrationRequests.of(requests, { replayed }),
+      catalogGrid: () => 128,
+    })
+    expect(
+      [...(model?.steps ?? [])].map((step) => [step.placement, step.predictedRead, step.agreement]),
+    ).toEqual([
       ['output-end', 8_064, 'exact'],
       ['input-end', 8_320, 'exact'],
     ])

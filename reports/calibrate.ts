@@ -4,10 +4,9 @@
 // tallied exact / within one granularity unit / off, with the parameters that best explain the reads and
 // the steps nothing explains, for a human. Pure: the command reads the files and replays them.
 
-import type { ProviderId, Usage } from '../harness/types.ts'
+import type { ProviderId } from '../harness/types.ts'
 import { vendorOf } from '../providers/catalog.ts'
-import type { ReplayedRequest } from '../providers/transcripts/replay.ts'
-import type { ObservedRequest } from '../providers/transcripts/types.ts'
+import type { CalibrationRequests, ReplayView } from './calibrate-requests.ts'
 
 /** How a step's predicted read was made. */
 export type PredictionBasis =
@@ -126,7 +125,8 @@ export interface ModelCalibration {
   writes: { fiveMinute: number; oneHour: number }
   tokenFit?: TokenFit
   tally: Record<Agreement, number>
-  steps: CalibrationStep[]
+  /** Every step in request order, made from the packed requests each time it is walked. */
+  steps: Iterable<CalibrationStep> & { readonly length: number }
 }
 
 /** One granularity unit per vendor: what "within one unit" means for its reads. */
@@ -149,18 +149,6 @@ export function commonGrid(values: readonly number[]): number {
   return GRIDS.find((grid) => values.every((value) => value % grid === 0)) ?? 1
 }
 
-/** What a prediction needs from the replay of a DeepSeek request and its predecessor. */
-interface ReplayView {
-  read: number
-  inputEnd: number | undefined
-  carry: number | undefined
-}
-
-function replayView(replayed: ReplayedRequest | undefined): ReplayView | undefined {
-  if (replayed?.predicted === undefined) return undefined
-  return { read: replayed.predicted.read, inputEnd: replayed.inputEnd, carry: replayed.carry }
-}
-
 /** Which of the predecessor's units the simulator (documented mode: exact positions) read. */
 export function placementOf(current: ReplayView, previous: ReplayView): UnitPlacement {
   if (current.read === 0) return 'none'
@@ -170,14 +158,18 @@ export function placementOf(current: ReplayView, previous: ReplayView): UnitPlac
 }
 
 /** The recorded position of a placed unit: the predecessor's prompt, or its prompt and answer. */
-function placedPosition(placement: UnitPlacement, previous: ObservedRequest): number | undefined {
+function placedPosition(
+  placement: UnitPlacement,
+  requests: CalibrationRequests,
+  previous: number,
+): number | undefined {
   switch (placement) {
     case 'none':
       return 0
     case 'input-end':
-      return previous.usage.input
+      return requests.input(previous)
     case 'output-end':
-      return previous.usage.input + previous.usage.output
+      return requests.input(previous) + requests.output(previous)
     case 'other':
       return undefined
     default: {
@@ -190,7 +182,8 @@ function placedPosition(placement: UnitPlacement, previous: ObservedRequest): nu
 /** The prediction of one step by the simulator's rule over the predecessor's recorded usage. */
 function usageRule(
   provider: ProviderId,
-  previous: ObservedRequest,
+  requests: CalibrationRequests,
+  previous: number,
   gap: number | undefined,
   grid: number,
 ): number | undefined {
@@ -199,16 +192,16 @@ function usageRule(
     case 'anthropic':
     case 'bedrock': {
       // A breakpoint at the end of each request: the next reads what the previous read and wrote, while live.
-      const ttl = (previous.usage.cacheWrite1h ?? 0) > 0 ? 3600 : 300
+      const ttl = requests.write1h(previous) > 0 ? 3600 : 300
       if (gap !== undefined && gap >= ttl) return 0
-      return (previous.usage.cacheRead ?? 0) + (previous.usage.cacheWrite ?? 0)
+      return requests.read(previous) + requests.write(previous)
     }
     case 'openai':
       // The previous prompt is cached in 128-token steps from 1,024; idle eviction after 5–10 minutes.
       if (gap !== undefined && gap >= 600) return 0
-      return previous.usage.input >= 1024 ? floorTo(previous.usage.input, 128) : 0
+      return requests.input(previous) >= 1024 ? floorTo(requests.input(previous), 128) : 0
     case 'deepseek':
-      return floorTo(previous.usage.input + previous.usage.output, grid)
+      return floorTo(requests.input(previous) + requests.output(previous), grid)
     default:
       return undefined
   }
@@ -218,11 +211,16 @@ function usageRule(
  * The prefix a request leaves cached for the next: what it read and wrote (Anthropic's breakpoints), else
  * its input on the read grid.
  */
-function previousPrefix(provider: ProviderId, previous: Usage, grid: number): number {
+function previousPrefix(
+  provider: ProviderId,
+  requests: CalibrationRequests,
+  previous: number,
+  grid: number,
+): number {
   const vendor = vendorOf(provider)
   if (vendor === 'anthropic' || vendor === 'bedrock')
-    return (previous.cacheRead ?? 0) + (previous.cacheWrite ?? 0)
-  return floorTo(previous.input, Math.max(grid, 1))
+    return requests.read(previous) + requests.write(previous)
+  return floorTo(requests.input(previous), Math.max(grid, 1))
 }
 
 /** Why a step disagrees with its prediction, in words a human can act on. */
@@ -334,107 +332,98 @@ export function fitTokens(
   }
 }
 
-/** The calibration inputs: every imported request, and its replay where the transcript held its body. */
+/** The calibration inputs: the requests compared, and the read grid the catalog gives each model. */
 export interface CalibrationInput {
-  requests: readonly ObservedRequest[]
-  /** `replayed[i]` is `requests[i]` replayed with exact unit positions (the documented mode). */
-  replayed: readonly (ReplayedRequest | undefined)[]
+  /** Every request, its replay where the transcript held its body, its prediction where recorded. */
+  requests: CalibrationRequests
   /** The read grid the catalog gives a model (DeepSeek V4: 128); the best candidate when absent. */
   catalogGrid: (provider: ProviderId, model: string) => number | undefined
-  /**
-   * `predictions[i]`: the read the simulator predicted for `requests[i]` when it was sent, where the
-   * record holds one (keyed runs, live captures); it is the step's prediction, as made then.
-   */
-  predictions?: readonly (number | undefined)[]
 }
 
 /** Calibrate every provider model the requests cover, in order of first appearance. */
 export function calibrate(input: CalibrationInput): ModelCalibration[] {
-  const groups = new Map<string, number[]>()
-  for (const [index, request] of input.requests.entries()) {
-    const key = `${request.provider}\u0000${request.model}`
-    const group = groups.get(key)
-    if (group === undefined) groups.set(key, [index])
-    else group.push(index)
-  }
-  const latest = new Map<string, number>()
-  const previousInSession = input.requests.map((request, index) => {
-    const key = `${request.format}\u0000${request.session}`
-    const previous = latest.get(key)
-    latest.set(key, index)
-    return previous
-  })
-  return [...groups.values()].map((indexes) => calibrateModel(input, indexes, previousInSession))
+  const { requests } = input
+  const groups = requests.modelList().map((): number[] => [])
+  for (let index = 0; index < requests.count; index += 1) groups[requests.modelOf(index)]?.push(index)
+  return groups.map((indexes, model) =>
+    calibrateModel(input, requests.modelList()[model] as { provider: ProviderId; model: string }, indexes),
+  )
 }
 
-function seconds(from: ObservedRequest, to: ObservedRequest): number | undefined {
-  const gap = (Date.parse(to.time) - Date.parse(from.time)) / 1000
-  return Number.isFinite(gap) ? gap : undefined
+/** A request after its session's first, and the seconds since its predecessor. */
+interface Pair {
+  previous: number
+  current: number
+  gap: number | undefined
+}
+
+/** The steps of one model, made again from the packed requests each time they are walked. */
+class ModelSteps implements Iterable<CalibrationStep> {
+  constructor(
+    readonly length: number,
+    private readonly make: () => Iterator<CalibrationStep>,
+  ) {}
+
+  [Symbol.iterator](): Iterator<CalibrationStep> {
+    return this.make()
+  }
 }
 
 function calibrateModel(
   input: CalibrationInput,
+  { provider, model }: { provider: ProviderId; model: string },
   indexes: readonly number[],
-  previousInSession: readonly (number | undefined)[],
 ): ModelCalibration {
-  const first = input.requests[indexes[0] as number] as ObservedRequest
-  const { provider, model } = first
-  const requests = indexes.map((index) => input.requests[index] as ObservedRequest)
-  const reads = requests.map((request) => request.usage.cacheRead ?? 0).filter((read) => read > 0)
+  const { requests } = input
+  const reads: number[] = []
+  for (const index of indexes) if (requests.read(index) > 0) reads.push(requests.read(index))
   const granularity = commonGrid(reads)
   // A pair is a request and its session's previous request on any model (a switch reads nothing cached).
-  const sessions = new Map<string, number[]>()
-  for (const index of indexes) {
-    const session = (input.requests[index] as ObservedRequest).session
-    const indexes = sessions.get(session)
-    if (indexes === undefined) sessions.set(session, [index])
-    else indexes.push(index)
+  // Kept as the current request's index; the pair itself is made as it is walked.
+  const paired: number[] = []
+  for (const current of indexes) if (requests.previous(current) !== undefined) paired.push(current)
+  const pairs = {
+    length: paired.length,
+    *[Symbol.iterator](): Iterator<Pair> {
+      for (const current of paired) {
+        const previous = requests.previous(current) as number
+        yield { previous, current, gap: requests.seconds(previous, current) }
+      }
+    },
   }
-  const pairs = indexes.flatMap((current) => {
-    const previous = previousInSession[current]
-    if (previous === undefined) return []
-    const gap = seconds(
-      input.requests[previous] as ObservedRequest,
-      input.requests[current] as ObservedRequest,
-    )
-    return [{ previous, current, gap }]
-  })
-  const sameModel = (previous: number, current: number) =>
-    (input.requests[previous] as ObservedRequest).model === (input.requests[current] as ObservedRequest).model
+  const sameModel = (pair: Pair) => requests.modelOf(pair.previous) === requests.modelOf(pair.current)
 
   // DeepSeek replays: the simulator places each read on a unit; the recorded usage gives its position.
-  const placed = pairs.map(({ previous, current }) => {
-    const now = replayView(input.replayed[current])
-    const before = replayView(input.replayed[previous])
+  const placedAt = (pair: Pair) => {
+    const now = requests.replay(pair.current)
+    const before = requests.replay(pair.previous)
     if (now === undefined || before === undefined) return undefined
     const placement = placementOf(now, before)
-    return { placement, position: placedPosition(placement, input.requests[previous] as ObservedRequest) }
-  })
-  const gridCandidates = GRID_CANDIDATES.map((grid) => ({
-    grid,
-    exact: pairs.filter(({ current }, index) => {
-      const position = placed[index]?.position
-      return (
-        position !== undefined &&
-        floorTo(position, grid) === ((input.requests[current] as ObservedRequest).usage.cacheRead ?? 0)
+    return { placement, position: placedPosition(placement, requests, pair.previous) }
+  }
+  const gridCandidates = GRID_CANDIDATES.map((grid) => ({ grid, exact: 0 }))
+  let anyPlaced = false
+  for (const pair of pairs) {
+    const found = placedAt(pair)
+    if (found === undefined) continue
+    anyPlaced = true
+    for (const candidate of gridCandidates)
+      if (
+        found.position !== undefined &&
+        floorTo(found.position, candidate.grid) === requests.read(pair.current)
       )
-    }).length,
-  }))
+        candidate.exact += 1
+  }
   const best = gridCandidates.reduce((left, right) => (right.exact > left.exact ? right : left))
   const predictionGrid = input.catalogGrid(provider, model) ?? (granularity > 1 ? granularity : best.grid)
   const unit = unitOf(provider, predictionGrid)
 
-  const tally: Record<Agreement, number> = { exact: 0, 'within-unit': 0, off: 0, unmeasured: 0 }
-  const placements: ModelCalibration['placements'] = {}
-  const steps = pairs.map(({ previous, current, gap }, index): CalibrationStep => {
-    const before = input.requests[previous] as ObservedRequest
-    const request = input.requests[current] as ObservedRequest
-    const found = placed[index]
-    if (found !== undefined) placements[found.placement] = (placements[found.placement] ?? 0) + 1
-    const switched = before.model !== request.model
+  const stepOf = (pair: Pair, found: ReturnType<typeof placedAt>): CalibrationStep => {
+    const { previous, current, gap } = pair
+    const switched = !sameModel(pair)
     let predictedRead: number | undefined
     let basis: PredictionBasis = 'none'
-    const recordedPrediction = input.predictions?.[current]
+    const recordedPrediction = requests.prediction(current)
     if (recordedPrediction !== undefined) {
       basis = 'recorded-prediction'
       predictedRead = recordedPrediction
@@ -443,134 +432,133 @@ function calibrateModel(
       predictedRead = found.position === undefined ? undefined : floorTo(found.position, predictionGrid)
     } else {
       // A cached prefix belongs to one model: a switch reads nothing.
-      predictedRead = switched ? 0 : usageRule(provider, before, gap, predictionGrid)
+      predictedRead = switched ? 0 : usageRule(provider, requests, previous, gap, predictionGrid)
       if (predictedRead !== undefined) basis = 'usage-rule'
     }
-    const recordedRead = request.usage.cacheRead ?? 0
+    const recordedRead = requests.read(current)
     const agreement = found?.placement === 'other' ? 'off' : agreementOf(recordedRead, predictedRead, unit)
-    tally[agreement] += 1
-    // One object per step, its optional fields set in place (a long session has as many steps as requests).
+    // One object per step, its optional fields set in place.
     const step: CalibrationStep = {
       provider,
       model,
-      session: request.session,
-      source: request.source,
-      recordedInput: request.usage.input,
+      session: requests.sessionName(requests.sessionOf(current)),
+      source: requests.source(current),
+      recordedInput: requests.input(current),
       recordedRead,
-      recordedWrite: request.usage.cacheWrite ?? 0,
+      recordedWrite: requests.write(current),
       basis,
       agreement,
       note: '',
     }
-    if (request.turn !== undefined) step.turn = request.turn
-    if (request.step !== undefined) step.step = request.step
+    const turn = requests.turn(current)
+    const stepNumber = requests.step(current)
+    if (turn !== undefined) step.turn = turn
+    if (stepNumber !== undefined) step.step = stepNumber
     if (gap !== undefined) step.gapSeconds = gap
     if (predictedRead !== undefined) step.predictedRead = predictedRead
     if (found !== undefined) step.placement = found.placement
     step.note = noteFor(provider, step, agreement)
     return step
+  }
+  // The first pass tallies; the steps themselves are made again as they are walked (written, listed).
+  const tally: Record<Agreement, number> = { exact: 0, 'within-unit': 0, off: 0, unmeasured: 0 }
+  const placements: ModelCalibration['placements'] = {}
+  for (const pair of pairs) {
+    const found = placedAt(pair)
+    if (found !== undefined) placements[found.placement] = (placements[found.placement] ?? 0) + 1
+    tally[stepOf(pair, found).agreement] += 1
+  }
+  const steps = new ModelSteps(pairs.length, function* () {
+    for (const pair of pairs) yield stepOf(pair, placedAt(pair))
   })
 
   const isAnthropic = vendorOf(provider) === 'anthropic' || vendorOf(provider) === 'bedrock'
-  const within5m = pairs.filter(
-    ({ previous, current, gap }) =>
-      gap !== undefined && gap >= 0 && gap < 300 && sameModel(previous, current),
-  )
-  const countPairs = (chosen: typeof within5m): PairCounts =>
-    chosen.reduce(
-      (counts, { previous, current }) => {
-        const before = (input.requests[previous] as ObservedRequest).usage
-        const read = (input.requests[current] as ObservedRequest).usage.cacheRead ?? 0
-        const expected = (before.cacheRead ?? 0) + (before.cacheWrite ?? 0)
-        counts.total += 1
-        if (read === expected) counts.exact += 1
-        else if (read > expected) counts.more += 1
-        else counts.less += 1
-        return counts
-      },
-      { total: 0, exact: 0, more: 0, less: 0 },
-    )
-  const pairRule = isAnthropic ? countPairs(within5m) : undefined
-  const mainPairRule = isAnthropic
-    ? countPairs(
-        within5m.filter(({ current }) => (input.requests[current] as ObservedRequest).parent === undefined),
-      )
-    : undefined
-  const readAfter = (limit: number) => {
-    const late = pairs.filter(
-      ({ previous, current, gap }) => gap !== undefined && gap >= limit && sameModel(previous, current),
-    )
-    return {
-      pairs: late.length,
-      read: late.filter(
-        ({ current }) => ((input.requests[current] as ObservedRequest).usage.cacheRead ?? 0) > 0,
-      ).length,
+  const newPairs = (): PairCounts => ({ total: 0, exact: 0, more: 0, less: 0 })
+  const pairRule = newPairs()
+  const mainPairRule = newPairs()
+  const count = (counts: PairCounts, { previous, current }: Pair) => {
+    const read = requests.read(current)
+    const expected = requests.read(previous) + requests.write(previous)
+    counts.total += 1
+    if (read === expected) counts.exact += 1
+    else if (read > expected) counts.more += 1
+    else counts.less += 1
+  }
+  const ttl = { after5m: 0, readAfter5m: 0, after1h: 0, readAfter1h: 0 }
+  for (const pair of pairs) {
+    const { gap } = pair
+    if (gap === undefined || !sameModel(pair)) continue
+    if (isAnthropic && gap >= 0 && gap < 300) {
+      count(pairRule, pair)
+      if (!requests.hasParent(pair.current)) count(mainPairRule, pair)
+    }
+    const read = requests.read(pair.current) > 0 ? 1 : 0
+    if (gap >= 300) {
+      ttl.after5m += 1
+      ttl.readAfter5m += read
+    }
+    if (gap >= 3600) {
+      ttl.after1h += 1
+      ttl.readAfter1h += read
     }
   }
-  const after5m = readAfter(300)
-  const after1h = readAfter(3600)
+
+  // Per session, in order of first appearance: its members' sums, fit points and reads below the prefix.
+  type FitPoint = { recorded: number; simulated: number; messages: number }
+  const sessions = new Map<
+    number,
+    { requests: number; read: number; total: number; below: number; fit: FitPoint[] }
+  >()
+  for (const index of indexes) {
+    const session = requests.sessionOf(index)
+    let entry = sessions.get(session)
+    if (entry === undefined) {
+      entry = { requests: 0, read: 0, total: 0, below: 0, fit: [] }
+      sessions.set(session, entry)
+    }
+    entry.requests += 1
+    entry.read += requests.read(index)
+    entry.total += requests.input(index)
+    const point = requests.fitPoint(index)
+    if (point !== undefined) entry.fit.push(point)
+  }
+  for (const { previous, current } of pairs) {
+    if (requests.read(current) < previousPrefix(provider, requests, previous, granularity))
+      (sessions.get(requests.sessionOf(current)) as { below: number }).below += 1
+  }
 
   // Fitted per session (each rebuilt session lacks its own head); the session with the most requests speaks.
-  const fits = [...sessions.values()].map((members) =>
-    fitTokens(
-      members.flatMap((index) => {
-        const replayed = input.replayed[index]
-        const body = (input.requests[index] as ObservedRequest).request?.body
-        if (replayed?.predicted === undefined || body === undefined) return []
-        return [
-          {
-            recorded: (input.requests[index] as ObservedRequest).usage.input,
-            simulated: replayed.predicted.input,
-            messages: Array.isArray(body.messages) ? body.messages.length : 0,
-          },
-        ]
-      }),
-    ),
-  )
-  const tokenFit = fits.reduce<TokenFit | undefined>(
-    (best, fit) => (fit !== undefined && (best === undefined || fit.points > best.points) ? fit : best),
-    undefined,
-  )
+  let tokenFit: TokenFit | undefined
+  for (const entry of sessions.values()) {
+    const fit = fitTokens(entry.fit)
+    if (fit !== undefined && (tokenFit === undefined || fit.points > tokenFit.points)) tokenFit = fit
+  }
+  let fiveMinute = 0
+  let oneHour = 0
+  for (const index of indexes) {
+    fiveMinute += requests.write5m(index)
+    oneHour += requests.write1h(index)
+  }
 
   return {
     provider,
     model,
-    requests: requests.length,
-    sessions: [...sessions].map(([session, members]) => {
-      const usages = members.map((index) => (input.requests[index] as ObservedRequest).usage)
-      const read = usages.reduce((sum, usage) => sum + (usage.cacheRead ?? 0), 0)
-      const total = usages.reduce((sum, usage) => sum + usage.input, 0)
-      const below = pairs.filter(
-        ({ previous, current }) =>
-          (input.requests[current] as ObservedRequest).session === session &&
-          ((input.requests[current] as ObservedRequest).usage.cacheRead ?? 0) <
-            previousPrefix(provider, (input.requests[previous] as ObservedRequest).usage, granularity),
-      ).length
-      return {
-        session,
-        requests: members.length,
-        hitRatio: total > 0 ? read / total : 0,
-        belowPreviousPrefix: below,
-      }
-    }),
+    requests: indexes.length,
+    sessions: [...sessions].map(([session, entry]) => ({
+      session: requests.sessionName(session),
+      requests: entry.requests,
+      hitRatio: entry.total > 0 ? entry.read / entry.total : 0,
+      belowPreviousPrefix: entry.below,
+    })),
     nonZeroReads: reads.length,
     readsOn128: reads.filter((read) => read % 128 === 0).length,
     granularity,
     predictionGrid,
-    gridCandidates: placed.some((entry) => entry !== undefined) ? gridCandidates : [],
+    gridCandidates: anyPlaced ? gridCandidates : [],
     placements,
-    ...(pairRule !== undefined ? { pairs: pairRule } : {}),
-    ...(mainPairRule !== undefined ? { mainPairs: mainPairRule } : {}),
-    ttl: {
-      after5m: after5m.pairs,
-      readAfter5m: after5m.read,
-      after1h: after1h.pairs,
-      readAfter1h: after1h.read,
-    },
-    writes: {
-      fiveMinute: requests.reduce((sum, request) => sum + (request.usage.cacheWrite5m ?? 0), 0),
-      oneHour: requests.reduce((sum, request) => sum + (request.usage.cacheWrite1h ?? 0), 0),
-    },
+    ...(isAnthropic ? { pairs: pairRule, mainPairs: mainPairRule } : {}),
+    ttl,
+    writes: { fiveMinute, oneHour },
     ...(tokenFit !== undefined ? { tokenFit } : {}),
     tally,
     steps,
