@@ -19,8 +19,8 @@ export const REQUIRED_PACK_FILES = [
   'dist/bin/session-worker.js',
   'dist/reports/vitest.js',
   'dist/reports/vitest.d.ts',
-  'dist/providers/mock/msw.js',
-  'dist/providers/mock/msw.d.ts',
+  'dist/reports/msw.js',
+  'dist/reports/msw.d.ts',
 ] as const
 
 /** Files users never need, each with why it is named. */

@@ -11,7 +11,7 @@ import {
   type ProviderId,
   type Route,
 } from '../harness/types.ts'
-import type { ModelEntry, OpenAIPrefixRules, Prices } from './catalog.ts'
+import type { ModelEntry, OpenAIPrefixRules, Prices } from './catalog/types.ts'
 
 /** Where a provider reads the key that keeps a conversation on the machine holding its cache. */
 export type RoutingKey =

@@ -4,7 +4,6 @@
 import type { AssistantMessage } from '../../harness/types.ts'
 import { WIRE_HEADERS } from '../capture/agents/types.ts'
 import type { Placement } from '../capture/conversations.ts'
-import type { MockContext } from './context.ts'
 import { parseFaultHeader } from './fault-spec.ts'
 import { FAULT_HEADER, type HeaderFault } from './faults.ts'
 import {
@@ -105,7 +104,7 @@ export function nestingProblem(body: unknown): string | undefined {
 /** Parse a request, or return the reason it is malformed (answered with the API's 400). */
 export async function readMockRequest(
   request: Request,
-  context: MockContext,
+  context: { now(): number },
 ): Promise<MockRequest | { problem: string }> {
   let body: unknown
   try {

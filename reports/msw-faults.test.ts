@@ -4,7 +4,7 @@
 import Anthropic from '@anthropic-ai/sdk'
 import OpenAI from 'openai'
 import { afterAll, beforeEach, describe, expect, it } from 'vitest'
-import { fillerText } from '../../harness/filler.ts'
+import { fillerText } from '../harness/filler.ts'
 import { startCachelabMocks } from './msw.ts'
 
 const mocks = startCachelabMocks({

@@ -5,9 +5,9 @@
 import Anthropic from '@anthropic-ai/sdk'
 import OpenAI from 'openai'
 import { afterAll, beforeEach, describe, expect, it } from 'vitest'
+import { repliesFromRules } from '../providers/mock/reply-file.ts'
+import { SESSION_HEADER } from '../providers/mock/script.ts'
 import { startCachelabMocks } from './msw.ts'
-import { repliesFromRules } from './reply-file.ts'
-import { SESSION_HEADER } from './script.ts'
 
 const mocks = startCachelabMocks({
   replies: [

@@ -5,8 +5,8 @@
 import { getResponse } from 'msw'
 import OpenAI from 'openai'
 import { afterAll, beforeEach, describe, expect, it } from 'vitest'
-import { cachelabMatchers } from '../../reports/vitest.ts'
 import { cachelabHandlers, startCachelabMocks } from './msw.ts'
+import { cachelabMatchers } from './vitest.ts'
 
 expect.extend(cachelabMatchers)
 const mocks = startCachelabMocks()
