@@ -52,4 +52,4 @@ export {
 } from './otel-export.ts'
 export { type CaptureReport, reportCapture } from './report.ts'
 export { type RunOptions, type RunResult, run, type SessionProgress } from './run.ts'
-export { type RunFiles, writeRunFiles } from './run-files.ts'
+export { type RunFiles, writeRunFiles } from '../scenarios/run-files.ts'

@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { calibrateFiles } from './calibrate-command.ts'
+import { calibrateFiles } from '../reports/calibrate-files.ts'
 import { runCli } from './testing.ts'
 
 const SAMPLES = resolve('..', 'shared', 'fixtures', 'transcripts')

@@ -18,7 +18,7 @@ import { evaluateClaims } from '../scenarios/claims.ts'
 import type { Scenario } from '../scenarios/types.ts'
 import { parse } from './args.ts'
 import { type CheckScope, check, readRunDirectory } from './check.ts'
-import { RunFolder, requireCompleteRun } from './run-folder.ts'
+import { RunFolder, requireCompleteRun } from '../reports/run-folder.ts'
 import { allScenarios, knownScenarios } from './scenarios-option.ts'
 
 const LATEST_RUN = join('reports', 'out', 'latest')

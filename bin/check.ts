@@ -23,7 +23,7 @@ import { evaluateClaims } from '../scenarios/claims.ts'
 import { SCENARIOS } from '../scenarios/index.ts'
 import type { Scenario } from '../scenarios/types.ts'
 import { requireKnown } from './args.ts'
-import { requireCompleteRun } from './run-folder.ts'
+import { requireCompleteRun } from '../reports/run-folder.ts'
 
 /** Which sessions the gate looks at; every one when a list is absent. */
 export interface CheckScope {

@@ -16,7 +16,7 @@ import { describe, expect, it } from 'vitest'
 import { detectFormat, predictObserved, READERS } from '../providers/transcripts/index.ts'
 import type { ObservedRow } from '../reports/observed-rows.ts'
 import { parseStepsCsv } from '../reports/parse.ts'
-import { type ImportOptions, importTranscripts as importWith, transcriptFiles } from './import.ts'
+import { type ImportOptions, importTranscripts as importWith, transcriptFiles } from '../reports/import.ts'
 
 /** An import with its rows collected. */
 async function importTranscripts(paths: readonly string[], options: ImportOptions) {
@@ -25,7 +25,7 @@ async function importTranscripts(paths: readonly string[], options: ImportOption
   return { ...result, entries }
 }
 
-import { buildPrefixOf, requireCompleteRun } from './run-folder.ts'
+import { buildPrefixOf, requireCompleteRun } from '../reports/run-folder.ts'
 import { runCli, withEnv } from './testing.ts'
 
 const SESSION = '7e57ca5e-0000-4000-8000-000000000001'
@@ -377,7 +377,7 @@ describe('requests an agent counted and its transcript lacks', () => {
 
 describe('the transcript files under a folder', () => {
   it("takes an older Gemini CLI's chats/session-*.json, and no other .json", async () => {
-    const { transcriptFiles } = await import('./import.ts')
+    const { transcriptFiles } = await import('../reports/import.ts')
     const root = mkdtempSync(join(tmpdir(), 'cachelab-files-'))
     mkdirSync(join(root, 'project', 'chats'), { recursive: true })
     for (const name of [

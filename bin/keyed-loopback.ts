@@ -19,7 +19,7 @@ import { CacheSimulators } from '../providers/sim/index.ts'
 import { perturbedCatalog } from '../scenarios/keyed.ts'
 import { openJsonlSink } from './jsonl-sink.ts'
 import { reportCapture } from './report.ts'
-import { writeRunFiles } from './run-files.ts'
+import { writeRunFiles } from '../scenarios/run-files.ts'
 import { findSentinels, keyInQueryRequests } from './sentinel-scan.ts'
 
 // Sentinels, not `sk-…` shapes: a leak must be caught by the scan, not masked by a shape rule.

@@ -17,7 +17,7 @@ import { parse } from './args.ts'
 import { check, readRunDirectory } from './check.ts'
 import { reportCapture } from './report.ts'
 import { runStamp } from './run.ts'
-import { writeRunFiles } from './run-files.ts'
+import { writeRunFiles } from '../scenarios/run-files.ts'
 import { serveCommand } from './serve-command.ts'
 
 const USAGE = 'cachelab record [--out DIR] [--baseline DIR] [serve flags] -- COMMAND [ARGS...]'

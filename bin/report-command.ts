@@ -11,7 +11,7 @@ import { summaryTable, wantsColour } from '../reports/table.ts'
 import { parse } from './args.ts'
 import { exportForCommand, exportLine, OTEL_FLAGS, otelExport } from './otel-option.ts'
 import { type CaptureReport, reportCapture } from './report.ts'
-import { writeRunFiles } from './run-files.ts'
+import { writeRunFiles } from '../scenarios/run-files.ts'
 
 /** How many conversations of each kind, in how many sessions, told apart how. */
 export function conversationsLine(report: Pick<CaptureReport, 'identities' | 'kinds'>): string {

@@ -9,9 +9,9 @@ import { describe, expect, it } from 'vitest'
 import { CachelabError } from '../harness/errors.ts'
 import { SCENARIOS } from '../scenarios/index.ts'
 import type { Scenario } from '../scenarios/types.ts'
-import { lockFileOf } from './folder-lock.ts'
+import { lockFileOf } from '../reports/folder-lock.ts'
 import { run, runStamp } from './run.ts'
-import { buildPrefixOf, readManifest } from './run-folder.ts'
+import { buildPrefixOf, readManifest } from '../reports/run-folder.ts'
 import { runCli } from './testing.ts'
 
 const temp = () => mkdtempSync(join(tmpdir(), 'cachelab-identity-'))

@@ -32,8 +32,8 @@ import { planMatrix, runSession, type SessionPlan, sessionIdOf } from '../scenar
 import { DSH_LOOP_PROVIDER, runDshSession } from '../scenarios/run-dsh.ts'
 import type { Scenario } from '../scenarios/types.ts'
 import { requireKnown } from './args.ts'
-import { verdictsOf, writeInto } from './run-files.ts'
-import { RUN_FILES, RunFolder } from './run-folder.ts'
+import { verdictsOf, writeInto } from '../scenarios/run-files.ts'
+import { RUN_FILES, RunFolder } from '../reports/run-folder.ts'
 import { libraryLoopsOf, libraryPlansOf, loadLibraries, runLibraryPlans, speaks } from './run-libraries.ts'
 import {
   canTransfer,

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { vi } from 'vitest'
 import { main } from './cli.ts'
-import { RunFolder } from './run-folder.ts'
+import { RunFolder } from '../reports/run-folder.ts'
 
 /** What one CLI invocation returned and printed. */
 export interface CliResult {

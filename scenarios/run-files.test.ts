@@ -7,7 +7,7 @@ import { breaksCsv, stepsCsv, summaryCsv } from '../reports/csv.ts'
 import { summarize } from '../reports/summary.ts'
 import { sessionRows } from '../reports/testing.ts'
 import { RunFilesWriter, writeRunFiles } from './run-files.ts'
-import { RUN_FILES, RunFolder } from './run-folder.ts'
+import { RUN_FILES, RunFolder } from '../reports/run-folder.ts'
 
 /** Two interleaved sessions, long enough that steps.csv is written in several batches. */
 function rows() {

@@ -15,10 +15,10 @@ import { type LoopComparison, loopsCsv } from '../reports/loops.ts'
 import { RunRows } from '../reports/session-rows.ts'
 import { SummaryTally, summarize, withClaims } from '../reports/summary.ts'
 import type { ClaimResult, StepRow, SummaryRow } from '../reports/types.ts'
-import { evaluateClaims } from '../scenarios/claims.ts'
-import type { NotApplicable } from '../scenarios/requirements.ts'
-import type { Scenario } from '../scenarios/types.ts'
-import { RUN_FILES, RunFolder } from './run-folder.ts'
+import { evaluateClaims } from './claims.ts'
+import type { NotApplicable } from './requirements.ts'
+import type { Scenario } from './types.ts'
+import { RUN_FILES, RunFolder } from '../reports/run-folder.ts'
 
 /** What a run wrote: its summaries (claims counted in) and its claims. */
 export interface RunFiles {

@@ -28,7 +28,7 @@ import {
   requireCompleteRun,
   unsafePathProblem,
 } from './run-folder.ts'
-import { runCli } from './testing.ts'
+import { runCli } from '../bin/testing.ts'
 
 const temp = (prefix = 'cachelab-folder-') => mkdtempSync(join(tmpdir(), prefix))
 const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')

@@ -17,8 +17,8 @@ import {
   type TranscriptProblem,
   type TranscriptReader,
 } from '../providers/transcripts/types.ts'
-import { type ObservedRow, ObservedRowBuilder } from '../reports/observed-rows.ts'
-import type { StepRow } from '../reports/types.ts'
+import { type ObservedRow, ObservedRowBuilder } from './observed-rows.ts'
+import type { StepRow } from './types.ts'
 
 /** How to read the files. */
 export interface ImportOptions {

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest'
 import type { Usage } from '../harness/types.ts'
 import { CaptureWriter } from '../providers/capture/store.ts'
 import type { CapturedExchange } from '../providers/capture/tracker.ts'
-import { calibrateFiles } from './calibrate-command.ts'
+import { calibrateFiles } from './calibrate-files.ts'
 import { sourceOf } from './calibrate-sources.ts'
 
 const HEADER =
