@@ -43,6 +43,7 @@ export type { BreakCause, BreakRow, ClaimResult, StepRow, SummaryRow } from '../
 export * from '../scenarios/authoring.ts'
 export { findScenario, SCENARIOS } from '../scenarios/index.ts'
 export type { NotApplicable } from '../scenarios/requirements.ts'
+export { type RunFiles, writeRunFiles } from '../scenarios/run-files.ts'
 export { type CheckOptions, type CheckResult, type CheckScope, check } from './check.ts'
 export {
   type EndpointOutcome,
@@ -52,4 +53,3 @@ export {
 } from './otel-export.ts'
 export { type CaptureReport, reportCapture } from './report.ts'
 export { type RunOptions, type RunResult, run, type SessionProgress } from './run.ts'
-export { type RunFiles, writeRunFiles } from '../scenarios/run-files.ts'

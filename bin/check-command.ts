@@ -12,13 +12,13 @@ import {
   DEFAULT_TOLERANCE_POINTS,
   type GateSide,
 } from '../reports/gate.ts'
+import { RunFolder, requireCompleteRun } from '../reports/run-folder.ts'
 import { rowProblems } from '../reports/sanity.ts'
 import type { ClaimResult } from '../reports/types.ts'
 import { evaluateClaims } from '../scenarios/claims.ts'
 import type { Scenario } from '../scenarios/types.ts'
 import { parse } from './args.ts'
 import { type CheckScope, check, readRunDirectory } from './check.ts'
-import { RunFolder, requireCompleteRun } from '../reports/run-folder.ts'
 import { allScenarios, knownScenarios } from './scenarios-option.ts'
 
 const LATEST_RUN = join('reports', 'out', 'latest')

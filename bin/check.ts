@@ -17,13 +17,13 @@ import {
   gateReport,
 } from '../reports/gate.ts'
 import { readBreaksCsv, readStepsCsv, readSummaryCsv } from '../reports/load.ts'
+import { requireCompleteRun } from '../reports/run-folder.ts'
 import { rowProblems } from '../reports/sanity.ts'
 import type { ClaimResult } from '../reports/types.ts'
 import { evaluateClaims } from '../scenarios/claims.ts'
 import { SCENARIOS } from '../scenarios/index.ts'
 import type { Scenario } from '../scenarios/types.ts'
 import { requireKnown } from './args.ts'
-import { requireCompleteRun } from '../reports/run-folder.ts'
 
 /** Which sessions the gate looks at; every one when a list is absent. */
 export interface CheckScope {

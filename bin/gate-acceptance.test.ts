@@ -10,8 +10,8 @@ import { type MockProviders, startMockProviders } from '../providers/index.ts'
 import type { StepRow } from '../reports/types.ts'
 import { findScenario } from '../scenarios/index.ts'
 import { runSession, type SessionPlan } from '../scenarios/run.ts'
-import type { Scenario } from '../scenarios/types.ts'
 import { writeRunFiles } from '../scenarios/run-files.ts'
+import type { Scenario } from '../scenarios/types.ts'
 import { runCli } from './testing.ts'
 
 let mock: MockProviders

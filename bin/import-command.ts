@@ -34,22 +34,27 @@ import {
   counterfactualRecords,
 } from '../reports/as-provider.ts'
 import {
+  type ImportOptions,
+  type ImportResult,
+  importFiles,
+  requireTranscriptFiles,
+} from '../reports/import.ts'
+import {
   hourTtlCost,
   type ObservedRow,
   type RewriteSummary,
   RewritesTally,
 } from '../reports/observed-rows.ts'
+import { RUN_FILES, RunFolder } from '../reports/run-folder.ts'
 import { PolicyTally } from '../reports/series-policy.ts'
 import { summaryTable, wantsColour } from '../reports/table.ts'
 import { alignedTable, countText, dollarText, percentText } from '../reports/text-table.ts'
 import type { StepRow, SummaryRow } from '../reports/types.ts'
+import { RunFilesWriter } from '../scenarios/run-files.ts'
 import { parse } from './args.ts'
-import { type ImportOptions, type ImportResult, importFiles, requireTranscriptFiles } from '../reports/import.ts'
 import { POLICY_FILES, policyFiles, policyOption, policyText, requireDshLog } from './import-policy.ts'
 import { exportForCommand, exportLine, OTEL_FLAGS, otelExport } from './otel-option.ts'
 import { runStamp } from './run.ts'
-import { RunFilesWriter } from '../scenarios/run-files.ts'
-import { RUN_FILES, RunFolder } from '../reports/run-folder.ts'
 
 /** The `rewrites.csv` columns, in order. */
 export const REWRITE_COLUMNS = [

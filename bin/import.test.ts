@@ -14,9 +14,9 @@ import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { detectFormat, predictObserved, READERS } from '../providers/transcripts/index.ts'
+import { type ImportOptions, importTranscripts as importWith, transcriptFiles } from '../reports/import.ts'
 import type { ObservedRow } from '../reports/observed-rows.ts'
 import { parseStepsCsv } from '../reports/parse.ts'
-import { type ImportOptions, importTranscripts as importWith, transcriptFiles } from '../reports/import.ts'
 
 /** An import with its rows collected. */
 async function importTranscripts(paths: readonly string[], options: ImportOptions) {

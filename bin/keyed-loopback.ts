@@ -17,9 +17,9 @@ import { compatibleProviders } from '../providers/compatible.ts'
 import { startLoopback } from '../providers/mock/loopback.ts'
 import { CacheSimulators } from '../providers/sim/index.ts'
 import { perturbedCatalog } from '../scenarios/keyed.ts'
+import { writeRunFiles } from '../scenarios/run-files.ts'
 import { openJsonlSink } from './jsonl-sink.ts'
 import { reportCapture } from './report.ts'
-import { writeRunFiles } from '../scenarios/run-files.ts'
 import { findSentinels, keyInQueryRequests } from './sentinel-scan.ts'
 
 // Sentinels, not `sk-…` shapes: a leak must be caught by the scan, not masked by a shape rule.

@@ -8,10 +8,10 @@ import { breakLine, breaksOf } from '../reports/breaks.ts'
 import { CAPTURE_SCENARIO } from '../reports/capture-rows.ts'
 import { FIXED_EPOCH_MS } from '../reports/otel.ts'
 import { summaryTable, wantsColour } from '../reports/table.ts'
+import { writeRunFiles } from '../scenarios/run-files.ts'
 import { parse } from './args.ts'
 import { exportForCommand, exportLine, OTEL_FLAGS, otelExport } from './otel-option.ts'
 import { type CaptureReport, reportCapture } from './report.ts'
-import { writeRunFiles } from '../scenarios/run-files.ts'
 
 /** How many conversations of each kind, in how many sessions, told apart how. */
 export function conversationsLine(report: Pick<CaptureReport, 'identities' | 'kinds'>): string {

@@ -7,11 +7,11 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { CachelabError } from '../harness/errors.ts'
+import { lockFileOf } from '../reports/folder-lock.ts'
+import { buildPrefixOf, readManifest } from '../reports/run-folder.ts'
 import { SCENARIOS } from '../scenarios/index.ts'
 import type { Scenario } from '../scenarios/types.ts'
-import { lockFileOf } from '../reports/folder-lock.ts'
 import { run, runStamp } from './run.ts'
-import { buildPrefixOf, readManifest } from '../reports/run-folder.ts'
 import { runCli } from './testing.ts'
 
 const temp = () => mkdtempSync(join(tmpdir(), 'cachelab-identity-'))

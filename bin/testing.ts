@@ -6,8 +6,8 @@ import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { vi } from 'vitest'
-import { main } from './cli.ts'
 import { RunFolder } from '../reports/run-folder.ts'
+import { main } from './cli.ts'
 
 /** What one CLI invocation returned and printed. */
 export interface CliResult {

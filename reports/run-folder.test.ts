@@ -13,6 +13,7 @@ import {
 import { tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { runCli } from '../bin/testing.ts'
 import { CachelabError } from '../harness/errors.ts'
 import { lockFileOf, processAlive } from './folder-lock.ts'
 import {
@@ -28,7 +29,6 @@ import {
   requireCompleteRun,
   unsafePathProblem,
 } from './run-folder.ts'
-import { runCli } from '../bin/testing.ts'
 
 const temp = (prefix = 'cachelab-folder-') => mkdtempSync(join(tmpdir(), prefix))
 const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')

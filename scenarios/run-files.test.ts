@@ -4,10 +4,10 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { breaksOf } from '../reports/breaks.ts'
 import { breaksCsv, stepsCsv, summaryCsv } from '../reports/csv.ts'
+import { RUN_FILES, RunFolder } from '../reports/run-folder.ts'
 import { summarize } from '../reports/summary.ts'
 import { sessionRows } from '../reports/testing.ts'
 import { RunFilesWriter, writeRunFiles } from './run-files.ts'
-import { RUN_FILES, RunFolder } from '../reports/run-folder.ts'
 
 /** Two interleaved sessions, long enough that steps.csv is written in several batches. */
 function rows() {

@@ -12,13 +12,13 @@ import { breaksCsv, claimsCsv, STEPS_CSV_HEAD, stepsCsvLines, summaryCsv } from 
 import { renderReport } from '../reports/html.ts'
 import { type LibraryReport, librariesCsv, libraryStepsCsv } from '../reports/libraries.ts'
 import { type LoopComparison, loopsCsv } from '../reports/loops.ts'
+import { RUN_FILES, RunFolder } from '../reports/run-folder.ts'
 import { RunRows } from '../reports/session-rows.ts'
 import { SummaryTally, summarize, withClaims } from '../reports/summary.ts'
 import type { ClaimResult, StepRow, SummaryRow } from '../reports/types.ts'
 import { evaluateClaims } from './claims.ts'
 import type { NotApplicable } from './requirements.ts'
 import type { Scenario } from './types.ts'
-import { RUN_FILES, RunFolder } from '../reports/run-folder.ts'
 
 /** What a run wrote: its summaries (claims counted in) and its claims. */
 export interface RunFiles {
