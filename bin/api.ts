@@ -37,6 +37,12 @@ export {
 } from '../reports/gate.ts'
 export { readBreaksCsv, readStepsCsv, readSummaryCsv } from '../reports/load.ts'
 export { FIXED_EPOCH_MS } from '../reports/otel.ts'
+export {
+  type EndpointOutcome,
+  exportRows,
+  type OtelExportOptions,
+  type OtelExportResult,
+} from '../reports/otel-export.ts'
 export type { OtelNameSet } from '../reports/otel-names.ts'
 export { summarize } from '../reports/summary.ts'
 export type { BreakCause, BreakRow, ClaimResult, StepRow, SummaryRow } from '../reports/types.ts'
@@ -45,11 +51,5 @@ export { findScenario, SCENARIOS } from '../scenarios/index.ts'
 export type { NotApplicable } from '../scenarios/requirements.ts'
 export { type RunFiles, writeRunFiles } from '../scenarios/run-files.ts'
 export { type CheckOptions, type CheckResult, type CheckScope, check } from './check.ts'
-export {
-  type EndpointOutcome,
-  exportRows,
-  type OtelExportOptions,
-  type OtelExportResult,
-} from './otel-export.ts'
 export { type CaptureReport, reportCapture } from './report.ts'
 export { type RunOptions, type RunResult, run, type SessionProgress } from './run.ts'

@@ -6,9 +6,14 @@ import { accessSync, constants, existsSync, statSync } from 'node:fs'
 import { dirname, relative, resolve } from 'node:path'
 import { CachelabError } from '../harness/errors.ts'
 import { FIXED_EPOCH_MS } from '../reports/otel.ts'
+import {
+  exportRows,
+  type OtelExportOptions,
+  type OtelExportResult,
+  tracesUrl,
+} from '../reports/otel-export.ts'
 import { OTEL_NAME_SETS, type OtelNameSet } from '../reports/otel-names.ts'
 import type { StepRow } from '../reports/types.ts'
-import { exportRows, type OtelExportOptions, type OtelExportResult, tracesUrl } from './otel-export.ts'
 
 /** The flags, for `parse` (spread into a command's options). */
 export const OTEL_FLAGS = {

@@ -11,12 +11,12 @@ import { FIXED_EPOCH_MS } from '../reports/otel.ts'
 import { replaceSymlink } from '../reports/run-folder.ts'
 import { breaksDigest, summaryTable, wantsColour } from '../reports/table.ts'
 import type { ClaimResult } from '../reports/types.ts'
+import { requireJobs } from '../scenarios/session-jobs.ts'
 import { listOption, parse, providersOption } from './args.ts'
 import { exportForCommand, exportLine, OTEL_FLAGS, otelExport } from './otel-option.ts'
 import { notApplicableLine, run, runStamp } from './run.ts'
 import { PROGRESS_INTERVAL_MS, ProgressReporter } from './run-progress.ts'
 import { chosenScenarios, knownScenarios } from './scenarios-option.ts'
-import { requireJobs } from './session-jobs.ts'
 
 const OUT_ROOT = join('reports', 'out')
 

@@ -19,7 +19,7 @@ import type { AbsentLibrary, LibrarySessionRecord } from '../reports/libraries.t
 import type { StepRow } from '../reports/types.ts'
 import { type SessionPlan, sessionIdOf } from '../scenarios/run.ts'
 import { runLibrarySession } from '../scenarios/run-library.ts'
-import type { SessionJobEvent } from './session-jobs.ts'
+import type { SessionJobEvent } from '../scenarios/session-jobs.ts'
 
 /** A library loop that loaded, with the versions that run. */
 export type LoadedLoop = Extract<LoadedLibrary, { status: 'loaded' }>

@@ -32,9 +32,6 @@ import type { NotApplicable } from '../scenarios/requirements.ts'
 import { planMatrix, runSession, type SessionPlan, sessionIdOf } from '../scenarios/run.ts'
 import { DSH_LOOP_PROVIDER, runDshSession } from '../scenarios/run-dsh.ts'
 import { verdictsOf, writeInto } from '../scenarios/run-files.ts'
-import type { Scenario } from '../scenarios/types.ts'
-import { requireKnown } from './args.ts'
-import { libraryLoopsOf, libraryPlansOf, loadLibraries, runLibraryPlans, speaks } from './run-libraries.ts'
 import {
   canTransfer,
   type FinishedSession,
@@ -42,7 +39,10 @@ import {
   type SessionJobEvent,
   SessionPool,
   sessionBreakEvents,
-} from './session-jobs.ts'
+} from '../scenarios/session-jobs.ts'
+import type { Scenario } from '../scenarios/types.ts'
+import { requireKnown } from './args.ts'
+import { libraryLoopsOf, libraryPlansOf, loadLibraries, runLibraryPlans, speaks } from './run-libraries.ts'
 import { cachelabVersion } from './version.ts'
 
 /** What to run. Every field is optional: the whole matrix on the simulator, nothing written. */

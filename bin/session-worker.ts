@@ -1,4 +1,4 @@
-// A worker thread of a simulated run (bin/session-jobs.ts): its own mock providers, one session at a
+// A worker thread of a simulated run (scenarios/session-jobs.ts): its own mock providers, one session at a
 // time as the parent sends them, each session's log written to its planned path and its rows sent back.
 
 import { readFileSync } from 'node:fs'
@@ -15,7 +15,7 @@ import {
   sessionBreakEvents,
   type ToWorker,
   type WorkerSetup,
-} from './session-jobs.ts'
+} from '../scenarios/session-jobs.ts'
 
 const port = parentPort
 if (port === null) throw new CachelabError('invariant', 'session-worker runs as a worker thread only')

@@ -1,7 +1,7 @@
 // Step rows as OpenTelemetry spans, pure: one trace per session (run, scenario, variant, provider) under a
 // session root span, one CLIENT span per request named `chat {model}`, timed on the session's clock from a
 // given epoch, and their OTLP/HTTP JSON encoding. Ids are hashes of what the spans describe, so the same
-// rows and epoch give the same bytes. The sinks (a file, an OTLP endpoint) are in bin/otel-export.ts.
+// rows and epoch give the same bytes. The sinks (a file, an OTLP endpoint) are in otel-export.ts.
 
 import { createHash } from 'node:crypto'
 import { vendorOf } from '../providers/catalog.ts'

@@ -2,11 +2,10 @@ import { mkdtempSync, readdirSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { type RunProgress, run } from '../bin/run.ts'
 import { CachelabError } from '../harness/errors.ts'
-import { SCENARIOS } from '../scenarios/index.ts'
-import { planMatrix } from '../scenarios/run.ts'
-import type { Scenario } from '../scenarios/types.ts'
-import { type RunProgress, run } from './run.ts'
+import { SCENARIOS } from './index.ts'
+import { planMatrix } from './run.ts'
 import {
   canTransfer,
   dispatchOrder,
@@ -15,6 +14,7 @@ import {
   requireJobs,
   scriptedRequests,
 } from './session-jobs.ts'
+import type { Scenario } from './types.ts'
 
 const named = (name: string) => SCENARIOS.find((scenario) => scenario.name === name) as Scenario
 

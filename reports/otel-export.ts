@@ -12,9 +12,9 @@ import type { ReadableSpan } from '@opentelemetry/sdk-trace'
 import { makeDirectories } from '../harness/directories.ts'
 import { CachelabError } from '../harness/errors.ts'
 import { redactText } from '../providers/mock/serve-safety.ts'
-import { FIXED_EPOCH_MS, otlpJsonLine, type SpanRecord, spansOf, traceCount } from '../reports/otel.ts'
-import { CACHELAB_SERVICE, type OtelNameSet, RESOURCE } from '../reports/otel-names.ts'
-import type { StepRow } from '../reports/types.ts'
+import { FIXED_EPOCH_MS, otlpJsonLine, type SpanRecord, spansOf, traceCount } from './otel.ts'
+import { CACHELAB_SERVICE, type OtelNameSet, RESOURCE } from './otel-names.ts'
+import type { StepRow } from './types.ts'
 
 /** Where and how to export. With neither `file` nor `endpoint`, nothing is exported. */
 export interface OtelExportOptions {

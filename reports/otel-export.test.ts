@@ -2,12 +2,12 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import type { OtlpTraceRequest } from '../reports/otel.ts'
-import { sessionRows } from '../reports/testing.ts'
-import type { StepRow } from '../reports/types.ts'
+import { deadEndpoint, receivedSpans, startReceiver } from '../bin/otel-testing.ts'
+import { withEnv } from '../bin/testing.ts'
+import type { OtlpTraceRequest } from './otel.ts'
 import { exportRows, tracesUrl } from './otel-export.ts'
-import { deadEndpoint, receivedSpans, startReceiver } from './otel-testing.ts'
-import { withEnv } from './testing.ts'
+import { sessionRows } from './testing.ts'
+import type { StepRow } from './types.ts'
 
 const rows: StepRow[] = sessionRows({ provider: 'anthropic', model: 'claude-sonnet-4-6' }, [
   { write: 3_000, uncached: 20 },
