@@ -1,7 +1,7 @@
 // Command-line parsing shared by the subcommands: flags per the CLI contract, errors as usage errors.
 
 import { type ParseArgsConfig, parseArgs } from 'node:util'
-import { CachelabError } from '../harness/errors.ts'
+import { CachelabError, requireKnown } from '../harness/errors.ts'
 import { PROVIDER_IDS, type ProviderId } from '../harness/types.ts'
 import { knownProviderIds } from '../providers/compatible.ts'
 
@@ -51,14 +51,6 @@ export function listOption<T extends string>(
   if (names.length === 0) throw new CachelabError('usage', `--${what} needs at least one name`)
   requireKnown(names, known, what)
   return names as T[]
-}
-
-/** Every name must be one of `known`; the first that is not is a usage error naming the known ones. */
-export function requireKnown(names: readonly string[], known: readonly string[], what: string): void {
-  for (const name of names) {
-    if (!known.includes(name))
-      throw new CachelabError('usage', `unknown ${what} ${JSON.stringify(name)} (known: ${known.join(', ')})`)
-  }
 }
 
 /**

@@ -18,8 +18,8 @@ import {
   stepRecord,
 } from '../reports/calibrate-output.ts'
 import { RunFolder } from '../reports/run-folder.ts'
+import { runStamp } from '../scenarios/matrix.ts'
 import { parse } from './args.ts'
-import { runStamp } from './run.ts'
 
 /** calibration.csv lines are written in batches of this many steps. */
 const STEPS_BATCH = 1_000

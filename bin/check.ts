@@ -4,7 +4,7 @@
 
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
-import { CachelabError } from '../harness/errors.ts'
+import { CachelabError, requireKnown } from '../harness/errors.ts'
 import { knownProviderIds } from '../providers/compatible.ts'
 import { breaksOf } from '../reports/breaks.ts'
 import {
@@ -23,7 +23,6 @@ import type { ClaimResult } from '../reports/types.ts'
 import { evaluateClaims } from '../scenarios/claims.ts'
 import { SCENARIOS } from '../scenarios/index.ts'
 import type { Scenario } from '../scenarios/types.ts'
-import { requireKnown } from './args.ts'
 
 /** Which sessions the gate looks at; every one when a list is absent. */
 export interface CheckScope {

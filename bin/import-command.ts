@@ -50,11 +50,11 @@ import { PolicyTally } from '../reports/series-policy.ts'
 import { summaryTable, wantsColour } from '../reports/table.ts'
 import { alignedTable, countText, dollarText, percentText } from '../reports/text-table.ts'
 import type { StepRow, SummaryRow } from '../reports/types.ts'
+import { runStamp } from '../scenarios/matrix.ts'
 import { RunFilesWriter } from '../scenarios/run-files.ts'
 import { parse } from './args.ts'
 import { POLICY_FILES, policyFiles, policyOption, policyText, requireDshLog } from './import-policy.ts'
 import { exportForCommand, exportLine, OTEL_FLAGS, otelExport } from './otel-option.ts'
-import { runStamp } from './run.ts'
 
 /** The `rewrites.csv` columns, in order. */
 export const REWRITE_COLUMNS = [

@@ -6,7 +6,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { run } from './run.ts'
+import { run } from '../scenarios/matrix.ts'
 
 /** One run of the matrix, timed. */
 export interface MatrixRunFigures {

@@ -1,4 +1,4 @@
-// `cachelab run`: the flags made into a run of scenarios × providers × variants (bin/run.ts) on the
+// `cachelab run`: the flags made into a run of scenarios × providers × variants (scenarios/matrix.ts) on the
 // simulator or live, its files written under the output directory and its summary printed.
 
 import { join, relative, resolve } from 'node:path'
@@ -11,10 +11,10 @@ import { FIXED_EPOCH_MS } from '../reports/otel.ts'
 import { replaceSymlink } from '../reports/run-folder.ts'
 import { breaksDigest, summaryTable, wantsColour } from '../reports/table.ts'
 import type { ClaimResult } from '../reports/types.ts'
+import { notApplicableLine, run, runStamp } from '../scenarios/matrix.ts'
 import { requireJobs } from '../scenarios/session-jobs.ts'
 import { listOption, parse, providersOption } from './args.ts'
 import { exportForCommand, exportLine, OTEL_FLAGS, otelExport } from './otel-option.ts'
-import { notApplicableLine, run, runStamp } from './run.ts'
 import { PROGRESS_INTERVAL_MS, ProgressReporter } from './run-progress.ts'
 import { chosenScenarios, knownScenarios } from './scenarios-option.ts'
 

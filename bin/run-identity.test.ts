@@ -10,8 +10,8 @@ import { CachelabError } from '../harness/errors.ts'
 import { lockFileOf } from '../reports/folder-lock.ts'
 import { buildPrefixOf, readManifest } from '../reports/run-folder.ts'
 import { SCENARIOS } from '../scenarios/index.ts'
+import { run, runStamp } from '../scenarios/matrix.ts'
 import type { Scenario } from '../scenarios/types.ts'
-import { run, runStamp } from './run.ts'
 import { runCli } from './testing.ts'
 
 const temp = () => mkdtempSync(join(tmpdir(), 'cachelab-identity-'))

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { RunProgress } from './run.ts'
+import type { RunProgress } from '../scenarios/matrix.ts'
 import { elapsedText, ProgressReporter, progressLine } from './run-progress.ts'
 
 const state = (overrides: Partial<RunProgress> = {}): RunProgress => ({

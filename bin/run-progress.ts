@@ -2,7 +2,7 @@
 // a pipe, a file) a plain line every so often, so a log shows what runs and how far without a flood.
 
 import { unreachable } from '../harness/errors.ts'
-import type { RunProgress } from './run.ts'
+import type { RunProgress } from '../scenarios/matrix.ts'
 
 /** How progress is shown. */
 export type ProgressMode =

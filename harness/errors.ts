@@ -35,3 +35,11 @@ export function logError(file: string, line: number, reason: string): CachelabEr
 export function unreachable(value: never): never {
   throw new CachelabError('invariant', `unreachable value: ${JSON.stringify(value)}`)
 }
+
+/** Every name must be one of `known`; the first that is not is a usage error naming the known ones. */
+export function requireKnown(names: readonly string[], known: readonly string[], what: string): void {
+  for (const name of names) {
+    if (!known.includes(name))
+      throw new CachelabError('usage', `unknown ${what} ${JSON.stringify(name)} (known: ${known.join(', ')})`)
+  }
+}

@@ -1,7 +1,7 @@
 import OpenAI from 'openai'
 import { afterEach, describe, expect, it } from 'vitest'
-import { run } from '../bin/run.ts'
 import type { CompatibleProviderId, DerivedRequest, ProviderId } from '../harness/types.ts'
+import { run } from '../scenarios/matrix.ts'
 import { resolveModel } from './catalog.ts'
 import { compatibleProviders, findCompatible, knownProviderIds, useCatalog } from './compatible.ts'
 import { buildCompatibleRequest, compatibleWireUsage, parseCompatibleUsage } from './compatible-chat.ts'

@@ -2,9 +2,9 @@ import { mkdtempSync, readdirSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { type RunProgress, run } from '../bin/run.ts'
 import { CachelabError } from '../harness/errors.ts'
 import { SCENARIOS } from './index.ts'
+import { type RunProgress, run } from './matrix.ts'
 import { planMatrix } from './run.ts'
 import {
   canTransfer,

@@ -1,5 +1,5 @@
 // cachelab's own version, read once from its package.json: the nearest one above this file named
-// `cachelab` (the repository's beside `bin/`, the package's above `dist/bin/`).
+// `cachelab` (the repository's above `harness/`, the package's above `dist/harness/`).
 
 import { readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'

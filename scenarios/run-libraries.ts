@@ -17,9 +17,9 @@ import { isBuiltInVendor, vendorOf } from '../providers/catalog.ts'
 import { startLoopback } from '../providers/mock/loopback.ts'
 import type { AbsentLibrary, LibrarySessionRecord } from '../reports/libraries.ts'
 import type { StepRow } from '../reports/types.ts'
-import { type SessionPlan, sessionIdOf } from '../scenarios/run.ts'
-import { runLibrarySession } from '../scenarios/run-library.ts'
-import type { SessionJobEvent } from '../scenarios/session-jobs.ts'
+import { type SessionPlan, sessionIdOf } from './run.ts'
+import { runLibrarySession } from './run-library.ts'
+import type { SessionJobEvent } from './session-jobs.ts'
 
 /** A library loop that loaded, with the versions that run. */
 export type LoadedLoop = Extract<LoadedLibrary, { status: 'loaded' }>

@@ -5,11 +5,11 @@ import { describe, expect, it } from 'vitest'
 import { sdkLoop } from '../harness/loops/libraries/sdk.ts'
 import type { LibraryLoop, LibraryLoopModule } from '../harness/loops/libraries/types.ts'
 import { parseCsv } from '../reports/csv.ts'
-import { SCENARIOS } from '../scenarios/index.ts'
-import { planMatrix } from '../scenarios/run.ts'
-import type { Scenario } from '../scenarios/types.ts'
-import { run } from './run.ts'
+import { SCENARIOS } from './index.ts'
+import { run } from './matrix.ts'
+import { planMatrix } from './run.ts'
 import { libraryLoopsOf, libraryPlansOf } from './run-libraries.ts'
+import type { Scenario } from './types.ts'
 
 /**
  * A fake library on the reference loop: it prepends a line to the system prompt (so its requests differ

@@ -8,12 +8,13 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve, sep } from 'node:path'
 import { VirtualClock } from '../harness/clock.ts'
-import { CachelabError, unreachable } from '../harness/errors.ts'
+import { CachelabError, requireKnown, unreachable } from '../harness/errors.ts'
 import { type DshModules, loadDshModules, type ModuleImporter } from '../harness/loops/dsh/modules.ts'
 import { DSH_STORE_FOLDER, dshLogFile } from '../harness/loops/dsh/store.ts'
 import type { LibraryLoopModule, LibraryLoopName } from '../harness/loops/libraries/types.ts'
 import type { LoopInexpressible, LoopName } from '../harness/loops/types.ts'
 import { PROVIDER_IDS, type ProviderId } from '../harness/types.ts'
+import { cachelabVersion } from '../harness/version.ts'
 import { catalogEntries } from '../providers/catalog.ts'
 import { knownProviderIds } from '../providers/compatible.ts'
 import { liveEndpoint } from '../providers/endpoints.ts'
@@ -27,11 +28,12 @@ import { compareLoops, type LoopComparison, type LoopSession } from '../reports/
 import { RUN_FILES, RunFolder } from '../reports/run-folder.ts'
 import { summarize } from '../reports/summary.ts'
 import type { ClaimResult, StepRow, SummaryRow } from '../reports/types.ts'
-import { SCENARIOS } from '../scenarios/index.ts'
-import type { NotApplicable } from '../scenarios/requirements.ts'
-import { planMatrix, runSession, type SessionPlan, sessionIdOf } from '../scenarios/run.ts'
-import { DSH_LOOP_PROVIDER, runDshSession } from '../scenarios/run-dsh.ts'
-import { verdictsOf, writeInto } from '../scenarios/run-files.ts'
+import { SCENARIOS } from './index.ts'
+import type { NotApplicable } from './requirements.ts'
+import { planMatrix, runSession, type SessionPlan, sessionIdOf } from './run.ts'
+import { DSH_LOOP_PROVIDER, runDshSession } from './run-dsh.ts'
+import { verdictsOf, writeInto } from './run-files.ts'
+import { libraryLoopsOf, libraryPlansOf, loadLibraries, runLibraryPlans, speaks } from './run-libraries.ts'
 import {
   canTransfer,
   type FinishedSession,
@@ -39,11 +41,8 @@ import {
   type SessionJobEvent,
   SessionPool,
   sessionBreakEvents,
-} from '../scenarios/session-jobs.ts'
-import type { Scenario } from '../scenarios/types.ts'
-import { requireKnown } from './args.ts'
-import { libraryLoopsOf, libraryPlansOf, loadLibraries, runLibraryPlans, speaks } from './run-libraries.ts'
-import { cachelabVersion } from './version.ts'
+} from './session-jobs.ts'
+import type { Scenario } from './types.ts'
 
 /** What to run. Every field is optional: the whole matrix on the simulator, nothing written. */
 export interface RunOptions {
