@@ -12,8 +12,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import { fillerText } from '../harness/filler.ts'
 import { compatibleProviders } from '../providers/compatible.ts'
 import { SIMULATED_KEY } from '../providers/endpoints.ts'
+import { commandEnvironment, commandExitCode, shownCommand } from '../providers/mock/around.ts'
 import { parseStepsCsv } from '../reports/parse.ts'
-import { commandEnvironment, commandExitCode, shownCommand } from './record-command.ts'
 import { alive, eventually, listening, runCli, withEnv } from './testing.ts'
 
 const BIN = fileURLToPath(new URL('./cachelab.js', import.meta.url))

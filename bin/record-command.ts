@@ -3,15 +3,16 @@
 // pointing at it, serve stops whatever happens to the command, and the capture becomes DIR's report,
 // gated against the baseline when one is named (notes/2026-12-02-record.md).
 
-import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { constants } from 'node:os'
 import { basename, isAbsolute, join, relative, resolve } from 'node:path'
 import { CachelabError } from '../harness/errors.ts'
-import { compatibleProviders } from '../providers/compatible.ts'
-import { ENV_NAMES, SIMULATED_KEY } from '../providers/endpoints.ts'
-import type { LoopbackServer } from '../providers/mock/loopback.ts'
-import { environmentSecrets, redactText } from '../providers/mock/serve-safety.ts'
+import {
+  type CommandOutcome,
+  commandEnvironment,
+  commandExitCode,
+  runCommand,
+  shownCommand,
+} from '../providers/mock/around.ts'
 import { CAPTURE_SCENARIO } from '../reports/capture-rows.ts'
 import { runStamp } from '../scenarios/matrix.ts'
 import { writeRunFiles } from '../scenarios/run-files.ts'
@@ -41,12 +42,6 @@ export const RECORD_FLAGS = {
   tolerance: { type: 'string' },
   ...SERVE_FLAGS_AROUND,
 } as const
-
-/** How the command ended: its exit code, or the signal that ended it. */
-export interface CommandOutcome {
-  code: number | null
-  signal: NodeJS.Signals | null
-}
 
 export async function recordCommand(argv: string[]): Promise<number> {
   const split = argv.indexOf('--')
@@ -131,14 +126,6 @@ export async function recordCommand(argv: string[]): Promise<number> {
   return exitCode !== 0 ? exitCode : gateCode
 }
 
-/**
- * The command as record prints it: a key its arguments hold (`-H "x-api-key: $ANTHROPIC_API_KEY"`
- * expanded by the shell, a `--key=sk-…`, a URL's `?key=`) is redacted, the environment's keys verbatim.
- */
-export function shownCommand(command: readonly string[], env: NodeJS.ProcessEnv): string {
-  return redactText(command.join(' '), environmentSecrets(env))
-}
-
 /** A path as printed: relative to the current folder when inside it, else absolute. */
 function shown(path: string): string {
   const inside = relative(process.cwd(), path)
@@ -154,91 +141,4 @@ function serveArguments(values: Record<string, string | boolean | undefined>, ca
     argv.push(spec.type === 'boolean' ? `--${name}` : `--${name}=${String(value)}`)
   }
   return argv
-}
-
-/**
- * The command's environment: the caller's, with every vendor's base-URL variable pointing at the server.
- * On the simulator a key variable left unset gets a placeholder, so SDKs that refuse to start without a
- * key start; a key the caller set is kept (it reaches only this loopback server, which records no
- * headers). Through `--upstream live` the caller's keys are what the providers need, so none is invented.
- */
-export function commandEnvironment(
-  server: Pick<LoopbackServer, 'baseURLs' | 'baseURL'>,
-  env: NodeJS.ProcessEnv,
-  upstream: string,
-): NodeJS.ProcessEnv {
-  const urls: Record<string, string> = {
-    [ENV_NAMES.openai.baseURL]: server.baseURLs.openai,
-    [ENV_NAMES.anthropic.baseURL]: server.baseURLs.anthropic,
-    [ENV_NAMES.deepseek.baseURL]: server.baseURLs.deepseek,
-    [ENV_NAMES.gemini.baseURL]: server.baseURLs.gemini,
-    // Gemini CLI's name for the same setting.
-    GOOGLE_GEMINI_BASE_URL: server.baseURLs.gemini,
-    [ENV_NAMES.bedrock.baseURL]: server.baseURLs.bedrock,
-  }
-  const keys = [
-    ENV_NAMES.openai.key,
-    ENV_NAMES.anthropic.key,
-    ENV_NAMES.deepseek.key,
-    ENV_NAMES.gemini.key,
-    ENV_NAMES.bedrock.key,
-  ]
-  for (const provider of compatibleProviders()) {
-    urls[provider.baseURLVariable] = server.baseURL(provider.id)
-    keys.push(provider.keyVariable)
-  }
-  const placeholders =
-    upstream === 'sim'
-      ? Object.fromEntries(
-          keys.filter((name) => (env[name] ?? '').trim() === '').map((name) => [name, SIMULATED_KEY]),
-        )
-      : {}
-  return { ...env, ...placeholders, ...urls }
-}
-
-/**
- * Run the command with the terminal's stdio until it exits. SIGINT and SIGTERM that reach record are passed
- * on to it, and record waits for it to exit, so serve stops only after the command has. A command that
- * cannot be started is an input error.
- */
-export function runCommand(
-  program: string,
-  args: readonly string[],
-  env: NodeJS.ProcessEnv,
-): Promise<CommandOutcome> {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(program, args, { stdio: 'inherit', env })
-    const forward = (signal: NodeJS.Signals) => {
-      child.kill(signal)
-    }
-    const onInterrupt = () => forward('SIGINT')
-    const onTerminate = () => forward('SIGTERM')
-    process.on('SIGINT', onInterrupt)
-    process.on('SIGTERM', onTerminate)
-    const settle = () => {
-      process.off('SIGINT', onInterrupt)
-      process.off('SIGTERM', onTerminate)
-    }
-    child.once('error', (error: NodeJS.ErrnoException) => {
-      settle()
-      const reason =
-        error.code === 'ENOENT'
-          ? 'no such command'
-          : error.code === 'EACCES'
-            ? 'not executable'
-            : error.message
-      reject(new CachelabError('input', `cannot run ${program}: ${reason}`))
-    })
-    child.once('exit', (code, signal) => {
-      settle()
-      resolvePromise({ code, signal })
-    })
-  })
-}
-
-/** A command's outcome as an exit code: its own, or 128 + the signal's number as shells report it. */
-export function commandExitCode(outcome: CommandOutcome): number {
-  if (outcome.code !== null) return outcome.code
-  const number = outcome.signal === null ? undefined : constants.signals[outcome.signal]
-  return number === undefined ? 1 : 128 + number
 }
