@@ -42,9 +42,10 @@ export function messageTokens(message: Message): number {
 
 /**
  * The previous request's messages and their running token sums: the next request of a session repeats
- * most of them (the same derived objects), so it counts only what it added.
+ * most of them (the same derived objects), so it counts only what it added. Both lists are this module's
+ * own and are cut back and extended in place, so a request costs its compare plus what it added.
  */
-let lastMessages: { messages: readonly DerivedRequest['messages'][number][]; sums: number[] } = {
+let lastMessages: { messages: DerivedRequest['messages'][number][]; sums: number[] } = {
   messages: [],
   sums: [0],
 }
@@ -52,15 +53,20 @@ let lastMessages: { messages: readonly DerivedRequest['messages'][number][]; sum
 /** Estimated tokens of a request's messages, the shared prefix with the previous request's counted once. */
 function messagesTokens(messages: readonly DerivedRequest['messages'][number][]): number {
   const last = lastMessages
+  // Reset first: a throw below leaves no half-updated lists behind.
+  lastMessages = { messages: [], sums: [0] }
   const bound = Math.min(messages.length, last.messages.length)
   let shared = 0
   while (shared < bound && messages[shared] === last.messages[shared]) shared += 1
-  const sums = shared === last.messages.length ? last.sums : last.sums.slice(0, shared + 1)
+  const { sums } = last
+  last.messages.length = shared
+  sums.length = shared + 1
   for (let index = shared; index < messages.length; index += 1) {
     const derived = messages[index] as DerivedRequest['messages'][number]
     sums.push((sums[index] ?? 0) + messageTokens(derived.message))
+    last.messages.push(derived)
   }
-  lastMessages = { messages: messages.slice(), sums }
+  lastMessages = last
   return sums[messages.length] ?? 0
 }
 

@@ -81,18 +81,18 @@ function wireMessage(message: DerivedRequest['messages'][number]['message']): Wi
 
 /**
  * The previous call's conversion: its derived messages, wire messages, their sources, and where each
- * wire message's derived messages begin. A session's next request repeats most of it.
+ * wire message's derived messages begin. A session's next request repeats most of it. The lists are this
+ * module's own: a call cuts them back to what it keeps and extends them in place.
  */
 let lastWire: {
-  derived: readonly DerivedRequest['messages'][number][]
+  derived: DerivedRequest['messages'][number][]
   messages: WireMessage[]
   sources: Seq[][]
   starts: number[]
-} = {
-  derived: [],
-  messages: [],
-  sources: [],
-  starts: [],
+} = emptyWire()
+
+function emptyWire(): typeof lastWire {
+  return { derived: [], messages: [], sources: [], starts: [] }
 }
 
 /**
@@ -101,23 +101,34 @@ let lastWire: {
  * up to the last one whose tool-result turn may still grow.
  */
 function wireMessages(request: DerivedRequest, from: number): { messages: WireMessage[]; sources: Seq[][] } {
-  const derived = request.messages.slice(from)
+  const all = request.messages
+  const count = all.length - from
+  const last = lastWire
+  // Reset first: a throw below leaves no half-updated lists behind.
+  lastWire = emptyWire()
+  const { derived, messages, sources, starts } = last
   let shared = 0
-  const bound = Math.min(derived.length, lastWire.derived.length)
-  while (shared < bound && derived[shared] === lastWire.derived[shared]) shared += 1
-  // Keep wire messages whose derived range ends inside the shared prefix and that no later result can join.
-  let kept = 0
-  while (kept < lastWire.messages.length && (lastWire.starts[kept + 1] ?? Number.POSITIVE_INFINITY) < shared)
-    kept += 1
-  const messages = lastWire.messages.slice(0, kept)
-  const sources = lastWire.sources.slice(0, kept)
-  const starts = lastWire.starts.slice(0, kept)
+  const bound = Math.min(count, derived.length)
+  while (shared < bound && all[from + shared] === derived[shared]) shared += 1
+  // Keep wire messages whose derived range ends inside the shared prefix and that no later result can
+  // join: those before the first later message starting at or past `shared` (starts only grow).
+  let low = 1
+  let high = messages.length
+  while (low < high) {
+    const middle = (low + high) >>> 1
+    if ((starts[middle] ?? Number.POSITIVE_INFINITY) < shared) low = middle + 1
+    else high = middle
+  }
+  const kept = Math.max(0, Math.min(low, messages.length) - 1)
+  const first = kept === 0 ? 0 : (starts[kept] ?? 0)
+  derived.length = shared
+  for (let index = shared; index < count; index += 1)
+    derived.push(all[from + index] as (typeof derived)[number])
+  messages.length = kept
+  sources.length = kept
+  starts.length = kept
   let resultsTurn: WireMessage | undefined
-  for (
-    let index = starts.length === 0 ? 0 : (lastWire.starts[kept] ?? 0);
-    index < derived.length;
-    index += 1
-  ) {
+  for (let index = first; index < count; index += 1) {
     const { message, sourceSeqs } = derived[index] as DerivedRequest['messages'][number]
     if (message.role === 'tool' && resultsTurn !== undefined) {
       resultsTurn.content.push(toolResultBlock(message))
@@ -131,7 +142,7 @@ function wireMessages(request: DerivedRequest, from: number): { messages: WireMe
     sources.push([...sourceSeqs])
     starts.push(index)
   }
-  lastWire = { derived, messages, sources, starts }
+  lastWire = last
   return { messages: messages.slice(), sources: sources.slice() }
 }
 

@@ -160,9 +160,14 @@ export function buildBedrockRequest(request: DerivedRequest, options: BuildOptio
   // Converse messages the previous request had (the same objects) have the same sources: only the rest
   // are gathered from their Messages messages.
   const last = lastSources
+  // Reset first: a throw below leaves no half-updated list behind.
+  lastSources = { messages: [], sources: [] }
   const bound = Math.min(messages.length, last.messages.length)
   let kept = 0
   while (kept < bound && messages[kept] === last.messages[kept]) kept += 1
+  const seen = last.messages
+  seen.length = kept
+  for (let index = kept; index < messages.length; index += 1) seen.push(messages[index] as ConverseMessage)
   const sources: Seq[][] = last.sources.slice(0, kept)
   let first = owners.length
   while (first > 0 && (owners[first - 1] ?? 0) >= kept) first -= 1
@@ -171,7 +176,7 @@ export function buildBedrockRequest(request: DerivedRequest, options: BuildOptio
     const seqs = messagesBody.sources.messages[index] ?? []
     sources[owner] = [...(sources[owner] ?? []), ...seqs]
   }
-  lastSources = { messages: messages.slice(), sources }
+  lastSources = { messages: seen, sources }
   return {
     provider: 'bedrock',
     api: 'bedrock-converse',
@@ -186,8 +191,11 @@ interface ConverseMessage {
   content: Raw[]
 }
 
-/** The previous request's Converse messages and the sources of each (the next one repeats most). */
-let lastSources: { messages: readonly ConverseMessage[]; sources: Seq[][] } = { messages: [], sources: [] }
+/**
+ * The previous request's Converse messages and the sources of each (the next one repeats most). The
+ * messages list is this module's own (cut back and extended in place); the sources went out with the request.
+ */
+let lastSources: { messages: ConverseMessage[]; sources: Seq[][] } = { messages: [], sources: [] }
 
 /**
  * Converse messages already built, per Messages message: a session resends the same wire messages, so
@@ -220,14 +228,19 @@ function converseMessage(value: unknown): ConverseMessage {
 
 /**
  * The previous call's conversion: its Messages messages, the Converse messages they became, the Converse
- * message each went into, and the first Messages message of each Converse message.
+ * message each went into, and the first Messages message of each Converse message. The lists are this
+ * module's own: a call cuts them back to what it keeps and extends them in place.
  */
 let lastConversion: {
-  inputs: readonly unknown[]
+  inputs: unknown[]
   messages: ConverseMessage[]
   owners: number[]
   starts: number[]
-} = { inputs: [], messages: [], owners: [], starts: [] }
+} = emptyConversion()
+
+function emptyConversion(): typeof lastConversion {
+  return { inputs: [], messages: [], owners: [], starts: [] }
+}
 
 /**
  * Messages messages as Converse messages, consecutive same-role turns merged; `owners[i]` is the Converse
@@ -236,14 +249,19 @@ let lastConversion: {
  */
 function convertMessages(inputs: readonly unknown[]): { messages: ConverseMessage[]; owners: number[] } {
   const last = lastConversion
+  // Reset first: a throw below leaves no half-updated lists behind.
+  lastConversion = emptyConversion()
+  const { messages, owners, starts } = last
   const bound = Math.min(inputs.length, last.inputs.length)
   let shared = 0
   while (shared < bound && inputs[shared] === last.inputs[shared]) shared += 1
-  const kept = shared === 0 ? 0 : (last.owners[shared - 1] ?? 0)
-  const from = last.starts[kept] ?? 0
-  const messages = last.messages.slice(0, kept)
-  const owners = last.owners.slice(0, from)
-  const starts = last.starts.slice(0, kept)
+  const kept = shared === 0 ? 0 : (owners[shared - 1] ?? 0)
+  const from = starts[kept] ?? 0
+  last.inputs.length = shared
+  for (let index = shared; index < inputs.length; index += 1) last.inputs.push(inputs[index])
+  messages.length = kept
+  owners.length = from
+  starts.length = kept
   for (let index = from; index < inputs.length; index += 1) {
     const message = converseMessage(inputs[index])
     const previous = messages[messages.length - 1]
@@ -259,7 +277,7 @@ function convertMessages(inputs: readonly unknown[]): { messages: ConverseMessag
     }
     owners.push(messages.length - 1)
   }
-  lastConversion = { inputs: inputs.slice(), messages, owners, starts }
+  lastConversion = last
   return { messages: messages.slice(), owners: owners.slice() }
 }
 

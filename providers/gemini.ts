@@ -150,15 +150,20 @@ function convertedContent(message: Message, signCalls: boolean): GeminiContent {
 /**
  * The previous call's conversion: its derived messages (after the leading system ones), the contents and
  * sources they became, and the first derived message of each content. A session's next request repeats
- * most of it and takes those contents over.
+ * most of it and takes those contents over. The lists are this module's own: a call cuts them back to
+ * what it keeps and extends them in place.
  */
 let lastContents: {
-  derived: readonly DerivedRequest['messages'][number][]
+  derived: DerivedRequest['messages'][number][]
   signCalls: boolean
   contents: GeminiContent[]
   sources: Seq[][]
   starts: number[]
-} = { derived: [], signCalls: false, contents: [], sources: [], starts: [] }
+} = emptyContents()
+
+function emptyContents(): typeof lastContents {
+  return { derived: [], signCalls: false, contents: [], sources: [], starts: [] }
+}
 
 /**
  * Derived messages as contents, one round's tool results joined in one user content. Contents built
@@ -170,24 +175,36 @@ function convertContents(
   leading: number,
   signCalls: boolean,
 ): { contents: GeminiContent[]; sources: Seq[][] } {
-  const derived = messages.slice(leading)
+  const count = messages.length - leading
   const last = lastContents
+  // Reset first: a throw below leaves no half-updated lists behind.
+  lastContents = emptyContents()
+  const { derived, contents, sources, starts } = last
   let shared = 0
   if (last.signCalls === signCalls) {
-    const bound = Math.min(derived.length, last.derived.length)
-    while (shared < bound && derived[shared] === last.derived[shared]) shared += 1
+    const bound = Math.min(count, derived.length)
+    while (shared < bound && messages[leading + shared] === derived[shared]) shared += 1
   }
-  // Keep contents whose derived range ends inside the shared prefix, the last one excepted (a result may join it).
-  let kept = 0
-  while (kept < last.contents.length - 1 && (last.starts[kept + 1] ?? Number.POSITIVE_INFINITY) <= shared)
-    kept += 1
-  if (shared === 0) kept = 0
-  const contents = last.contents.slice(0, kept)
-  const sources = last.sources.slice(0, kept)
-  const starts = last.starts.slice(0, kept)
+  // Keep contents whose derived range ends inside the shared prefix, the last one excepted (a result may
+  // join it): those before the first later content starting past `shared` (starts only grow).
+  let low = 1
+  let high = contents.length
+  while (low < high) {
+    const middle = (low + high) >>> 1
+    if ((starts[middle] ?? Number.POSITIVE_INFINITY) <= shared) low = middle + 1
+    else high = middle
+  }
+  const kept = shared === 0 ? 0 : Math.max(0, Math.min(contents.length - 1, low - 1))
+  const first = kept === 0 ? 0 : (starts[kept] ?? 0)
+  derived.length = shared
+  for (let index = shared; index < count; index += 1)
+    derived.push(messages[leading + index] as (typeof derived)[number])
+  contents.length = kept
+  sources.length = kept
+  starts.length = kept
   let previousRole: Message['role'] | undefined =
-    kept === 0 ? undefined : (derived[(last.starts[kept] ?? 0) - 1]?.message.role ?? undefined)
-  for (let index = kept === 0 ? 0 : (last.starts[kept] ?? 0); index < derived.length; index += 1) {
+    kept === 0 ? undefined : (derived[first - 1]?.message.role ?? undefined)
+  for (let index = first; index < derived.length; index += 1) {
     const { message, sourceSeqs } = derived[index] as DerivedRequest['messages'][number]
     const content = convertedContent(message, signCalls)
     const previous = contents.at(-1)

@@ -96,17 +96,19 @@ function inputItems(message: Message): ResponsesInputItem[] {
   }
 }
 
-/** The previous request's input items: its derived messages, their items and sources, and where each begins. */
+/**
+ * The previous request's input items: its derived messages, their items and sources, and where each
+ * begins. The lists are this module's own: a call cuts them back to what it shares and extends them in place.
+ */
 let lastInput: {
-  derived: readonly DerivedRequest['messages'][number][]
+  derived: DerivedRequest['messages'][number][]
   input: ResponsesInputItem[]
   sources: Seq[][]
   starts: number[]
-} = {
-  derived: [],
-  input: [],
-  sources: [],
-  starts: [0],
+} = emptyInput()
+
+function emptyInput(): typeof lastInput {
+  return { derived: [], input: [], sources: [], starts: [0] }
 }
 
 /**
@@ -133,14 +135,22 @@ export function responsesInput(request: DerivedRequest): {
     start += 1
   }
   // Items of derived messages the previous request shared (the same frozen objects) are reused.
-  const derived = request.messages.slice(start)
+  const all = request.messages
+  const count = all.length - start
+  const last = lastInput
+  // Reset first: a throw below leaves no half-updated lists behind.
+  lastInput = emptyInput()
+  const { derived, input, sources, starts } = last
   let shared = 0
-  const bound = Math.min(derived.length, lastInput.derived.length)
-  while (shared < bound && derived[shared] === lastInput.derived[shared]) shared += 1
-  const end = lastInput.starts[shared] ?? 0
-  const input: ResponsesInputItem[] = lastInput.input.slice(0, end)
-  const sources: Seq[][] = lastInput.sources.slice(0, end)
-  const starts: number[] = lastInput.starts.slice(0, shared)
+  const bound = Math.min(count, derived.length)
+  while (shared < bound && all[start + shared] === derived[shared]) shared += 1
+  const end = starts[shared] ?? 0
+  derived.length = shared
+  for (let index = shared; index < count; index += 1)
+    derived.push(all[start + index] as (typeof derived)[number])
+  input.length = end
+  sources.length = end
+  starts.length = shared
   for (let index = shared; index < derived.length; index += 1) {
     const { message, sourceSeqs } = derived[index] as DerivedRequest['messages'][number]
     starts[index] = input.length
@@ -150,7 +160,7 @@ export function responsesInput(request: DerivedRequest): {
     }
   }
   starts[derived.length] = input.length
-  lastInput = { derived, input, sources, starts }
+  lastInput = last
   return {
     instructions: instructionTexts.length > 0 ? instructionTexts.join(INSTRUCTIONS_SEPARATOR) : undefined,
     systemSources,

@@ -89,6 +89,12 @@ export class GeminiCacheSimulator {
   private readonly random: Random | undefined
   /** One implicit prefix store per model. */
   private readonly tries = new Map<string, PrefixTrie<NodeState>>()
+  /**
+   * Per implicit store, the latest time it was renewed at and whether renewals came in time order. While
+   * they did, `lastUsed` never grows from a node to its child (an insert renews a whole path from the root
+   * to the latest time, and nothing else writes it), so the live part of a path is found by bisection.
+   */
+  private readonly renewals = new WeakMap<PrefixTrie<NodeState>, { latest: number; ordered: boolean }>()
   /** The account's explicit caches by name. */
   private readonly caches = new Map<string, ExplicitCache>()
   private serial = 0
@@ -144,6 +150,12 @@ export class GeminiCacheSimulator {
       stayed === undefined ? undefined : this.implicitProbe(stayed, at),
     )
     // The whole prompt is kept (free), and every node it passes is renewed.
+    const renewal = this.renewals.get(trie)
+    if (renewal === undefined) this.renewals.set(trie, { latest: at, ordered: true })
+    else {
+      if (at < renewal.latest) renewal.ordered = false
+      renewal.latest = Math.max(renewal.latest, at)
+    }
     const nodes = trie.insert(prompt, prompt.segments.length, () => ({ lastUsed: at }))
     for (const node of nodes) if (node.data !== undefined) node.data.lastUsed = at
     return {
@@ -300,7 +312,15 @@ export class GeminiCacheSimulator {
     const live = (state: NodeState | undefined) =>
       state !== undefined && (bounds.ignoreExpiry || at - state.lastUsed < rules.implicitRetentionSeconds)
     let depth = 0
-    while (depth < path.length && live(path[depth]?.data)) depth += 1
+    if (this.renewals.get(trie)?.ordered !== false) {
+      // Liveness only falls along the path (see `renewals`): the first node not live, by bisection.
+      let high = path.length
+      while (depth < high) {
+        const middle = (depth + high) >>> 1
+        if (live(path[middle]?.data)) depth = middle + 1
+        else high = middle
+      }
+    } else while (depth < path.length && live(path[depth]?.data)) depth += 1
     const partial = depth === path.length ? this.partialMatch(trie, path, prompt, depth, live, scale) : 0
     const matched = Math.min(tokensThrough(prompt, depth) + partial, bounds.limit)
     const read = floorToIncrement(matched, rules.minTokens, rules.increment)

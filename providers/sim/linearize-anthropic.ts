@@ -334,7 +334,9 @@ function addMessage(layout: Layout, message: Body, index: number, stripThinking 
 /**
  * The previous body linearized: its head (tools and system) segments, its messages, where each message's
  * segments start, the run state there, and the image and citation flags of each message prefix. The next
- * request of a session repeats most of it and takes those messages' segments over unchanged.
+ * request of a session repeats most of it and takes those messages' segments over unchanged. Its lists
+ * but the prompt, `eligible` and `marked` (which a layout returns) are this module's own: the next call
+ * cuts them back to what it shares and extends them in place.
  */
 interface LastLayout {
   key: string
@@ -345,7 +347,7 @@ interface LastLayout {
   /** The level context folded into the first message segment's frame. */
   pending: string
   head: readonly Segment[]
-  messages: readonly unknown[]
+  messages: unknown[]
   /** Where each message's segments start in `prompt` (one more entry: where the messages end). */
   starts: number[]
   runs: RunState[]
@@ -356,20 +358,24 @@ interface LastLayout {
   citations: boolean[]
 }
 
-let lastLayout: LastLayout = {
-  key: '',
-  checked: undefined,
-  userTurn: -1,
-  pending: '',
-  head: [],
-  messages: [],
-  starts: [0],
-  runs: [],
-  prompt: { segments: [], cumulative: [], trailing: 0, total: 0 },
-  eligible: [],
-  marked: [],
-  images: [false],
-  citations: [false],
+let lastLayout: LastLayout = emptyLayout()
+
+function emptyLayout(): LastLayout {
+  return {
+    key: '',
+    checked: undefined,
+    userTurn: -1,
+    pending: '',
+    head: [],
+    messages: [],
+    starts: [0],
+    runs: [],
+    prompt: { segments: [], cumulative: [], trailing: 0, total: 0 },
+    eligible: [],
+    marked: [],
+    images: [false],
+    citations: [false],
+  }
 }
 
 /**
@@ -395,7 +401,13 @@ export function linearizeAnthropic(
   // Those passed the same route's check already.
   if (route !== undefined) checkSystemRoles(messages, route, lastLayout.checked === route ? same : 0)
   const key = `${scale}|${ttls['5m']}|${ttls['1h']}|${thinkingHistory}|${billingBlock}`
-  const last = lastLayout.key === key ? lastLayout : undefined
+  const previous = lastLayout
+  const last = previous.key === key ? previous : undefined
+  // Its lists are cut back and extended below: reset first, so a throw leaves none half updated.
+  lastLayout = emptyLayout()
+  const seen = previous.messages
+  seen.length = same
+  for (let index = same; index < messages.length; index += 1) seen.push(messages[index])
   const strip = thinkingHistory === 'stripped'
   const userTurn = strip ? latestUserTurn(messages) : -1
   let shared = 0
@@ -405,8 +417,10 @@ export function linearizeAnthropic(
     if (userTurn !== last.userTurn) shared = Math.min(shared, Math.max(0, Math.min(userTurn, last.userTurn)))
   }
   // Which messages prefixes hold an image or turn citations on: the shared part is known already.
-  const images = last?.images.slice(0, shared + 1) ?? [false]
-  const citations = last?.citations.slice(0, shared + 1) ?? [false]
+  const images = last?.images ?? [false]
+  const citations = last?.citations ?? [false]
+  images.length = shared + 1
+  citations.length = shared + 1
   for (let index = shared; index < messages.length; index += 1) {
     images.push((images[index] ?? false) || hasImage(messages[index]))
     citations.push((citations[index] ?? false) || hasCitations(messages[index]))
@@ -475,8 +489,10 @@ export function linearizeAnthropic(
     layout.eligible = last.eligible.slice(0, end)
     layout.marked = last.marked.filter((index) => index < end)
     layout.pending = ''
-    starts = last.starts.slice(0, shared)
-    runs = last.runs.slice(0, shared)
+    starts = last.starts
+    runs = last.runs
+    starts.length = shared
+    runs.length = shared
   }
   for (let index = shared; index < messages.length; index += 1) {
     starts[index] = layout.builder.mark()
@@ -492,7 +508,7 @@ export function linearizeAnthropic(
     userTurn,
     pending,
     head,
-    messages: messages.slice(),
+    messages: seen,
     starts,
     runs,
     prompt,

@@ -179,11 +179,20 @@ export function translateConverse(body: Body): ConverseTranslation {
   }
 }
 
-/** The previous body's Converse messages and their translations: the next request repeats most of them. */
-let lastMessages: { converse: readonly unknown[]; messages: Body[]; blocks: number[][] } = {
+/**
+ * The previous body's Converse messages and their translations: the next request repeats most of them.
+ * The lists are this module's own: a call cuts them back to what it shares and extends them in place.
+ */
+let lastMessages: { converse: unknown[]; messages: Body[]; blocks: number[][] } = {
   converse: [],
   messages: [],
   blocks: [],
+}
+
+/** Cut `kept` back to its first `count` items and extend it with `from`'s items after them. */
+function keepPrefix(kept: unknown[], from: readonly unknown[], count: number): void {
+  kept.length = count
+  for (let index = count; index < from.length; index += 1) kept.push(from[index])
 }
 
 /** How many leading items two lists share, by identity. */
@@ -197,15 +206,19 @@ function sharedPrefix(left: readonly unknown[], right: readonly unknown[]): numb
 /** Translate Converse messages; those the previous body shared (the same objects) are taken over. */
 function translateMessages(converse: readonly unknown[]): { messages: Body[]; blocks: number[][] } {
   const last = lastMessages
+  // Reset first: a throw below leaves no half-updated lists behind.
+  lastMessages = { converse: [], messages: [], blocks: [] }
   const shared = sharedPrefix(converse, last.converse)
-  const messages = last.messages.slice(0, shared)
-  const blocks = last.blocks.slice(0, shared)
+  keepPrefix(last.converse, converse, shared)
+  const { messages, blocks } = last
+  messages.length = shared
+  blocks.length = shared
   for (let index = shared; index < converse.length; index += 1) {
     const translated = translateMessage(converse[index])
     messages.push(translated.message)
     blocks.push(translated.blocks)
   }
-  lastMessages = { converse: converse.slice(), messages, blocks }
+  lastMessages = last
   return { messages: messages.slice(), blocks: blocks.slice() }
 }
 
@@ -236,7 +249,7 @@ function pointsOf(values: readonly unknown[], path: string): CachePointPlace[] {
  * The previous body's messages and the cache points in them, with how many points precede each message:
  * a message repeated in the same place has the same points, so only the messages a request added are scanned.
  */
-let lastPoints: { messages: readonly unknown[]; places: CachePointPlace[]; before: number[] } = {
+let lastPoints: { messages: unknown[]; places: CachePointPlace[]; before: number[] } = {
   messages: [],
   places: [],
   before: [0],
@@ -244,14 +257,18 @@ let lastPoints: { messages: readonly unknown[]; places: CachePointPlace[]; befor
 
 function messagePoints(messages: readonly unknown[]): CachePointPlace[] {
   const last = lastPoints
+  // Reset first (the lists are cut back and extended in place): a throw leaves none half updated.
+  lastPoints = { messages: [], places: [], before: [0] }
   const shared = sharedPrefix(messages, last.messages)
-  const before = last.before.slice(0, shared + 1)
-  const places = last.places.slice(0, before[shared] ?? 0)
+  keepPrefix(last.messages, messages, shared)
+  const { before, places } = last
+  before.length = shared + 1
+  places.length = before[shared] ?? 0
   for (let index = shared; index < messages.length; index += 1) {
     places.push(...pointsOf(asArray(asRecord(messages[index]).content), `messages.${index}.content`))
     before.push(places.length)
   }
-  lastPoints = { messages: messages.slice(), places, before }
+  lastPoints = last
   return places.slice()
 }
 

@@ -196,7 +196,8 @@ interface LastLayout {
   counter: TokenCounter | undefined
   scale: number
   head: readonly Segment[]
-  contents: readonly unknown[]
+  /** Its contents and starts are this module's own: the next call cuts them back and extends them in place. */
+  contents: unknown[]
   /** Where each content's segments start in `prompt` (one more entry: where the contents end). */
   starts: number[]
   prompt: Prompt
@@ -251,14 +252,20 @@ export function linearizeGemini(
     const bound = Math.min(contents.length, last.contents.length)
     while (shared < bound && contents[shared] === last.contents[shared]) shared += 1
   }
+  // Reset first: a throw below leaves no half-updated lists behind.
+  lastLayout = { ...last, contents: [], starts: [0], counter: undefined }
   let starts: number[] = []
   if (shared > 0) {
     builder = PromptBuilder.from(last.prompt, last.starts[shared] ?? 0, counter, scale)
-    starts = last.starts.slice(0, shared)
+    starts = last.starts
+    starts.length = shared
   }
   addContents(builder, contents, shared, starts)
   const prompt = builder.build(PRIMING)
-  lastLayout = { counter, scale, head, contents: contents.slice(), starts, prompt }
+  const seen = last.contents
+  seen.length = shared
+  for (let index = shared; index < contents.length; index += 1) seen.push(contents[index])
+  lastLayout = { counter, scale, head, contents: seen, starts, prompt }
   return prompt
 }
 

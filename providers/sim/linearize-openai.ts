@@ -111,6 +111,8 @@ interface ItemCache {
   context: string
   /** Per item, what its rendering depended on beyond its content (its reasoning shown or left out). */
   variants: readonly string[]
+  /** The variants' pivot (see `linearizeItems`), when the caller gave one. */
+  pivot?: number
   /** The segments before the items (tools, instructions). */
   head: readonly Segment[]
   /** A copy of the caller's items: an element replaced in the caller's array must not look unchanged. */
@@ -151,6 +153,10 @@ const PLAIN: ItemVariant = () => ''
  * previous call's segments for the items this call repeats (the same objects, in the same places, under
  * the same head and context) in one slice, and linearizing the rest with `add`. An element replaced in
  * the caller's array is seen; an item object mutated in place is not (its segments are memoized).
+ *
+ * `pivot`, when given, says that an item's variant depends only on the item, its index and which side of
+ * the pivot that index lies on (DeepSeek's latest user message, Responses' latest user item): a repeated
+ * item can then render otherwise only between the previous pivot and this one, and only those are checked.
  */
 function linearizeItems(
   counter: TokenCounter,
@@ -161,6 +167,7 @@ function linearizeItems(
   previous: ItemCache,
   add: (builder: PromptBuilder, value: unknown, index: number) => void,
   variant: ItemVariant = PLAIN,
+  pivot?: number,
 ): ItemCache {
   let builder = new PromptBuilder(counter, scale)
   addHead(builder)
@@ -178,7 +185,10 @@ function linearizeItems(
     const bound = Math.min(items.length, previous.items.length)
     while (reused < bound && items[reused] === previous.items[reused]) reused += 1
     // An item that renders otherwise now (a new turn left its reasoning out) is linearized again.
-    for (let index = 0; index < reused; index += 1) {
+    const pivots = pivot !== undefined && previous.pivot !== undefined
+    const from = pivots ? Math.max(0, Math.min(pivot, previous.pivot ?? 0)) : 0
+    const through = pivots ? Math.max(pivot, previous.pivot ?? 0) : Number.POSITIVE_INFINITY
+    for (let index = from; index < reused && index <= through; index += 1) {
       if (variant(index) !== previous.variants[index]) reused = index
     }
   }
@@ -206,6 +216,7 @@ function linearizeItems(
     context,
     // The reused items' variants were found equal to the previous ones above.
     variants: joinPrefix(previous.variants, reused, variants),
+    ...(pivot !== undefined ? { pivot } : {}),
     head,
     items: items.slice(),
     starts,
@@ -325,6 +336,8 @@ export function linearizeChat(
     lastChat,
     (builder, value, index) => addChatMessage(builder, body, asRecord(value), index, counter, shown(index)),
     (index) => (shown(index) ? 'reasoning' : ''),
+    // Shown reasoning depends on the message and on its index against the latest user message only.
+    latestUser,
   )
   if (options.remember !== false) lastChat = cache
   return cache.prompt
@@ -416,6 +429,8 @@ export function linearizeResponses(body: Body, counter: TokenCounter, scale: num
       if (!dropped(index)) addResponsesItem(builder, body, asRecord(value), index, counter)
     },
     (index) => (dropped(index) ? 'dropped' : ''),
+    // Dropped reasoning depends on the item and on its index against the boundary only.
+    boundary,
   )
   return lastResponses.prompt
 }
