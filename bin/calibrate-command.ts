@@ -30,8 +30,7 @@ import { countText, percentText } from '../reports/text-table.ts'
 import { parse } from './args.ts'
 import { captureUsage, keyedRunUsage, sourceOf } from './calibrate-sources.ts'
 import { transcriptFiles } from './import.ts'
-import { runStamp } from './run.ts'
-import { RunFolder } from './run-folder.ts'
+import { RunFolder, runStamp } from './run-folder.ts'
 
 /** The `calibration.csv` columns, in order. */
 export const STEP_COLUMNS = [

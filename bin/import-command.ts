@@ -20,19 +20,14 @@ import {
   type DiscoveredAgent,
   discoveredFolders,
 } from '../providers/transcripts/discover.ts'
-import { detectFormat, predictObserved, READERS } from '../providers/transcripts/index.ts'
+import { detectFormat, READERS } from '../providers/transcripts/index.ts'
 import {
+  type ObservedRequest,
   TRANSCRIPT_FORMATS,
   type TranscriptFormat,
   type TranscriptProblem,
 } from '../providers/transcripts/types.ts'
-import {
-  type AsProviderTarget,
-  COUNTERFACTUAL_COLUMNS,
-  type CounterfactualSession,
-  CounterfactualTally,
-  counterfactualRecords,
-} from '../reports/as-provider.ts'
+import type { AsProviderTarget, CounterfactualSession } from '../reports/as-provider.ts'
 import {
   hourTtlCost,
   type ObservedRow,
@@ -47,9 +42,8 @@ import { parse } from './args.ts'
 import { type ImportOptions, type ImportResult, importFiles, requireTranscriptFiles } from './import.ts'
 import { POLICY_FILES, policyFiles, policyOption, policyText, requireDshLog } from './import-policy.ts'
 import { exportForCommand, exportLine, OTEL_FLAGS, otelExport } from './otel-option.ts'
-import { runStamp } from './run.ts'
 import { RunFilesWriter } from './run-files.ts'
-import { RUN_FILES, RunFolder } from './run-folder.ts'
+import { RUN_FILES, RunFolder, runStamp } from './run-folder.ts'
 
 /** The `rewrites.csv` columns, in order. */
 export const REWRITE_COLUMNS = [
@@ -293,12 +287,25 @@ export const IMPORT_FLAGS = {
   ...OTEL_FLAGS,
 } as const
 
+/**
+ * The simulator's prediction (replay.ts's `predictObserved`), its modules loaded only once a file has
+ * requests carrying their body: the simulators and their tokenizer cost a start more than reading a
+ * Claude Code file does, and such files need neither.
+ */
+async function predictLazily(
+  requests: readonly ObservedRequest[],
+): Promise<Map<ObservedRequest, { read: number; write: number }>> {
+  if (requests.length === 0) return new Map()
+  const { predictObserved } = await import('../providers/transcripts/replay.ts')
+  return predictObserved(requests)
+}
+
 export async function importCommand(
   argv: string[],
   defaults: Pick<ImportOptions, 'readers' | 'detect' | 'predict'> = {
     readers: READERS,
     detect: detectFormat,
-    predict: predictObserved,
+    predict: predictLazily,
   },
 ): Promise<number> {
   const { values, positionals } = parse(argv, IMPORT_FLAGS, true)
@@ -317,7 +324,10 @@ export async function importCommand(
   if (values.ttl !== undefined && values.ttl !== '1h')
     throw new CachelabError('usage', `--ttl takes 1h (the counterfactual lifetime), not ${values.ttl}`)
   const target = asTarget(values.as, values.model)
-  const tally = target === undefined ? undefined : new CounterfactualTally(target)
+  // The counterfactual's module (the simulators, their tokenizer) is loaded only for --as.
+  const asProvider = target === undefined ? undefined : await import('../reports/as-provider.ts')
+  const tally =
+    asProvider === undefined || target === undefined ? undefined : new asProvider.CounterfactualTally(target)
   const policy = policyOption(values.policy, format as TranscriptFormat | 'auto')
   const policyTally = policy === undefined ? undefined : new PolicyTally(policy)
   const afterFile = [tally, policyTally].flatMap((hook) => (hook === undefined ? [] : [hook.add.bind(hook)]))
@@ -373,10 +383,10 @@ export async function importCommand(
     extra['rewrites.csv'] = rewritesCsv(rewrites.result())
     if (policyTally !== undefined) Object.assign(extra, policyFiles(policyTally))
     const sessions = tally?.result()
-    if (sessions !== undefined && target !== undefined) {
+    if (sessions !== undefined && target !== undefined && asProvider !== undefined) {
       extra['counterfactual.csv'] = stringify([
-        [...COUNTERFACTUAL_COLUMNS],
-        ...counterfactualRecords(sessions, target),
+        [...asProvider.COUNTERFACTUAL_COLUMNS],
+        ...asProvider.counterfactualRecords(sessions, target),
       ])
       extra['not-rebuildable.csv'] = stringify([
         ['source', 'format', 'session', 'reason'],

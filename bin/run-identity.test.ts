@@ -10,8 +10,8 @@ import { CachelabError } from '../harness/errors.ts'
 import { SCENARIOS } from '../scenarios/index.ts'
 import type { Scenario } from '../scenarios/types.ts'
 import { lockFileOf } from './folder-lock.ts'
-import { run, runStamp } from './run.ts'
-import { buildPrefixOf, readManifest } from './run-folder.ts'
+import { run } from './run.ts'
+import { buildPrefixOf, readManifest, runStamp } from './run-folder.ts'
 import { runCli } from './testing.ts'
 
 const temp = () => mkdtempSync(join(tmpdir(), 'cachelab-identity-'))
