@@ -34,13 +34,12 @@ import {
   type RewriteSummary,
   RewritesTally,
 } from '../reports/observed-rows.ts'
-import { PolicyTally } from '../reports/series-policy.ts'
 import { summaryTable, wantsColour } from '../reports/table.ts'
 import { alignedTable, countText, dollarText, percentText } from '../reports/text-table.ts'
 import type { StepRow, SummaryRow } from '../reports/types.ts'
 import { parse } from './args.ts'
 import { type ImportOptions, type ImportResult, importFiles, requireTranscriptFiles } from './import.ts'
-import { POLICY_FILES, policyFiles, policyOption, policyText, requireDshLog } from './import-policy.ts'
+import { POLICY_FILES, policyOption, requireDshLog } from './import-policy-option.ts'
 import { exportForCommand, exportLine, OTEL_FLAGS, otelExport } from './otel-option.ts'
 import { RunFilesWriter } from './run-files.ts'
 import { RUN_FILES, RunFolder, runStamp } from './run-folder.ts'
@@ -329,7 +328,13 @@ export async function importCommand(
   const tally =
     asProvider === undefined || target === undefined ? undefined : new asProvider.CounterfactualTally(target)
   const policy = policyOption(values.policy, format as TranscriptFormat | 'auto')
-  const policyTally = policy === undefined ? undefined : new PolicyTally(policy)
+  // Likewise the re-derivation's (the DeepSeek simulator, the mock providers' usage) only for --policy.
+  const [seriesPolicy, policyReport] =
+    policy === undefined
+      ? []
+      : await Promise.all([import('../reports/series-policy.ts'), import('./import-policy.ts')])
+  const policyTally =
+    policy === undefined || seriesPolicy === undefined ? undefined : new seriesPolicy.PolicyTally(policy)
   const afterFile = [tally, policyTally].flatMap((hook) => (hook === undefined ? [] : [hook.add.bind(hook)]))
   // Imported rows keep Unix time: the spans sit at the recorded times.
   const otel = otelExport(values, 0)
@@ -381,7 +386,8 @@ export async function importCommand(
     )
     if (policy !== undefined) requireDshLog(result.files.map((file) => file.format))
     extra['rewrites.csv'] = rewritesCsv(rewrites.result())
-    if (policyTally !== undefined) Object.assign(extra, policyFiles(policyTally))
+    if (policyTally !== undefined && policyReport !== undefined)
+      Object.assign(extra, policyReport.policyFiles(policyTally))
     const sessions = tally?.result()
     if (sessions !== undefined && target !== undefined && asProvider !== undefined) {
       extra['counterfactual.csv'] = stringify([
@@ -421,7 +427,8 @@ export async function importCommand(
     ...Object.keys(extra).filter((name) => name !== 'rewrites.csv'),
   ]
   if (sessions !== undefined && target !== undefined) lines.push(...counterfactualText(sessions, target), '')
-  if (policyTally !== undefined) lines.push(...policyText(policyTally), '')
+  if (policyTally !== undefined && policyReport !== undefined)
+    lines.push(...policyReport.policyText(policyTally), '')
   if (result.mappedModels.size > 0)
     lines.push(
       `models priced as the nearest catalog model: ${[...result.mappedModels].map(([from, to]) => `${from} as ${to}`).join(', ')}`,
