@@ -1,7 +1,6 @@
 // steps.csv and summary.csv: rows in contract column order, numbers in a fixed format so a simulated
 // run's files are byte-identical across runs.
 
-import { parse } from 'csv-parse/sync'
 import { stringify } from 'csv-stringify/sync'
 import {
   BREAK_COLUMNS,
@@ -182,9 +181,4 @@ export function csvLine(fields: readonly string[]): string {
 
 export function summaryCsv(rows: readonly SummaryRow[]): string {
   return stringify([[...SUMMARY_COLUMNS], ...rows.map(summaryRecord)])
-}
-
-/** Parse a CSV with a header line into records keyed by column name. */
-export function parseCsv(text: string): Array<Record<string, string>> {
-  return parse(text, { columns: true, skip_empty_lines: true }) as Array<Record<string, string>>
 }
