@@ -17,8 +17,7 @@ import {
   STEP_COLUMNS,
   stepRecord,
 } from '../reports/calibrate-output.ts'
-import { RunFolder } from '../reports/run-folder.ts'
-import { runStamp } from '../scenarios/matrix.ts'
+import { RunFolder, runStamp } from '../reports/run-folder.ts'
 import { parse } from './args.ts'
 
 /** calibration.csv lines are written in batches of this many steps. */

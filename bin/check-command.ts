@@ -5,13 +5,14 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { CachelabError } from '../harness/errors.ts'
-import { breaksCsv, claimsCsv, parseCsv, summaryCsv } from '../reports/csv.ts'
+import { breaksCsv, claimsCsv, summaryCsv } from '../reports/csv.ts'
 import {
   DEFAULT_BREAK_THRESHOLD_TOKENS,
   DEFAULT_COST_TOLERANCE_PERCENT,
   DEFAULT_TOLERANCE_POINTS,
   type GateSide,
 } from '../reports/gate.ts'
+import { parseCsv } from '../reports/parse.ts'
 import { RunFolder, requireCompleteRun } from '../reports/run-folder.ts'
 import { rowProblems } from '../reports/sanity.ts'
 import type { ClaimResult } from '../reports/types.ts'

@@ -6,18 +6,6 @@ import { resolve } from 'node:path'
 import { CachelabError } from '../harness/errors.ts'
 import { useCatalog } from '../providers/compatible.ts'
 import { parseCatalogFile } from '../providers/compatible-file.ts'
-import { parse } from './args.ts'
-import { CALIBRATE_FLAGS, calibrateCommand } from './calibrate-command.ts'
-import { CHECK_FLAGS, checkCommand } from './check-command.ts'
-import { compareCommand } from './compare-command.ts'
-import { IMPORT_FLAGS, importCommand } from './import-command.ts'
-import { LIST_FLAGS, listCommand } from './list-command.ts'
-import { RECORD_FLAGS, recordCommand } from './record-command.ts'
-import { REPORT_FLAGS, reportCommand } from './report-command.ts'
-import { RUN_FLAGS, runCommand } from './run-command.ts'
-import { SERVE_FLAGS, serveCommand } from './serve-command.ts'
-import { SIMULATE_FLAGS, simulateCommand } from './simulate-command.ts'
-import { validateCommand } from './validate-command.ts'
 
 const USAGE = `usage: cachelab <command> [options]
 
@@ -83,38 +71,22 @@ merged with the shipped catalog (xai, kimi, openrouter, mistral, qwen, glm); see
 Exit codes: 0 ok, 1 a check failed, 2 usage or input error.`
 
 /**
- * Each command's flags, and whether it takes positional arguments: the tables the commands parse with,
- * gathered so a documented command line can be checked without running it.
+ * Each command, loaded when it runs: a command's module graph (msw for serve, the simulators and agent
+ * loops for run, the report writers for import) is imported only by the command that needs it, so a
+ * start pays for one command, not all eleven (notes/2026-12-02-import-speed-2.md).
  */
-const COMMAND_FLAGS = {
-  run: { options: RUN_FLAGS, positionals: false },
-  simulate: { options: SIMULATE_FLAGS, positionals: true },
-  serve: { options: SERVE_FLAGS, positionals: false },
-  check: { options: CHECK_FLAGS, positionals: false },
-  compare: { options: {}, positionals: true },
-  list: { options: LIST_FLAGS, positionals: false },
-  import: { options: IMPORT_FLAGS, positionals: true },
-  calibrate: { options: CALIBRATE_FLAGS, positionals: true },
-  report: { options: REPORT_FLAGS, positionals: true },
-  record: { options: RECORD_FLAGS, positionals: true },
-  validate: { options: {}, positionals: true },
-} as const
-
-/**
- * Check a command line's subcommand and flags with the parser the command uses, without running it or
- * reading any file: an unknown command or flag, or a missing value, throws the usage error the command
- * would exit 2 with. `--catalog FILE` (any command) and what follows record's `--` are not checked.
- */
-export function checkCommandLine(argv: readonly string[]): void {
-  const [command, ...given] = argv
-  if (command === undefined || !Object.hasOwn(COMMAND_FLAGS, command))
-    throw new CachelabError('usage', `unknown command ${JSON.stringify(command)} (try cachelab help)`)
-  const flags = COMMAND_FLAGS[command as keyof typeof COMMAND_FLAGS]
-  const split = given.indexOf('--')
-  const ours = (split === -1 ? given : given.slice(0, split)).filter(
-    (argument, index, all) => !argument.startsWith('--catalog') && all[index - 1] !== '--catalog',
-  )
-  parse(ours, flags.options, flags.positionals)
+const COMMANDS: Readonly<Record<string, (rest: string[]) => Promise<number> | number>> = {
+  run: async (rest) => (await import('./run-command.ts')).runCommand(rest),
+  simulate: async (rest) => (await import('./simulate-command.ts')).simulateCommand(rest),
+  serve: async (rest) => (await import('./serve-command.ts')).serveCommand(rest),
+  check: async (rest) => (await import('./check-command.ts')).checkCommand(rest),
+  compare: async (rest) => (await import('./compare-command.ts')).compareCommand(rest),
+  list: async (rest) => (await import('./list-command.ts')).listCommand(rest),
+  import: async (rest) => (await import('./import-command.ts')).importCommand(rest),
+  calibrate: async (rest) => (await import('./calibrate-command.ts')).calibrateCommand(rest),
+  report: async (rest) => (await import('./report-command.ts')).reportCommand(rest),
+  record: async (rest) => (await import('./record-command.ts')).recordCommand(rest),
+  validate: async (rest) => (await import('./validate-command.ts')).validateCommand(rest),
 }
 
 /** Run the CLI; returns the exit code. */
@@ -126,38 +98,13 @@ export async function main(argv: string[]): Promise<number> {
   const [command, ...given] = argv
   try {
     const rest = loadCatalog(given, process.env)
-    switch (command) {
-      case 'run':
-        return await runCommand(rest)
-      case 'simulate':
-        return await simulateCommand(rest)
-      case 'serve':
-        return await serveCommand(rest)
-      case 'check':
-        return await checkCommand(rest)
-      case 'compare':
-        return compareCommand(rest)
-      case 'list':
-        return await listCommand(rest)
-      case 'import':
-        return await importCommand(rest)
-      case 'calibrate':
-        return await calibrateCommand(rest)
-      case 'report':
-        return await reportCommand(rest)
-      case 'record':
-        return await recordCommand(rest)
-      case 'validate':
-        return validateCommand(rest)
-      case undefined:
-      case 'help':
-      case '--help':
-      case '-h':
-        process.stdout.write(`${USAGE}\n`)
-        return command === undefined ? 2 : 0
-      default:
-        throw new CachelabError('usage', `unknown command ${JSON.stringify(command)} (try cachelab help)`)
+    const run = command !== undefined && Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined
+    if (run !== undefined) return await run(rest)
+    if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
+      process.stdout.write(`${USAGE}\n`)
+      return command === undefined ? 2 : 0
     }
+    throw new CachelabError('usage', `unknown command ${JSON.stringify(command)} (try cachelab help)`)
   } catch (error) {
     if (
       error instanceof CachelabError &&

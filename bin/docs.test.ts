@@ -28,7 +28,7 @@ import {
 import { parseSummaryCsv } from '../reports/parse.ts'
 import { SCENARIOS } from '../scenarios/index.ts'
 import { planMatrix } from '../scenarios/run.ts'
-import { checkCommandLine } from './cli.ts'
+import { checkCommandLine } from './command-line.ts'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const BIN = join(ROOT, 'bin', 'cachelab.js')

@@ -17,17 +17,20 @@ import {
   type DiscoveredAgent,
   discoveredFolders,
 } from '../providers/transcripts/discover.ts'
-import { detectFormat, predictObserved, READERS } from '../providers/transcripts/index.ts'
-import { TRANSCRIPT_FORMATS, type TranscriptFormat } from '../providers/transcripts/types.ts'
-import { CounterfactualTally } from '../reports/as-provider.ts'
+import { detectFormat, READERS } from '../providers/transcripts/index.ts'
+import {
+  type ObservedRequest,
+  TRANSCRIPT_FORMATS,
+  type TranscriptFormat,
+} from '../providers/transcripts/types.ts'
 import {
   type ImportOptions,
   type ImportResult,
   importFiles,
   requireTranscriptFiles,
 } from '../reports/import.ts'
+import { importExtras, predictLazily } from '../reports/import-extras.ts'
 import {
-  counterfactualFiles,
   counterfactualText,
   foundText,
   HourTtlTally,
@@ -38,14 +41,12 @@ import {
   skippedText,
 } from '../reports/import-output.ts'
 import { RewritesTally } from '../reports/observed-rows.ts'
-import { RUN_FILES, RunFolder } from '../reports/run-folder.ts'
-import { PolicyTally } from '../reports/series-policy.ts'
+import { RUN_FILES, RunFolder, runStamp } from '../reports/run-folder.ts'
 import { summaryTable, wantsColour } from '../reports/table.ts'
 import type { StepRow, SummaryRow } from '../reports/types.ts'
-import { runStamp } from '../scenarios/matrix.ts'
 import { RunFilesWriter } from '../scenarios/run-files.ts'
 import { asTarget, dateOption, parse } from './args.ts'
-import { POLICY_FILES, policyFiles, policyOption, policyText, requireDshLog } from './import-policy.ts'
+import { POLICY_FILES, policyOption, requireDshLog } from './import-policy-option.ts'
 import { exportForCommand, exportLine, OTEL_FLAGS, otelExport } from './otel-option.ts'
 
 /** The agents' folders under the home, the `--agent` ones only; an empty find is an input error naming where it looked. */
@@ -86,7 +87,7 @@ export async function importCommand(
   defaults: Pick<ImportOptions, 'readers' | 'detect' | 'predict'> = {
     readers: READERS,
     detect: detectFormat,
-    predict: predictObserved,
+    predict: predictLazily,
   },
 ): Promise<number> {
   const { values, positionals } = parse(argv, IMPORT_FLAGS, true)
@@ -105,10 +106,9 @@ export async function importCommand(
   if (values.ttl !== undefined && values.ttl !== '1h')
     throw new CachelabError('usage', `--ttl takes 1h (the counterfactual lifetime), not ${values.ttl}`)
   const target = asTarget(values.as, values.model)
-  const tally = target === undefined ? undefined : new CounterfactualTally(target)
   const policy = policyOption(values.policy, format as TranscriptFormat | 'auto')
-  const policyTally = policy === undefined ? undefined : new PolicyTally(policy)
-  const afterFile = [tally, policyTally].flatMap((hook) => (hook === undefined ? [] : [hook.add.bind(hook)]))
+  // --as and --policy load their modules (the simulators, the re-derivation) only when given.
+  const extras = await importExtras(target, policy)
   // Imported rows keep Unix time: the spans sit at the recorded times.
   const otel = otelExport(values, 0)
   const files = requireTranscriptFiles(paths)
@@ -141,13 +141,7 @@ export async function importCommand(
         ...(until !== undefined ? { until } : {}),
         format: format as TranscriptFormat | 'auto',
         lenient: values.lenient === true,
-        ...(afterFile.length > 0
-          ? {
-              afterFile: (requests, entries) => {
-                for (const add of afterFile) add(requests, entries)
-              },
-            }
-          : {}),
+        ...(extras.afterFile !== undefined ? { afterFile: extras.afterFile } : {}),
         ...(policy !== undefined ? { seriesStart: policy } : {}),
       } satisfies ImportOptions,
       (entry) => {
@@ -159,10 +153,7 @@ export async function importCommand(
     )
     if (policy !== undefined) requireDshLog(result.files.map((file) => file.format))
     extra['rewrites.csv'] = rewritesCsv(rewrites.result())
-    if (policyTally !== undefined) Object.assign(extra, policyFiles(policyTally))
-    const sessions = tally?.result()
-    if (sessions !== undefined && target !== undefined)
-      Object.assign(extra, counterfactualFiles(sessions, target))
+    Object.assign(extra, extras.files())
     summaries = writer.finish({ runId: result.runId, files: extra }).summaries
     folder.complete()
   } catch (error) {
@@ -171,7 +162,6 @@ export async function importCommand(
     throw error
   }
   const table = rewrites.result()
-  const sessions = tally?.result()
   const lines = [
     summaryTable(summaries, { colour: wantsColour(process.stdout, process.env) }),
     '',
@@ -183,8 +173,7 @@ export async function importCommand(
     ...['steps.csv', 'summary.csv', 'breaks.csv', 'rewrites.csv', 'report.html'],
     ...Object.keys(extra).filter((name) => name !== 'rewrites.csv'),
   ]
-  if (sessions !== undefined && target !== undefined) lines.push(...counterfactualText(sessions, target), '')
-  if (policyTally !== undefined) lines.push(...policyText(policyTally), '')
+  lines.push(...extras.text())
   lines.push(...pricingText(result))
   if (found !== undefined) lines.push(`read ${foundText(found, result.files)}`)
   lines.push(...skippedText(result))

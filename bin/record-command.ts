@@ -14,7 +14,7 @@ import {
   shownCommand,
 } from '../providers/mock/around.ts'
 import { CAPTURE_SCENARIO } from '../reports/capture-rows.ts'
-import { runStamp } from '../scenarios/matrix.ts'
+import { runStamp } from '../reports/run-folder.ts'
 import { writeRunFiles } from '../scenarios/run-files.ts'
 import { parse } from './args.ts'
 import { check, readRunDirectory } from './check.ts'

@@ -9,6 +9,9 @@ export type SystemPromptPolicy = 'header' | 'surface'
 /** At a new request series with an unchanged rendering: rewrite node 0 anyway (DSH C) or keep the live node (seed 004). */
 export type SeriesStartPolicy = 'consolidate' | 'keep-live'
 
+/** The series-start policies a session can be re-derived under. */
+export const SERIES_START_POLICIES: readonly SeriesStartPolicy[] = ['consolidate', 'keep-live']
+
 /** Session-stable opener content (seed 000): none, frozen per instance, recomputed after history, or durable history. */
 export type SessionPrefixPolicy = 'off' | 'frozen' | 'after-slot' | 'opener'
 

@@ -2,6 +2,7 @@
 // provider's wire and replayed through that provider's simulator, summed per session beside what the
 // transcript recorded — the same conversations, as they would have cached and cost there.
 
+import { stringify } from 'csv-stringify/sync'
 import type { BuiltInProviderId } from '../harness/types.ts'
 import type { ModelEntry } from '../providers/catalog.ts'
 import { replayObserved } from '../providers/transcripts/replay.ts'
@@ -249,4 +250,23 @@ export function counterfactualRecords(
     session.predicted.costUsd.toFixed(8),
     ratioCell(session.predicted.hitRatioWarm),
   ])
+}
+
+/** `--as`'s files: counterfactual.csv (per session, recorded beside predicted) and not-rebuildable.csv. */
+export function counterfactualFiles(
+  sessions: readonly CounterfactualSession[],
+  target: AsProviderTarget,
+): Record<string, string> {
+  return {
+    'counterfactual.csv': stringify([
+      [...COUNTERFACTUAL_COLUMNS],
+      ...counterfactualRecords(sessions, target),
+    ]),
+    'not-rebuildable.csv': stringify([
+      ['source', 'format', 'session', 'reason'],
+      ...sessions.flatMap((session) =>
+        session.notRebuildable.map((entry) => [entry.source, session.format, session.session, entry.reason]),
+      ),
+    ]),
+  }
 }

@@ -10,7 +10,7 @@ import type { ProviderId, Usage } from '../harness/types.ts'
 import { openCapture } from '../providers/capture/store.ts'
 import { knownProviderIds } from '../providers/compatible.ts'
 import type { ObservedRequest } from '../providers/transcripts/types.ts'
-import { parseCsv } from './csv.ts'
+import { parseCsv } from './parse.ts'
 
 /** Observed requests and, per request, the simulator's prediction made when it was sent. */
 export interface RecordedUsage {

@@ -5,12 +5,7 @@
 import { stringify } from 'csv-stringify/sync'
 import type { AgentFolder } from '../providers/transcripts/discover.ts'
 import type { TranscriptProblem } from '../providers/transcripts/types.ts'
-import {
-  type AsProviderTarget,
-  COUNTERFACTUAL_COLUMNS,
-  type CounterfactualSession,
-  counterfactualRecords,
-} from './as-provider.ts'
+import type { AsProviderTarget, CounterfactualSession } from './as-provider.ts'
 import type { ImportResult } from './import.ts'
 import { hourTtlCost, type ObservedRow, type RewriteSummary } from './observed-rows.ts'
 import { alignedTable, countText, dollarText, percentText } from './text-table.ts'
@@ -194,25 +189,6 @@ export function skippedText(result: ImportResult): string[] {
       `unrecorded in the transcript: ${entry.format} · ${entry.session}: ${dollarText(entry.agentUsd - entry.recordedUsd)} of the agent's own ${dollarText(entry.agentUsd)}${entry.tokens === undefined ? '' : ` (${countText(entry.tokens.cacheRead)} read, ${countText(entry.tokens.cacheWrite)} written, ${countText(entry.tokens.input)} uncached, ${countText(entry.tokens.output)} output tokens)`}: requests it made and did not write down (compaction summaries, titles)`,
     )
   return lines
-}
-
-/** `--as`'s files: counterfactual.csv (per session, recorded beside predicted) and not-rebuildable.csv. */
-export function counterfactualFiles(
-  sessions: readonly CounterfactualSession[],
-  target: AsProviderTarget,
-): Record<string, string> {
-  return {
-    'counterfactual.csv': stringify([
-      [...COUNTERFACTUAL_COLUMNS],
-      ...counterfactualRecords(sessions, target),
-    ]),
-    'not-rebuildable.csv': stringify([
-      ['source', 'format', 'session', 'reason'],
-      ...sessions.flatMap((session) =>
-        session.notRebuildable.map((entry) => [entry.source, session.format, session.session, entry.reason]),
-      ),
-    ]),
-  }
 }
 
 /** How the import priced and predicted what it could not take as recorded. */

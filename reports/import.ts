@@ -34,7 +34,11 @@ export interface ImportOptions {
    * Runs over the requests of a file that carry their request body: the simulator's prediction of each
    * (counts and counterfactual), by request, for the rows' prediction columns.
    */
-  predict?: (requests: readonly ObservedRequest[]) => Map<ObservedRequest, { read: number; write: number }>
+  predict?: (
+    requests: readonly ObservedRequest[],
+  ) =>
+    | Map<ObservedRequest, { read: number; write: number }>
+    | Promise<Map<ObservedRequest, { read: number; write: number }>>
   /**
    * Told of each file's requests and their rows (`entries[i]` is the row of `requests[i]`) once the rows
    * are built: `--as` replays them on another provider's simulator.
@@ -250,7 +254,7 @@ export async function importFiles(
       }
     }
     // The prediction replays the file's requests that carry their body, in file order, after its last.
-    const predicted = options.predict?.(bodied)
+    const predicted = await options.predict?.(bodied)
     for (const [request, entry] of bodiedEntries) {
       const prediction = predicted?.get(request)
       if (prediction !== undefined)

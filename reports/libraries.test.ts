@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest'
 import type { LibraryLoopName } from '../harness/loops/libraries/types.ts'
 import type { Usage } from '../harness/types.ts'
 import type { RequestDigest } from '../providers/capture/digest.ts'
-import { parseCsv } from './csv.ts'
 import {
   compareLibraries,
   type LibraryRequest,
@@ -14,6 +13,7 @@ import {
   misreadText,
 } from './libraries.ts'
 import { librariesSection } from './libraries-html.ts'
+import { parseCsv } from './parse.ts'
 import { type StepSketch, sessionRows } from './testing.ts'
 
 const digest = (...hashes: string[]): RequestDigest => ({

@@ -416,3 +416,8 @@ function ratio(reader: RecordReader, column: string): number | undefined {
     reader.fail(column, `expected a ratio between 0 and 1, got ${value}`)
   return value
 }
+
+/** Parse a CSV with a header line into records keyed by column name. */
+export function parseCsv(text: string): Array<Record<string, string>> {
+  return parse(text, { columns: true, skip_empty_lines: true }) as Array<Record<string, string>>
+}

@@ -34,6 +34,16 @@ export const MANIFEST_VERSION = 1
 /** The files every run folder holds once complete (run, report and import write them all). */
 export const RUN_FILES = ['steps.csv', 'summary.csv', 'breaks.csv', 'claims.csv', 'report.html'] as const
 
+/**
+ * A name for this moment that no other run shares: `YYYYMMDD-HHMMSS-mmm` (UTC) and six random hex
+ * digits, so names sort by time and two runs started in the same millisecond still differ. For default
+ * output folders and live run ids.
+ */
+export function runStamp(now: Date = new Date(), suffix: string = randomBytes(3).toString('hex')): string {
+  const iso = now.toISOString()
+  return `${iso.slice(0, 19).replace(/[-:]/g, '').replace('T', '-')}-${iso.slice(20, 23)}-${suffix}`
+}
+
 /** Which files of a folder cachelab wrote, and whether the writing finished. */
 export interface RunFolderManifest {
   /** Always `cachelab-run-folder`. */

@@ -13,8 +13,7 @@ import type { ObservedRequest, RecordedSeriesStart } from '../providers/transcri
 import { type ObservedRow, ObservedRowBuilder } from './observed-rows.ts'
 import type { StepRow } from './types.ts'
 
-/** The series-start policies a session can be re-derived under. */
-export const SERIES_START_POLICIES: readonly SeriesStartPolicy[] = ['consolidate', 'keep-live']
+export { SERIES_START_POLICIES } from '../harness/policies.ts'
 
 /** One side of a step or session: its input buckets and cost, as the row core computes them. */
 export interface PolicyTotals {

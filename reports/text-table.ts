@@ -62,5 +62,13 @@ export function signedDollarText(value: number): string {
 /** An integer with thousands separators, independent of the locale. */
 export function countText(value: number): string {
   const sign = value < 0 ? '-' : ''
-  return sign + String(Math.abs(Math.round(value))).replace(/\B(?=(\d{3})+(?!\d))/g, ',')
+  const digits = String(Math.abs(Math.round(value)))
+  if (digits.length <= 3) return sign + digits
+  // Below 1e21 the number prints as digits alone: the commas go in by slicing, which a report of many
+  // sessions (a count in every cell) does far faster than the regular expression, kept for the rest.
+  if (!(Math.abs(value) < 1e21)) return sign + digits.replace(/\B(?=(\d{3})+(?!\d))/g, ',')
+  const head = digits.length % 3 || 3
+  let text = digits.slice(0, head)
+  for (let index = head; index < digits.length; index += 3) text += `,${digits.slice(index, index + 3)}`
+  return sign + text
 }

@@ -3,7 +3,7 @@
 // when given a directory. `cachelab run` and the library's `run` are both this; the command only parses
 // flags and prints.
 
-import { createHash, randomBytes } from 'node:crypto'
+import { createHash } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve, sep } from 'node:path'
@@ -25,7 +25,7 @@ import type { BreakEvent } from '../reports/break-events.ts'
 import { providerOutcomes, runFailures, type SessionOutcome } from '../reports/failures.ts'
 import { compareLibraries, type LibraryReport, type LibrarySessionRecord } from '../reports/libraries.ts'
 import { compareLoops, type LoopComparison, type LoopSession } from '../reports/loops.ts'
-import { RUN_FILES, RunFolder } from '../reports/run-folder.ts'
+import { RUN_FILES, RunFolder, runStamp } from '../reports/run-folder.ts'
 import { summarize } from '../reports/summary.ts'
 import type { ClaimResult, StepRow, SummaryRow } from '../reports/types.ts'
 import { SCENARIOS } from './index.ts'
@@ -481,16 +481,6 @@ export function simulatedRunId(plans: readonly SessionPlan[], parts: RunIdParts)
 /** A variant left out of the run, as one line: which session, on which model, and why. */
 export function notApplicableLine(entry: NotApplicable): string {
   return `${entry.scenario}/${entry.variant} on ${entry.provider} (${entry.model}): ${entry.reason}`
-}
-
-/**
- * A name for this moment that no other run shares: `YYYYMMDD-HHMMSS-mmm` (UTC) and six random hex
- * digits, so names sort by time and two runs started in the same millisecond still differ. For default
- * output folders and live run ids.
- */
-export function runStamp(now: Date = new Date(), suffix: string = randomBytes(3).toString('hex')): string {
-  const iso = now.toISOString()
-  return `${iso.slice(0, 19).replace(/[-:]/g, '').replace('T', '-')}-${iso.slice(20, 23)}-${suffix}`
 }
 
 /** The scenarios named or given; names must be in the built-in library. */

@@ -2,8 +2,22 @@
 // request N+1 of a session only tokenizes what request N did not already contain; the memo is bounded
 // by bytes, least recently used first out.
 
-import { decode as decodeO200k, encode as encodeO200k } from 'gpt-tokenizer/encoding/o200k_base'
+import { createRequire } from 'node:module'
 import { stringBytes } from './bytes.ts'
+
+type Encoding = typeof import('gpt-tokenizer/encoding/o200k_base')
+
+let loaded: Encoding | undefined
+
+/**
+ * o200k_base, loaded on first use: building its tables costs a start about 0.2 s of CPU, which a command
+ * that counts no tokens (importing Claude Code files) should not pay. Required (the package's CommonJS
+ * build, the same code) because the counting is synchronous.
+ */
+function o200k(): Encoding {
+  loaded ??= createRequire(import.meta.url)('gpt-tokenizer/encoding/o200k_base') as Encoding
+  return loaded
+}
 
 /**
  * No special token is allowed or refused: their strings are ordinary text. gpt-tokenizer gives the
@@ -13,12 +27,12 @@ const PLAIN_TEXT = { allowedSpecial: new Set<string>(), disallowedSpecial: new S
 
 /** Tokenize `text` as plain text: special-token strings inside it are ordinary characters. */
 export function encode(text: string): number[] {
-  return encodeO200k(text, PLAIN_TEXT)
+  return o200k().encode(text, PLAIN_TEXT)
 }
 
 /** Decode tokens back to text. */
 export function decode(tokens: readonly number[]): string {
-  return decodeO200k(tokens)
+  return o200k().decode(tokens)
 }
 
 /**

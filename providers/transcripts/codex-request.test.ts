@@ -4,9 +4,8 @@ import { describe, expect, it } from 'vitest'
 import { CacheSimulators } from '../sim/index.ts'
 import { CodexReading, readCodex } from './codex.ts'
 import { CODEX_ESTIMATED, CodexHistory } from './codex-request.ts'
-import { predictObserved } from './index.ts'
 import { readJsonRecords } from './lines.ts'
-import { replayAgreement, replayObserved } from './replay.ts'
+import { predictObserved, replayAgreement, replayObserved } from './replay.ts'
 import type { ObservedRequest } from './types.ts'
 
 const testdata = (name: string) => join(import.meta.dirname, 'testdata', name)

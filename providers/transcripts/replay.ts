@@ -150,3 +150,25 @@ export function replayAgreement(
   }
   return tally
 }
+
+/**
+ * The simulator's read and write for each request that carries its whole body (DSH logs), replayed in
+ * time order with each session's previous request; requests without a body, or whose body lacks the tool
+ * schemas sent (Codex rollouts: `withoutTools`, their read short of the provider's by the tools), and
+ * those the simulator refuses are left out.
+ */
+export function predictObserved(
+  requests: readonly ObservedRequest[],
+): Map<ObservedRequest, { read: number; write: number }> {
+  const predicted = new Map<ObservedRequest, { read: number; write: number }>()
+  const whole = requests.filter(
+    (request) => request.request !== undefined && request.request.withoutTools !== true,
+  )
+  if (whole.length === 0) return predicted
+  for (const [index, replayed] of replayObserved(whole).entries()) {
+    const request = whole[index]
+    if (request !== undefined && replayed.predicted !== undefined)
+      predicted.set(request, { read: replayed.predicted.read, write: replayed.predicted.write })
+  }
+  return predicted
+}

@@ -1,10 +1,9 @@
-// `cachelab import --policy consolidate|keep-live` at the command line: the flag's value, the files it
-// writes (policy.csv per session, policy-steps.csv per request) and what the terminal shows.
+// `cachelab import --policy consolidate|keep-live`'s results: the files it writes (policy.csv per session,
+// policy-steps.csv per request) and what the terminal shows. The flag itself is bin/import-policy-option.ts's,
+// so that an import without it loads neither this file nor the re-derivation (series-policy.ts): import-extras.ts
+// loads both only for the flag.
 
 import { stringify } from 'csv-stringify/sync'
-import { CachelabError } from '../harness/errors.ts'
-import type { SeriesStartPolicy } from '../harness/policies.ts'
-import type { TranscriptFormat } from '../providers/transcripts/types.ts'
 import {
   POLICY_COLUMNS,
   POLICY_STEP_COLUMNS,
@@ -12,40 +11,11 @@ import {
   type PolicyTally,
   policyRecords,
   policyStepRecords,
-  SERIES_START_POLICIES,
-} from '../reports/series-policy.ts'
-import { alignedTable, countText, dollarText, signedDollarText } from '../reports/text-table.ts'
-
-/** The files `--policy` writes into the import's directory. */
-export const POLICY_FILES = ['policy.csv', 'policy-steps.csv'] as const
-
-/** The `--policy` value, checked; undefined without the flag. */
-export function policyOption(
-  value: string | undefined,
-  format: TranscriptFormat | 'auto',
-): SeriesStartPolicy | undefined {
-  if (value === undefined) return undefined
-  if (!SERIES_START_POLICIES.includes(value as SeriesStartPolicy))
-    throw new CachelabError(
-      'usage',
-      `--policy must be one of ${SERIES_START_POLICIES.join(', ')}, not ${value}`,
-    )
-  if (format !== 'auto' && format !== 'dsh')
-    throw new CachelabError('usage', `--policy re-derives DSH logs, not ${format} transcripts`)
-  return value as SeriesStartPolicy
-}
-
-/** The import read no DSH log: `--policy` has nothing to re-derive. */
-export function requireDshLog(formats: readonly TranscriptFormat[]): void {
-  if (formats.includes('dsh')) return
-  throw new CachelabError(
-    'usage',
-    `--policy re-derives DSH logs, and none is among the inputs (read: ${[...new Set(formats)].join(', ') || 'nothing'})`,
-  )
-}
+} from './series-policy.ts'
+import { alignedTable, countText, dollarText, signedDollarText } from './text-table.ts'
 
 /** policy.csv and policy-steps.csv, by name, for the import's folder write. */
-export function policyFiles(tally: PolicyTally): Record<(typeof POLICY_FILES)[number], string> {
+export function policyFiles(tally: PolicyTally): Record<'policy.csv' | 'policy-steps.csv', string> {
   return {
     'policy.csv': stringify([[...POLICY_COLUMNS], ...policyRecords(tally.result(), tally.policy)]),
     'policy-steps.csv': stringify([[...POLICY_STEP_COLUMNS], ...policyStepRecords(tally.stepsResult())]),
