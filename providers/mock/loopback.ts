@@ -464,13 +464,15 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
     if (replayed !== undefined) {
       response = replayed
     } else if (context !== undefined) {
+      // The handler of a placed request reads the body parsed above, not the text again: the request
+      // then carries no copy of the text (MSW would clone it for every handler it runs).
+      const handing = placement !== undefined && json !== undefined
       const request = new Request(`${apiRoot(vendor, DEFAULT_BASE_URLS)}${rest}`, {
         method,
         headers,
-        ...(body !== undefined ? { body } : {}),
+        ...(body !== undefined && !handing ? { body } : {}),
       })
-      // The handler of a placed request reads the body parsed above, not the text again.
-      if (placement !== undefined && json !== undefined) context.handOver(exchange, json)
+      if (handing) context.handOver(exchange, json)
       try {
         response =
           (await getResponse(handlers, request)) ??

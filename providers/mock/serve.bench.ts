@@ -1,7 +1,9 @@
 // Benchmarks of `cachelab serve` at scale, in process over real HTTP with session capture on, as serve
 // runs: (d) thousands of live sessions sharing a system prompt, (e) sessions expiring in virtual time
 // under the default memory budget, (f) an 11 MB request beside small ones, on a fresh server and on the
-// server (e) filled. Figures are ratios where time is involved (notes/2026-11-30-serve-scale.md).
+// server (e) filled; (h) requests per second against a bare node server at 22k-token bodies, fresh and
+// growing sessions (notes/2026-12-02-serve-prefix.md). Figures are ratios where time is involved
+// (notes/2026-11-30-serve-scale.md).
 
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
