@@ -2,15 +2,20 @@
 // SDK→MSW round trip, (b) the long-session replay at 250, 500 and 1,000 turns (near-linear), (c) its peak
 // memory; `serve` at scale: (d) 3,000 live sessions sharing a prompt, (e) 20,000 sessions expiring in
 // virtual time, (f) an 11 MB request beside small ones, on a fresh server and on the server (e) filled;
-// (g) the whole matrix with the default jobs against in process (wall over CPU time, identical output).
-// `npm run bench -- --matrix` runs (g) alone; `--only step,long-session,serve,matrix` runs the parts named,
+// (g) the whole matrix with the default jobs against in process (wall over CPU time, identical output);
+// (h) serve's requests per second against a bare node server at 22k-token bodies, fresh and growing
+// sessions. `npm run bench -- --matrix` runs (g) alone; `--only step,long-session,serve,matrix,serve-rate`
+// runs the parts named,
 // and `--provider ID[,ID]` limits (b) and (c) to those providers.
 
 import { PROVIDER_IDS, type ProviderId } from '../harness/types.ts'
 import {
   benchExpiry,
   benchLargeRequest,
+  benchServeRate,
   benchSiblings,
+  freshSessions,
+  growingSessions,
   type LargeRequestFigures,
 } from '../providers/mock/serve.bench.ts'
 import { benchLongSession } from '../scenarios/long-session.bench.ts'
@@ -24,7 +29,10 @@ const seconds = (milliseconds: number) => `${fixed(milliseconds / 1000, 1)} s`
 const RATIO_GOAL = 2.2
 const LATE_TO_EARLY_GOAL = 1.5
 
-const PARTS = ['step', 'long-session', 'serve', 'matrix'] as const
+/** The goal of (h): serve answers at least half the requests per second a bare node server does. */
+const SERVE_RATE_GOAL = 0.5
+
+const PARTS = ['step', 'long-session', 'serve', 'matrix', 'serve-rate'] as const
 const parts = selectedParts()
 const providers = selectedProviders()
 
@@ -32,6 +40,7 @@ if (parts.has('step')) await benchOneStep()
 if (parts.has('long-session')) await benchLongSessions()
 if (parts.has('serve')) await benchServe()
 if (parts.has('matrix')) await benchWholeMatrix()
+if (parts.has('serve-rate')) await benchServeRates()
 
 /** The value of `--NAME VALUE` or `--NAME=VALUE`, when given. */
 function option(name: string): string | undefined {
@@ -152,4 +161,24 @@ async function benchServe(): Promise<void> {
       ...(warm !== undefined ? large('on the server (e) filled', warm) : []),
     ].join('\n')}\n`,
   )
+}
+
+/** (h): serve's requests per second beside a bare node server's, at the same bodies, in the same run. */
+async function benchServeRates(): Promise<void> {
+  process.stdout.write(
+    '\n(h) serve against a bare node HTTP server reading the same bodies (one request after another, best of 3 rounds of 100)\n',
+  )
+  const shapes = [
+    ['fresh 22k-token sessions', freshSessions],
+    ['growing sessions (12k → 32k tokens)', growingSessions],
+  ] as const
+  for (const [label, shape] of shapes) {
+    const figures = await benchServeRate(shape)
+    process.stdout.write(
+      `    ${label.padEnd(36)} serve ${fixed(figures.serveRate, 0)} req/s, bare ${fixed(figures.bareRate, 0)} req/s: ` +
+        `${fixed(figures.ratio * 100, 0)}% (goal ≥ ${fixed(SERVE_RATE_GOAL * 100, 0)}%)  ` +
+        `CPU per request ${fixed(figures.serveCpuMs, 1)} ms against ${fixed(figures.bareCpuMs, 1)} ms  ` +
+        `${figures.ratio >= SERVE_RATE_GOAL ? 'holds' : 'MISSED'}\n`,
+    )
+  }
 }

@@ -5,7 +5,7 @@
 
 import { createHash } from 'node:crypto'
 import { describeNode } from '../sim/prompt.ts'
-import type { Prompt } from '../sim/types.ts'
+import type { Prompt, Segment } from '../sim/types.ts'
 
 /** One prompt segment: its wire node (`messages[3].1`), a hash of its frame and text, its tokens. */
 export type SegmentDigest = readonly [node: string, hash: string, tokens: number]
@@ -247,6 +247,25 @@ export function configOf(body: Record<string, unknown>): Record<string, unknown>
 }
 
 /**
+ * The digest of each segment object: the linearizers hand a session's history on from request to request
+ * as the same segments (never changed once built), so their text is hashed once, not on every request.
+ */
+const segmentDigests = new WeakMap<Segment, SegmentDigest>()
+
+function segmentDigest(segment: Segment): SegmentDigest {
+  let digest = segmentDigests.get(segment)
+  if (digest === undefined) {
+    digest = [
+      describeNode(segment.node),
+      contentHash(`${segment.frame}\u0000${segment.text}`),
+      segment.tokens,
+    ] as const
+    segmentDigests.set(segment, digest)
+  }
+  return digest
+}
+
+/**
  * The digest of a request from its body and the simulator's linearization of it; `items`, when the
  * caller already digested the body's items (`itemsOf(body).map(itemDigest)`), are not digested again.
  */
@@ -256,14 +275,7 @@ export function digestRequest(
   items: readonly ItemDigest[] = itemsOf(body).map(itemDigest),
 ): RequestDigest {
   return {
-    segments: prompt.segments.map(
-      (segment) =>
-        [
-          describeNode(segment.node),
-          contentHash(`${segment.frame}\u0000${segment.text}`),
-          segment.tokens,
-        ] as const,
-    ),
+    segments: prompt.segments.map(segmentDigest),
     trailing: prompt.trailing,
     total: prompt.total,
     items,

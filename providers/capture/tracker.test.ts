@@ -122,6 +122,28 @@ describe("a tracker's memory", () => {
     expect(capture.previous('s0')).toBeUndefined()
   })
 
+  it('keeps items for reuse only in the room the previous requests leave in its budget', () => {
+    const simulators = new CacheSimulators()
+    const capture = new CaptureTracker({
+      linearize: (api, body) => simulators.linearize(api, body),
+      memoryBytes: 40_000,
+    })
+    const body = (seed: number) =>
+      JSON.parse(
+        JSON.stringify({ messages: [{ role: 'user', content: `${seed} ${'text '.repeat(2_000)}` }] }),
+      ) as Record<string, unknown>
+    capture.reuseItems(body(0))
+    expect(capture.reuseStats.items).toBe(1)
+    for (let index = 0; index < 50; index += 1) {
+      simulated(capture, simulators, `s${index}`)
+      capture.reuseItems(body(index))
+      expect(capture.reuseStats.bytes + capture.memory.bytes).toBeLessThanOrEqual(40_000)
+    }
+    // The previous requests are forgotten as before: the reuse never takes their room.
+    expect(capture.previous('s49')).toBeDefined()
+    expect(capture.previous('s0')).toBeUndefined()
+  })
+
   it('forgets the least recently active sessions past its session limit', () => {
     const simulators = new CacheSimulators()
     const capture = new CaptureTracker({

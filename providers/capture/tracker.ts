@@ -24,6 +24,7 @@ import {
 import type { ConversationKind } from './agents/types.ts'
 import { ConversationTracker, type IdentitySource, type Placement } from './conversations.ts'
 import { digestRequest, type ItemDigest, itemDigest, itemsOf, type RequestDigest } from './digest.ts'
+import { ItemReuse } from './item-reuse.ts'
 
 /** The simulator's view of one captured request. */
 export interface SimulatedView {
@@ -127,6 +128,12 @@ export interface TrackerOptions {
   memoryBytes?: number
   /** Conversations whose previous request is remembered; the least recently active are forgotten first (default 100,000). */
   sessionLimit?: number
+  /**
+   * Let `reuseItems` replace a body's items with equal ones of earlier requests (default true): the
+   * simulators and digests then skip the history a session sends again. Off, every request is read anew;
+   * the numbers are the same either way.
+   */
+  reuseItems?: boolean
 }
 
 /** The model a body names (`model`, Converse `modelId`), as a previous request's field. */
@@ -167,6 +174,9 @@ export function providerOfApi(api: WireApi): ProviderId {
 /** Conversations whose previous request is remembered by default. */
 const SESSIONS_KEPT = 100_000
 
+/** Bytes of items kept for reuse when the tracker has no memory budget. */
+const REUSE_BYTES_UNBOUNDED = 64 * 1024 * 1024
+
 /** Response ids remembered for `previous_response_id` chaining (as many as the mock stores). */
 const RESPONSE_IDS_KEPT = 10_000
 
@@ -180,6 +190,10 @@ export class CaptureTracker {
   private readonly placements = new WeakMap<object, Placement>()
   /** The item digests `place` made of a body, reused when it is added (megabytes are hashed once). */
   private readonly itemDigests = new WeakMap<object, readonly ItemDigest[]>()
+  /** The digest of each item `reuse` owns: an item reused from an earlier request is not hashed again. */
+  private readonly digestOfItem = new WeakMap<object, ItemDigest>()
+  /** Earlier requests' items, for `reuseItems`; held in the room the previous requests leave in the budget. */
+  private readonly reuse = new ItemReuse()
   private serial = 0
   /** Conversation by Responses response id, the most recent ones. */
   private readonly responseConversations = new Map<string, string>()
@@ -220,11 +234,41 @@ export class CaptureTracker {
     return placement
   }
 
-  /** The digests of a body's items, made once per body object. */
+  /**
+   * Replace, in place, the items of a freshly parsed body that equal (as JSON text) an earlier request's
+   * items at the same index with those earlier objects, so the simulators' and the digests' memos keyed by
+   * item apply to them. Nothing may write to a body's items afterwards: they are shared.
+   */
+  reuseItems(body: Record<string, unknown>): void {
+    if (this.options.reuseItems === false) return
+    this.reuse.reuse(body)
+    this.reuse.trim(this.reuseRoom())
+  }
+
+  /** Items replaced by `reuseItems` so far, and the estimated bytes of the items it keeps. */
+  get reuseStats(): { reused: number; items: number; bytes: number } {
+    return { reused: this.reuse.reused, items: this.reuse.size, bytes: this.reuse.bytes }
+  }
+
+  /** Bytes the reused items may hold: what the previous requests leave of the budget. */
+  private reuseRoom(): number {
+    const budget = this.options.memoryBytes
+    return budget === undefined ? REUSE_BYTES_UNBOUNDED : Math.max(0, budget - this.previousBytes)
+  }
+
+  /** The digests of a body's items, made once per body object and once per item object. */
   private itemsDigested(body: Record<string, unknown>): readonly ItemDigest[] {
     let items = this.itemDigests.get(body)
     if (items === undefined) {
-      items = itemsOf(body).map(itemDigest)
+      items = itemsOf(body).map((item) => {
+        if (typeof item !== 'object' || item === null || !this.reuse.owns(item)) return itemDigest(item)
+        let digest = this.digestOfItem.get(item)
+        if (digest === undefined) {
+          digest = itemDigest(item)
+          this.digestOfItem.set(item, digest)
+        }
+        return digest
+      })
       this.itemDigests.set(body, items)
     }
     return items
@@ -338,6 +382,8 @@ export class CaptureTracker {
       delete state.previous
       this.holders.delete(name)
     }
+    // The previous requests come first: the items kept for reuse only make requests cheaper.
+    this.reuse.trim(this.reuseRoom())
   }
 
   /** A body the simulator never saw, linearized without touching any cache; empty when it cannot be. */

@@ -135,6 +135,8 @@ export class MockContext {
   placementFor: ((api: WireApi, request: MockRequest) => Placement | undefined) | undefined
   /** What the model answers per session, turn and step; replaceable between tests. */
   replies: ReplyBook | undefined
+  /** Bodies the loopback server parsed, by its exchange id, for the handler to take instead of parsing again. */
+  private readonly handedBodies = new Map<string, Record<string, unknown>>()
 
   constructor(options: MockContextOptions = {}) {
     this.options = options
@@ -186,6 +188,22 @@ export class MockContext {
   nextId(prefix: string): string {
     this.serial += 1
     return `${prefix}${String(this.serial).padStart(6, '0')}`
+  }
+
+  /**
+   * Hand the handler of exchange `exchange` the body the loopback server parsed (its items possibly
+   * reused from earlier requests), so the handler reads those objects rather than parsing the text again.
+   * The server takes back what the handler did not take (`takeBody`) once the handler has answered.
+   */
+  handOver(exchange: string, body: Record<string, unknown>): void {
+    this.handedBodies.set(exchange, body)
+  }
+
+  /** The body handed over for `exchange`, once; undefined when there is none. */
+  takeBody(exchange: string): Record<string, unknown> | undefined {
+    const body = this.handedBodies.get(exchange)
+    this.handedBodies.delete(exchange)
+    return body
   }
 
   record(call: MockCall): void {

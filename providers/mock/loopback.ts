@@ -407,11 +407,14 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
       writeError(outgoing, vendor, 400, nesting)
       return
     }
+    // A session's history comes again in every request: its items equal to earlier ones become those
+    // objects, so the simulators and the digests skip what they already read (the numbers are the same).
+    const api = apiOfPath(vendor, path)
+    if (json !== undefined && capture !== undefined && api !== undefined) capture.reuseItems(json)
     // Long texts are tokenized in worker threads meanwhile, so this request waits and no other does;
     // their tokens stay held until the request ends, so simulating it never tokenizes them here.
     if (json !== undefined && tokenizer !== undefined) releases.push(await tokenizer.prepare(json))
     await turn()
-    const api = apiOfPath(vendor, path)
     const parsed = json === undefined || api === undefined ? json : bodyInView(api, path, json)
     // The keys the request carries (key headers, query values, credential-named body fields): redacted
     // verbatim from all that is kept of it, its session's name included.
@@ -461,18 +464,26 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
     if (replayed !== undefined) {
       response = replayed
     } else if (context !== undefined) {
+      // The handler of a placed request reads the body parsed above, not the text again: the request
+      // then carries no copy of the text (MSW would clone it for every handler it runs).
+      const handing = placement !== undefined && json !== undefined
       const request = new Request(`${apiRoot(vendor, DEFAULT_BASE_URLS)}${rest}`, {
         method,
         headers,
-        ...(body !== undefined ? { body } : {}),
+        ...(body !== undefined && !handing ? { body } : {}),
       })
-      response =
-        (await getResponse(handlers, request)) ??
-        errorResponse(
-          vendor,
-          404,
-          `no ${vendor} API at ${method} ${redactText(path)}; ${servedUnder(vendor, handlers)}`,
-        )
+      if (handing) context.handOver(exchange, json)
+      try {
+        response =
+          (await getResponse(handlers, request)) ??
+          errorResponse(
+            vendor,
+            404,
+            `no ${vendor} API at ${method} ${redactText(path)}; ${servedUnder(vendor, handlers)}`,
+          )
+      } finally {
+        context.takeBody(exchange)
+      }
     } else {
       // The provider gets an allow-list of headers: no cookies, no x-forwarded-*, no cachelab headers.
       const forwarded = new Headers([...headers].filter(([name]) => isForwardedHeader(name)))

@@ -107,8 +107,13 @@ export async function readMockRequest(
   context: { now(): number },
 ): Promise<MockRequest | { problem: string }> {
   let body: unknown
+  // The loopback server parsed a request it placed (only it sets the placement header) and hands the
+  // body over by its exchange id: the same value, its items perhaps shared with earlier requests.
+  const exchangeId = request.headers.get(EXCHANGE_HEADER)
+  const handed =
+    exchangeId !== null && request.headers.has(PLACE_HEADER) ? context.takeBody(exchangeId) : undefined
   try {
-    body = await request.json()
+    body = handed ?? (await request.json())
   } catch {
     return { problem: 'We could not parse the JSON body of your request.' }
   }

@@ -1,8 +1,12 @@
 // Benchmarks of `cachelab serve` at scale, in process over real HTTP with session capture on, as serve
 // runs: (d) thousands of live sessions sharing a system prompt, (e) sessions expiring in virtual time
 // under the default memory budget, (f) an 11 MB request beside small ones, on a fresh server and on the
-// server (e) filled. Figures are ratios where time is involved (notes/2026-11-30-serve-scale.md).
+// server (e) filled; (h) requests per second against a bare node server at 22k-token bodies, fresh and
+// growing sessions (notes/2026-12-02-serve-prefix.md). Figures are ratios where time is involved
+// (notes/2026-11-30-serve-scale.md).
 
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { Bench } from 'tinybench'
 import { CaptureTracker } from '../capture/tracker.ts'
 import { CacheSimulators } from '../sim/index.ts'
@@ -255,5 +259,175 @@ export async function benchLargeRequest(options: LargeRequestOptions = {}): Prom
     }
   } finally {
     if (options.server === undefined) await server.close()
+  }
+}
+
+/** Words the rate benchmark's texts are drawn from (about one token each, with the number two). */
+const RATE_WORDS = (
+  'cache prefix token session request answer model system review change build check test branch ' +
+  'merge commit file line value field record table index memory budget entry expire order write read ' +
+  'stream chunk parse input output report figure number count limit start end time clock virtual'
+).split(' ')
+
+/** About `tokens` tokens of text of its own (a deterministic walk through RATE_WORDS, seeded). */
+function walkText(seed: number, tokens: number): string {
+  let state = (seed * 7_919 + 1) >>> 0
+  const words: string[] = [`Text ${seed}:`]
+  for (let index = 0; index < tokens / 2; index += 1) {
+    state = (Math.imul(state, 1_664_525) + 1_013_904_223) >>> 0
+    words.push(`${RATE_WORDS[state % RATE_WORDS.length]}${(state >>> 8) % 100}`)
+  }
+  return words.join(' ')
+}
+
+/** One request of a traffic shape: its session and its body as the client sends it. */
+interface RateRequest {
+  session: string
+  body: string
+}
+
+/** Fresh sessions: every request a session of its own, 11 messages of about 2,000 tokens of its own text. */
+export function freshSessions(requests: number): RateRequest[] {
+  return Array.from({ length: requests }, (_, index) => ({
+    session: `fresh-${index}`,
+    body: JSON.stringify({
+      model: 'gpt-5.4',
+      messages: Array.from({ length: 11 }, (_, part) => ({
+        role: part === 0 ? 'system' : part % 2 === 1 ? 'user' : 'assistant',
+        content: walkText(index * 11 + part, 2_000),
+      })),
+    }),
+  }))
+}
+
+/**
+ * Growing sessions: a 12,000-token system prompt, then about 400 tokens a turn (an answer and the next
+ * user message), 50 turns a session, then a new session; the last turns reach about 32,000 tokens.
+ */
+export function growingSessions(requests: number): RateRequest[] {
+  const shaped: RateRequest[] = []
+  for (let session = 0; shaped.length < requests; session += 1) {
+    const messages: unknown[] = [
+      { role: 'system', content: walkText(1_000_000 + session, 12_000) },
+      { role: 'user', content: walkText(2_000_000 + session * 100, 200) },
+    ]
+    for (let turn = 0; turn < 50 && shaped.length < requests; turn += 1) {
+      shaped.push({ session: `growing-${session}`, body: JSON.stringify({ model: 'gpt-5.4', messages }) })
+      messages.push(
+        { role: 'assistant', content: walkText(3_000_000 + session * 100 + turn, 200) },
+        { role: 'user', content: walkText(4_000_000 + session * 100 + turn, 200) },
+      )
+    }
+  }
+  return shaped
+}
+
+/** A node HTTP server that reads each body, parses it and answers a fixed chat completion: the floor. */
+async function startBare(): Promise<{ url: string; close: () => Promise<void> }> {
+  const answer = JSON.stringify({
+    id: 'chatcmpl-bare',
+    object: 'chat.completion',
+    created: 0,
+    model: 'gpt-5.4',
+    choices: [{ index: 0, message: { role: 'assistant', content: 'OK.' }, finish_reason: 'stop' }],
+    usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+  })
+  const server = createServer((incoming, outgoing) => {
+    const chunks: Buffer[] = []
+    incoming.on('data', (chunk: Buffer) => chunks.push(chunk))
+    incoming.on('end', () => {
+      JSON.parse(Buffer.concat(chunks).toString('utf8'))
+      outgoing.writeHead(200, { 'content-type': 'application/json' })
+      outgoing.end(answer)
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  return {
+    url: `http://127.0.0.1:${port}/openai/v1`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  }
+}
+
+/** Requests per second of one server at one traffic shape, one request after another. */
+export interface RateFigures {
+  /** Requests per second of wall time. */
+  serveRate: number
+  bareRate: number
+  /** serve's rate over the bare server's (goal: at least 0.5). */
+  ratio: number
+  /** CPU milliseconds of the whole process (client and server) per request. */
+  serveCpuMs: number
+  bareCpuMs: number
+}
+
+/** Send the requests to `url` one after another; wall and CPU milliseconds. */
+async function sendAll(
+  url: string,
+  requests: readonly RateRequest[],
+): Promise<{ wallMs: number; cpuMs: number }> {
+  const began = performance.now()
+  const cpu = process.cpuUsage()
+  for (const request of requests) {
+    const response = await fetch(`${url}/chat/completions`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        authorization: 'Bearer bench',
+        'x-cachelab-session': request.session,
+      },
+      body: request.body,
+    })
+    await response.arrayBuffer()
+    if (response.status !== 200) throw new Error(`the server answered ${response.status}`)
+  }
+  const used = process.cpuUsage(cpu)
+  return { wallMs: performance.now() - began, cpuMs: (used.user + used.system) / 1000 }
+}
+
+/**
+ * (h) serve's requests per second against a bare node server reading the same bodies, in the same run.
+ * Both servers are warmed on bodies of the same shape first; then each shape is sent to each server in
+ * alternating rounds, and each server's best round counts (the machine is shared: the best round is the
+ * one least disturbed).
+ */
+export async function benchServeRate(
+  shape: (requests: number) => RateRequest[],
+  requests = 100,
+  rounds = 3,
+): Promise<RateFigures> {
+  const bodies = shape(requests * (rounds + 1))
+  const { server } = await startServe()
+  const bare = await startBare()
+  try {
+    const round = (index: number) => bodies.slice(index * requests, (index + 1) * requests)
+    // Warm-up: the JIT, the tokenizer; serve's caches see other sessions than the measured ones.
+    await sendAll(bare.url, round(0))
+    await sendAll(
+      server.baseURLs.openai,
+      round(0).map((request) => ({ ...request, session: `warm-${request.session}` })),
+    )
+    let best = {
+      serve: { wallMs: Number.POSITIVE_INFINITY, cpuMs: 0 },
+      bare: { wallMs: Number.POSITIVE_INFINITY, cpuMs: 0 },
+    }
+    for (let index = 1; index <= rounds; index += 1) {
+      const bareRun = await sendAll(bare.url, round(index))
+      const serveRun = await sendAll(server.baseURLs.openai, round(index))
+      if (bareRun.wallMs < best.bare.wallMs) best = { ...best, bare: bareRun }
+      if (serveRun.wallMs < best.serve.wallMs) best = { ...best, serve: serveRun }
+    }
+    const serveRate = (requests * 1000) / best.serve.wallMs
+    const bareRate = (requests * 1000) / best.bare.wallMs
+    return {
+      serveRate,
+      bareRate,
+      ratio: serveRate / bareRate,
+      serveCpuMs: best.serve.cpuMs / requests,
+      bareCpuMs: best.bare.cpuMs / requests,
+    }
+  } finally {
+    await bare.close()
+    await server.close()
   }
 }

@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest'
+import { ItemReuse } from './item-reuse.ts'
+
+const parsed = (value: unknown) => JSON.parse(JSON.stringify(value)) as Record<string, unknown>
+const long = (seed: string) => `${seed} ${'word '.repeat(200)}${seed}`
+
+describe('ItemReuse', () => {
+  it('replaces an item equal to one seen at the same index with that object', () => {
+    const reuse = new ItemReuse()
+    const first = parsed({ messages: [{ role: 'user', content: long('a') }] })
+    reuse.reuse(first)
+    const second = parsed({
+      messages: [
+        { role: 'user', content: long('a') },
+        { role: 'assistant', content: 'b' },
+      ],
+    })
+    reuse.reuse(second)
+    expect((second.messages as unknown[])[0]).toBe((first.messages as unknown[])[0])
+    expect(reuse.reused).toBe(1)
+    expect(reuse.owns((second.messages as object[])[1] as object)).toBe(true)
+  })
+
+  it('keeps every item that differs in any way, however alike it looks', () => {
+    const text = long('same')
+    const middle = Math.floor(text.length / 2)
+    const cases: unknown[] = [
+      { role: 'user', content: `${text.slice(0, middle)}X${text.slice(middle + 1)}` },
+      { content: text, role: 'user' },
+      { role: 'user', content: [{ type: 'text', text }] },
+      { role: 'user', content: text, extra: null },
+      { role: 'user', content: text, n: 0 },
+    ]
+    const reuse = new ItemReuse()
+    const original = parsed({ messages: [{ role: 'user', content: text, n: -0 }] })
+    ;((original.messages as Record<string, unknown>[])[0] as Record<string, unknown>).n = -0
+    reuse.reuse(original)
+    for (const item of cases) {
+      const body = parsed({ messages: [item] })
+      const before = (body.messages as unknown[])[0]
+      reuse.reuse(body)
+      expect((body.messages as unknown[])[0]).toBe(before)
+    }
+    // The same text at another index is another item.
+    const moved = parsed({
+      messages: [
+        { role: 'user', content: 'x' },
+        { role: 'user', content: text, n: 0 },
+      ],
+    })
+    reuse.reuse(
+      parsed({
+        messages: [
+          { role: 'user', content: 'x' },
+          { role: 'user', content: text, n: 0 },
+        ],
+      }),
+    )
+    reuse.reuse(moved)
+    expect(reuse.reused).toBe(2)
+  })
+
+  it('leaves a string input alone, and forgets the least recently used past its bytes', () => {
+    const reuse = new ItemReuse()
+    const body = { input: 'just text' }
+    reuse.reuse(body)
+    expect(body.input).toBe('just text')
+    expect(reuse.size).toBe(0)
+    for (let index = 0; index < 10; index += 1)
+      reuse.reuse(parsed({ messages: [{ role: 'user', content: long(`m${index}`) }] }))
+    const all = reuse.bytes
+    reuse.trim(all / 2)
+    expect(reuse.bytes).toBeLessThanOrEqual(all / 2)
+    expect(reuse.size).toBeLessThan(10)
+    // The newest is kept, the oldest gone.
+    const newest = parsed({ messages: [{ role: 'user', content: long('m9') }] })
+    const oldest = parsed({ messages: [{ role: 'user', content: long('m0') }] })
+    const reusedBefore = reuse.reused
+    reuse.reuse(newest)
+    expect(reuse.reused).toBe(reusedBefore + 1)
+    reuse.reuse(oldest)
+    expect(reuse.reused).toBe(reusedBefore + 1)
+  })
+})
