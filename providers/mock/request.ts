@@ -104,7 +104,7 @@ export function nestingProblem(body: unknown): string | undefined {
 /** Parse a request, or return the reason it is malformed (answered with the API's 400). */
 export async function readMockRequest(
   request: Request,
-  context: { now(): number },
+  context: { now(): number; takeBody(exchange: string): Record<string, unknown> | undefined },
 ): Promise<MockRequest | { problem: string }> {
   let body: unknown
   // The loopback server parsed a request it placed (only it sets the placement header) and hands the
