@@ -18,11 +18,7 @@ import {
   discoveredFolders,
 } from '../providers/transcripts/discover.ts'
 import { detectFormat, READERS } from '../providers/transcripts/index.ts'
-import {
-  type ObservedRequest,
-  TRANSCRIPT_FORMATS,
-  type TranscriptFormat,
-} from '../providers/transcripts/types.ts'
+import { TRANSCRIPT_FORMATS, type TranscriptFormat } from '../providers/transcripts/types.ts'
 import {
   type ImportOptions,
   type ImportResult,
@@ -31,7 +27,6 @@ import {
 } from '../reports/import.ts'
 import { importExtras, predictLazily } from '../reports/import-extras.ts'
 import {
-  counterfactualText,
   foundText,
   HourTtlTally,
   hourTtlText,

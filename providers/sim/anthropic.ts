@@ -9,7 +9,7 @@ import { type AnthropicLayout, invalidRequest, linearizeAnthropic } from './line
 import { billedOutputTokens } from './output.ts'
 import { tokensThrough } from './prompt.ts'
 import { sharedTokenCounter, type TokenCounter } from './tokens.ts'
-import { PrefixTrie, type TrieMeter, type TrieNode } from './trie.ts'
+import { PrefixTrie, type TrieNode } from './trie.ts'
 import type {
   PlacedBreakpoint,
   Prompt,
@@ -18,6 +18,7 @@ import type {
   Simulation,
   SimulationRequest,
   SimulatorOptions,
+  TrieMeter,
 } from './types.ts'
 
 /** A cache entry: the prefix through its trie node, written at an earlier request's breakpoint. */

@@ -10,7 +10,7 @@ import { deepseekKeepsReasoning, latestUserMessage, linearizeChat } from './line
 import { billedOutputTokens } from './output.ts'
 import { scaleTokens, tokensThrough, unwrittenCounts } from './prompt.ts'
 import { LONG_TEXT_CHARACTERS, sharedTokenCounter, type TokenCounter } from './tokens.ts'
-import { PrefixTrie, type TrieMeter, type TrieNode } from './trie.ts'
+import { PrefixTrie, type TrieNode } from './trie.ts'
 import type {
   Prompt,
   ReadBounds,
@@ -19,6 +19,7 @@ import type {
   Simulation,
   SimulationRequest,
   SimulatorOptions,
+  TrieMeter,
 } from './types.ts'
 
 /** A unit's lifetime: readable from `availableAt` until idle for the eviction time. */

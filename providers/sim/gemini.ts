@@ -11,7 +11,7 @@ import { floorToIncrement } from './openai-prefix.ts'
 import { billedOutputTokens } from './output.ts'
 import { scaleTokens, tokensThrough, unwrittenCounts } from './prompt.ts'
 import { sharedTokenCounter, type TokenCounter } from './tokens.ts'
-import { childrenOf, PrefixTrie, type TrieMeter, type TrieNode } from './trie.ts'
+import { childrenOf, PrefixTrie, type TrieNode } from './trie.ts'
 import {
   type Prompt,
   type ReadBounds,
@@ -20,6 +20,7 @@ import {
   type SimulationRequest,
   type SimulatorOptions,
   SimulatorRejection,
+  type TrieMeter,
 } from './types.ts'
 
 /** When an implicit prefix node was last sent. */

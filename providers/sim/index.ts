@@ -12,8 +12,7 @@ import { CompatibleCacheSimulator } from './compatible.ts'
 import { DeepSeekCacheSimulator } from './deepseek.ts'
 import { GeminiCacheSimulator } from './gemini.ts'
 import { OpenAICacheSimulator } from './openai.ts'
-import type { TrieMeter } from './trie.ts'
-import type { Prompt, Simulation, SimulationRequest, SimulatorOptions } from './types.ts'
+import type { Prompt, Simulation, SimulationRequest, SimulatorOptions, TrieMeter } from './types.ts'
 
 export type { SimulationRequest, SimulatorOptions }
 

@@ -6,7 +6,7 @@ import { counterfactualTrace, type Probe, UNBOUNDED_READ } from './counterfactua
 import type { CacheOptions } from './openai-cache-fields.ts'
 import { machine, type OpenAIRouter, type Route } from './openai-routing.ts'
 import { tokensThrough } from './prompt.ts'
-import type { PrefixTrie, TrieMeter, TrieNode } from './trie.ts'
+import type { PrefixTrie, TrieNode } from './trie.ts'
 import type {
   Breakpoint,
   PlacedBreakpoint,
@@ -15,6 +15,7 @@ import type {
   Shortfall,
   Simulation,
   SimulationRequest,
+  TrieMeter,
 } from './types.ts'
 
 interface BreakpointEntry {

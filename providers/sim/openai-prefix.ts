@@ -8,8 +8,16 @@ import { invalidRequest } from './openai-cache-fields.ts'
 import { machine, type OpenAIRouter, type Route } from './openai-routing.ts'
 import { scaleTokens, tokensThrough, unwrittenCounts } from './prompt.ts'
 import type { TokenCounter } from './tokens.ts'
-import type { PrefixTrie, TrieMeter, TrieNode } from './trie.ts'
-import type { Prompt, ReadBounds, Segment, Shortfall, Simulation, SimulationRequest } from './types.ts'
+import type { PrefixTrie, TrieNode } from './trie.ts'
+import type {
+  Prompt,
+  ReadBounds,
+  Segment,
+  Shortfall,
+  Simulation,
+  SimulationRequest,
+  TrieMeter,
+} from './types.ts'
 
 /**
  * When a group of cached prefix nodes was last used and how long it stays idle before eviction. The

@@ -3,8 +3,8 @@
 
 import { hashString, type Random } from '../../harness/random.ts'
 import type { TokenCounter } from './tokens.ts'
-import { PrefixTrie, type TrieMeter } from './trie.ts'
-import type { Prompt } from './types.ts'
+import { PrefixTrie } from './trie.ts'
+import type { Prompt, TrieMeter } from './types.ts'
 
 /** The machine a request was routed to and the routing key that chose it. */
 export interface Route {

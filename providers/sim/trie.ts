@@ -7,7 +7,7 @@
 
 import { stringBytes } from './bytes.ts'
 import { commonTokenPrefix } from './tokens.ts'
-import type { Prompt, Segment } from './types.ts'
+import type { Prompt, Segment, TrieMeter } from './types.ts'
 
 /** A node: the prefix that ends with `segment`. */
 export interface TrieNode<T> {
@@ -41,23 +41,6 @@ interface SiblingIndex<T> {
 interface IndexedChild<T> {
   tokens: ArrayLike<number>
   child: TrieNode<T>
-}
-
-/**
- * The estimated bytes the tries of one simulator family hold, shared by its tries so that one budget
- * covers them all. Estimates, not measurements: they are deterministic, so pruning happens at the same
- * request on every run. `CacheSimulators` also keeps here what evicting the least recently used needs.
- */
-export interface TrieMeter {
-  bytes: number
-  /** The current request's number: walks and inserts mark their nodes with it (0 when nobody counts). */
-  tick?: number
-  /** Set while evicting: nodes last used before this tick are removed by `prune` whatever `dead` says. */
-  evictBefore?: number
-  /** Nodes `prune` removed only because `evictBefore` said so (still live for their simulator). */
-  evicted?: number
-  /** The tries that hold nodes on this meter, for eviction to survey (a trie joins on its first node). */
-  tries?: Set<PrefixTrie<unknown>>
 }
 
 /** Children a node holds before its siblings are indexed: below this a scan is as fast as a search. */

@@ -4,7 +4,6 @@
 import type { AssistantMessage } from '../../harness/types.ts'
 import type { ModelEntry } from '../catalog.ts'
 import type { TokenCounter } from './tokens.ts'
-import type { TrieMeter } from './trie.ts'
 
 /** Which top-level part of a wire body a segment renders. */
 export type WirePart = 'tools' | 'system' | 'messages' | 'input' | 'response_format' | 'contents'
@@ -202,4 +201,27 @@ export interface ReadBounds {
   ignoreExpiry: boolean
   /** Read without a lookback window or read horizon (a warm cache). */
   unbounded: boolean
+}
+
+/** What eviction asks of a trie on a meter (trie.ts's `PrefixTrie`): its estimated bytes by last use. */
+export interface MeteredTrie {
+  /** Add each node's estimated bytes to `into` under the tick it was last used at. */
+  bytesByUse(into: Map<number, number>): void
+}
+
+/**
+ * The estimated bytes the tries of one simulator family hold, shared by its tries so that one budget
+ * covers them all. Estimates, not measurements: they are deterministic, so pruning happens at the same
+ * request on every run. `CacheSimulators` also keeps here what evicting the least recently used needs.
+ */
+export interface TrieMeter {
+  bytes: number
+  /** The current request's number: walks and inserts mark their nodes with it (0 when nobody counts). */
+  tick?: number
+  /** Set while evicting: nodes last used before this tick are removed by `prune` whatever `dead` says. */
+  evictBefore?: number
+  /** Nodes `prune` removed only because `evictBefore` said so (still live for their simulator). */
+  evicted?: number
+  /** The tries that hold nodes on this meter, for eviction to survey (a trie joins on its first node). */
+  tries?: Set<MeteredTrie>
 }
