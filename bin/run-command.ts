@@ -13,6 +13,7 @@ import { breaksDigest, summaryTable, wantsColour } from '../reports/table.ts'
 import type { ClaimResult } from '../reports/types.ts'
 import { notApplicableLine, run } from '../scenarios/matrix.ts'
 import { requireJobs } from '../scenarios/session-jobs.ts'
+import { agentsCommand } from './agents-command.ts'
 import { listOption, parse, providersOption } from './args.ts'
 import { exportForCommand, exportLine, OTEL_FLAGS, otelExport } from './otel-option.ts'
 import { PROGRESS_INTERVAL_MS, ProgressReporter } from './run-progress.ts'
@@ -32,12 +33,14 @@ export const RUN_FLAGS = {
   out: { type: 'string' },
   json: { type: 'boolean' },
   loop: { type: 'string' },
+  agent: { type: 'string' },
   jobs: { type: 'string' },
   ...OTEL_FLAGS,
 } as const
 
 export async function runCommand(argv: string[]): Promise<number> {
   const { values } = parse(argv, RUN_FLAGS)
+  if (values.agent !== undefined) return agentsCommand({ ...values, agent: values.agent })
   const scenarios = chosenScenarios(await knownScenarios(values.scenarios), values.scenario)
   const variantNames = [
     ...new Set(scenarios.flatMap((scenario) => scenario.variants.map((variant) => variant.name))),

@@ -2,7 +2,8 @@
 // reports, auto-update and nonessential traffic off. Tools are allowed by name (`--allowedTools`): as
 // root, print mode refuses to skip permissions.
 
-import type { AgentDriver } from './types.ts'
+import { join } from 'node:path'
+import type { AgentDriver, AgentOptions, AgentPlace } from './types.ts'
 import { PLACEHOLDER_KEY } from './types.ts'
 
 export const claudeCode: AgentDriver = {
@@ -11,8 +12,27 @@ export const claudeCode: AgentDriver = {
   version: '2.1.328',
   bin: 'claude',
   defaultModel: 'claude-opus-5-5',
-  files: () => [],
-  command(_place, urls, step, options) {
+  capabilities: {
+    memoryFile: 'CLAUDE.md',
+    switchModel: 'claude-haiku-4-5',
+    compact: { prompt: '/compact' },
+    subagent: {
+      tool: 'Agent',
+      arguments: {
+        description: 'Explore',
+        subagent_type: 'Explore',
+        prompt: 'List the files here.',
+        run_in_background: false,
+      },
+    },
+    mcp: true,
+  },
+  // MCP servers go in a file of their own, named by `--mcp-config` (print mode asks nothing of it).
+  files: (place, _urls, options) =>
+    (options.mcpServers ?? []).length === 0
+      ? []
+      : [{ path: mcpConfigPath(place), text: `${JSON.stringify(mcpConfig(options), null, 2)}\n` }],
+  command(place, urls, step, options) {
     const model = step.model ?? options.model
     return {
       args: [
@@ -24,6 +44,7 @@ export const claudeCode: AgentDriver = {
         'Read,Glob,Grep,Agent,Bash',
         ...(step.continues === true ? ['--continue'] : []),
         ...(model !== undefined ? ['--model', model] : []),
+        ...((options.mcpServers ?? []).length > 0 ? ['--mcp-config', mcpConfigPath(place)] : []),
       ],
       env: {
         ANTHROPIC_BASE_URL: urls.anthropic,
@@ -36,3 +57,14 @@ export const claudeCode: AgentDriver = {
     }
   },
 }
+
+const mcpConfigPath = (place: AgentPlace) => join(place.home, 'cachelab-mcp.json')
+
+const mcpConfig = (options: AgentOptions) => ({
+  mcpServers: Object.fromEntries(
+    (options.mcpServers ?? []).map((server) => [
+      server.name,
+      { type: 'stdio', command: server.command, args: server.args },
+    ]),
+  ),
+})

@@ -11,6 +11,15 @@ export const codex: AgentDriver = {
   version: '0.169.0',
   bin: 'codex',
   defaultModel: 'gpt-5.4',
+  capabilities: {
+    memoryFile: 'AGENTS.md',
+    switchModel: 'gpt-5.4-mini',
+    // `codex exec` has no compact command: a context limit just above its own prompt, set before a turn,
+    // makes that turn compact first.
+    compact: { autoCompactTokens: 8200 },
+    subagent: { tool: 'spawn_agent', arguments: { message: 'Check the files here.' } },
+    mcp: true,
+  },
   files(place, urls, options) {
     const model = options.model ?? codex.defaultModel
     const lines = [
@@ -33,6 +42,11 @@ export const codex: AgentDriver = {
       'enabled = false',
       '[otel]',
       'exporter = "none"',
+      ...(options.mcpServers ?? []).flatMap((server) => [
+        `[mcp_servers.${server.name}]`,
+        `command = ${JSON.stringify(server.command)}`,
+        `args = [${server.args.map((arg) => JSON.stringify(arg)).join(', ')}]`,
+      ]),
     ]
     return [{ path: join(place.home, '.codex', 'config.toml'), text: `${lines.join('\n')}\n` }]
   },

@@ -41,3 +41,58 @@ describe('the agent drivers', () => {
     expect(args('pi')).toEqual(expect.arrayContaining(['-c', '--model', 'cachelab/m']))
   })
 })
+
+describe("the drivers' capabilities", () => {
+  const server = { name: 'cachelab', command: '/usr/bin/node', args: ['/scratch/home/mcp.mjs'] }
+
+  it('name the MCP server in the settings of every agent that takes one, and only with one', () => {
+    for (const name of AGENT_NAMES) {
+      const driver = AGENT_DRIVERS[name]
+      const without = JSON.stringify([
+        driver.files(place, urls, {}),
+        driver.command(place, urls, { prompt: 'p' }, {}),
+      ])
+      const options = { mcpServers: [server] }
+      const withServer = JSON.stringify([
+        driver.files(place, urls, options),
+        driver.command(place, urls, { prompt: 'p' }, options),
+      ])
+      expect(without, name).not.toContain('/scratch/home/mcp.mjs')
+      if (driver.capabilities.mcp === true) expect(withServer, name).toContain('/scratch/home/mcp.mjs')
+      else expect(driver.capabilities.mcp.unsupported, name).not.toBe('')
+    }
+    const codexConfig = AGENT_DRIVERS.codex.files(place, urls, { mcpServers: [server] })[0]?.text ?? ''
+    expect(codexConfig).toContain(
+      '[mcp_servers.cachelab]\ncommand = "/usr/bin/node"\nargs = ["/scratch/home/mcp.mjs"]',
+    )
+    expect(
+      AGENT_DRIVERS['claude-code'].command(place, urls, { prompt: 'p' }, { mcpServers: [server] }).args,
+    ).toEqual(expect.arrayContaining(['--mcp-config', '/scratch/home/cachelab-mcp.json']))
+  })
+
+  it('declare the switch model beside the default where the agent keeps a model list', () => {
+    const opencode = AGENT_DRIVERS.opencode.files(place, urls, {})[0]?.text ?? ''
+    expect(Object.keys(JSON.parse(opencode).provider.cachelab.models)).toEqual(['gpt-4.1', 'gpt-4.1-mini'])
+    const pi = AGENT_DRIVERS.pi.files(place, urls, {})[0]?.text ?? ''
+    expect(JSON.parse(pi).providers.cachelab.models.map((model: { id: string }) => model.id)).toEqual([
+      'claude-sonnet-4-6',
+      'claude-haiku-4-5',
+    ])
+  })
+
+  it('name a distinct memory file per agent family and a switch model other than the default', () => {
+    const memory = Object.fromEntries(
+      AGENT_NAMES.map((name) => [name, AGENT_DRIVERS[name].capabilities.memoryFile]),
+    )
+    expect(memory).toEqual({
+      'claude-code': 'CLAUDE.md',
+      codex: 'AGENTS.md',
+      'gemini-cli': 'GEMINI.md',
+      opencode: 'AGENTS.md',
+      'qwen-code': 'QWEN.md',
+      pi: 'AGENTS.md',
+    })
+    for (const name of AGENT_NAMES)
+      expect(AGENT_DRIVERS[name].capabilities.switchModel, name).not.toBe(AGENT_DRIVERS[name].defaultModel)
+  })
+})

@@ -3,6 +3,7 @@
 // unless a step names one.
 
 import { join } from 'node:path'
+import { mcpSettings } from './qwen-code.ts'
 import type { AgentDriver } from './types.ts'
 import { PLACEHOLDER_KEY } from './types.ts'
 
@@ -12,12 +13,20 @@ export const geminiCli: AgentDriver = {
   version: '0.61.0',
   bin: 'gemini',
   defaultModel: 'auto',
-  files(place) {
+  capabilities: {
+    memoryFile: 'GEMINI.md',
+    switchModel: 'gemini-2.5-flash',
+    compact: { prompt: '/compress' },
+    subagent: { unsupported: 'its subagents are experimental and off by default in this version' },
+    mcp: true,
+  },
+  files(place, _urls, options) {
     const settings = {
       security: { auth: { selectedType: 'gemini-api-key' } },
       privacy: { usageStatisticsEnabled: false },
       telemetry: { enabled: false, logPrompts: false },
       general: { enableAutoUpdate: false, enableAutoUpdateNotification: false },
+      ...mcpSettings(options.mcpServers),
     }
     return [
       { path: join(place.home, '.gemini', 'settings.json'), text: `${JSON.stringify(settings, null, 2)}\n` },

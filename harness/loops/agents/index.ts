@@ -9,15 +9,19 @@ import { qwenCode } from './qwen-code.ts'
 import type { AgentDriver, AgentName } from './types.ts'
 
 export { agentsCache, installedAgent, installFolder } from './install.ts'
+export { cachelabMcpServer, MCP_SERVER_NAME, MCP_SERVER_SCRIPT, MCP_TOOL_NAME } from './mcp.ts'
 export { runAgentStep, type StepOutcome, writeAgentFiles } from './process.ts'
 export type {
+  AgentCapabilities,
   AgentCommand,
   AgentDriver,
   AgentName,
   AgentOptions,
   AgentPlace,
   AgentStep,
+  McpServer,
   ServerUrls,
+  Unsupported,
 } from './types.ts'
 export { AGENT_NAMES, PLACEHOLDER_KEY } from './types.ts'
 

@@ -13,8 +13,23 @@ export const opencode: AgentDriver = {
   bin: 'opencode',
   // Its OpenAI-compatible provider sends `max_tokens`, which GPT-5 models refuse.
   defaultModel: 'gpt-4.1',
+  capabilities: {
+    memoryFile: 'AGENTS.md',
+    switchModel: 'gpt-4.1-mini',
+    compact: {
+      unsupported:
+        '`opencode run` takes the custom commands of a workspace only; compaction is the TUI /compact or automatic at the context limit',
+    },
+    subagent: {
+      tool: 'task',
+      arguments: { description: 'Explore', prompt: 'List the files', subagent_type: 'general' },
+    },
+    mcp: true,
+  },
   files(place, urls, options) {
     const model = options.model ?? opencode.defaultModel
+    // Both models are declared from the start, so a switch names one the provider has.
+    const models = [...new Set([model, opencode.capabilities.switchModel])]
     const config = {
       $schema: 'https://opencode.ai/config.json',
       autoupdate: false,
@@ -25,9 +40,21 @@ export const opencode: AgentDriver = {
           npm: '@ai-sdk/openai-compatible',
           name: 'cachelab',
           options: { baseURL: urls.openai, apiKey: PLACEHOLDER_KEY },
-          models: { [model]: { name: model, limit: { context: 400000, output: 32000 } } },
+          models: Object.fromEntries(
+            models.map((id) => [id, { name: id, limit: { context: 400000, output: 32000 } }]),
+          ),
         },
       },
+      ...((options.mcpServers ?? []).length > 0
+        ? {
+            mcp: Object.fromEntries(
+              (options.mcpServers ?? []).map((server) => [
+                server.name,
+                { type: 'local', command: [server.command, ...server.args], enabled: true },
+              ]),
+            ),
+          }
+        : {}),
     }
     return [{ path: join(place.workspace, 'opencode.json'), text: `${JSON.stringify(config, null, 2)}\n` }]
   },

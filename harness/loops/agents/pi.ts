@@ -11,15 +11,29 @@ export const pi: AgentDriver = {
   version: '0.73.1',
   bin: 'pi',
   defaultModel: 'claude-sonnet-4-6',
+  capabilities: {
+    memoryFile: 'AGENTS.md',
+    switchModel: 'claude-haiku-4-5',
+    compact: { unsupported: 'its print mode (`-p`) takes a prompt, not its interactive /compact' },
+    subagent: { unsupported: 'pi has no subagents (by design: extensions instead)' },
+    mcp: { unsupported: 'pi has no MCP support (by design: extensions instead)' },
+  },
   files(place, urls, options) {
     const model = options.model ?? pi.defaultModel
+    const ids = [...new Set([model, pi.capabilities.switchModel])]
     const models = {
       providers: {
         cachelab: {
           baseUrl: urls.anthropic,
           api: 'anthropic-messages',
           apiKey: PLACEHOLDER_KEY,
-          models: [{ id: model, reasoning: true, input: ['text'], contextWindow: 200000, maxTokens: 32000 }],
+          models: ids.map((id) => ({
+            id,
+            reasoning: true,
+            input: ['text'],
+            contextWindow: 200000,
+            maxTokens: 32000,
+          })),
         },
       },
     }

@@ -5,7 +5,7 @@
 // `allowDynamicHeaderValues`): the capture names the session as qwen-code's own transcript does.
 
 import { join } from 'node:path'
-import type { AgentDriver } from './types.ts'
+import type { AgentDriver, McpServer } from './types.ts'
 import { PLACEHOLDER_KEY } from './types.ts'
 
 export const qwenCode: AgentDriver = {
@@ -14,7 +14,16 @@ export const qwenCode: AgentDriver = {
   version: '0.24.4',
   bin: 'qwen',
   defaultModel: 'gpt-5.4',
-  files(place) {
+  capabilities: {
+    memoryFile: 'QWEN.md',
+    switchModel: 'gpt-5.4-mini',
+    compact: { prompt: '/compress' },
+    subagent: {
+      unsupported: 'its subagents are declared per project (`.qwen/agents`); none is set up headless',
+    },
+    mcp: true,
+  },
+  files(place, _urls, options) {
     const settings = {
       security: { auth: { selectedType: 'openai' } },
       privacy: { usageStatisticsEnabled: false },
@@ -30,6 +39,7 @@ export const qwenCode: AgentDriver = {
         },
       },
       outboundCorrelation: { allowDynamicHeaderValues: true },
+      ...mcpSettings(options.mcpServers),
     }
     return [
       { path: join(place.home, '.qwen', 'settings.json'), text: `${JSON.stringify(settings, null, 2)}\n` },
@@ -51,4 +61,14 @@ export const qwenCode: AgentDriver = {
       },
     }
   },
+}
+
+/** `mcpServers` as qwen-code and Gemini CLI settings take them; nothing when there are none. */
+export function mcpSettings(servers: readonly McpServer[] = []): { mcpServers?: Record<string, unknown> } {
+  if (servers.length === 0) return {}
+  return {
+    mcpServers: Object.fromEntries(
+      servers.map((server) => [server.name, { command: server.command, args: server.args, trust: true }]),
+    ),
+  }
 }

@@ -49,6 +49,38 @@ export interface AgentOptions {
   model?: string
   /** Codex: the context size at which it compacts the conversation on its own. */
   autoCompactTokens?: number
+  /** MCP servers the agent's configuration lists (an MCP server added mid-session: the files written again). */
+  mcpServers?: readonly McpServer[]
+}
+
+/** An MCP server on stdio, as agents' configurations name one: a command and its arguments. */
+export interface McpServer {
+  name: string
+  command: string
+  args: readonly string[]
+}
+
+/** What an agent cannot do headless, by scenario event: the reason is reported as n/a, never skipped. */
+export type Unsupported = { unsupported: string }
+
+/**
+ * What a driver can do between turns of a scenario, and how: the memory file it reads, the model it is
+ * switched to, how it compacts, how it starts a subagent, whether it takes MCP servers.
+ */
+export interface AgentCapabilities {
+  /** The memory file it reads from the workspace (`CLAUDE.md`, `AGENTS.md`, …), relative to it. */
+  memoryFile: string
+  /** The model a model switch moves to: one the catalog has, on the agent's wire. */
+  switchModel: string
+  /**
+   * Compaction: a prompt the agent takes as its compact command (`/compact`), or a context limit set
+   * before the next turn so that turn compacts on its own (Codex, which has no command in `exec`).
+   */
+  compact: { prompt: string } | { autoCompactTokens: number } | Unsupported
+  /** The tool call that starts a subagent of its own. */
+  subagent: { tool: string; arguments: Record<string, unknown> } | Unsupported
+  /** Whether `files`/`command` honour `AgentOptions.mcpServers`. */
+  mcp: true | Unsupported
 }
 
 export interface AgentDriver {
@@ -60,6 +92,8 @@ export interface AgentDriver {
   bin: string
   /** The model a session runs on unless told otherwise: one the catalog has, on the wire the agent speaks. */
   defaultModel: string
+  /** What it can do between turns, and how. */
+  capabilities: AgentCapabilities
   /** The files that configure the agent for a session against `urls`. */
   files(place: AgentPlace, urls: ServerUrls, options: AgentOptions): AgentFile[]
   /** The command line and environment of one step. */
