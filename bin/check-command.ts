@@ -19,7 +19,7 @@ import type { ClaimResult } from '../reports/types.ts'
 import { evaluateClaims } from '../scenarios/claims.ts'
 import type { Scenario } from '../scenarios/types.ts'
 import { parse } from './args.ts'
-import { type CheckScope, check, readRunDirectory } from './check.ts'
+import { type CheckScope, check, checkAgents, readRunDirectory } from './check.ts'
 import { allScenarios, knownScenarios } from './scenarios-option.ts'
 
 const LATEST_RUN = join('reports', 'out', 'latest')
@@ -79,6 +79,14 @@ export async function checkCommand(argv: string[]): Promise<number> {
 
   const baselineDir = values.baseline
   const runDir = values.out ?? LATEST_RUN
+  // A `run --agent` baseline is gated per agent and scenario (its sessions' ids differ every run).
+  if (
+    existsSync(join(baselineDir, 'agents.csv')) ||
+    (values.update === true &&
+      existsSync(join(runDir, 'agents.csv')) &&
+      !existsSync(join(baselineDir, 'summary.csv')))
+  )
+    return agentsGate(baselineDir, runDir, options.breakThresholdTokens, values.update === true)
   requireCompleteRun(runDir, 'run')
   const scenarios = allScenarios(await knownScenarios(values.scenarios))
   requireClaimedScenarios(runDir, scenarios)
@@ -144,6 +152,29 @@ function updateBaseline(
     throw error
   }
   process.stdout.write(`updated ${baselineDir}/{summary.csv,breaks.csv,claims.csv} from ${runDir}\n`)
+  return 0
+}
+
+/** The agents gate, and with `--update` the run's agents.csv written as the baseline's once it passes. */
+function agentsGate(baselineDir: string, runDir: string, threshold: number, update: boolean): number {
+  const first = update && !existsSync(join(baselineDir, 'agents.csv'))
+  const result = first ? undefined : checkAgents(baselineDir, runDir, threshold)
+  if (result !== undefined) process.stdout.write(`${result.report}\n`)
+  if (!update) return result?.passed === true ? 0 : 1
+  if (result !== undefined && !result.passed) {
+    process.stdout.write('baseline not updated: the agents gate fails; fix the run first\n')
+    return 1
+  }
+  requireCompleteRun(runDir, 'run')
+  const folder = RunFolder.update(baselineDir, { writer: 'check --update', files: ['agents.csv'] })
+  try {
+    folder.write('agents.csv', result?.runText ?? readFileSync(join(runDir, 'agents.csv'), 'utf8'))
+    folder.complete()
+  } catch (error) {
+    folder.abandon()
+    throw error
+  }
+  process.stdout.write(`updated ${baselineDir}/agents.csv from ${runDir}\n`)
   return 0
 }
 

@@ -2,10 +2,11 @@
 // the committed reports/baselines), evaluate the run's claims and impossible rows, and compare. `cachelab
 // check` and the library's `check` are both this; the command adds flag parsing and `--update`.
 
-import { existsSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { CachelabError, requireKnown } from '../harness/errors.ts'
 import { knownProviderIds } from '../providers/compatible.ts'
+import { gateAgents, parseAgentsCsv } from '../reports/agents.ts'
 import { breaksOf } from '../reports/breaks.ts'
 import {
   checkBaseline,
@@ -138,4 +139,46 @@ function inScope<T extends { scenario: string; provider: string; variant?: strin
     const variants = row.variants ?? (row.variant === undefined ? [] : [row.variant])
     return variants.every((variant) => scope.variants?.includes(variant))
   })
+}
+
+/** The agents gate's verdict: the run's agents.csv against the baseline's. */
+export interface AgentsCheckResult {
+  passed: boolean
+  report: string
+  /** The run's agents.csv text, for `--update`. */
+  runText: string
+}
+
+/**
+ * Check a `run --agent` folder's agents.csv against the baseline's: sessions are named by the agents' own
+ * ids, which differ every run, so the agents gate compares per agent and scenario, not per session.
+ */
+export function checkAgents(baselineDir: string, runDir: string, thresholdTokens: number): AgentsCheckResult {
+  requireCompleteRun(baselineDir, 'baseline')
+  requireCompleteRun(runDir, 'run')
+  const read = (dir: string, what: string) => {
+    const path = join(dir, 'agents.csv')
+    if (!existsSync(path))
+      throw new CachelabError(
+        'input',
+        `${what} directory ${dir} has no agents.csv (a run --agent writes one)`,
+      )
+    const text = readFileSync(path, 'utf8')
+    try {
+      return { text, rows: parseAgentsCsv(text, path) }
+    } catch (error) {
+      throw new CachelabError('input', (error as Error).message)
+    }
+  }
+  const baseline = read(baselineDir, 'baseline')
+  const run = read(runDir, 'run')
+  if (baseline.rows.length === 0)
+    throw new CachelabError('input', `${join(baselineDir, 'agents.csv')} has no rows: nothing to check`)
+  const { findings, notes } = gateAgents(baseline.rows, run.rows, thresholdTokens)
+  const lines = [
+    ...notes.map((note) => `note: version changed: ${note}`),
+    ...findings.map((finding) => `FAIL ${finding.agent}/${finding.scenario}: ${finding.text}`),
+    `agents gate: ${baseline.rows.length} agent sessions of the baseline, ${findings.length} failures (break threshold ${thresholdTokens} tokens): ${findings.length === 0 ? 'PASS' : 'FAIL'}`,
+  ]
+  return { passed: findings.length === 0, report: lines.join('\n'), runText: run.text }
 }

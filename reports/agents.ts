@@ -263,7 +263,7 @@ export function agentsSummaryLines(rows: readonly AgentRow[]): string[] {
   ] as const
   const cells = rows.map((row) =>
     row.status !== 'ok'
-      ? [`  ${row.agent}`, row.status, '', '', '', '', '', clip(row.note, 30)]
+      ? [`  ${row.agent}`, row.status, '', '', '', '', '', '(below)']
       : [
           `  ${row.agent}`,
           percentText(row.warmHitRatio),
@@ -272,9 +272,7 @@ export function agentsSummaryLines(rows: readonly AgentRow[]): string[] {
           dollarText(row.lostUsd),
           `${row.sideConversations}:${dollarText(row.sideCostUsd)}`,
           row.vsBestUsd === undefined ? '-' : signedDollarText(row.vsBestUsd),
-          row.firstBreak === undefined
-            ? 'none'
-            : clip(`${row.firstBreak.cause} (${row.firstBreak.event})`, 30),
+          row.firstBreak?.cause ?? 'none',
         ],
   )
   const [head = '', rule = '', ...body] = alignedTable(columns, cells).split('\n')
@@ -284,15 +282,32 @@ export function agentsSummaryLines(rows: readonly AgentRow[]): string[] {
     for (const [index, row] of rows.entries())
       if (row.scenario === scenario) lines.push(clip(body[index] ?? '', 100))
   }
+  const broken = rows.flatMap((row) => (row.firstBreak === undefined ? [] : [{ row, found: row.firstBreak }]))
+  if (broken.length > 0) {
+    const breakColumns = [
+      { title: 'first break', align: 'left' },
+      { title: 'scenario', align: 'left' },
+      { title: 'turn', align: 'right' },
+      { title: 'node', align: 'left' },
+      { title: 'after', align: 'left' },
+      { title: 'tokens', align: 'right' },
+      { title: '$', align: 'right' },
+    ] as const
+    const table = alignedTable(
+      breakColumns,
+      broken.map(({ row, found }) => [
+        `  ${row.agent}`,
+        clip(row.scenario, 14),
+        String(found.turn),
+        clip(found.node ?? '-', 22),
+        clip(found.event, 14),
+        countText(found.lostTokens),
+        dollarText(found.lostUsd),
+      ]),
+    )
+    lines.push(...table.split('\n').map((line) => clip(line, 100)))
+  }
   for (const row of rows) {
-    const found = row.firstBreak
-    if (found !== undefined)
-      lines.push(
-        clip(
-          `break ${row.agent}/${row.scenario}: ${breakText(found)} turn ${found.turn}, ${countText(found.lostTokens)} tokens ${dollarText(found.lostUsd)}`,
-          100,
-        ),
-      )
     if (row.status !== 'ok') lines.push(clip(`${row.status} ${row.agent}/${row.scenario}: ${row.note}`, 100))
     else if (row.refused > 0) lines.push(clip(`refused ${row.agent}/${row.scenario}: ${row.note}`, 100))
   }
