@@ -15,6 +15,9 @@ const USAGE = `usage: cachelab <command> [options]
             [--loop model|dsh|sdk|ai-sdk|langchain|pi-ai|openai-agents[,…]]   the agent loops;
             a client-library loop runs beside the sdk reference on the simulator, compared in
             libraries.csv (an absent library is skipped with its npm i)
+            [--agent claude-code|codex|gemini-cli|opencode|qwen-code|pi[@VERSION][,…]]   real coding
+            agents headless against a loopback serve through agent scenarios (--scenario names them):
+            agents.csv and agent-steps.csv; the one on PATH, else the pinned or asked-for version
             [--scenarios PATH[,PATH]]   your own scenario files (.ts, .js, .mjs, or a directory of
             them); a run covers only those unless --scenario names others (all: every scenario)
             [--otlp-file FILE] [--otlp-endpoint URL] [--otel-names genai|openinference|both]
