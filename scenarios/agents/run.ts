@@ -174,13 +174,18 @@ export async function runAgentScenario(
       if (turn.idleSeconds > 0) bench.server.context?.advance(turn.idleSeconds)
       if (turn.memory !== undefined)
         writeFileSync(join(session.place.workspace, turn.memory.path), turn.memory.text)
-      if (turn.addMcp || turn.autoCompactTokens !== undefined) {
+      const latest = bench.exchanges.findLast((exchange) => exchange.kind === 'main' && exchange.usage)
+      const autoCompactTokens =
+        turn.autoCompactAbove === undefined || latest?.usage === undefined
+          ? undefined
+          : latest.usage.input + turn.autoCompactAbove
+      if (turn.addMcp || autoCompactTokens !== undefined) {
         options = {
           ...options,
           ...(turn.addMcp
             ? { mcpServers: [...(options.mcpServers ?? []), cachelabMcpServer(session.place.home)] }
             : {}),
-          ...(turn.autoCompactTokens !== undefined ? { autoCompactTokens: turn.autoCompactTokens } : {}),
+          ...(autoCompactTokens !== undefined ? { autoCompactTokens } : {}),
         }
         session.configure(options)
       }

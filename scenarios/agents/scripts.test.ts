@@ -56,7 +56,7 @@ describe('the agent scenarios', () => {
     const claude = planTurns(AGENT_DRIVERS['claude-code'], scenario('compaction'))[2]
     expect(claude?.preludes).toEqual([{ prompt: '/compact', continues: true }])
     const codex = planTurns(AGENT_DRIVERS.codex, scenario('compaction'))[2]
-    expect(codex).toMatchObject({ preludes: [], autoCompactTokens: 8200 })
+    expect(codex).toMatchObject({ preludes: [], autoCompactAbove: 40 })
   })
 
   it("answer the subagent turn with the driver's own subagent tool, for that turn's prompt only", () => {

@@ -117,8 +117,11 @@ export interface PlannedTurn {
   memory?: { path: string; text: string }
   /** Add cachelab's MCP server to the settings first. */
   addMcp: boolean
-  /** Set this context limit in the settings first (a compaction the turn does on its own). */
-  autoCompactTokens?: number
+  /**
+   * Set a context limit this many tokens above the latest request's input in the settings first (a
+   * compaction the turn does on its own).
+   */
+  autoCompactAbove?: number
   /** Seconds of idle time on the virtual clock first. */
   idleSeconds: number
   /** Reply rules that apply from this turn on. */
@@ -156,7 +159,7 @@ export function planTurns(driver: AgentDriver, scenario: AgentScenario): Planned
             continues: true,
             ...(model !== undefined ? { model } : {}),
           })
-        else if ('autoCompactTokens' in compact) planned.autoCompactTokens = compact.autoCompactTokens
+        else if ('autoCompactAbove' in compact) planned.autoCompactAbove = compact.autoCompactAbove
       } else if (event.kind === 'subagent') {
         const subagent = capabilities.subagent
         if ('tool' in subagent)

@@ -14,9 +14,9 @@ export const codex: AgentDriver = {
   capabilities: {
     memoryFile: 'AGENTS.md',
     switchModel: 'gpt-5.4-mini',
-    // `codex exec` has no compact command: a context limit just above its own prompt, set before a turn,
-    // makes that turn compact first.
-    compact: { autoCompactTokens: 8200 },
+    // `codex exec` has no compact command: a context limit just over the latest request's, set before a
+    // turn, makes the turn compact once it grows past it (under it, Codex compacts again and again).
+    compact: { autoCompactAbove: 40 },
     subagent: { tool: 'spawn_agent', arguments: { message: 'Check the files here.' } },
     mcp: true,
   },

@@ -74,9 +74,10 @@ export interface AgentCapabilities {
   switchModel: string
   /**
    * Compaction: a prompt the agent takes as its compact command (`/compact`), or a context limit set
-   * before the next turn so that turn compacts on its own (Codex, which has no command in `exec`).
+   * before the next turn, this many tokens above the session's latest request, so that turn compacts on
+   * its own once it grows past it (Codex, which has no command in `exec`).
    */
-  compact: { prompt: string } | { autoCompactTokens: number } | Unsupported
+  compact: { prompt: string } | { autoCompactAbove: number } | Unsupported
   /** The tool call that starts a subagent of its own. */
   subagent: { tool: string; arguments: Record<string, unknown> } | Unsupported
   /** Whether `files`/`command` honour `AgentOptions.mcpServers`. */
