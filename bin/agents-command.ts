@@ -34,7 +34,8 @@ export async function agentsCommand(values: {
         'the ideal would have read (client and provider side) and $; side: other conversations and $;',
         'vs best $: cost minus the cheapest agent on the scenario (each on its own default model)',
         '',
-        `run ${result.runId}: wrote ${relative(process.cwd(), result.outDir) || '.'}/{agents.csv,agent-steps.csv,steps.csv,summary.csv,breaks.csv,report.html}`,
+        `run ${result.runId}: agents.csv, agent-steps.csv and the run files in`,
+        `  ${relative(process.cwd(), result.outDir) || '.'}`,
       ].join('\n')}\n`,
     )
   return result.agents.some((row) => row.status === 'failed') ? 1 : 0

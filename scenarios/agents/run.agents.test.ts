@@ -80,7 +80,11 @@ describe('cachelab run --agent claude-code,opencode', () => {
   it('prints the side by side in at most 100 columns', () => {
     const block = stdout.split('\n')
     expect(block).toContain('coding agents side by side (agents.csv, agent-steps.csv):')
-    for (const text of block) expect(text.length, text).toBeLessThanOrEqual(100)
+    // The one line that is the output folder's path is as long as the path.
+    const folderLine = block.findIndex((text) => text.startsWith('run agents-')) + 1
+    for (const [index, text] of block.entries())
+      if (index !== folderLine) expect(text.length, text).toBeLessThanOrEqual(100)
+    expect(block[folderLine]?.trim()).toMatch(/cachelab-run-agents-.+\/run$/)
   })
 
   it('passes check against itself as the baseline', async () => {
