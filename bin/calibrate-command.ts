@@ -7,7 +7,6 @@ import { closeSync, openSync, writeSync } from 'node:fs'
 import { join, relative, resolve } from 'node:path'
 import { stringify } from 'csv-stringify/sync'
 import { CachelabError } from '../harness/errors.ts'
-import { TRANSCRIPT_FORMATS, type TranscriptFormat } from '../providers/transcripts/types.ts'
 import type { ModelCalibration } from '../reports/calibrate.ts'
 import { calibrateFiles } from '../reports/calibrate-files.ts'
 import {
@@ -17,6 +16,7 @@ import {
   STEP_COLUMNS,
   stepRecord,
 } from '../reports/calibrate-output.ts'
+import { TRANSCRIPT_FORMATS, type TranscriptFormat } from '../reports/observed/transcripts/types.ts'
 import { RunFolder, runStamp } from '../reports/run-folder.ts'
 import { parse } from './args.ts'
 

@@ -13,9 +13,9 @@ import {
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { detectFormat, READERS } from '../providers/transcripts/index.ts'
-import { predictObserved } from '../providers/transcripts/replay.ts'
 import { type ImportOptions, importTranscripts as importWith, transcriptFiles } from '../reports/import.ts'
+import { detectFormat, READERS } from '../reports/observed/transcripts/index.ts'
+import { predictObserved } from '../reports/observed/transcripts/replay.ts'
 import type { ObservedRow } from '../reports/observed-rows.ts'
 import { parseStepsCsv } from '../reports/parse.ts'
 
@@ -208,7 +208,7 @@ describe('cachelab import on a Claude Code session with idle gaps', () => {
 describe('cachelab import on a DSH log with its header', () => {
   it('replays each request through the DeepSeek simulator: predicted beside recorded per step', async () => {
     const { entries } = await importTranscripts(
-      [resolve('providers/transcripts/testdata/dsh-session.jsonl')],
+      [resolve('reports/observed/transcripts/testdata/dsh-session.jsonl')],
       {
         ...defaults,
         format: 'auto',

@@ -4,14 +4,14 @@
 // reported once, and serving goes on.
 
 import { CachelabError } from '../harness/errors.ts'
-import { ReplaySource } from '../providers/capture/replay.ts'
-import { CaptureWriter, openCapture } from '../providers/capture/store.ts'
-import { CaptureTracker } from '../providers/capture/tracker.ts'
 import { readFaultSchedule } from '../providers/mock/fault-spec.ts'
 import { DEFAULT_SHUTDOWN_GRACE_MS, type LoopbackServer, startLoopback } from '../providers/mock/loopback.ts'
 import { readReplies } from '../providers/mock/reply-file.ts'
 import { captureStamp, selfUpstream, serveBanner, serveSettings } from '../providers/mock/serve-settings.ts'
 import { CacheSimulators } from '../providers/sim/index.ts'
+import { ReplaySource } from '../reports/observed/capture/replay.ts'
+import { CaptureWriter, openCapture } from '../reports/observed/capture/store.ts'
+import { CaptureTracker } from '../reports/observed/capture/tracker.ts'
 import { parse } from './args.ts'
 import { openJsonlSink } from './jsonl-sink.ts'
 

@@ -2,8 +2,8 @@
 // the same step rows as a run's, through the one row core. Attribution is wire-level (no session log
 // names an event); the ideal is the simulator's counterfactual read, as in a run.
 
-import type { CapturedExchange } from '../providers/capture/tracker.ts'
 import { simulationModel, vendorOf } from '../providers/catalog.ts'
+import type { CapturedExchange } from '../providers/wire/exchange.ts'
 import { failedRow, measuredRow, type RowLabels } from './rows.ts'
 import type { StepRow } from './types.ts'
 import { wireBreak, withProviderSide } from './wire-attribution.ts'

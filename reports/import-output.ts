@@ -3,10 +3,10 @@
 // were read and what the import left out.
 
 import { stringify } from 'csv-stringify/sync'
-import type { AgentFolder } from '../providers/transcripts/discover.ts'
-import type { TranscriptProblem } from '../providers/transcripts/types.ts'
 import type { AsProviderTarget, CounterfactualSession } from './as-provider.ts'
 import type { ImportResult } from './import.ts'
+import type { AgentFolder } from './observed/transcripts/discover.ts'
+import type { TranscriptProblem } from './observed/transcripts/types.ts'
 import { hourTtlCost, type ObservedRow, type RewriteSummary } from './observed-rows.ts'
 import { alignedTable, countText, dollarText, percentText } from './text-table.ts'
 

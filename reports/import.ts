@@ -16,7 +16,7 @@ import {
   type TranscriptFormat,
   type TranscriptProblem,
   type TranscriptReader,
-} from '../providers/transcripts/types.ts'
+} from './observed/transcripts/types.ts'
 import { type ObservedRow, ObservedRowBuilder } from './observed-rows.ts'
 import type { StepRow } from './types.ts'
 

@@ -6,10 +6,10 @@
 
 import type { LoopName } from '../harness/loops/types.ts'
 import type { HeaderReason, ProviderId, Route, Usage } from '../harness/types.ts'
-import { digestRequest, type RequestDigest } from '../providers/capture/digest.ts'
 import type { Prices } from '../providers/catalog.ts'
 import type { PreviousRequest } from '../providers/sim/types.ts'
 import { bodyModel } from '../providers/types.ts'
+import { digestRequest, type RequestDigest } from '../providers/wire/digest.ts'
 import type { Attribution } from './attribution.ts'
 import { failedRow, measuredRow, type Observation, type RowLabels } from './rows.ts'
 import type { BreakCause, StepRow } from './types.ts'

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { ObservedRequest, TranscriptEvent } from '../providers/transcripts/types.ts'
+import type { ObservedRequest, TranscriptEvent } from './observed/transcripts/types.ts'
 import {
   costWithHourTtl,
   importedModel,

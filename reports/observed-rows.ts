@@ -7,8 +7,8 @@
 
 import type { Vendor } from '../providers/catalog.ts'
 import { findModel, type ModelEntry, standInModel, vendorOf } from '../providers/catalog.ts'
-import type { ObservedRequest, TranscriptEvent } from '../providers/transcripts/types.ts'
 import type { Attribution } from './attribution.ts'
+import type { ObservedRequest, TranscriptEvent } from './observed/transcripts/types.ts'
 import { bucketsOf, measuredRow, type RowLabels } from './rows.ts'
 import type { BreakCause, StepRow } from './types.ts'
 

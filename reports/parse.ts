@@ -11,9 +11,9 @@ import {
   type ProviderId,
   type Route,
 } from '../harness/types.ts'
-import { CONVERSATION_KINDS, type ConversationKind } from '../providers/capture/agents/types.ts'
 import { findModel, vendorOf } from '../providers/catalog.ts'
 import { knownProviderIds } from '../providers/compatible.ts'
+import { CONVERSATION_KINDS, type ConversationKind } from '../providers/wire/exchange.ts'
 import { costUsd, idealCostUsd } from './cost.ts'
 import { sessionKeyString, sessionLabel } from './session-key.ts'
 import {

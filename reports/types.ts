@@ -3,7 +3,7 @@
 
 import type { LoopName } from '../harness/loops/types.ts'
 import type { HeaderReason, ProviderId, Route } from '../harness/types.ts'
-import type { ConversationKind } from '../providers/capture/agents/types.ts'
+import type { ConversationKind } from '../providers/wire/exchange.ts'
 
 /** The `steps.csv` columns, in contract order. */
 export const STEP_COLUMNS = [

@@ -4,15 +4,14 @@
 // observer.
 
 import type { AssistantMessage } from '../../harness/types.ts'
-import type { Placement } from '../capture/conversations.ts'
-import { contentHash } from '../capture/digest.ts'
-import { providerOfApi } from '../capture/tracker.ts'
-import { jsonOutputOf, lastUserText, systemText } from '../capture/wire-text.ts'
 import { type ModelEntry, simulationModel, type Vendor, vendorOf } from '../catalog.ts'
 import { CacheSimulators, type SimulatorOptions } from '../sim/index.ts'
 import { sharedTokenCounter } from '../sim/tokens.ts'
 import { type PreviousRequest, type Simulation, SimulatorRejection } from '../sim/types.ts'
 import { type BuiltInWireApi, isBuiltInApi, type WireApi } from '../types.ts'
+import { contentHash } from '../wire/digest.ts'
+import { type Placement, providerOfApi } from '../wire/exchange.ts'
+import { jsonOutputOf, lastUserText, systemText } from '../wire/wire-text.ts'
 import { type Answer, renderAnswer } from './answer.ts'
 import {
   declaredTools,

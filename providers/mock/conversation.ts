@@ -3,9 +3,9 @@
 // its output cap, whether it asks the model to reason or to answer in JSON, and the texts a replies rule
 // can match (its system prompt, its latest user message). One pure reader per wire API.
 
-import { isUserTurn, itemsOf } from '../capture/digest.ts'
 import type { ReasoningMode } from '../catalog.ts'
 import type { WireApi } from '../types.ts'
+import { isUserTurn, itemsOf } from '../wire/digest.ts'
 
 type Body = Record<string, unknown>
 

@@ -6,9 +6,6 @@ import { hashString } from '../../harness/random.ts'
 import type { AssistantMessage, Usage } from '../../harness/types.ts'
 import { parseAnthropicUsage } from '../anthropic.ts'
 import { parseBedrockUsage } from '../bedrock.ts'
-import { digestRequest } from '../capture/digest.ts'
-import { answerOf } from '../capture/output.ts'
-import type { ReplaySource, ReplayStep } from '../capture/replay.ts'
 import type { Vendor } from '../catalog.ts'
 import { compatibleProvider } from '../compatible.ts'
 import { parseCompatibleUsage } from '../compatible-chat.ts'
@@ -19,6 +16,9 @@ import { geminiRejection } from '../sim/gemini.ts'
 import type { CacheSimulators } from '../sim/index.ts'
 import { type PreviousRequest, type Prompt, type Simulation, SimulatorRejection } from '../sim/types.ts'
 import { compatibleApi, type WireApi } from '../types.ts'
+import { digestRequest } from '../wire/digest.ts'
+import type { ReplayAnswers, ReplayStep } from '../wire/exchange.ts'
+import { answerOf } from '../wire/output.ts'
 import type { MockContext } from './context.ts'
 import { DEFAULT_REPLY, SESSION_HEADER } from './script.ts'
 
@@ -33,7 +33,7 @@ export function parseJson(body: Buffer): Record<string, unknown> | undefined {
 
 /** Match a request against the recording; a body the simulator cannot read goes to the handler as is. */
 export function replayStep(
-  replay: ReplaySource,
+  replay: ReplayAnswers,
   context: MockContext,
   api: WireApi,
   session: string,

@@ -9,14 +9,13 @@ import type { AddressInfo } from 'node:net'
 import { setImmediate as nextTurn } from 'node:timers/promises'
 import { getResponse, type HttpHandler } from 'msw'
 import type { Usage } from '../../harness/types.ts'
-import { responseIdOf } from '../capture/output.ts'
-import type { ReplaySource } from '../capture/replay.ts'
-import type { CaptureTracker } from '../capture/tracker.ts'
 import { type BuiltInVendor, isBuiltInVendor, simulationModel, type Vendor } from '../catalog.ts'
 import { compatibleProviders } from '../compatible.ts'
 import { DEFAULT_BASE_URLS, defaultBaseURL } from '../endpoints.ts'
 import { CacheSimulators, type SimulatorOptions } from '../sim/index.ts'
 import { sharedTokenCounter } from '../sim/tokens.ts'
+import type { ExchangeRecorder, ReplayAnswers } from '../wire/exchange.ts'
+import { responseIdOf } from '../wire/output.ts'
 import { type MockCall, MockContext } from './context.ts'
 import { type HealthState, handleControl, isControlPath } from './control.ts'
 import {
@@ -165,12 +164,12 @@ export interface LoopbackOptions {
    * header, each simulated with its session's previous request (live: a prediction beside the
    * provider's usage).
    */
-  capture?: CaptureTracker
+  capture?: ExchangeRecorder
   /**
    * Answer from a recording (serve --replay; sim upstream with a capture only): each request must match
    * its session's recorded request at its position, and gets the recorded answer with simulated usage.
    */
-  replay?: ReplaySource
+  replay?: ReplayAnswers
   /** Told of every request the replay refuses, with why (serve prints it). */
   onReplayMismatch?: (message: string) => void
   /** A fault schedule for the sim upstream (`serve --faults FILE`). */
