@@ -27,12 +27,15 @@ export type {
   DeepSeekRequestRules,
   GeminiCacheRules,
   GeminiRequestRules,
+  LongContextRates,
   MeasuredParameter,
   ModelEntry,
   OpenAIBreakpointRules,
   OpenAIPrefixRules,
   OpenAIRequestRules,
+  PriceSource,
   Prices,
+  Rates,
   ReasoningEffort,
   ReasoningMode,
   RequestRules,
@@ -117,7 +120,9 @@ export function bedrockBaseModel(model: string): string {
 export function findModel(vendor: Vendor, model: string): ModelEntry | undefined {
   if (isBuiltInVendor(vendor)) {
     const name = vendor === 'bedrock' ? bedrockBaseModel(model) : model
-    return CATALOG.find((entry) => entry.vendor === vendor && entry.model === name)
+    return CATALOG.find(
+      (entry) => entry.vendor === vendor && (entry.model === name || entry.snapshots?.includes(name) === true),
+    )
   }
   return findCompatible(vendor)?.models.find((entry) => entry.model === model)
 }

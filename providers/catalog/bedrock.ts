@@ -1,7 +1,10 @@
 // Amazon Bedrock's models: Claude with Bedrock's minimums and checkpoints, and Nova.
 
 import { ANTHROPIC_BASE, anthropicPrices } from './anthropic.ts'
-import type { ModelEntry, Prices, ThinkingHistory } from './types.ts'
+import type { ModelEntry, Prices, PriceSource, ThinkingHistory } from './types.ts'
+
+/** Bedrock's pricing page (on-demand, us-east-1): the Nova list prices. */
+const BEDROCK_PRICING: PriceSource = { url: 'https://aws.amazon.com/bedrock/pricing/', date: '2026-11-30' }
 
 /**
  * A Bedrock Claude model: the Anthropic API's prices and lookback, Bedrock's minimum per checkpoint
@@ -61,7 +64,7 @@ function bedrockNova(model: string, input: number, output: number): ModelEntry {
       maxCachedTokens: 32_000,
     },
     request: { kind: 'bedrock', family: 'nova' },
-    prices: { input, cacheRead: input * 0.25, cacheWrite5m: input, output },
+    prices: { input, cacheRead: input * 0.25, cacheWrite5m: input, output, source: BEDROCK_PRICING },
     tokenScale: 1,
     reasoning: 'never',
     assumptions: [
