@@ -121,7 +121,8 @@ export function findModel(vendor: Vendor, model: string): ModelEntry | undefined
   if (isBuiltInVendor(vendor)) {
     const name = vendor === 'bedrock' ? bedrockBaseModel(model) : model
     return CATALOG.find(
-      (entry) => entry.vendor === vendor && (entry.model === name || entry.snapshots?.includes(name) === true),
+      (entry) =>
+        entry.vendor === vendor && (entry.model === name || entry.snapshots?.includes(name) === true),
     )
   }
   return findCompatible(vendor)?.models.find((entry) => entry.model === model)

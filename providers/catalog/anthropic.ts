@@ -5,8 +5,8 @@ import type {
   AnthropicCacheRules,
   AnthropicRequestRules,
   ModelEntry,
-  Prices,
   PriceSource,
+  Prices,
   Rates,
 } from './types.ts'
 
@@ -134,15 +134,9 @@ export const ANTHROPIC_MODELS: readonly ModelEntry[] = [
     'route: no in-history declaration found for Opus 4.7',
   ]),
   anthropic('claude-opus-4-6', 4096, anthropicPrices(5, 25), 'unsupported', CLAUDE_4_6),
-  anthropic(
-    'claude-opus-4-5',
-    4096,
-    anthropicPrices(5, 25),
-    'unsupported',
-    CLAUDE_4_5,
-    undefined,
-    { snapshots: ['claude-opus-4-5-20251101'] },
-  ),
+  anthropic('claude-opus-4-5', 4096, anthropicPrices(5, 25), 'unsupported', CLAUDE_4_5, undefined, {
+    snapshots: ['claude-opus-4-5-20251101'],
+  }),
   anthropic(
     'claude-sonnet-4-5',
     1024,
@@ -161,24 +155,14 @@ export const ANTHROPIC_MODELS: readonly ModelEntry[] = [
     undefined,
     { thinkingHistory: 'stripped', snapshots: ['claude-sonnet-4-20250514', 'claude-sonnet-4-0'] },
   ),
-  anthropic(
-    'claude-opus-4-1',
-    1024,
-    anthropicPrices(15, 75),
-    'unsupported',
-    CLAUDE_OPUS_4,
-    undefined,
-    { thinkingHistory: 'stripped', snapshots: ['claude-opus-4-1-20250805'] },
-  ),
-  anthropic(
-    'claude-opus-4',
-    1024,
-    anthropicPrices(15, 75),
-    'unsupported',
-    CLAUDE_OPUS_4,
-    undefined,
-    { thinkingHistory: 'stripped', snapshots: ['claude-opus-4-20250514', 'claude-opus-4-0'] },
-  ),
+  anthropic('claude-opus-4-1', 1024, anthropicPrices(15, 75), 'unsupported', CLAUDE_OPUS_4, undefined, {
+    thinkingHistory: 'stripped',
+    snapshots: ['claude-opus-4-1-20250805'],
+  }),
+  anthropic('claude-opus-4', 1024, anthropicPrices(15, 75), 'unsupported', CLAUDE_OPUS_4, undefined, {
+    thinkingHistory: 'stripped',
+    snapshots: ['claude-opus-4-20250514', 'claude-opus-4-0'],
+  }),
   anthropic(
     'claude-opus-5',
     512,

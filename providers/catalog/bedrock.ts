@@ -1,7 +1,7 @@
 // Amazon Bedrock's models: Claude with Bedrock's minimums and checkpoints, and Nova.
 
 import { ANTHROPIC_BASE, anthropicPrices } from './anthropic.ts'
-import type { ModelEntry, Prices, PriceSource, ThinkingHistory } from './types.ts'
+import type { ModelEntry, PriceSource, Prices, ThinkingHistory } from './types.ts'
 
 /** Bedrock's pricing page (on-demand, us-east-1): the Nova list prices. */
 const BEDROCK_PRICING: PriceSource = { url: 'https://aws.amazon.com/bedrock/pricing/', date: '2026-11-30' }

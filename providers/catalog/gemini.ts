@@ -1,7 +1,14 @@
 // Gemini's models: implicit caching with each documented minimum dated, thought signatures and prices.
 
 import { CachelabError } from '../../harness/errors.ts'
-import type { DatedMinimum, GeminiRequestRules, LongContextRates, ModelEntry, Prices, PriceSource } from './types.ts'
+import type {
+  DatedMinimum,
+  GeminiRequestRules,
+  LongContextRates,
+  ModelEntry,
+  PriceSource,
+  Prices,
+} from './types.ts'
 
 /** The minimums of the Gemini caching page over time (ai.google.dev/gemini-api/docs/caching). */
 const GEMINI_PAGE = 'https://ai.google.dev/gemini-api/docs/caching'
@@ -53,7 +60,10 @@ function gemini(
 }
 
 /** Gemini's pricing page (paid tier, standard). */
-const GEMINI_PRICING: PriceSource = { url: 'https://ai.google.dev/gemini-api/docs/pricing', date: '2026-11-30' }
+const GEMINI_PRICING: PriceSource = {
+  url: 'https://ai.google.dev/gemini-api/docs/pricing',
+  date: '2026-11-30',
+}
 /** The models.dev snapshot bundled in opencode 1.18.33, where Google's page was not read. */
 const MODELS_DEV: PriceSource = {
   url: 'https://models.dev (snapshot bundled in opencode 1.18.33, google)',

@@ -5,8 +5,8 @@ import type {
   OpenAIBreakpointRules,
   OpenAIPrefixRules,
   OpenAIRequestRules,
-  Prices,
   PriceSource,
+  Prices,
 } from './types.ts'
 
 /** OpenAI's pricing page (standard tier). */
