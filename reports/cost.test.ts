@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { findModel, type Prices } from '../providers/catalog.ts'
 import { type Buckets, costUsd, explicitCacheUsd, idealCostUsd } from './cost.ts'
 
-function pricesOf(vendor: 'anthropic' | 'gemini', model: string): Prices {
+function pricesOf(vendor: 'anthropic' | 'gemini' | 'bedrock', model: string): Prices {
   const entry = findModel(vendor, model)
   if (entry === undefined) throw new Error(`${model} is not in the catalog`)
   return entry.prices
@@ -69,5 +69,23 @@ describe('price tiers', () => {
     expect(explicitCacheUsd(300_000, 1800, pro)).toBeCloseTo(0.75 + 0.675, 10)
     const flash = pricesOf('gemini', 'gemini-2.5-flash')
     expect(explicitCacheUsd(100_000, 3600, flash)).toBeCloseTo(0.03 + 0.1, 10)
+  })
+
+  it('bills a Bedrock request through a geographic profile 10% above the global one', () => {
+    const request = { ...none, read: 50_000, write1h: 5000, uncached: 100, output: 2000 }
+    const global = costUsd(request, pricesOf('bedrock', 'global.anthropic.claude-sonnet-4-6'))
+    expect(global).toBeCloseTo((50_000 * 0.3 + 5000 * 6 + 100 * 3 + 2000 * 15) / 1e6, 10)
+    expect(costUsd(request, pricesOf('bedrock', 'us.anthropic.claude-sonnet-4-6'))).toBeCloseTo(
+      global * 1.1,
+      10,
+    )
+    expect(costUsd(request, pricesOf('bedrock', 'eu.anthropic.claude-haiku-4-5-20251001-v1:0'))).toBeCloseTo(
+      costUsd(request, pricesOf('bedrock', 'anthropic.claude-haiku-4-5-20251001-v1:0')) * 1.1,
+      10,
+    )
+    // Nova has no regional rates in the catalog: every profile bills the same.
+    expect(pricesOf('bedrock', 'us.amazon.nova-pro-v1:0')).toEqual(
+      pricesOf('bedrock', 'amazon.nova-pro-v1:0'),
+    )
   })
 })

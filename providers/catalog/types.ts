@@ -309,6 +309,11 @@ export interface Prices extends Rates {
   longContext?: LongContextRates
   /** Where the prices come from (every built-in model has one; a user's compatible file may not). */
   source?: PriceSource
+  /**
+   * Bedrock: what a geographic cross-region inference profile (`us.`, `eu.`, `apac.`, …) bills, as a
+   * multiple of these rates, which are the global profile's (`global.`); with its source.
+   */
+  regional?: { multiplier: number; source: PriceSource }
 }
 
 /** One model of the catalog. */
