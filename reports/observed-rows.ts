@@ -8,6 +8,7 @@
 import type { Vendor } from '../providers/catalog.ts'
 import { findModel, type ModelEntry, standInModel, vendorOf } from '../providers/catalog.ts'
 import type { Attribution } from './attribution.ts'
+import { costUsd } from './cost.ts'
 import type { ObservedRequest, TranscriptEvent } from './observed/transcripts/types.ts'
 import { bucketsOf, type ConversationLabels, type RowLabels, stepRow } from './rows.ts'
 import type { BreakCause, StepRow } from './types.ts'
@@ -328,11 +329,14 @@ export function hourTtlCost({ row, rewrite, model }: ObservedRow): number {
   const writes = buckets.write5m + buckets.write1h
   const movedFromWrites = Math.min(saved, writes)
   const movedFromUncached = saved - movedFromWrites
-  return (
-    ((row.cacheReadTokens + saved) * prices.cacheRead +
-      (writes - movedFromWrites) * prices.cacheWrite1h +
-      (row.uncachedTokens - movedFromUncached) * prices.input +
-      row.outputTokens * prices.output) /
-    1_000_000
+  return costUsd(
+    {
+      uncached: row.uncachedTokens - movedFromUncached,
+      read: row.cacheReadTokens + saved,
+      write5m: 0,
+      write1h: writes - movedFromWrites,
+      output: row.outputTokens,
+    },
+    prices,
   )
 }

@@ -42,6 +42,7 @@ export const STEP_COLUMNS = [
   'conversation_kind',
   'agent',
   'simulated_as',
+  'price_source',
 ] as const
 
 /** Why the cache did not carry over to a request. */
@@ -192,6 +193,11 @@ export interface SummaryRow {
   session?: string
   conversationKind?: ConversationKind
   agent?: string
+  /**
+   * The part of `costUsd` priced at a stand-in's prices (rows of a model the catalog lacks, `simulatedAs`);
+   * absent when every row was priced as its own model.
+   */
+  standInCostUsd?: number
 }
 
 /** The `summary.csv` columns, in order. */
@@ -228,6 +234,7 @@ export const SUMMARY_COLUMNS = [
   'session',
   'conversation_kind',
   'agent',
+  'stand_in_cost_usd',
 ] as const
 
 /** A scenario claim's outcome on one provider. */
