@@ -15,7 +15,7 @@ import { wireUsage } from '../mock/usage.ts'
 import { parseOpenAIUsage } from '../openai-chat.ts'
 import { MODELED_FAILURE_MS, modeledLatencyMs } from '../port.ts'
 import type { SimCounts } from '../sim/types.ts'
-import { compatibleProviderOfApi, type WireApi } from '../types.ts'
+import { bodyShape, compatibleProviderOfApi, type WireApi } from '../types.ts'
 import { type CapturedExchange, CaptureTracker } from './tracker.ts'
 
 /** The normalized usage a client of `api` receives for simulated `counts`. */
@@ -35,7 +35,9 @@ function servedUsage(context: MockContext, api: WireApi, model: unknown, counts:
     case 'bedrock-converse':
       return parseBedrockUsage(raw)
     default:
-      return parseCompatibleUsage(compatibleProvider(compatibleProviderOfApi(api)).cache.usage, raw)
+      return bodyShape(api) === 'anthropic-messages'
+        ? parseAnthropicUsage(raw)
+        : parseCompatibleUsage(compatibleProvider(compatibleProviderOfApi(api)).cache.usage, raw)
   }
 }
 
