@@ -14,13 +14,19 @@ import type { MockRequest } from '../mock/request.ts'
 import { wireUsage } from '../mock/usage.ts'
 import { parseOpenAIUsage } from '../openai-chat.ts'
 import { MODELED_FAILURE_MS, modeledLatencyMs } from '../port.ts'
+import type { CacheSimulators } from '../sim/index.ts'
 import type { SimCounts } from '../sim/types.ts'
 import { bodyShape, compatibleProviderOfApi, type WireApi } from '../types.ts'
 import { type CapturedExchange, CaptureTracker } from './tracker.ts'
 
-/** The normalized usage a client of `api` receives for simulated `counts`. */
-function servedUsage(context: MockContext, api: WireApi, model: unknown, counts: SimCounts): Usage {
-  const reportsWrites = typeof model === 'string' && context.simulators.openai.reportsWrites(model)
+/** The normalized usage a client of `api` receives for simulated `counts` (`simulators` tell who reports writes). */
+export function servedUsage(
+  simulators: CacheSimulators,
+  api: WireApi,
+  model: unknown,
+  counts: SimCounts,
+): Usage {
+  const reportsWrites = typeof model === 'string' && simulators.openai.reportsWrites(model)
   const raw = wireUsage(api, counts, reportsWrites)
   switch (api) {
     case 'anthropic-messages':
@@ -64,7 +70,7 @@ export function recordContext(
     const usage =
       call.simulation === undefined || call.status >= 400 || call.failure !== undefined
         ? undefined
-        : servedUsage(context, call.api, call.body.model, call.simulation.counts)
+        : servedUsage(context.simulators, call.api, call.body.model, call.simulation.counts)
     tracker.add({
       placement,
       api: call.api,
