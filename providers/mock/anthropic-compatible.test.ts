@@ -88,4 +88,29 @@ describe('the vendors’ Anthropic-compatible endpoints under serve', () => {
     expect(record?.usage?.cacheRead).toBe(0)
     expect(record?.usage?.uncached).toBeGreaterThan(1000)
   })
+
+  it('Claude Code’s billing block costs the prefix at DeepSeek, where Anthropic strips it', async () => {
+    const billed = (cch: string, model: string): Anthropic.MessageCreateParamsNonStreaming => ({
+      ...conversation(1, true),
+      model,
+      system: [
+        {
+          type: 'text',
+          text: `x-anthropic-billing-header: cc_version=2.1.328.abc; cc_entrypoint=cli; cch=${cch};`,
+        },
+        { type: 'text', text: system, cache_control: { type: 'ephemeral' } },
+      ],
+    })
+    const reads = async (base: string, model: string, at: number) => {
+      const api = client(`${server.url}/${base}`)
+      await api.messages.create(billed('aaaaa', model), { headers: { [TIME_HEADER]: String(at) } })
+      const second = await api.messages.create(billed('bbbbb', model), {
+        headers: { [TIME_HEADER]: String(at + 1) },
+      })
+      return second.usage.cache_read_input_tokens ?? 0
+    }
+    // Another conversation's block (another cch) shares the whole system text after it.
+    expect(await reads('deepseek-anthropic', 'deepseek-v4-pro', 100)).toBe(0)
+    expect(await reads('anthropic', 'claude-opus-4-8', 100)).toBeGreaterThan(1000)
+  })
 })
