@@ -53,6 +53,19 @@ const BREAK_CAUSES: Record<BreakCause, true> = {
   'reasoning-dropped': true,
   resume: true,
   unexplained: true,
+  'gateway-cache-marks-dropped': true,
+  'gateway-cache-marks-added': true,
+  'gateway-cache-marks-moved': true,
+  'gateway-system-prefixed': true,
+  'gateway-system-rewritten': true,
+  'gateway-blocks-stripped': true,
+  'gateway-blocks-injected': true,
+  'gateway-cache-key-set': true,
+  'gateway-cache-key-overwritten': true,
+  'gateway-cache-key-dropped': true,
+  'gateway-tools-reordered': true,
+  'gateway-tools-changed': true,
+  'gateway-wire-translated': true,
 }
 const PROVIDERS: Record<string, true> = Object.fromEntries(PROVIDER_IDS.map((id) => [id, true]))
 

@@ -78,7 +78,7 @@ describe('cachelab serve on loopback', () => {
       expect(response.status).toBe(404)
       const { error } = (await response.json()) as { error: { message: string } }
       expect(error.message).toBe(
-        `no provider API at POST ${path}; cachelab serve answers under /anthropic/v1, /anthropic, /openai/v1, /deepseek/v1, /deepseek, /bedrock, /gemini, /xai/v1, /kimi/v1, /openrouter/v1, /mistral/v1, /qwen/v1, /glm/v1`,
+        `no provider API at POST ${path}; cachelab serve answers under /anthropic/v1, /anthropic, /openai/v1, /deepseek/v1, /deepseek, /bedrock, /gemini, /xai/v1, /kimi/v1, /openrouter/v1, /mistral/v1, /qwen/v1, /glm/v1, /deepseek-anthropic/v1, /deepseek-anthropic, /kimi-anthropic/v1, /kimi-anthropic, /glm-anthropic/v1, /glm-anthropic`,
       )
     }
   })

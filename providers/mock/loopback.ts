@@ -10,7 +10,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises'
 import { getResponse, type HttpHandler } from 'msw'
 import type { Usage } from '../../harness/types.ts'
 import { type BuiltInVendor, isBuiltInVendor, simulationModel, type Vendor } from '../catalog.ts'
-import { compatibleProviders } from '../compatible.ts'
+import { compatibleProvider, compatibleProviders, speaksMessages } from '../compatible.ts'
 import { DEFAULT_BASE_URLS, defaultBaseURL } from '../endpoints.ts'
 import { CacheSimulators, type SimulatorOptions } from '../sim/index.ts'
 import { sharedTokenCounter } from '../sim/tokens.ts'
@@ -99,19 +99,33 @@ export const LOOPBACK_ROUTES: readonly LoopbackRoute[] = [
   { prefix: '/gemini', vendor: 'gemini' },
 ]
 
-/** A vendor's base URL path on the loopback server: a compatible provider's is `/<id>/v1`, as OpenAI's. */
+/**
+ * A vendor's base URL path on the loopback server: a compatible provider's is `/<id>/v1`, as OpenAI's; an
+ * Anthropic-compatible one's `/<id>`, as Anthropic's (its SDK appends `/v1`).
+ */
 export function loopbackPrefix(vendor: Vendor): string {
-  return isBuiltInVendor(vendor) ? LOOPBACK_PREFIXES[vendor] : `/${vendor}/v1`
+  if (isBuiltInVendor(vendor)) return LOOPBACK_PREFIXES[vendor]
+  return speaksMessages(compatibleProvider(vendor)) ? `/${vendor}` : `/${vendor}/v1`
+}
+
+/** Whether a vendor's API is Anthropic's Messages (Anthropic, or an Anthropic-compatible provider). */
+function anthropicShaped(vendor: Vendor): boolean {
+  return vendor === 'anthropic' || (!isBuiltInVendor(vendor) && speaksMessages(compatibleProvider(vendor)))
 }
 
 /** Every accepted prefix: the built-in vendors', then each compatible provider's (the catalog's, user files included). */
 export function loopbackRoutes(): readonly LoopbackRoute[] {
   return [
     ...LOOPBACK_ROUTES,
-    ...compatibleProviders().map((provider) => ({
-      prefix: loopbackPrefix(provider.id),
-      vendor: provider.id,
-    })),
+    // An Anthropic-compatible provider is reached with and without /v1, as Anthropic's prefix is.
+    ...compatibleProviders().flatMap((provider) =>
+      speaksMessages(provider)
+        ? [
+            { prefix: `/${provider.id}/v1`, vendor: provider.id },
+            { prefix: `/${provider.id}`, vendor: provider.id },
+          ]
+        : [{ prefix: loopbackPrefix(provider.id), vendor: provider.id }],
+    ),
   ]
 }
 
@@ -728,7 +742,7 @@ export function routeOf(path: string): { vendor: Vendor; rest: string } | undefi
 /** The vendor's API root under a base URL in the SDKs' convention (Anthropic's omits its /v1). */
 function apiRoot(vendor: Vendor, baseURLs: Readonly<Record<BuiltInVendor, string>>): string {
   const base = (isBuiltInVendor(vendor) ? baseURLs[vendor] : defaultBaseURL(vendor)).replace(/\/$/, '')
-  return vendor === 'anthropic' ? `${base}/v1` : base
+  return anthropicShaped(vendor) ? `${base}/v1` : base
 }
 
 const acceptedPrefixes = () =>

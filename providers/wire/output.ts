@@ -4,7 +4,7 @@
 
 import type { AssistantMessage, TextBlock, ToolCallBlock } from '../../harness/types.ts'
 import { geminiAnswerOf } from '../gemini.ts'
-import type { WireApi } from '../types.ts'
+import { bodyShape, type WireApi } from '../types.ts'
 
 type Json = Record<string, unknown>
 
@@ -154,7 +154,7 @@ export function answerOf(api: WireApi, text: string, contentType: string): Assis
   const body = streamed ? undefined : parse(text)
   const stream = streamed ? events(text) : []
   if (body === undefined && stream.length === 0) return undefined
-  switch (api) {
+  switch (bodyShape(api)) {
     case 'anthropic-messages':
       return anthropicOutput(body, stream)
     case 'openai-chat':

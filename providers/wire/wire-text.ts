@@ -2,7 +2,7 @@
 // answer it asks for, read the same way from every wire API. Agent ports tell a title request from a
 // compaction by them, the capture tells a structured-output request by them, and reply rules match them.
 
-import type { WireApi } from '../types.ts'
+import { bodyShape, type WireApi } from '../types.ts'
 import { isAgentNote, isUserTurn, itemsOf } from './digest.ts'
 
 type Body = Record<string, unknown>
@@ -25,7 +25,7 @@ export interface JsonOutput {
  * or `responseSchema`, Converse `outputConfig.textFormat` (its schema a JSON text).
  */
 export function jsonOutputOf(api: WireApi, body: Body): JsonOutput | undefined {
-  switch (api) {
+  switch (bodyShape(api)) {
     case 'anthropic-messages':
       return jsonFormat(asRecord(body.output_config).format ?? body.output_format)
     case 'openai-chat':
@@ -87,7 +87,7 @@ export function contentText(content: unknown): string {
  */
 export function systemText(api: WireApi, body: Body): string {
   const texts: string[] = []
-  switch (api) {
+  switch (bodyShape(api)) {
     case 'anthropic-messages':
     case 'bedrock-converse':
       texts.push(contentText(body.system))

@@ -6,7 +6,7 @@
 // See notes/2026-12-01-conversations.md for the rule and each agent's cases.
 
 import { looksLikeSecret } from '../../../providers/mock/serve-safety.ts'
-import type { WireApi } from '../../../providers/types.ts'
+import { bodyShape, type WireApi } from '../../../providers/types.ts'
 import { configOf, contentHash, conversationItems, type ItemDigest } from '../../../providers/wire/digest.ts'
 import type { ConversationKind, IdentitySource, Placement } from '../../../providers/wire/exchange.ts'
 import { readAgent } from './agents/index.ts'
@@ -45,7 +45,12 @@ export function conversationKey(
     return safeSessionId(`key-${body.prompt_cache_key}`, secrets)
   const metadata = body.metadata as { user_id?: unknown } | undefined
   const user = metadata?.user_id
-  if (api === 'anthropic-messages' && typeof user === 'string' && user !== '' && !user.startsWith('{'))
+  if (
+    bodyShape(api) === 'anthropic-messages' &&
+    typeof user === 'string' &&
+    user !== '' &&
+    !user.startsWith('{')
+  )
     return safeSessionId(`user-${user}`, secrets)
   const conversation = body.conversation as string | { id?: unknown } | undefined
   const id = typeof conversation === 'string' ? conversation : conversation?.id

@@ -14,14 +14,20 @@ import type { MockRequest } from '../../../providers/mock/request.ts'
 import { wireUsage } from '../../../providers/mock/usage.ts'
 import { parseOpenAIUsage } from '../../../providers/openai-chat.ts'
 import { MODELED_FAILURE_MS, modeledLatencyMs } from '../../../providers/port.ts'
+import type { CacheSimulators } from '../../../providers/sim/index.ts'
 import type { SimCounts } from '../../../providers/sim/types.ts'
-import { compatibleProviderOfApi, type WireApi } from '../../../providers/types.ts'
+import { bodyShape, compatibleProviderOfApi, type WireApi } from '../../../providers/types.ts'
 import type { CapturedExchange } from '../../../providers/wire/exchange.ts'
 import { CaptureTracker } from './tracker.ts'
 
-/** The normalized usage a client of `api` receives for simulated `counts`. */
-function servedUsage(context: MockContext, api: WireApi, model: unknown, counts: SimCounts): Usage {
-  const reportsWrites = typeof model === 'string' && context.simulators.openai.reportsWrites(model)
+/** The normalized usage a client of `api` receives for simulated `counts` (`simulators` tell who reports writes). */
+export function servedUsage(
+  simulators: CacheSimulators,
+  api: WireApi,
+  model: unknown,
+  counts: SimCounts,
+): Usage {
+  const reportsWrites = typeof model === 'string' && simulators.openai.reportsWrites(model)
   const raw = wireUsage(api, counts, reportsWrites)
   switch (api) {
     case 'anthropic-messages':
@@ -36,7 +42,9 @@ function servedUsage(context: MockContext, api: WireApi, model: unknown, counts:
     case 'bedrock-converse':
       return parseBedrockUsage(raw)
     default:
-      return parseCompatibleUsage(compatibleProvider(compatibleProviderOfApi(api)).cache.usage, raw)
+      return bodyShape(api) === 'anthropic-messages'
+        ? parseAnthropicUsage(raw)
+        : parseCompatibleUsage(compatibleProvider(compatibleProviderOfApi(api)).cache.usage, raw)
   }
 }
 
@@ -63,7 +71,7 @@ export function recordContext(
     const usage =
       call.simulation === undefined || call.status >= 400 || call.failure !== undefined
         ? undefined
-        : servedUsage(context, call.api, call.body.model, call.simulation.counts)
+        : servedUsage(context.simulators, call.api, call.body.model, call.simulation.counts)
     tracker.add({
       placement,
       api: call.api,

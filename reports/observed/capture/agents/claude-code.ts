@@ -4,6 +4,7 @@
 // (its billing block also says `cc_is_subagent=true`); `/compact` sends the conversation with a last
 // user message that asks for a text-only summary; a title request declares no tools and asks for JSON.
 
+import { bodyShape } from '../../../../providers/types.ts'
 import type { ConversationKind } from '../../../../providers/wire/exchange.ts'
 import { lastItemText, systemText } from '../../../../providers/wire/wire-text.ts'
 import type { AgentPort, AgentReading, WireRequest } from './types.ts'
@@ -40,7 +41,7 @@ function mainKind(request: WireRequest): { kind: ConversationKind; purpose?: str
 export const claudeCode: AgentPort = {
   name: 'claude-code',
   read(request: WireRequest): AgentReading | undefined {
-    if (request.api !== 'anthropic-messages') return undefined
+    if (bodyShape(request.api) !== 'anthropic-messages') return undefined
     const agent = USER_AGENT.exec(request.headers['user-agent'] ?? '')
     const session = request.headers['x-claude-code-session-id'] ?? metadataSession(request.body)
     if (agent === null && session === undefined) return undefined
