@@ -6,7 +6,6 @@
 
 export { CachelabError, type CachelabErrorKind } from '../harness/errors.ts'
 export { PROVIDER_IDS, type ProviderId, type Usage } from '../harness/types.ts'
-export type { CapturedExchange } from '../providers/capture/tracker.ts'
 export {
   CATALOG,
   DEFAULT_MODELS,
@@ -23,6 +22,7 @@ export {
   type SimulationOutput,
   simulate,
 } from '../providers/simulate.ts'
+export type { CapturedExchange } from '../providers/wire/exchange.ts'
 export { breaksOf } from '../reports/breaks.ts'
 export { CAPTURE_SCENARIO } from '../reports/capture-rows.ts'
 export {

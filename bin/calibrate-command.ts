@@ -7,7 +7,6 @@ import { closeSync, openSync, writeSync } from 'node:fs'
 import { join, relative, resolve } from 'node:path'
 import { stringify } from 'csv-stringify/sync'
 import { CachelabError } from '../harness/errors.ts'
-import { TRANSCRIPT_FORMATS, type TranscriptFormat } from '../providers/transcripts/types.ts'
 import type { ModelCalibration } from '../reports/calibrate.ts'
 import { calibrateFiles } from '../reports/calibrate-files.ts'
 import {
@@ -17,7 +16,9 @@ import {
   STEP_COLUMNS,
   stepRecord,
 } from '../reports/calibrate-output.ts'
+import { TRANSCRIPT_FORMATS, type TranscriptFormat } from '../reports/observed/transcripts/types.ts'
 import { RunFolder, runStamp } from '../reports/run-folder.ts'
+import { standInRuleLines } from '../reports/stand-ins.ts'
 import { parse } from './args.ts'
 
 /** calibration.csv lines are written in batches of this many steps. */
@@ -76,6 +77,7 @@ export async function calibrateCommand(argv: string[]): Promise<number> {
     throw error
   }
   const lines = calibrationText(result.models)
+  lines.push(...standInRuleLines(result.models))
   if (result.problems.length > 0) lines.push(`${result.problems.length} lines skipped (--lenient)`)
   lines.push(
     `calibrate: ${result.models.reduce((sum, entry) => sum + entry.requests, 0)} requests from ${result.files} files; wrote ${relative(process.cwd(), outDir) || '.'}/{${written.join(',')}}`,

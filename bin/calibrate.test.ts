@@ -15,7 +15,7 @@ describe('cachelab calibrate', () => {
     const out = mkdtempSync(join(tmpdir(), 'cachelab-calibrate-'))
     const result = await runCli([
       'calibrate',
-      'providers/transcripts/testdata/dsh-session.jsonl',
+      'reports/observed/transcripts/testdata/dsh-session.jsonl',
       '--out',
       out,
     ])

@@ -49,6 +49,9 @@ const USAGE = `usage: cachelab <command> [options]
             Exit: the command's code when non-zero, else 1 on a regression, else 0
   report    CAPTURE_DIR [--out DIR] [--scenario NAME] [--otlp-file FILE] [--otlp-endpoint URL] …
             a capture as steps.csv, summary.csv, breaks.csv and report.html (default: in CAPTURE_DIR)
+  gateway   CLIENT_CAPTURE UPSTREAM_CAPTURE [--out DIR]
+            both sides of a gateway (serve --record-bodies in front of it and behind it) as DIR/direct
+            (the baseline), DIR/gateway and DIR/changes.csv; gate with check --baseline DIR/direct
   import    [FILE|DIR...] [--agent NAME,…] [--since DATE] [--until DATE]
             [--format auto|claude-code|codex|dsh|gemini-cli|opencode|pi|qwen-code] [--out DIR] [--lenient] [--ttl 1h]
             [--as PROVIDER [--model MODEL]] [--policy consolidate|keep-live] [--otlp-file FILE] …
@@ -88,6 +91,7 @@ const COMMANDS: Readonly<Record<string, (rest: string[]) => Promise<number> | nu
   import: async (rest) => (await import('./import-command.ts')).importCommand(rest),
   calibrate: async (rest) => (await import('./calibrate-command.ts')).calibrateCommand(rest),
   report: async (rest) => (await import('./report-command.ts')).reportCommand(rest),
+  gateway: async (rest) => (await import('./gateway-command.ts')).gatewayCommand(rest),
   record: async (rest) => (await import('./record-command.ts')).recordCommand(rest),
   validate: async (rest) => (await import('./validate-command.ts')).validateCommand(rest),
 }

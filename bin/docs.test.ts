@@ -251,11 +251,12 @@ beforeAll(async () => {
   mkdirSync(join(workspace, 'reports'))
   symlinkSync(join(ROOT, 'reports', 'baselines'), join(workspace, 'reports', 'baselines'))
   symlinkSync(join(ROOT, 'providers'), join(workspace, 'providers'))
+  symlinkSync(join(ROOT, 'reports', 'observed'), join(workspace, 'reports', 'observed'))
   // "Your past sessions": a Claude Code project folder under the home import searches.
   const project = join(workspace, 'home', '.claude', 'projects', 'my-project')
   mkdirSync(project, { recursive: true })
   cpSync(
-    join(ROOT, 'providers', 'transcripts', 'testdata', 'claude-code-events.jsonl'),
+    join(ROOT, 'reports', 'observed', 'transcripts', 'testdata', 'claude-code-events.jsonl'),
     join(project, 'e7e7a0de.jsonl'),
   )
   for (const fence of fences(README)) {
@@ -285,11 +286,11 @@ beforeAll(async () => {
 const DOCS_RUN: [string, string][] = [
   [
     'docs/import.md',
-    'npx cachelab import providers/transcripts/testdata/claude-code-events.jsonl --out reports/out/import-example',
+    'npx cachelab import reports/observed/transcripts/testdata/claude-code-events.jsonl --out reports/out/import-example',
   ],
   [
     'docs/import.md',
-    'npx cachelab import providers/transcripts/testdata/dsh-c-consolidate.jsonl --policy keep-live --out reports/out/policy',
+    'npx cachelab import reports/observed/transcripts/testdata/dsh-c-consolidate.jsonl --policy keep-live --out reports/out/policy',
   ],
 ]
 

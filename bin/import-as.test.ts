@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest'
 import { parseStepsCsv } from '../reports/parse.ts'
 import { runCli } from './testing.ts'
 
-const DSH = resolve('providers/transcripts/testdata/dsh-session.jsonl')
+const DSH = resolve('reports/observed/transcripts/testdata/dsh-session.jsonl')
 const SESSION = '5a0c6a52-3f1e-4d0b-9a53-0c1f7d2e4b10'
 
 /** Import `files` with `flags` into a fresh directory; the printed text and the counterfactual records. */

@@ -1,7 +1,7 @@
 // `cachelab import [FILE|DIR...] [--agent NAME,…] [--since DATE] [--until DATE] [--format auto|claude-code|codex|dsh|gemini-cli|opencode|pi|qwen-code]
 // [--out DIR] [--lenient] [--ttl 1h]
 // [--as PROVIDER [--model MODEL]] [--policy consolidate|keep-live]`: an agent's own session files (with no
-// path, the standard folders of every agent found under the home: providers/transcripts/discover.ts) as the
+// path, the standard folders of every agent found under the home: reports/observed/transcripts/discover.ts) as the
 // run's files (steps.csv, summary.csv, breaks.csv, report.html) plus rewrites.csv, the table of what every
 // cache write and miss was for; the summary and that table printed. `--as` adds counterfactual.csv: the
 // sessions whose requests the transcript holds, replayed as another provider. `--policy` adds policy.csv
@@ -10,15 +10,6 @@
 import { homedir } from 'node:os'
 import { join, relative, resolve } from 'node:path'
 import { CachelabError } from '../harness/errors.ts'
-import {
-  type AgentFolder,
-  agentFolders,
-  DISCOVERED_AGENTS,
-  type DiscoveredAgent,
-  discoveredFolders,
-} from '../providers/transcripts/discover.ts'
-import { detectFormat, READERS } from '../providers/transcripts/index.ts'
-import { TRANSCRIPT_FORMATS, type TranscriptFormat } from '../providers/transcripts/types.ts'
 import {
   type ImportOptions,
   type ImportResult,
@@ -35,6 +26,15 @@ import {
   rewritesText,
   skippedText,
 } from '../reports/import-output.ts'
+import {
+  type AgentFolder,
+  agentFolders,
+  DISCOVERED_AGENTS,
+  type DiscoveredAgent,
+  discoveredFolders,
+} from '../reports/observed/transcripts/discover.ts'
+import { detectFormat, READERS } from '../reports/observed/transcripts/index.ts'
+import { TRANSCRIPT_FORMATS, type TranscriptFormat } from '../reports/observed/transcripts/types.ts'
 import { RewritesTally } from '../reports/observed-rows.ts'
 import { RUN_FILES, RunFolder, runStamp } from '../reports/run-folder.ts'
 import { summaryTable, wantsColour } from '../reports/table.ts'

@@ -4,7 +4,7 @@
 
 import { CachelabError } from '../harness/errors.ts'
 import { SERIES_START_POLICIES, type SeriesStartPolicy } from '../harness/policies.ts'
-import type { TranscriptFormat } from '../providers/transcripts/types.ts'
+import type { TranscriptFormat } from '../reports/observed/transcripts/types.ts'
 
 /** The files `--policy` writes into the import's directory. */
 export const POLICY_FILES = ['policy.csv', 'policy-steps.csv'] as const

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest'
 import { parseStepsCsv } from '../reports/parse.ts'
 import { runCli } from './testing.ts'
 
-const testdata = (name: string) => resolve('providers/transcripts/testdata', name)
+const testdata = (name: string) => resolve('reports/observed/transcripts/testdata', name)
 const CONSOLIDATE = testdata('dsh-c-consolidate.jsonl')
 const KEEP_LIVE = testdata('dsh-c-keep-live.jsonl')
 const CONSOLIDATE_SESSION = '3c0d51a4-6b2e-4f1a-9c3d-2e5f7a8b9c01'

@@ -13,11 +13,11 @@ import {
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { detectFormat, READERS } from '../providers/transcripts/index.ts'
-import { predictObserved } from '../providers/transcripts/replay.ts'
 import { type ImportOptions, importTranscripts as importWith, transcriptFiles } from '../reports/import.ts'
+import { detectFormat, READERS } from '../reports/observed/transcripts/index.ts'
+import { predictObserved } from '../reports/observed/transcripts/replay.ts'
 import type { ObservedRow } from '../reports/observed-rows.ts'
-import { parseStepsCsv } from '../reports/parse.ts'
+import { parseCsv, parseStepsCsv } from '../reports/parse.ts'
 
 /** An import with its rows collected. */
 async function importTranscripts(paths: readonly string[], options: ImportOptions) {
@@ -150,6 +150,38 @@ describe('cachelab import on a Claude Code session with idle gaps', () => {
     )
   })
 
+  it('says which price a model the catalog lacks rests on: in each row, in the summary, the report and once on the terminal', async () => {
+    const session = claudeCodeSession([
+      { minute: 0, read: 0, write: 6000 },
+      { minute: 1, read: 6000, write: 400 },
+    ]).replaceAll('claude-sonnet-4-6', 'claude-sonnet-9-1')
+    const dir = mkdtempSync(join(tmpdir(), 'cachelab-import-standin-'))
+    writeFileSync(join(dir, 'a.jsonl'), session)
+    writeFileSync(join(dir, 'b.jsonl'), session.replaceAll(SESSION, '7e57ca5e-0000-4000-8000-000000000002'))
+    const out = mkdtempSync(join(tmpdir(), 'cachelab-import-out-'))
+    const { code, stdout } = await runCli(['import', dir, '--out', out])
+    expect(code).toBe(0)
+    const steps = parseCsv(readFileSync(join(out, 'steps.csv'), 'utf8'))
+    expect(steps.map((row) => row.price_source)).toEqual(Array(4).fill('stand-in claude-sonnet-4-6'))
+    const summary = parseCsv(readFileSync(join(out, 'summary.csv'), 'utf8'))
+    expect(summary).toHaveLength(2)
+    for (const row of summary) expect(row.stand_in_cost_usd).toBe(row.cost_usd)
+    const told = stdout.split('\n').filter((line) => line.includes('claude-sonnet-9-1 is not in the catalog'))
+    expect(told).toHaveLength(1)
+    const total = steps.reduce((sum, row) => sum + Number(row.cost_usd), 0)
+    expect(told[0]).toContain(`$${total.toFixed(4)} of $${total.toFixed(4)} (4 requests)`)
+    expect(readFileSync(join(out, 'report.html'), 'utf8')).toContain('rests on stand-in prices')
+  })
+
+  it('says nothing of stand-ins when every model is in the catalog, and writes `catalog` as the price source', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'cachelab-import-out-'))
+    const { stdout } = await runCli(['import', file, '--out', out])
+    expect(stdout).not.toContain('is not in the catalog')
+    const steps = parseCsv(readFileSync(join(out, 'steps.csv'), 'utf8'))
+    expect(new Set(steps.map((row) => row.price_source))).toEqual(new Set(['catalog']))
+    expect(readFileSync(join(out, 'report.html'), 'utf8')).not.toContain('rests on stand-in prices')
+  })
+
   it('names the file and line of a corrupt line, and skips it with --lenient', async () => {
     const damaged = fixture(
       'damaged.jsonl',
@@ -208,7 +240,7 @@ describe('cachelab import on a Claude Code session with idle gaps', () => {
 describe('cachelab import on a DSH log with its header', () => {
   it('replays each request through the DeepSeek simulator: predicted beside recorded per step', async () => {
     const { entries } = await importTranscripts(
-      [resolve('providers/transcripts/testdata/dsh-session.jsonl')],
+      [resolve('reports/observed/transcripts/testdata/dsh-session.jsonl')],
       {
         ...defaults,
         format: 'auto',

@@ -7,6 +7,7 @@ import { CachelabError } from '../harness/errors.ts'
 import { breakLine, breaksOf } from '../reports/breaks.ts'
 import { CAPTURE_SCENARIO } from '../reports/capture-rows.ts'
 import { FIXED_EPOCH_MS } from '../reports/otel.ts'
+import { standInLines, standInUses } from '../reports/stand-ins.ts'
 import { summaryTable, wantsColour } from '../reports/table.ts'
 import { writeRunFiles } from '../scenarios/run-files.ts'
 import { parse } from './args.ts'
@@ -58,6 +59,8 @@ export async function reportCommand(argv: string[]): Promise<number> {
   const succeeded = report.rows.filter((row) => row.ok).length
   const lines = [summaryTable(summaries, { colour: wantsColour(process.stdout, process.env) }), '']
   if (breaks.length > 0) lines.push('breaks:', ...breaks.map((entry) => `  ${breakLine(entry)}`), '')
+  const standIns = standInUses(report.rows)
+  lines.push(...standInLines(standIns.uses, standIns.totalUsd))
   lines.push(
     conversationsLine(report),
     `capture ${report.runId}: ${succeeded} requests, ${report.rows.length - succeeded} failed attempts; wrote ${relative(process.cwd(), outDir) || '.'}/{steps.csv,summary.csv,breaks.csv,claims.csv,report.html}`,

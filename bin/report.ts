@@ -2,10 +2,9 @@
 // `serve --record` directory read in turn through the captured-traffic port, so memory holds one
 // session's exchanges, not the capture.
 
-import type { ConversationKind } from '../providers/capture/agents/types.ts'
-import { openCapture } from '../providers/capture/store.ts'
-import type { CapturedExchange } from '../providers/capture/tracker.ts'
+import type { CapturedExchange, ConversationKind } from '../providers/wire/exchange.ts'
 import { CAPTURE_SCENARIO, CaptureRowBuilder } from '../reports/capture-rows.ts'
+import { openCapture } from '../reports/observed/capture/store.ts'
 import type { StepRow } from '../reports/types.ts'
 
 /** A capture's rows and what the report says about how its sessions and conversations were told apart. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { byteSize, serveCommand } from './serve-command.ts'
+import { byteSize } from '../providers/mock/serve-settings.ts'
+import { serveCommand } from './serve-command.ts'
 
 describe('serve size options', () => {
   it('reads sizes in bytes, KiB, MiB and GiB, and refuses anything else', () => {

@@ -3,13 +3,14 @@
 // anthropic-request.ts.
 
 import type Anthropic from '@anthropic-ai/sdk'
-import type { AssistantMessage, JsonValue, Usage } from '../harness/types.ts'
+import type { AssistantMessage, CompatibleProviderId, JsonValue, Usage } from '../harness/types.ts'
 import { buildAnthropicRequest } from './anthropic-request.ts'
 import { type Endpoint, lateBoundFetch } from './endpoints.ts'
 import { toProviderError } from './sdk-errors.ts'
 import { lazy, loadSdk } from './sdks.ts'
 import {
   type BuiltRequest,
+  compatibleApi,
   type ProviderAdapter,
   ProviderError,
   type ProviderReply,
@@ -254,6 +255,25 @@ export function anthropicAdapter(endpoint: Endpoint): ProviderAdapter {
     provider: 'anthropic',
     api: 'anthropic-messages',
     buildRequest: buildAnthropicRequest,
+    parseUsage: parseAnthropicUsage,
+    send: async (request, options) => sendAnthropic(await client(), request, options),
+  }
+}
+
+/**
+ * The adapter of a vendor's Anthropic-compatible Messages API (`deepseek-anthropic`): Anthropic's request
+ * and usage, sent by Anthropic's SDK to the vendor's base URL, named by the provider and its API.
+ */
+export function anthropicCompatibleAdapter(
+  provider: CompatibleProviderId,
+  endpoint: Endpoint,
+): ProviderAdapter {
+  const client = lazy(() => anthropicClient(endpoint))
+  const api = compatibleApi(provider, 'messages')
+  return {
+    provider,
+    api,
+    buildRequest: (request, options) => ({ ...buildAnthropicRequest(request, options), provider, api }),
     parseUsage: parseAnthropicUsage,
     send: async (request, options) => sendAnthropic(await client(), request, options),
   }

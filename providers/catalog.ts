@@ -9,7 +9,7 @@ import { BEDROCK_MODELS } from './catalog/bedrock.ts'
 import { DEEPSEEK_MODELS } from './catalog/deepseek.ts'
 import { GEMINI_MODELS } from './catalog/gemini.ts'
 import { OPENAI_MODELS } from './catalog/openai.ts'
-import type { BuiltInVendor, CacheRules, ModelEntry, Vendor } from './catalog/types.ts'
+import type { BuiltInVendor, CacheRules, ModelEntry, Prices, Vendor } from './catalog/types.ts'
 import { compatibleProvider, compatibleProviders, findCompatible } from './compatible.ts'
 
 export { DEEPSEEK_DOCUMENTED } from './catalog/deepseek.ts'
@@ -27,12 +27,15 @@ export type {
   DeepSeekRequestRules,
   GeminiCacheRules,
   GeminiRequestRules,
+  LongContextRates,
   MeasuredParameter,
   ModelEntry,
   OpenAIBreakpointRules,
   OpenAIPrefixRules,
   OpenAIRequestRules,
+  PriceSource,
   Prices,
+  Rates,
   ReasoningEffort,
   ReasoningMode,
   RequestRules,
@@ -113,11 +116,36 @@ export function bedrockBaseModel(model: string): string {
   return model.replace(INFERENCE_PROFILE, '')
 }
 
+/** Bedrock's geographic inference profiles: priced at the regional rates where the model has them. */
+const GEOGRAPHIC_PROFILE = /^(us|eu|apac|jp|au|ca|us-gov)\./
+
+/** A Bedrock entry as a profile bills it: a geographic profile at the model's regional rates. */
+function bedrockProfileEntry(entry: ModelEntry, model: string): ModelEntry {
+  const regional = entry.prices.regional
+  if (regional === undefined || !GEOGRAPHIC_PROFILE.test(model)) return entry
+  const { multiplier } = regional
+  const { input, cacheRead, cacheWrite5m, cacheWrite1h, output } = entry.prices
+  const prices: Prices = {
+    input: input * multiplier,
+    cacheRead: cacheRead * multiplier,
+    ...(cacheWrite5m !== undefined ? { cacheWrite5m: cacheWrite5m * multiplier } : {}),
+    ...(cacheWrite1h !== undefined ? { cacheWrite1h: cacheWrite1h * multiplier } : {}),
+    output: output * multiplier,
+    source: regional.source,
+  }
+  return { ...entry, prices }
+}
+
 /** The catalog entry of a model, or undefined when the catalog does not list it. */
 export function findModel(vendor: Vendor, model: string): ModelEntry | undefined {
   if (isBuiltInVendor(vendor)) {
     const name = vendor === 'bedrock' ? bedrockBaseModel(model) : model
-    return CATALOG.find((entry) => entry.vendor === vendor && entry.model === name)
+    const entry = CATALOG.find(
+      (candidate) =>
+        candidate.vendor === vendor &&
+        (candidate.model === name || candidate.snapshots?.includes(name) === true),
+    )
+    return entry !== undefined && vendor === 'bedrock' ? bedrockProfileEntry(entry, model) : entry
   }
   return findCompatible(vendor)?.models.find((entry) => entry.model === model)
 }

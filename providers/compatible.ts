@@ -9,88 +9,25 @@ import {
   type CompatibleProviderId,
   PROVIDER_IDS,
   type ProviderId,
-  type Route,
 } from '../harness/types.ts'
-import type { ModelEntry, OpenAIPrefixRules, Prices } from './catalog/types.ts'
+import { ANTHROPIC_COMPATIBLE } from './catalog/anthropic-compatible.ts'
+import type {
+  CatalogSource,
+  CompatibleCacheRules,
+  CompatibleModelSpec,
+  CompatibleProviderSpec,
+  RoutingKey,
+  UsageFields,
+} from './catalog/compatible-types.ts'
+import type { ModelEntry, OpenAIPrefixRules } from './catalog/types.ts'
 
-/** Where a provider reads the key that keeps a conversation on the machine holding its cache. */
-export type RoutingKey =
-  /** The provider routes by the prompt alone (a key is ignored). */
-  | { kind: 'none' }
-  /** A top-level body field carries the key (`prompt_cache_key`, OpenRouter's `session_id`). */
-  | { kind: 'body'; field: string }
-  /** A request header carries the key (xAI's `x-grok-conv-id`). */
-  | { kind: 'header'; name: string }
-
-/**
- * Where the usage object reports the cache, as dotted paths under `usage`. `prompt_tokens` always
- * includes the cached tokens (every provider here folds them in, as OpenAI does).
- */
-export interface UsageFields {
-  /** Tokens read from the cache: `prompt_tokens_details.cached_tokens`, `prompt_cache_hit_tokens`. */
-  cacheRead: string
-  /** Tokens not read from the cache, when the provider reports them (`prompt_cache_miss_tokens`). */
-  cacheMiss?: string
-  /** Tokens written to the cache, when the provider reports them (`prompt_tokens_details.cache_write_tokens`). */
-  cacheWrite?: string
-}
-
-/** The cache rules of a provider (each model may override the numbers). */
-export interface CompatibleCacheRules {
-  /** Smallest prompt prefix (tokens) that is cached. */
-  minimumTokens: number
-  /** Cache hits grow in steps of this many tokens past the minimum. */
-  granularityTokens: number
-  /** Idle time after which a cached prefix is gone. */
-  ttlSeconds: number
-  routing: RoutingKey
-  usage: UsageFields
-  /**
-   * `free`: writing the cache costs the input price (the uncached bucket); `billed`: the prefix a request
-   * caches is reported and priced as a cache write (`prices.cacheWrite5m`).
-   */
-  writes: 'free' | 'billed'
-}
-
-/** A document a rule comes from. */
-export interface CatalogSource {
-  url: string
-  /** When the page was read or last updated (ISO date). */
-  date: string
-  /** What it settles. */
-  says: string
-}
-
-/** One model of a compatible provider. */
-export interface CompatibleModelSpec {
-  model: string
-  prices: Prices
-  /** Whether a `system` message later in the conversation is read as the prompt (default `unsupported`). */
-  route?: Route
-  /** The provider's numbers this model does differently. */
-  cache?: Partial<Pick<CompatibleCacheRules, 'minimumTokens' | 'granularityTokens' | 'ttlSeconds'>>
-  assumptions?: string[]
-}
-
-/** A compatible provider as a catalog describes it. */
-export interface CompatibleProviderSpec {
-  /** The provider id (`cachelab run --provider xai`) and its `serve` path prefix (`/xai/v1`). */
-  id: string
-  /** The provider's name as people know it. */
-  name: string
-  /** The real API's base URL, as the OpenAI SDK takes it. */
-  baseURL: string
-  /** Environment variable of the API key (the keyed suite skips by its name). */
-  keyVariable: string
-  /** Environment variable that overrides the base URL. */
-  baseURLVariable: string
-  /** The model used when none is named; the first model when absent. */
-  defaultModel?: string
-  cache: CompatibleCacheRules
-  models: CompatibleModelSpec[]
-  sources: CatalogSource[]
-  /** Rules taken on assumption rather than from a primary source. */
-  assumptions?: string[]
+export type {
+  CatalogSource,
+  CompatibleCacheRules,
+  CompatibleModelSpec,
+  CompatibleProviderSpec,
+  RoutingKey,
+  UsageFields,
 }
 
 /** A compatible provider resolved: its models are catalog entries. */
@@ -320,6 +257,9 @@ const SHIPPED: readonly CompatibleProviderSpec[] = [
   },
 ]
 
+/** Every shipped compatible provider: the Chat Completions ones, then the Anthropic-compatible ones. */
+const SHIPPED_ALL: readonly CompatibleProviderSpec[] = [...SHIPPED, ...ANTHROPIC_COMPATIBLE]
+
 /** Ids a catalog file may not take: the built-in providers, their vendors, and the providers being added with code. */
 const BUILT_IN_IDS: readonly string[] = [
   ...(['anthropic', 'openai-chat', 'openai-responses', 'deepseek'] satisfies BuiltInProviderId[]),
@@ -352,7 +292,11 @@ function modelEntry(spec: CompatibleProviderSpec, model: CompatibleModelSpec): M
     route: model.route ?? 'unsupported',
     toolUpdate: 'unsupported',
     cache,
-    request: { kind: 'openai' },
+    // An Anthropic-compatible API takes Anthropic's request schema (the mocks' validation reads it).
+    request:
+      spec.wire === 'messages'
+        ? { kind: 'anthropic', thinking: ['enabled', 'adaptive'], temperature: true }
+        : { kind: 'openai' },
     prices: model.prices,
     tokenScale: 1,
     reasoning: 'never',
@@ -372,7 +316,7 @@ export function resolveCompatible(spec: CompatibleProviderSpec, origin: string):
   }
 }
 
-const SHIPPED_PROVIDERS: readonly CompatibleProvider[] = SHIPPED.map((spec) =>
+const SHIPPED_PROVIDERS: readonly CompatibleProvider[] = SHIPPED_ALL.map((spec) =>
   resolveCompatible(spec, 'shipped'),
 )
 
@@ -411,7 +355,12 @@ export function compatibleProvider(id: CompatibleProviderId): CompatibleProvider
 }
 
 /** The ids of the shipped providers (the tests and the README list them). */
-export const SHIPPED_COMPATIBLE_IDS: readonly string[] = SHIPPED.map((spec) => spec.id)
+export const SHIPPED_COMPATIBLE_IDS: readonly string[] = SHIPPED_ALL.map((spec) => spec.id)
+
+/** Whether a compatible provider speaks Anthropic's Messages API (else OpenAI Chat Completions). */
+export function speaksMessages(provider: Pick<CompatibleProviderSpec, 'wire'>): boolean {
+  return provider.wire === 'messages'
+}
 
 /** The built-in and vendor names a compatible provider may not take. */
 export function isReservedId(id: string): boolean {

@@ -1,10 +1,11 @@
 // The providers layer's public surface: adapters by provider id, the catalog, endpoints, the port the
 // loop sends through, and the mock providers.
 
-import type { AdapterConfigDefaults, ProviderId } from '../harness/types.ts'
-import { anthropicAdapter } from './anthropic.ts'
+import type { AdapterConfigDefaults, CompatibleProviderId, ProviderId } from '../harness/types.ts'
+import { anthropicAdapter, anthropicCompatibleAdapter } from './anthropic.ts'
 import { DEFAULT_MAX_TOKENS } from './anthropic-request.ts'
 import { bedrockAdapter } from './bedrock.ts'
+import { compatibleProvider, findCompatible, speaksMessages } from './compatible.ts'
 import { compatibleAdapter } from './compatible-chat.ts'
 import { deepSeekAdapter } from './deepseek.ts'
 import type { Endpoint } from './endpoints.ts'
@@ -26,7 +27,12 @@ export type { BuildOptions, BuiltRequest, ProviderAdapter, WireApi } from './typ
  * others leave an unset cap to the provider.
  */
 export function adapterDefaults(provider: ProviderId): AdapterConfigDefaults {
-  return provider === 'anthropic' || provider === 'bedrock' ? { maxTokens: DEFAULT_MAX_TOKENS } : {}
+  const messages =
+    findCompatible(provider) !== undefined &&
+    speaksMessages(compatibleProvider(provider as CompatibleProviderId))
+  return provider === 'anthropic' || provider === 'bedrock' || messages
+    ? { maxTokens: DEFAULT_MAX_TOKENS }
+    : {}
 }
 
 /** The adapter of a provider id, bound to an endpoint. */
@@ -45,6 +51,8 @@ export function createAdapter(provider: ProviderId, endpoint: Endpoint): Provide
     case 'gemini':
       return geminiAdapter(endpoint)
     default:
-      return compatibleAdapter(provider, endpoint)
+      return speaksMessages(compatibleProvider(provider))
+        ? anthropicCompatibleAdapter(provider, endpoint)
+        : compatibleAdapter(provider, endpoint)
   }
 }

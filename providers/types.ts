@@ -26,10 +26,14 @@ export type WireApi =
   | CompatibleWireApi
 
 /**
- * The Chat Completions API of a compatible provider: the OpenAI Chat shape, with the usage fields, cache
- * rules and routing key its catalog entry names (`compatible-chat:xai`).
+ * The API of a compatible provider: its Chat Completions (the OpenAI Chat shape, `compatible-chat:xai`) or
+ * its Anthropic-compatible Messages API (`compatible-messages:deepseek-anthropic`), with the usage fields,
+ * cache rules and routing key its catalog entry names.
  */
-export type CompatibleWireApi = `compatible-chat:${string}`
+export type CompatibleWireApi = `compatible-chat:${string}` | `compatible-messages:${string}`
+
+/** The wire shape of a compatible provider's API. */
+export type CompatibleWire = 'chat' | 'messages'
 
 /** The wire APIs with code of their own. */
 export type BuiltInWireApi = Exclude<WireApi, CompatibleWireApi>
@@ -40,19 +44,32 @@ export function bodyModel(body: Record<string, unknown>): string | undefined {
   return typeof body.modelId === 'string' ? body.modelId : undefined
 }
 
-/** Whether a wire API is built in (else a compatible provider's Chat Completions). */
+/** Whether a wire API is built in (else a compatible provider's). */
 export function isBuiltInApi(api: WireApi): api is BuiltInWireApi {
-  return !api.startsWith('compatible-chat:')
+  return !api.startsWith('compatible-')
 }
 
-/** The wire API of a compatible provider. */
-export function compatibleApi(provider: CompatibleProviderId): CompatibleWireApi {
-  return `compatible-chat:${provider}`
+/** The wire API of a compatible provider (`wire`: its Chat Completions by default). */
+export function compatibleApi(
+  provider: CompatibleProviderId,
+  wire: CompatibleWire = 'chat',
+): CompatibleWireApi {
+  return wire === 'chat' ? `compatible-chat:${provider}` : `compatible-messages:${provider}`
 }
 
 /** The compatible provider a compatible wire API belongs to. */
 export function compatibleProviderOfApi(api: CompatibleWireApi): CompatibleProviderId {
-  return api.slice('compatible-chat:'.length) as CompatibleProviderId
+  return api.slice(api.indexOf(':') + 1) as CompatibleProviderId
+}
+
+/**
+ * The built-in API whose body shape an API has: a compatible provider's Chat Completions is OpenAI Chat,
+ * its Anthropic-compatible API is Anthropic Messages. Readers of a body's shape (texts, tools, positions)
+ * switch on this; readers of usage and cache rules on the API itself.
+ */
+export function bodyShape(api: WireApi): BuiltInWireApi {
+  if (isBuiltInApi(api)) return api
+  return api.startsWith('compatible-messages:') ? 'anthropic-messages' : 'openai-chat'
 }
 
 /** A wire body and its provenance. */

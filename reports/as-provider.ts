@@ -5,10 +5,10 @@
 import { stringify } from 'csv-stringify/sync'
 import type { BuiltInProviderId } from '../harness/types.ts'
 import type { ModelEntry } from '../providers/catalog.ts'
-import { replayObserved } from '../providers/transcripts/replay.ts'
-import { WireTranslator } from '../providers/transcripts/translate.ts'
-import type { ObservedRequest } from '../providers/transcripts/types.ts'
 import { costUsd } from './cost.ts'
+import { replayObserved } from './observed/transcripts/replay.ts'
+import { WireTranslator } from './observed/transcripts/translate.ts'
+import type { ObservedRequest } from './observed/transcripts/types.ts'
 import type { ObservedRow } from './observed-rows.ts'
 
 /** The target of a counterfactual replay: a provider and its catalog model. */

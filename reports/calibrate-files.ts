@@ -5,13 +5,13 @@
 import { CachelabError } from '../harness/errors.ts'
 import type { ProviderId } from '../harness/types.ts'
 import { type ModelEntry, simulationModel, vendorOf } from '../providers/catalog.ts'
-import { detectFormat, READERS } from '../providers/transcripts/index.ts'
-import { type ReplayedRequest, replayObserved } from '../providers/transcripts/replay.ts'
-import type { ObservedRequest, TranscriptFormat, TranscriptProblem } from '../providers/transcripts/types.ts'
 import { type CalibrationInput, calibrate, type ModelCalibration } from './calibrate.ts'
 import { CalibrationRequests } from './calibrate-requests.ts'
 import { captureUsage, keyedRunUsage, sourceOf } from './calibrate-sources.ts'
 import { transcriptFiles } from './import.ts'
+import { detectFormat, READERS } from './observed/transcripts/index.ts'
+import { type ReplayedRequest, replayObserved } from './observed/transcripts/replay.ts'
+import type { ObservedRequest, TranscriptFormat, TranscriptProblem } from './observed/transcripts/types.ts'
 
 /** The read grid a simulator-based prediction uses: the catalog's for the model. */
 function catalogGrid(provider: ProviderId, model: string): number | undefined {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import type { ObservedRequest } from '../providers/transcripts/types.ts'
 import { calibrate } from './calibrate.ts'
 import { CalibrationRequests } from './calibrate-requests.ts'
+import type { ObservedRequest } from './observed/transcripts/types.ts'
 
 function request(
   source: string,

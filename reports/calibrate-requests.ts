@@ -4,8 +4,8 @@
 // not the parsed record's kilobytes, so a 1 GB transcript calibrates in bounded memory.
 
 import type { ProviderId } from '../harness/types.ts'
-import type { ReplayedRequest } from '../providers/transcripts/replay.ts'
-import type { ObservedRequest } from '../providers/transcripts/types.ts'
+import type { ReplayedRequest } from './observed/transcripts/replay.ts'
+import type { ObservedRequest } from './observed/transcripts/types.ts'
 
 // The numeric columns, in order; NaN is "not recorded".
 const TIME = 0

@@ -6,10 +6,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import type { Usage } from '../harness/types.ts'
-import { CaptureWriter } from '../providers/capture/store.ts'
-import type { CapturedExchange } from '../providers/capture/tracker.ts'
+import type { CapturedExchange } from '../providers/wire/exchange.ts'
 import { calibrateFiles } from './calibrate-files.ts'
 import { sourceOf } from './calibrate-sources.ts'
+import { CaptureWriter } from './observed/capture/store.ts'
 
 const HEADER =
   'run_id,scenario,variant,provider,model,route,turn,step,attempt,header_reason,starts_series,input_tokens,cache_read_tokens,cache_write_tokens,uncached_tokens,output_tokens,hit_ratio,ideal_cache_read_tokens,lost_tokens,break_node,break_event_seq,break_cause,cost_usd,virtual_time_s,latency_ms,provider_cause,provider_lost_tokens,provider_lost_usd,predicted_cache_read_tokens,predicted_cache_write_tokens,loop'

@@ -7,9 +7,9 @@ import { existsSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { CachelabError } from '../harness/errors.ts'
 import type { ProviderId, Usage } from '../harness/types.ts'
-import { openCapture } from '../providers/capture/store.ts'
 import { knownProviderIds } from '../providers/compatible.ts'
-import type { ObservedRequest } from '../providers/transcripts/types.ts'
+import { openCapture } from './observed/capture/store.ts'
+import type { ObservedRequest } from './observed/transcripts/types.ts'
 import { parseCsv } from './parse.ts'
 
 /** Observed requests and, per request, the simulator's prediction made when it was sent. */

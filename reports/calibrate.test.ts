@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import type { ProviderId, Usage } from '../harness/types.ts'
-import type { ReplayedRequest } from '../providers/transcripts/replay.ts'
-import type { ObservedRequest } from '../providers/transcripts/types.ts'
 import { addPairs, calibrate, commonGrid, fitTokens, floorTo, placementOf } from './calibrate.ts'
 import { CalibrationRequests } from './calibrate-requests.ts'
+import type { ReplayedRequest } from './observed/transcripts/replay.ts'
+import type { ObservedRequest } from './observed/transcripts/types.ts'
 
 const usage = (input: number, read: number, write = 0, output = 100): Usage => ({
   input,

@@ -1,11 +1,12 @@
 import OpenAI from 'openai'
 import { describe, expect, it } from 'vitest'
 import { fillerText } from '../harness/filler.ts'
-import { contentHash } from '../providers/capture/digest.ts'
-import { type CapturedExchange, CaptureTracker } from '../providers/capture/tracker.ts'
 import { startLoopback } from '../providers/mock/loopback.ts'
 import { CacheSimulators } from '../providers/sim/index.ts'
+import { contentHash } from '../providers/wire/digest.ts'
+import type { CapturedExchange } from '../providers/wire/exchange.ts'
 import { captureRows } from './capture-rows.ts'
+import { CaptureTracker } from './observed/capture/tracker.ts'
 
 const SEGMENT_TOKENS = 1000
 

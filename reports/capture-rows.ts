@@ -2,9 +2,9 @@
 // the same step rows as a run's, through the one row core. Attribution is wire-level (no session log
 // names an event); the ideal is the simulator's counterfactual read, as in a run.
 
-import type { CapturedExchange } from '../providers/capture/tracker.ts'
 import { simulationModel, vendorOf } from '../providers/catalog.ts'
-import { failedRow, measuredRow, type RowLabels } from './rows.ts'
+import type { CapturedExchange } from '../providers/wire/exchange.ts'
+import { type RowLabels, stepRow } from './rows.ts'
 import type { StepRow } from './types.ts'
 import { wireBreak, withProviderSide } from './wire-attribution.ts'
 
@@ -50,7 +50,7 @@ export class CaptureRowBuilder {
       ...(entry.simulatedAs !== undefined ? { simulatedAs: entry.simulatedAs } : {}),
     }
     if (usage === undefined || exchange.status < 200 || exchange.status >= 300)
-      return { ...failedRow(labels), ...conversation }
+      return stepRow({ labels, conversation })
     const previous = this.previous
     this.previous = exchange
     const attribution = previous === undefined ? undefined : wireBreak(previous.digest, exchange.digest)
@@ -59,15 +59,18 @@ export class CaptureRowBuilder {
       previous === undefined ? undefined : exchange.simulation?.counterfactual,
       exchange.simulation?.counts.read ?? usage.cacheRead ?? 0,
     )
-    const row = measuredRow(labels, {
-      usage,
-      cold: previous === undefined,
-      counterfactual,
-      attribution,
-      prices: entry.prices,
-      ...(exchange.simulation?.predicted === true ? { predicted: exchange.simulation.counts } : {}),
+    return stepRow({
+      labels,
+      conversation,
+      measured: {
+        usage,
+        cold: previous === undefined,
+        counterfactual,
+        attribution,
+        prices: entry.prices,
+        ...(exchange.simulation?.predicted === true ? { predicted: exchange.simulation.counts } : {}),
+      },
     })
-    return { ...row, ...conversation }
   }
 }
 

@@ -2,7 +2,7 @@
 // it belongs to, main first, then subagents, side requests and compactions, named by what follows the
 // session id rather than by the 36-character id again.
 
-import type { ConversationKind } from '../providers/capture/agents/types.ts'
+import type { ConversationKind } from '../providers/wire/exchange.ts'
 import { type SessionKey, sessionKeyString } from './session-key.ts'
 
 /** What a step or summary row says of its conversation. */

@@ -1,7 +1,7 @@
 // Cost of a request from its disjoint buckets and the catalog's prices, and the cost it would have had
 // at its ideal read: lost tokens priced as reads instead of the writes, then uncached tokens, they became.
 
-import type { Prices } from '../providers/catalog.ts'
+import type { Prices, Rates } from '../providers/catalog.ts'
 
 /** The billed buckets of one request. */
 export interface Buckets {
@@ -14,14 +14,26 @@ export interface Buckets {
 
 const PER_MILLION = 1_000_000
 
+/**
+ * The rates a request is billed at: the long-context tier's when its prompt (uncached, read and written
+ * tokens) is above the tier's threshold, every token of the request then at those rates; else the base.
+ */
+export function ratesFor(buckets: Buckets, prices: Prices): Rates {
+  const tier = prices.longContext
+  if (tier === undefined) return prices
+  const prompt = buckets.uncached + buckets.read + buckets.write5m + buckets.write1h
+  return prompt > tier.aboveTokens ? tier : prices
+}
+
 /** USD cost of a request. A write without a write price is billed as input. */
 export function costUsd(buckets: Buckets, prices: Prices): number {
+  const rates = ratesFor(buckets, prices)
   return (
-    (buckets.uncached * prices.input +
-      buckets.read * prices.cacheRead +
-      buckets.write5m * (prices.cacheWrite5m ?? prices.input) +
-      buckets.write1h * (prices.cacheWrite1h ?? prices.input) +
-      buckets.output * prices.output) /
+    (buckets.uncached * rates.input +
+      buckets.read * rates.cacheRead +
+      buckets.write5m * (rates.cacheWrite5m ?? rates.input) +
+      buckets.write1h * (rates.cacheWrite1h ?? rates.input) +
+      buckets.output * rates.output) /
     PER_MILLION
   )
 }
@@ -56,5 +68,7 @@ export function idealCostUsd(buckets: Buckets, lost: number, prices: Prices): nu
  */
 export function explicitCacheUsd(tokens: number, seconds: number, prices: Prices): number {
   const storage = (prices.cacheStoragePerHour ?? 0) * (seconds / 3600)
-  return (tokens * prices.input + tokens * storage) / PER_MILLION
+  // Creating a cache is billed as a prompt of its tokens: above the long-context threshold, at that tier.
+  const creation = ratesFor({ uncached: tokens, read: 0, write5m: 0, write1h: 0, output: 0 }, prices).input
+  return (tokens * creation + tokens * storage) / PER_MILLION
 }

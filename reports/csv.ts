@@ -2,6 +2,7 @@
 // run's files are byte-identical across runs.
 
 import { stringify } from 'csv-stringify/sync'
+import { priceSource } from './stand-ins.ts'
 import {
   BREAK_COLUMNS,
   type BreakRow,
@@ -60,6 +61,7 @@ export function stepRecord(row: StepRow): string[] {
     format(row.conversationKind),
     format(row.agent),
     format(row.simulatedAs),
+    priceSource(row),
   ]
 }
 
@@ -98,6 +100,7 @@ export function summaryRecord(row: SummaryRow): string[] {
     format(row.session),
     format(row.conversationKind),
     format(row.agent),
+    format(row.standInCostUsd, 8),
   ]
 }
 

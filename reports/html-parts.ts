@@ -2,7 +2,7 @@
 // session of several conversations as the page shows them, table heads, the break cell, the kind and
 // agent chips, and numbers as dollars and percentages.
 
-import type { ConversationKind } from '../providers/capture/agents/types.ts'
+import type { ConversationKind } from '../providers/wire/exchange.ts'
 import type { BreakEvent } from './break-events.ts'
 import { conversationDetail } from './conversations.ts'
 import { providerAdvice } from './labels.ts'

@@ -188,6 +188,7 @@ export function renderReport(input: ReportInput): string {
     '<header>',
     `<h1>cachelab report <code>${escapeHtml(input.runId)}</code></h1>`,
     `<p class="meta">${counted}, ${countText(requests)} ${plural(requests, 'request')}, ${dollars(cost, 4)} in all; ${broken} ${plural(broken, unit)} with breaks lost <span class="lost">${dollars(lost, 4)}</span>.</p>`,
+    standInNotice(input.rows),
     '</header>',
     '<div class="toolbar">',
     `<label for="breaks-only"><input type="checkbox" id="breaks-only">Only ${unit}s with breaks (${broken} of ${sessions.length})</label>`,
@@ -225,6 +226,18 @@ export function renderReport(input: ReportInput): string {
     '</html>',
     '',
   ].join('\n')
+}
+
+/** What rests on a stand-in's prices (models the catalog lacks), model by model; nothing when none does. */
+function standInNotice(rows: RunRows): string {
+  const { uses, totalUsd } = rows.standIns()
+  if (uses.length === 0) return ''
+  const onStandIns = uses.reduce((sum, use) => sum + use.costUsd, 0)
+  const each = uses.map(
+    (use) =>
+      `<code>${escapeHtml(use.model)}</code> priced as <code>${escapeHtml(use.standIn)}</code>: ${dollars(use.costUsd, 4)} (${countText(use.requests)} ${plural(use.requests, 'request')})`,
+  )
+  return `<p class="meta stand-in"><strong>${dollars(onStandIns, 4)} of ${dollars(totalUsd, 4)} rests on stand-in prices</strong>, models the catalog lacks: ${each.join('; ')}.</p>`
 }
 
 /** Sessions in summary order, then any that only have rows, each with its rows, summary and losses. */

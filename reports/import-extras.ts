@@ -4,17 +4,17 @@
 // which needs none of them, starts without them (notes/2026-12-02-import-speed-2.md).
 
 import type { SeriesStartPolicy } from '../harness/policies.ts'
-import type { ObservedRequest } from '../providers/transcripts/types.ts'
 import type { AsProviderTarget } from './as-provider.ts'
 import type { ImportOptions } from './import.ts'
 import { counterfactualText } from './import-output.ts'
+import type { ObservedRequest } from './observed/transcripts/types.ts'
 
 /** The simulator's prediction (replay.ts's `predictObserved`), loaded once a file has requests with their body. */
 export async function predictLazily(
   requests: readonly ObservedRequest[],
 ): Promise<Map<ObservedRequest, { read: number; write: number }>> {
   if (requests.length === 0) return new Map()
-  const { predictObserved } = await import('../providers/transcripts/replay.ts')
+  const { predictObserved } = await import('./observed/transcripts/replay.ts')
   return predictObserved(requests)
 }
 

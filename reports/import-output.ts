@@ -3,11 +3,12 @@
 // were read and what the import left out.
 
 import { stringify } from 'csv-stringify/sync'
-import type { AgentFolder } from '../providers/transcripts/discover.ts'
-import type { TranscriptProblem } from '../providers/transcripts/types.ts'
 import type { AsProviderTarget, CounterfactualSession } from './as-provider.ts'
 import type { ImportResult } from './import.ts'
+import type { AgentFolder } from './observed/transcripts/discover.ts'
+import type { TranscriptProblem } from './observed/transcripts/types.ts'
 import { hourTtlCost, type ObservedRow, type RewriteSummary } from './observed-rows.ts'
+import { standInLines } from './stand-ins.ts'
 import { alignedTable, countText, dollarText, percentText } from './text-table.ts'
 
 /** The `rewrites.csv` columns, in order. */
@@ -194,10 +195,7 @@ export function skippedText(result: ImportResult): string[] {
 /** How the import priced and predicted what it could not take as recorded. */
 export function pricingText(result: ImportResult): string[] {
   const lines: string[] = []
-  if (result.mappedModels.size > 0)
-    lines.push(
-      `models priced as the nearest catalog model: ${[...result.mappedModels].map(([from, to]) => `${from} as ${to}`).join(', ')}`,
-    )
+  lines.push(...standInLines(result.standIns, result.costUsd))
   if (result.withoutTools > 0)
     lines.push(
       `no predicted read or write for ${result.withoutTools} requests rebuilt without the tool schemas they were sent with (the transcript records none): the simulator's read would fall short by the tools, which is no provider gap; --as replays them, marked estimated`,

@@ -16,8 +16,9 @@ import {
   type TranscriptFormat,
   type TranscriptProblem,
   type TranscriptReader,
-} from '../providers/transcripts/types.ts'
+} from './observed/transcripts/types.ts'
 import { type ObservedRow, ObservedRowBuilder } from './observed-rows.ts'
+import { StandInTally, type StandInUse } from './stand-ins.ts'
 import type { StepRow } from './types.ts'
 
 /** How to read the files. */
@@ -84,8 +85,10 @@ export interface ImportResult {
    * transcript recorded (requests the agent made and did not write down), when it counts more.
    */
   unrecorded: Unrecorded[]
-  /** Recorded model names priced as another catalog model. */
-  mappedModels: Map<string, string>
+  /** Recorded models the catalog lacks, each priced as its stand-in, with the requests and dollars on it. */
+  standIns: StandInUse[]
+  /** The cost of every answered row handed to the sink. */
+  costUsd: number
   /**
    * Requests rebuilt without the tool schemas they were sent with (Codex rollouts record none): given no
    * predicted read or write, since the simulator's would fall short by the tools, not by a provider gap.
@@ -177,6 +180,7 @@ export async function importFiles(
   let emitted = 0
   const emit = (entry: ObservedRow) => {
     recorded.add(entry.row)
+    standIns.add(entry.row)
     emitted += 1
     sink(entry)
   }
@@ -184,7 +188,7 @@ export async function importFiles(
   const notes: TranscriptProblem[] = []
   let outOfRange = 0
   let withoutTools = 0
-  const mappedModels = new Map<string, string>()
+  const standIns = new StandInTally()
   const read: ImportResult['files'] = []
   const totals = new Map<string, { format: TranscriptFormat; total: AgentTotal }>()
   const inRange = (time: string) => {
@@ -244,8 +248,6 @@ export async function importFiles(
         bodiedEntries.set(request, entry)
         if (request.request.withoutTools === true) withoutTools += 1
       }
-      if (entry.model.mappedFrom !== undefined)
-        mappedModels.set(entry.model.mappedFrom, entry.model.entry.model)
       if (bodied.length > 0) waiting.push(entry)
       else emit(entry)
       if (options.afterFile !== undefined) {
@@ -278,7 +280,8 @@ export async function importFiles(
     problems,
     notes,
     outOfRange,
-    mappedModels,
+    standIns: standIns.result(),
+    costUsd: standIns.totalUsd(),
     unrecorded,
     withoutTools,
   }

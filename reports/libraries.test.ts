@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { LibraryLoopName } from '../harness/loops/libraries/types.ts'
 import type { Usage } from '../harness/types.ts'
-import type { RequestDigest } from '../providers/capture/digest.ts'
+import type { RequestDigest } from '../providers/wire/digest.ts'
 import {
   compareLibraries,
   type LibraryRequest,

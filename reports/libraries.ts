@@ -8,7 +8,7 @@ import { stringify } from 'csv-stringify/sync'
 import type { LibraryLoopName, ReportedUsage } from '../harness/loops/libraries/types.ts'
 import { REFERENCE_LOOP } from '../harness/loops/libraries/types.ts'
 import type { ProviderId, Usage } from '../harness/types.ts'
-import type { RequestDigest } from '../providers/capture/digest.ts'
+import type { RequestDigest } from '../providers/wire/digest.ts'
 import { firstDifference } from './loops.ts'
 import { summarize } from './summary.ts'
 import {

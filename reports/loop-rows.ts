@@ -6,12 +6,12 @@
 
 import type { LoopName } from '../harness/loops/types.ts'
 import type { HeaderReason, ProviderId, Route, Usage } from '../harness/types.ts'
-import { digestRequest, type RequestDigest } from '../providers/capture/digest.ts'
 import type { Prices } from '../providers/catalog.ts'
 import type { PreviousRequest } from '../providers/sim/types.ts'
 import { bodyModel } from '../providers/types.ts'
+import { digestRequest, type RequestDigest } from '../providers/wire/digest.ts'
 import type { Attribution } from './attribution.ts'
-import { failedRow, measuredRow, type Observation, type RowLabels } from './rows.ts'
+import { type Observation, type RowLabels, stepRow } from './rows.ts'
 import type { BreakCause, StepRow } from './types.ts'
 import { wireBreak, withProviderSide } from './wire-attribution.ts'
 
@@ -160,7 +160,7 @@ export class LoopRowBuilder {
     }
     if (usage === undefined || observation === undefined)
       return {
-        row: { ...failedRow(labels), loop: labels.loop },
+        row: stepRow({ labels, conversation: { loop: labels.loop } }),
         digest: undefined,
         breakEventType: undefined,
       }
@@ -185,18 +185,22 @@ export class LoopRowBuilder {
     // The next step continues the conversation, not the summarizer call.
     if (request.purpose === 'step')
       this.previous = { digest, observation, logLength: request.logLength, model: bodyModel(exchange.body) }
-    const row = measuredRow(labels, {
-      usage,
-      cold: previous === undefined,
-      counterfactual: withProviderSide(
+    const row = stepRow({
+      labels,
+      conversation: { loop: labels.loop },
+      measured: {
+        usage,
+        cold: previous === undefined,
+        counterfactual: withProviderSide(
+          attribution,
+          previous === undefined ? undefined : observation.trace.counterfactual,
+          observation.counts.read,
+        ),
         attribution,
-        previous === undefined ? undefined : observation.trace.counterfactual,
-        observation.counts.read,
-      ),
-      attribution,
-      prices: this.context.prices,
+        prices: this.context.prices,
+      },
     })
-    return { row: { ...row, loop: labels.loop }, digest, breakEventType }
+    return { row, digest, breakEventType }
   }
 
   /** The previous request of the session, for the next simulation's counterfactual. */

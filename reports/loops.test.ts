@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { RequestDigest } from '../providers/capture/digest.ts'
+import type { RequestDigest } from '../providers/wire/digest.ts'
 import { compareLoops, firstDifference, loopsCsv } from './loops.ts'
 import { stepRow } from './testing.ts'
 

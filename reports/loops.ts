@@ -5,7 +5,7 @@
 
 import { stringify } from 'csv-stringify/sync'
 import type { ProviderId } from '../harness/types.ts'
-import type { RequestDigest } from '../providers/capture/digest.ts'
+import type { RequestDigest } from '../providers/wire/digest.ts'
 import type { BreakCause, StepRow } from './types.ts'
 import { changedSettings } from './wire-attribution.ts'
 

@@ -4,23 +4,23 @@
 // no header needed — into the same step rows as a run, with their ideal, lost tokens and breaks.
 
 import { setupServer } from 'msw/node'
-import { recordContext } from '../providers/capture/recorder.ts'
-import type { CapturedExchange } from '../providers/capture/tracker.ts'
 import { MockContext, type MockContextOptions } from '../providers/mock/context.ts'
 import type { FaultRule } from '../providers/mock/faults.ts'
 import { mockHandlers } from '../providers/mock/handlers.ts'
 import type { ReplyBook } from '../providers/mock/reply.ts'
 import { type ReplyRuleInput, readReplies, repliesFromRules } from '../providers/mock/reply-file.ts'
 import { releaseResponseClones } from '../providers/mock/server.ts'
+import type { CapturedExchange } from '../providers/wire/exchange.ts'
 import { CAPTURE_SCENARIO, captureRows } from './capture-rows.ts'
+import { recordContext } from './observed/capture/recorder.ts'
 import type { StepRow } from './types.ts'
 
-export type { CapturedExchange } from '../providers/capture/tracker.ts'
 export { type MockCall, MockContext, type MockContextOptions } from '../providers/mock/context.ts'
 export { FAULT_HEADER, type Fault, type FaultRule } from '../providers/mock/faults.ts'
 export { mockHandlers } from '../providers/mock/handlers.ts'
 export type { ReplyRuleInput } from '../providers/mock/reply-file.ts'
 export { type MockProviders, releaseResponseClones, startMockProviders } from '../providers/mock/server.ts'
+export type { CapturedExchange } from '../providers/wire/exchange.ts'
 
 /** What the mocks recorded. */
 export interface CachelabRecorder {

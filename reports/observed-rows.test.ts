@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { ObservedRequest, TranscriptEvent } from '../providers/transcripts/types.ts'
+import type { ObservedRequest, TranscriptEvent } from './observed/transcripts/types.ts'
 import {
   costWithHourTtl,
   importedModel,
@@ -141,13 +141,25 @@ describe('the rewrites table and the 1-hour counterfactual', () => {
 })
 
 describe('recorded model names', () => {
-  it('maps a dated or unknown name to the nearest catalog model and says so', () => {
+  it('resolves a dated snapshot the provider documents as a model to that model, priced as itself', () => {
     expect(importedModel('anthropic', 'claude-sonnet-4-6').mappedFrom).toBeUndefined()
-    expect(importedModel('anthropic', 'claude-opus-4-5-20251101')).toMatchObject({
-      entry: { model: 'claude-opus-4-8' },
-      mappedFrom: 'claude-opus-4-5-20251101',
+    const opus41 = importedModel('anthropic', 'claude-opus-4-1-20250805')
+    expect(opus41.mappedFrom).toBeUndefined()
+    expect(opus41.entry).toMatchObject({ model: 'claude-opus-4-1', prices: { input: 15, output: 75 } })
+    expect(importedModel('anthropic', 'claude-opus-4-5-20251101')).toEqual({
+      entry: expect.objectContaining({ model: 'claude-opus-4-5' }),
     })
-    expect(importedModel('deepseek', 'deepseek-v4-flash').entry.model).toBe('deepseek-flash')
-    expect(importedModel('openai', 'gpt-5-codex').entry.model).toBe('gpt-5.4')
+    expect(importedModel('openai', 'gpt-5-codex').mappedFrom).toBeUndefined()
+  })
+
+  it('maps a name the catalog lacks to the nearest catalog model and says so', () => {
+    expect(importedModel('anthropic', 'claude-opus-4-9-20270101')).toMatchObject({
+      entry: { model: 'claude-opus-4-8' },
+      mappedFrom: 'claude-opus-4-9-20270101',
+    })
+    expect(importedModel('deepseek', 'deepseek-v4-flash')).toMatchObject({
+      entry: { model: 'deepseek-flash' },
+      mappedFrom: 'deepseek-v4-flash',
+    })
   })
 })

@@ -7,9 +7,10 @@
 
 import type { Vendor } from '../providers/catalog.ts'
 import { findModel, type ModelEntry, standInModel, vendorOf } from '../providers/catalog.ts'
-import type { ObservedRequest, TranscriptEvent } from '../providers/transcripts/types.ts'
 import type { Attribution } from './attribution.ts'
-import { bucketsOf, measuredRow, type RowLabels } from './rows.ts'
+import { costUsd } from './cost.ts'
+import type { ObservedRequest, TranscriptEvent } from './observed/transcripts/types.ts'
+import { bucketsOf, type ConversationLabels, type RowLabels, stepRow } from './rows.ts'
 import type { BreakCause, StepRow } from './types.ts'
 
 /** Why a request wrote or missed what it did: the classes of the rewrites table. */
@@ -132,19 +133,20 @@ export interface ObservedRow {
 }
 
 /**
- * The row with the labels of its conversation, set on the row `measuredRow` just built (copying a row of
- * 34 keys into a spread literal costs V8 far more than setting two more). A sidechain or subagent is a
- * conversation of its parent's session, and a model the catalog lacks is priced as its stand-in, as a
- * capture names them.
+ * What a row says of its conversation: a sidechain or subagent is a conversation of its parent's session,
+ * and a model the catalog lacks is priced as its stand-in, as a capture names them.
  */
-function withConversation(row: StepRow, request: ObservedRequest, model: ImportedModel): StepRow {
+function conversationOf(request: ObservedRequest, model: ImportedModel): ConversationLabels | undefined {
+  if (request.parent === undefined && request.agent === undefined && model.mappedFrom === undefined)
+    return undefined
+  const labels: ConversationLabels = {}
   if (request.parent !== undefined) {
-    row.session = request.parent
-    row.conversationKind = request.kind ?? 'subagent'
+    labels.session = request.parent
+    labels.conversationKind = request.kind ?? 'subagent'
   }
-  if (request.agent !== undefined) row.agent = request.agent
-  if (model.mappedFrom !== undefined) row.simulatedAs = model.entry.model
-  return row
+  if (request.agent !== undefined) labels.agent = request.agent
+  if (model.mappedFrom !== undefined) labels.simulatedAs = model.entry.model
+  return labels
 }
 
 /** Rows of one recorded session, request by request; holds only the previous request. */
@@ -191,16 +193,20 @@ export class ObservedRowBuilder {
     const read = usage.cacheRead ?? 0
     const writeTokens = usage.cacheWrite ?? 0
     if (previous === undefined) {
-      const row = measuredRow(labels, {
-        usage,
-        cold: true,
-        counterfactual: undefined,
-        attribution: undefined,
-        prices: entry.prices,
+      const row = stepRow({
+        labels,
+        conversation: conversationOf(request, model),
+        measured: {
+          usage,
+          cold: true,
+          counterfactual: undefined,
+          attribution: undefined,
+          prices: entry.prices,
+        },
       })
       const start: RewriteClass = request.parent !== undefined ? 'sidechain-start' : 'session-start'
       return {
-        row: withConversation(row, request, model),
+        row,
         rewrite: { class: start, writeTokens, missedTokens: 0 },
         model,
       }
@@ -227,15 +233,13 @@ export class ObservedRowBuilder {
         }
       }
     }
-    const row = measuredRow(labels, {
-      usage,
-      cold: false,
-      counterfactual,
-      attribution,
-      prices: entry.prices,
+    const row = stepRow({
+      labels,
+      conversation: conversationOf(request, model),
+      measured: { usage, cold: false, counterfactual, attribution, prices: entry.prices },
     })
     return {
-      row: withConversation(row, request, model),
+      row,
       rewrite: { class: rewriteClass, writeTokens, missedTokens: missed, gapSeconds },
       model,
     }
@@ -325,11 +329,14 @@ export function hourTtlCost({ row, rewrite, model }: ObservedRow): number {
   const writes = buckets.write5m + buckets.write1h
   const movedFromWrites = Math.min(saved, writes)
   const movedFromUncached = saved - movedFromWrites
-  return (
-    ((row.cacheReadTokens + saved) * prices.cacheRead +
-      (writes - movedFromWrites) * prices.cacheWrite1h +
-      (row.uncachedTokens - movedFromUncached) * prices.input +
-      row.outputTokens * prices.output) /
-    1_000_000
+  return costUsd(
+    {
+      uncached: row.uncachedTokens - movedFromUncached,
+      read: row.cacheReadTokens + saved,
+      write5m: 0,
+      write1h: writes - movedFromWrites,
+      output: row.outputTokens,
+    },
+    prices,
   )
 }

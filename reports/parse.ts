@@ -11,11 +11,12 @@ import {
   type ProviderId,
   type Route,
 } from '../harness/types.ts'
-import { CONVERSATION_KINDS, type ConversationKind } from '../providers/capture/agents/types.ts'
 import { findModel, vendorOf } from '../providers/catalog.ts'
 import { knownProviderIds } from '../providers/compatible.ts'
+import { CONVERSATION_KINDS, type ConversationKind } from '../providers/wire/exchange.ts'
 import { costUsd, idealCostUsd } from './cost.ts'
 import { sessionKeyString, sessionLabel } from './session-key.ts'
+import { standInOf } from './stand-ins.ts'
 import {
   BREAK_COLUMNS,
   type BreakCause,
@@ -52,6 +53,19 @@ const BREAK_CAUSES: Record<BreakCause, true> = {
   'reasoning-dropped': true,
   resume: true,
   unexplained: true,
+  'gateway-cache-marks-dropped': true,
+  'gateway-cache-marks-added': true,
+  'gateway-cache-marks-moved': true,
+  'gateway-system-prefixed': true,
+  'gateway-system-rewritten': true,
+  'gateway-blocks-stripped': true,
+  'gateway-blocks-injected': true,
+  'gateway-cache-key-set': true,
+  'gateway-cache-key-overwritten': true,
+  'gateway-cache-key-dropped': true,
+  'gateway-tools-reordered': true,
+  'gateway-tools-changed': true,
+  'gateway-wire-translated': true,
 }
 const PROVIDERS: Record<string, true> = Object.fromEntries(PROVIDER_IDS.map((id) => [id, true]))
 
@@ -242,6 +256,8 @@ const OPTIONAL_COLUMNS: ReadonlySet<string> = new Set([
   'conversation_kind',
   'agent',
   'simulated_as',
+  'price_source',
+  'stand_in_cost_usd',
   'previous_model',
 ])
 
@@ -254,6 +270,11 @@ const LOOPS = Object.fromEntries(LOOP_NAMES.map((name) => [name, true])) as Reco
 
 function required(columns: readonly string[]): string[] {
   return columns.filter((column) => !OPTIONAL_COLUMNS.has(column))
+}
+
+/** `{ [key]: value }`, or nothing for an empty cell (a number). */
+function optionalNumber<K extends string>(key: K, value: number | undefined): { [P in K]?: number } {
+  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: number }
 }
 
 /** `{ [key]: value }`, or nothing for an empty cell. */
@@ -341,7 +362,10 @@ function stepRows(table: CsvTable, file: string): StepRow[] {
       latencyMs: reader.number('latency_ms'),
       predictedCacheReadTokens: reader.optionalInteger('predicted_cache_read_tokens'),
       predictedCacheWriteTokens: reader.optionalInteger('predicted_cache_write_tokens'),
-      ...optionalText('simulatedAs', reader.optionalText('simulated_as')),
+      ...optionalText(
+        'simulatedAs',
+        reader.optionalText('simulated_as') ?? standInOf(reader.optionalText('price_source')),
+      ),
     }
   })
 }
@@ -397,6 +421,7 @@ function summaryRows(table: CsvTable, file: string): SummaryRow[] {
       breaks: reader.integer('breaks'),
       claimsHeld: reader.integer('claims_held'),
       claimsFailed: reader.integer('claims_failed'),
+      ...optionalNumber('standInCostUsd', reader.optionalNumber('stand_in_cost_usd')),
       largestBreak:
         largestLost === undefined
           ? undefined

@@ -88,8 +88,35 @@ export interface Measured {
   predicted?: SimCounts
 }
 
+/** What a port knows of a request's conversation and source beside its labels. */
+export type ConversationLabels = Partial<
+  Pick<StepRow, 'loop' | 'session' | 'conversationKind' | 'agent' | 'simulatedAs'>
+>
+
+/**
+ * One observed exchange, as every port hands it to the row core: the built-in loop, external and library
+ * loops, captures (agents' included) and imported transcripts each translate what they saw into this.
+ */
+export interface ObservedStep {
+  labels: RowLabels
+  /** The conversation the request belongs to and the agent or loop that sent it, where the port knows. */
+  conversation?: ConversationLabels | undefined
+  /** What the request measured; absent for a failed attempt. */
+  measured?: Measured
+}
+
+/**
+ * The row core: the one function that builds every step row, whichever port the request came through.
+ * The ideal, the loss, the break, the provider-side cause and the cost are defined once, here.
+ */
+export function stepRow(step: ObservedStep): StepRow {
+  const row = step.measured === undefined ? failedRow(step.labels) : measuredRow(step.labels, step.measured)
+  // Set on the row just built: copying a row of 34 keys into a spread literal costs V8 far more.
+  return step.conversation === undefined ? row : Object.assign(row, step.conversation)
+}
+
 /** The row of a failed attempt: labels only, every token column 0. */
-export function failedRow(labels: RowLabels): StepRow {
+function failedRow(labels: RowLabels): StepRow {
   return {
     ...labels,
     ok: false,
@@ -122,7 +149,7 @@ export function failedRow(labels: RowLabels): StepRow {
  * Beside a real provider's usage (a prediction given), the loss is the simulator's own: its ideal minus
  * its predicted read, added to the observed read.
  */
-export function measuredRow(labels: RowLabels, measured: Measured): StepRow {
+function measuredRow(labels: RowLabels, measured: Measured): StepRow {
   const buckets = bucketsOf(measured.usage)
   const input = measured.usage.input
   const read = buckets.read
@@ -193,7 +220,7 @@ export class SessionRowBuilder {
       virtualTimeS: call.at,
       latencyMs: outcome.latencyMs,
     }
-    if (!outcome.ok) return failedRow(labels)
+    if (!outcome.ok) return stepRow({ labels })
     const previous = this.previous
     let attribution: Attribution | undefined
     if (previous !== undefined && observation !== undefined) {
@@ -230,7 +257,7 @@ export class SessionRowBuilder {
         model: call.request.config.model,
       }
     }
-    return measuredRow(labels, {
+    const measured: Measured = {
       usage: outcome.usage,
       cold: previous === undefined,
       // The simulator read the counterfactual itself; a simulation without one (no previous request
@@ -241,7 +268,8 @@ export class SessionRowBuilder {
       ...(this.context.predicted === true && observation !== undefined
         ? { predicted: observation.counts }
         : {}),
-    })
+    }
+    return stepRow({ labels, measured })
   }
 
   /** The previous request of the session, for a simulation to compute the next one's counterfactual. */

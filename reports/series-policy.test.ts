@@ -2,13 +2,13 @@ import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import type { SeriesStartPolicy } from '../harness/policies.ts'
 import { findModel } from '../providers/catalog.ts'
-import { readDsh } from '../providers/transcripts/dsh.ts'
-import type { ObservedRequest } from '../providers/transcripts/types.ts'
+import { readDsh } from './observed/transcripts/dsh.ts'
+import type { ObservedRequest } from './observed/transcripts/types.ts'
 import { ObservedRowBuilder } from './observed-rows.ts'
 import { type PolicyStep, PolicyTally, recordedPolicyOf } from './series-policy.ts'
 
 const testdata = (name: string) =>
-  fileURLToPath(new URL(`../providers/transcripts/testdata/${name}`, import.meta.url))
+  fileURLToPath(new URL(`./observed/transcripts/testdata/${name}`, import.meta.url))
 const CONSOLIDATE = testdata('dsh-c-consolidate.jsonl')
 const KEEP_LIVE = testdata('dsh-c-keep-live.jsonl')
 

@@ -1,5 +1,5 @@
 // `cachelab import --policy consolidate|keep-live`: the DSH sessions whose log rebuilds their requests,
-// re-derived under a series-start policy (providers/transcripts/dsh-policy.ts). The recorded bodies and
+// re-derived under a series-start policy (reports/observed/transcripts/dsh-policy.ts). The recorded bodies and
 // the re-derived ones are replayed through the simulator on accounts of their own; each side's usage
 // becomes rows through the row core, per step and summed per session beside what the log recorded.
 
@@ -8,8 +8,8 @@ import type { Usage } from '../harness/types.ts'
 import { parseDeepSeekUsage } from '../providers/deepseek.ts'
 import { wireUsage } from '../providers/mock/usage.ts'
 import type { SimCounts } from '../providers/sim/types.ts'
-import { replayObserved } from '../providers/transcripts/replay.ts'
-import type { ObservedRequest, RecordedSeriesStart } from '../providers/transcripts/types.ts'
+import { replayObserved } from './observed/transcripts/replay.ts'
+import type { ObservedRequest, RecordedSeriesStart } from './observed/transcripts/types.ts'
 import { type ObservedRow, ObservedRowBuilder } from './observed-rows.ts'
 import type { StepRow } from './types.ts'
 

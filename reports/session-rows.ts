@@ -6,6 +6,7 @@
 
 import { modelText } from './labels.ts'
 import { sessionKeyString } from './session-key.ts'
+import { StandInTally, type StandInUse } from './stand-ins.ts'
 import type { StepRow } from './types.ts'
 
 /** Seconds of virtual time between two requests that make an idle gap, drawn on the request axis. */
@@ -350,6 +351,7 @@ export class SessionRows {
 export class RunRows {
   private readonly sessions = new Map<string, SessionRows>()
   private total = 0
+  private readonly standInTally = new StandInTally()
   private readonly options: { wholeUpTo?: number }
 
   constructor(options: { wholeUpTo?: number } = {}) {
@@ -369,6 +371,12 @@ export class RunRows {
     if (session === undefined) this.sessions.set(key, SessionRows.of([row], this.options))
     else session.add(row)
     this.total += 1
+    this.standInTally.add(row)
+  }
+
+  /** The models priced as a stand-in, with the dollars on each, and the cost of every answered row. */
+  standIns(): { uses: StandInUse[]; totalUsd: number } {
+    return { uses: this.standInTally.result(), totalUsd: this.standInTally.totalUsd() }
   }
 
   /** Every request of the run. */

@@ -32,6 +32,8 @@ interface GroupSums {
   providerLostUsd: number
   cost: number
   idealCost: number
+  /** Cost of the rows priced as a stand-in. */
+  standInCost: number
   breaks: number
   /** The break that cost most (the first of equals), counting the client's change and the provider side together. */
   largest: StepRow | undefined
@@ -62,6 +64,7 @@ export class SummaryTally {
         providerLostUsd: 0,
         cost: 0,
         idealCost: 0,
+        standInCost: 0,
         breaks: 0,
         largest: undefined,
       }
@@ -85,6 +88,7 @@ export class SummaryTally {
     group.providerLostUsd += row.providerLostUsd
     group.cost += row.costUsd
     group.idealCost += row.idealCostUsd
+    if (row.simulatedAs !== undefined) group.standInCost += row.costUsd
     if (row.breakCause !== undefined || row.providerCause !== undefined) {
       group.breaks += 1
       if (group.largest === undefined || breakTokens(row) > breakTokens(group.largest)) group.largest = row
@@ -139,6 +143,7 @@ function summaryOf(group: GroupSums): SummaryRow {
     ...(first.session !== undefined ? { session: first.session } : {}),
     ...(first.conversationKind !== undefined ? { conversationKind: first.conversationKind } : {}),
     ...(first.agent !== undefined ? { agent: first.agent } : {}),
+    ...(group.standInCost > 0 ? { standInCostUsd: group.standInCost } : {}),
   }
 }
 
@@ -168,6 +173,7 @@ export function sessionTotal(key: SessionKey, conversations: readonly SummaryRow
     undefined,
   )
   const agents = new Set(conversations.map((row) => row.agent))
+  const standIn = sum((row) => row.standInCostUsd ?? 0)
   return {
     runId: first.runId,
     scenario: key.scenario,
@@ -197,6 +203,7 @@ export function sessionTotal(key: SessionKey, conversations: readonly SummaryRow
     largestBreak: largest,
     ...(key.loop !== undefined ? { loop: key.loop } : {}),
     ...(agents.size === 1 && first.agent !== undefined ? { agent: first.agent } : {}),
+    ...(standIn > 0 ? { standInCostUsd: standIn } : {}),
   }
 }
 

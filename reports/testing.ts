@@ -2,7 +2,7 @@
 // successful request marked cold, as rows.ts marks it. Used by the reports and CLI tests.
 
 import type { ProviderId } from '../harness/types.ts'
-import type { ConversationKind } from '../providers/capture/agents/types.ts'
+import type { ConversationKind } from '../providers/wire/exchange.ts'
 import type { BreakCause, StepRow } from './types.ts'
 
 /** The parts of a step row a test cares about; the rest get plain defaults. */

@@ -3,7 +3,7 @@
 
 import type { LoopName } from '../harness/loops/types.ts'
 import type { HeaderReason, ProviderId, Route } from '../harness/types.ts'
-import type { ConversationKind } from '../providers/capture/agents/types.ts'
+import type { ConversationKind } from '../providers/wire/exchange.ts'
 
 /** The `steps.csv` columns, in contract order. */
 export const STEP_COLUMNS = [
@@ -42,6 +42,7 @@ export const STEP_COLUMNS = [
   'conversation_kind',
   'agent',
   'simulated_as',
+  'price_source',
 ] as const
 
 /** Why the cache did not carry over to a request. */
@@ -74,6 +75,40 @@ export type BreakCause =
   | 'resume'
   /** Imported transcripts: a rewrite nothing in the transcript explains. */
   | 'unexplained'
+  /** A gateway between client and provider changed the request (see `GatewayChangeKind`). */
+  | GatewayChangeKind
+
+/**
+ * What a gateway changed in a request that matters to a cache, comparing what the client sent it with what
+ * it sent upstream (reports/gateway-changes.ts).
+ */
+export type GatewayChangeKind =
+  /** Cache marks (`cache_control`) the client set are gone upstream. */
+  | 'gateway-cache-marks-dropped'
+  /** Cache marks upstream that the client did not set. */
+  | 'gateway-cache-marks-added'
+  /** As many marks, on other blocks. */
+  | 'gateway-cache-marks-moved'
+  /** The system text upstream is the client's with text before it. */
+  | 'gateway-system-prefixed'
+  /** The system text upstream is another text. */
+  | 'gateway-system-rewritten'
+  /** Fewer content blocks upstream than the client sent (same wire). */
+  | 'gateway-blocks-stripped'
+  /** More content blocks upstream than the client sent (same wire). */
+  | 'gateway-blocks-injected'
+  /** `prompt_cache_key` set upstream where the client set none. */
+  | 'gateway-cache-key-set'
+  /** `prompt_cache_key` upstream differs from the client's. */
+  | 'gateway-cache-key-overwritten'
+  /** The client's `prompt_cache_key` is gone upstream. */
+  | 'gateway-cache-key-dropped'
+  /** The same tools in another order. */
+  | 'gateway-tools-reordered'
+  /** Tools added or removed. */
+  | 'gateway-tools-changed'
+  /** The request went upstream on another wire API (Anthropic Messages to OpenAI Chat, or back). */
+  | 'gateway-wire-translated'
 
 /** One provider request (a retried attempt is its own row). */
 export interface StepRow {
@@ -192,6 +227,11 @@ export interface SummaryRow {
   session?: string
   conversationKind?: ConversationKind
   agent?: string
+  /**
+   * The part of `costUsd` priced at a stand-in's prices (rows of a model the catalog lacks, `simulatedAs`);
+   * absent when every row was priced as its own model.
+   */
+  standInCostUsd?: number
 }
 
 /** The `summary.csv` columns, in order. */
@@ -228,6 +268,7 @@ export const SUMMARY_COLUMNS = [
   'session',
   'conversation_kind',
   'agent',
+  'stand_in_cost_usd',
 ] as const
 
 /** A scenario claim's outcome on one provider. */

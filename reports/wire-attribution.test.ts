@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest'
+import { CacheSimulators } from '../providers/sim/index.ts'
+import type { WireApi } from '../providers/types.ts'
 import {
   configOf,
   contentHash,
   digestRequest,
   itemDigest,
   type RequestDigest,
-} from '../providers/capture/digest.ts'
-import { CacheSimulators } from '../providers/sim/index.ts'
-import type { WireApi } from '../providers/types.ts'
+} from '../providers/wire/digest.ts'
 import { changedSettings, wireBreak } from './wire-attribution.ts'
 
 type Message = { role: string; content: string }

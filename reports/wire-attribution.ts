@@ -4,9 +4,9 @@
 // conversation: a message edited, the history truncated (messages dropped) or summarized (replaced by
 // fewer).
 
-import { firstDivergentSegment, type ItemDigest, type RequestDigest } from '../providers/capture/digest.ts'
 import type { Counterfactual } from '../providers/sim/types.ts'
 import { bodyModel } from '../providers/types.ts'
+import { firstDivergentSegment, type ItemDigest, type RequestDigest } from '../providers/wire/digest.ts'
 import type { Attribution } from './attribution.ts'
 import type { BreakCause } from './types.ts'
 

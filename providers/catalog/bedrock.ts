@@ -1,7 +1,10 @@
 // Amazon Bedrock's models: Claude with Bedrock's minimums and checkpoints, and Nova.
 
-import { ANTHROPIC_BASE, anthropicPrices } from './anthropic.ts'
-import type { ModelEntry, Prices, ThinkingHistory } from './types.ts'
+import { ANTHROPIC_BASE, ANTHROPIC_PRICING, anthropicPrices } from './anthropic.ts'
+import type { ModelEntry, PriceSource, Prices, ThinkingHistory } from './types.ts'
+
+/** Bedrock's pricing page (on-demand, us-east-1): the Nova list prices. */
+const BEDROCK_PRICING: PriceSource = { url: 'https://aws.amazon.com/bedrock/pricing/', date: '2026-11-30' }
 
 /**
  * A Bedrock Claude model: the Anthropic API's prices and lookback, Bedrock's minimum per checkpoint
@@ -29,10 +32,18 @@ function bedrockClaude(
       toolCheckpoints: true,
     },
     request: { kind: 'bedrock', family: 'claude' },
-    prices,
+    // From Sonnet 4.5, Haiku 4.5 and Opus 4.5 on, a regional (geographic) profile costs 10% more than global.
+    prices: {
+      ...prices,
+      regional: {
+        multiplier: 1.1,
+        source: { ...ANTHROPIC_PRICING, url: `${ANTHROPIC_PRICING.url}#third-party-platform-pricing` },
+      },
+    },
     tokenScale: 1,
     assumptions: [
-      'prices: the Anthropic API prices (Bedrock on-demand, us-east-1, not retrieved)',
+      'prices: the Anthropic API prices as the global profile’s (Bedrock’s own page not retrieved)',
+      'regional: a bare model id is priced as the global profile (current Claude models are served through inference profiles)',
       ...assumptions,
     ],
   }
@@ -61,7 +72,7 @@ function bedrockNova(model: string, input: number, output: number): ModelEntry {
       maxCachedTokens: 32_000,
     },
     request: { kind: 'bedrock', family: 'nova' },
-    prices: { input, cacheRead: input * 0.25, cacheWrite5m: input, output },
+    prices: { input, cacheRead: input * 0.25, cacheWrite5m: input, output, source: BEDROCK_PRICING },
     tokenScale: 1,
     reasoning: 'never',
     assumptions: [

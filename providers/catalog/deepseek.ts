@@ -1,6 +1,12 @@
 // DeepSeek's models: cache units at the request's ends, the read grid, thinking mode and prices.
 
-import type { DeepSeekCacheRules, DeepSeekRequestRules, ModelEntry } from './types.ts'
+import type { DeepSeekCacheRules, DeepSeekRequestRules, ModelEntry, PriceSource } from './types.ts'
+
+/** DeepSeek's pricing page (peak-hour rates). */
+const DEEPSEEK_PRICING: PriceSource = {
+  url: 'https://api-docs.deepseek.com/quick_start/pricing',
+  date: '2026-11-30',
+}
 
 /** DeepSeek's rules as its caching guide documents them: reads at the exact unit position. */
 export const DEEPSEEK_DOCUMENTED: DeepSeekCacheRules = {
@@ -43,7 +49,7 @@ export const DEEPSEEK_MODELS: readonly ModelEntry[] = [
     toolUpdate: 'addition-only',
     cache: DEEPSEEK_V4_UNITS,
     request: DEEPSEEK_V4,
-    prices: { input: 0.3, cacheRead: 0.006, output: 1.2 },
+    prices: { input: 0.3, cacheRead: 0.006, output: 1.2, source: DEEPSEEK_PRICING },
     tokenScale: 1,
     reasoning: 'by-default',
     assumptions: ['prices: peak-hour rates; off-peak is half'],
@@ -55,7 +61,7 @@ export const DEEPSEEK_MODELS: readonly ModelEntry[] = [
     toolUpdate: 'unsupported',
     cache: DEEPSEEK_V4_UNITS,
     request: DEEPSEEK_V4,
-    prices: { input: 1.32, cacheRead: 0.044, output: 3.96 },
+    prices: { input: 1.32, cacheRead: 0.044, output: 3.96, source: DEEPSEEK_PRICING },
     tokenScale: 1,
     reasoning: 'by-default',
     assumptions: ['prices: peak-hour rates; off-peak is half', 'route: no in-history declaration found'],

@@ -1,7 +1,14 @@
 // Gemini's models: implicit caching with each documented minimum dated, thought signatures and prices.
 
 import { CachelabError } from '../../harness/errors.ts'
-import type { DatedMinimum, GeminiRequestRules, ModelEntry, Prices } from './types.ts'
+import type {
+  DatedMinimum,
+  GeminiRequestRules,
+  LongContextRates,
+  ModelEntry,
+  PriceSource,
+  Prices,
+} from './types.ts'
 
 /** The minimums of the Gemini caching page over time (ai.google.dev/gemini-api/docs/caching). */
 const GEMINI_PAGE = 'https://ai.google.dev/gemini-api/docs/caching'
@@ -52,9 +59,41 @@ function gemini(
   }
 }
 
-/** Gemini prices per million tokens, prompts up to 200k tokens (ai.google.dev/gemini-api/docs/pricing). */
-function geminiPrices(input: number, cacheRead: number, output: number, storagePerHour: number): Prices {
-  return { input, cacheRead, output, cacheStoragePerHour: storagePerHour }
+/** Gemini's pricing page (paid tier, standard). */
+const GEMINI_PRICING: PriceSource = {
+  url: 'https://ai.google.dev/gemini-api/docs/pricing',
+  date: '2026-11-30',
+}
+/** The models.dev snapshot bundled in opencode 1.18.33, where Google's page was not read. */
+const MODELS_DEV: PriceSource = {
+  url: 'https://models.dev (snapshot bundled in opencode 1.18.33, google)',
+  date: '2026-11-30',
+}
+
+/**
+ * Gemini prices per million tokens for prompts up to 200k tokens (cached tokens counted in the prompt), the
+ * explicit cache's storage per million tokens per hour, and the Pro models' rates for longer prompts.
+ */
+function geminiPrices(
+  input: number,
+  cacheRead: number,
+  output: number,
+  storagePerHour: number,
+  more: { longContext?: LongContextRates; source?: PriceSource } = {},
+): Prices {
+  return {
+    input,
+    cacheRead,
+    output,
+    cacheStoragePerHour: storagePerHour,
+    ...(more.longContext !== undefined ? { longContext: more.longContext } : {}),
+    source: more.source ?? GEMINI_PRICING,
+  }
+}
+
+/** The rates of a Gemini prompt over 200k tokens. */
+function over200k(input: number, cacheRead: number, output: number): LongContextRates {
+  return { aboveTokens: 200_000, input, cacheRead, output }
 }
 
 /** Gemini 2.5 Flash: thinking can be turned off; signatures optional. */
@@ -95,7 +134,7 @@ export const GEMINI_MODELS: readonly ModelEntry[] = [
       { minTokens: 4096, ...GEMINI_3_PREVIEW },
       { minTokens: 2048, ...GEMINI_CURRENT },
     ],
-    geminiPrices(1.25, 0.125, 10, 4.5),
+    geminiPrices(1.25, 0.125, 10, 4.5, { longContext: over200k(2.5, 0.25, 15) }),
     GEMINI_25_PRO,
   ),
   gemini(
@@ -111,7 +150,7 @@ export const GEMINI_MODELS: readonly ModelEntry[] = [
       { minTokens: 4096, ...GEMINI_3_PREVIEW, source: `${GEMINI_3_PREVIEW.source}: Gemini 3 Pro Preview` },
       { minTokens: 4096, ...GEMINI_CURRENT },
     ],
-    geminiPrices(2, 0.2, 12, 4.5),
+    geminiPrices(2, 0.2, 12, 4.5, { longContext: over200k(4, 0.4, 18) }),
     GEMINI_3,
     ['prices: Gemini 3 Pro Preview prices assumed'],
   ),
@@ -125,7 +164,7 @@ export const GEMINI_MODELS: readonly ModelEntry[] = [
     gemini(
       model,
       [{ minTokens: 4096, ...GEMINI_CURRENT }],
-      geminiPrices(input, cacheRead, output, 1),
+      geminiPrices(input, cacheRead, output, 1, { source: MODELS_DEV }),
       GEMINI_3,
       [
         'prices: the models.dev snapshot bundled in opencode 1.18.33 (google)',
@@ -136,7 +175,7 @@ export const GEMINI_MODELS: readonly ModelEntry[] = [
   gemini(
     'gemini-3-flash-preview',
     [{ minTokens: 1024, ...GEMINI_3_PREVIEW, source: `${GEMINI_3_PREVIEW.source}: Gemini 3 Flash Preview` }],
-    geminiPrices(0.5, 0.05, 3, 1),
+    geminiPrices(0.5, 0.05, 3, 1, { source: MODELS_DEV }),
     GEMINI_3,
     [
       'prices: the models.dev snapshot bundled in opencode 1.18.33 (google)',

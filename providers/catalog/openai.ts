@@ -5,8 +5,17 @@ import type {
   OpenAIBreakpointRules,
   OpenAIPrefixRules,
   OpenAIRequestRules,
+  PriceSource,
   Prices,
 } from './types.ts'
+
+/** OpenAI's pricing page (standard tier). */
+const OPENAI_PRICING: PriceSource = { url: 'https://platform.openai.com/docs/pricing', date: '2026-12-01' }
+/** The models.dev snapshot bundled in opencode 1.18.33, where OpenAI's page was not read. */
+const MODELS_DEV: PriceSource = {
+  url: 'https://models.dev (snapshot bundled in opencode 1.18.33, openai)',
+  date: '2026-11-30',
+}
 
 const OPENAI_PREFIX: OpenAIPrefixRules = {
   kind: 'openai-prefix',
@@ -46,7 +55,7 @@ function openai(
     toolUpdate: 'unsupported',
     cache,
     request: { kind: 'openai', ...(reasoning !== undefined ? { reasoning } : {}) },
-    prices,
+    prices: { source: OPENAI_PRICING, ...prices },
     tokenScale: 1,
     ...(assumptions !== undefined ? { assumptions } : {}),
   }
@@ -65,7 +74,7 @@ export const OPENAI_MODELS: readonly ModelEntry[] = [
   openai(
     'gpt-5.4-nano',
     OPENAI_PREFIX,
-    { input: 0.2, cacheRead: 0.02, output: 1.25 },
+    { input: 0.2, cacheRead: 0.02, output: 1.25, source: MODELS_DEV },
     { defaultEffort: 'none' },
     [
       'prices: the models.dev snapshot bundled in opencode 1.18.33 (openai)',
@@ -76,6 +85,15 @@ export const OPENAI_MODELS: readonly ModelEntry[] = [
     ...openai('gpt-4.1', OPENAI_PREFIX, { input: 2, cacheRead: 0.5, output: 8 }, undefined),
     reasoning: 'never',
   },
+  // Codex's models of the shared samples and their families: GPT-5 prices, cached input at 0.1×.
+  ...['gpt-5', 'gpt-5-codex', 'gpt-5.1', 'gpt-5.1-codex'].map((model) =>
+    openai(
+      model,
+      OPENAI_PREFIX,
+      { input: 1.25, cacheRead: 0.125, output: 10 },
+      { defaultEffort: model.startsWith('gpt-5.1') ? 'none' : 'medium' },
+    ),
+  ),
   ...['gpt-5.6-sol', 'gpt-5.6-terra', 'gpt-5.6-luna'].map((model) =>
     openai(
       model,

@@ -273,8 +273,8 @@ export type RequestRules =
   | BedrockRequestRules
   | GeminiRequestRules
 
-/** Prices in USD per million tokens. */
-export interface Prices {
+/** The per-token rates of one price tier, in USD per million tokens. */
+export interface Rates {
   input: number
   cacheRead: number
   /** Anthropic 5-minute writes, OpenAI GPT-5.6+ writes. */
@@ -282,8 +282,38 @@ export interface Prices {
   /** Anthropic 1-hour writes. */
   cacheWrite1h?: number
   output: number
+}
+
+/**
+ * The rates of a request whose prompt (uncached + read + written tokens) is above `aboveTokens`: every
+ * token of that request, output included, is billed at them (Anthropic's long-context pricing, Gemini's
+ * prompts over 200k tokens).
+ */
+export interface LongContextRates extends Rates {
+  aboveTokens: number
+}
+
+/** Where a model's prices come from: the provider's page and the date it said so. */
+export interface PriceSource {
+  /** The page (a URL), with the table or section when the page holds several. */
+  url: string
+  /** When the page said so (ISO date): its "last updated" date or the day it was read. */
+  date: string
+}
+
+/** Prices in USD per million tokens. */
+export interface Prices extends Rates {
   /** Gemini explicit caches: USD per million cached tokens per hour of storage. */
   cacheStoragePerHour?: number
+  /** The tier above a prompt length, where the provider prices long prompts differently. */
+  longContext?: LongContextRates
+  /** Where the prices come from (every built-in model has one; a user's compatible file may not). */
+  source?: PriceSource
+  /**
+   * Bedrock: what a geographic cross-region inference profile (`us.`, `eu.`, `apac.`, …) bills, as a
+   * multiple of these rates, which are the global profile's (`global.`); with its source.
+   */
+  regional?: { multiplier: number; source: PriceSource }
 }
 
 /** One model of the catalog. */
@@ -311,6 +341,11 @@ export interface ModelEntry {
   reasoning?: ReasoningMode
   /** Values taken on assumption rather than from a primary source. */
   assumptions?: string[]
+  /**
+   * Dated snapshot ids the provider documents as this model (its alias points at them, same prices):
+   * they resolve to this entry; any other id the catalog lacks is a stand-in (`simulatedAs`).
+   */
+  snapshots?: readonly string[]
   /**
    * Set on the entry a simulator uses for a model the catalog lacks: the catalog model whose rules and
    * prices stand in for it (`simulationModel`), named wherever the model is (log, CSV, report).

@@ -5,6 +5,7 @@
 
 import { createHash } from 'node:crypto'
 import { type SimCounts, SimulatorRejection } from '../sim/types.ts'
+import type { WireApi } from '../types.ts'
 import type { Answer } from './answer.ts'
 import type { MockContext } from './context.ts'
 import { type Fault, retryHeaders } from './faults.ts'
@@ -144,8 +145,12 @@ function contentBlocks(answer: Answer, body: Record<string, unknown>): Array<Rec
   return blocks
 }
 
-/** Handle one Messages request. */
-export async function handleMessages(request: Request, context: MockContext): Promise<Response> {
+/** Handle one Messages request: Anthropic's, or (`api`) an Anthropic-compatible provider's. */
+export async function handleMessages(
+  request: Request,
+  context: MockContext,
+  api: WireApi = 'anthropic-messages',
+): Promise<Response> {
   const parsed = await readMockRequest(request, context)
   if ('problem' in parsed) return errorResponse(context, 400, 'invalid_request_error', parsed.problem)
   const { body } = parsed
@@ -156,12 +161,12 @@ export async function handleMessages(request: Request, context: MockContext): Pr
   if (!Array.isArray(body.messages) || body.messages.length === 0)
     return invalid('messages: at least one message is required')
 
-  const refused = context.refuse('anthropic-messages', parsed, request.headers)
+  const refused = context.refuse(api, parsed, request.headers)
   if (refused !== undefined) return rejectionResponse(context, refused)
-  const early = context.failEarly('anthropic-messages', parsed, (fault) => faultResponse(fault, context))
+  const early = context.failEarly(api, parsed, (fault) => faultResponse(fault, context))
   if (early !== undefined) return early
-  const answer = context.answer('anthropic-messages', parsed)
-  const simulation = context.simulate('anthropic-messages', parsed, answer)
+  const answer = context.answer(api, parsed)
+  const simulation = context.simulate(api, parsed, answer)
   if (simulation instanceof SimulatorRejection) return rejectionResponse(context, simulation)
   // Known only now: a request the simulator refused above never uses up a fault inside its answer.
   const fault = context.answerFault(parsed)

@@ -4,15 +4,14 @@
 // observer.
 
 import type { AssistantMessage } from '../../harness/types.ts'
-import type { Placement } from '../capture/conversations.ts'
-import { contentHash } from '../capture/digest.ts'
-import { providerOfApi } from '../capture/tracker.ts'
-import { jsonOutputOf, lastUserText, systemText } from '../capture/wire-text.ts'
 import { type ModelEntry, simulationModel, type Vendor, vendorOf } from '../catalog.ts'
 import { CacheSimulators, type SimulatorOptions } from '../sim/index.ts'
 import { sharedTokenCounter } from '../sim/tokens.ts'
 import { type PreviousRequest, type Simulation, SimulatorRejection } from '../sim/types.ts'
-import { type BuiltInWireApi, isBuiltInApi, type WireApi } from '../types.ts'
+import { type BuiltInWireApi, bodyShape, isBuiltInApi, type WireApi } from '../types.ts'
+import { contentHash } from '../wire/digest.ts'
+import { type Placement, providerOfApi } from '../wire/exchange.ts'
+import { jsonOutputOf, lastUserText, systemText } from '../wire/wire-text.ts'
 import { type Answer, renderAnswer } from './answer.ts'
 import {
   declaredTools,
@@ -309,32 +308,41 @@ export class MockContext {
     const { body } = request
     // The capture's place of the request, where one is kept: the turn, step and kind the capture reports.
     const placement = request.placement ?? this.placementFor?.(api, request)
-    const position = positionOf(api, body)
-    const jsonOutput = jsonOutputOf(api, body)
+    // The body's readers read its shape: a compatible provider's API is OpenAI Chat's or Anthropic's.
+    const shape = bodyShape(api)
+    const position = positionOf(shape, body)
+    const jsonOutput = jsonOutputOf(shape, body)
     const facts: ReplyRequest = {
       session: placement?.session ?? request.session ?? this.sessionFor?.(api, request),
       ...(placement !== undefined ? { conversation: placement.conversation, kind: placement.kind } : {}),
       position:
         placement === undefined ? position : { ...position, turn: placement.turn, step: placement.step },
-      tools: declaredTools(api, body),
-      toolChoice: toolChoiceOf(api, body),
+      tools: declaredTools(shape, body),
+      toolChoice: toolChoiceOf(shape, body),
       ...(jsonOutput !== undefined ? { jsonOutput } : {}),
       ...(this.replies !== undefined && request.script === undefined
-        ? { systemText: systemText(api, body), lastUserText: lastUserText(body) }
+        ? { systemText: systemText(shape, body), lastUserText: lastUserText(body) }
         : {}),
     }
     const reply = decideReply(facts, request.script, this.replies)
     const model = typeof body.model === 'string' ? body.model : ''
     const mode = this.modelEntry(vendorOf(providerOfApi(api)), model).reasoning ?? 'on-request'
-    const budget = api === 'anthropic-messages' ? thinkingBudgetOf(body) : undefined
-    const cap = outputCapOf(api, body)
+    const budget = shape === 'anthropic-messages' ? thinkingBudgetOf(body) : undefined
+    const cap = outputCapOf(shape, body)
     return renderAnswer(reply, {
-      reasons: reasonsOn(api, body, mode),
+      reasons: reasonsOn(shape, body, mode),
       ...(budget !== undefined ? { budget } : {}),
       ...(cap !== undefined ? { cap } : {}),
       counter: this.options.simulator?.counter ?? sharedTokenCounter,
       seed: replySeed(facts, 'reasoning'),
-      callId: () => this.nextId(isBuiltInApi(api) ? CALL_PREFIX[api] : 'call_sim'),
+      callId: () =>
+        this.nextId(
+          isBuiltInApi(api)
+            ? CALL_PREFIX[api]
+            : shape === 'anthropic-messages'
+              ? CALL_PREFIX[shape]
+              : 'call_sim',
+        ),
     })
   }
 

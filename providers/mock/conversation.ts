@@ -3,9 +3,9 @@
 // its output cap, whether it asks the model to reason or to answer in JSON, and the texts a replies rule
 // can match (its system prompt, its latest user message). One pure reader per wire API.
 
-import { isUserTurn, itemsOf } from '../capture/digest.ts'
 import type { ReasoningMode } from '../catalog.ts'
-import type { WireApi } from '../types.ts'
+import { bodyShape, type WireApi } from '../types.ts'
+import { isUserTurn, itemsOf } from '../wire/digest.ts'
 
 type Body = Record<string, unknown>
 
@@ -71,7 +71,8 @@ function isToolResult(item: unknown): boolean {
  * consecutive output items (Responses' reasoning, message and calls of one response) counted once.
  * Items are classified, never digested: the cost grows with the number of items, not their bytes.
  */
-export function positionOf(api: WireApi, body: Body): Position {
+export function positionOf(wire: WireApi, body: Body): Position {
+  const api = bodyShape(wire)
   const items = itemsOf(body)
   let turn = 0
   let answers = 0
@@ -108,7 +109,8 @@ export function positionOf(api: WireApi, body: Body): Position {
  * `additional_tools` input items (Codex CLI sends its tools there, namespaced, from 0.147 on); a tool
  * declared again replaces its earlier definition in place.
  */
-export function declaredTools(api: WireApi, body: Body): DeclaredTool[] {
+export function declaredTools(wire: WireApi, body: Body): DeclaredTool[] {
+  const api = bodyShape(wire)
   const tools: DeclaredTool[] = []
   if (api === 'openai-responses') return responsesTools(body)
   if (api === 'bedrock-converse') {
@@ -177,7 +179,8 @@ function responsesTools(body: Body): DeclaredTool[] {
 }
 
 /** The request's tool choice, in one vocabulary. */
-export function toolChoiceOf(api: WireApi, body: Body): ToolChoice {
+export function toolChoiceOf(wire: WireApi, body: Body): ToolChoice {
+  const api = bodyShape(wire)
   if (api === 'bedrock-converse') {
     const choice = asRecord(asRecord(body.toolConfig).toolChoice)
     if (choice.any !== undefined) return { kind: 'required' }
@@ -220,7 +223,8 @@ export function toolChoiceOf(api: WireApi, body: Body): ToolChoice {
 }
 
 /** The output cap the request sets (reasoning included), if any. */
-export function outputCapOf(api: WireApi, body: Body): number | undefined {
+export function outputCapOf(wire: WireApi, body: Body): number | undefined {
+  const api = bodyShape(wire)
   const cap = (value: unknown) =>
     typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : undefined
   switch (api) {
@@ -248,7 +252,8 @@ export function reasonsOn(api: WireApi, body: Body, mode: ReasoningMode): boolea
   return requested ?? mode === 'by-default'
 }
 
-function requestedReasoning(api: WireApi, body: Body): boolean | undefined {
+function requestedReasoning(wire: WireApi, body: Body): boolean | undefined {
+  const api = bodyShape(wire)
   switch (api) {
     case 'anthropic-messages':
     case 'deepseek-chat': {

@@ -3,14 +3,11 @@
 // and what a replay answers it with. Pure functions over the request and response texts.
 
 import { hashString } from '../../harness/random.ts'
-import type { AssistantMessage, Usage } from '../../harness/types.ts'
+import type { AssistantMessage, CompatibleProviderId, Usage } from '../../harness/types.ts'
 import { parseAnthropicUsage } from '../anthropic.ts'
 import { parseBedrockUsage } from '../bedrock.ts'
-import { digestRequest } from '../capture/digest.ts'
-import { answerOf } from '../capture/output.ts'
-import type { ReplaySource, ReplayStep } from '../capture/replay.ts'
-import type { Vendor } from '../catalog.ts'
-import { compatibleProvider } from '../compatible.ts'
+import { isBuiltInVendor, type Vendor } from '../catalog.ts'
+import { compatibleProvider, speaksMessages } from '../compatible.ts'
 import { parseCompatibleUsage } from '../compatible-chat.ts'
 import { parseDeepSeekUsage } from '../deepseek.ts'
 import { parseGeminiUsage } from '../gemini.ts'
@@ -19,6 +16,9 @@ import { geminiRejection } from '../sim/gemini.ts'
 import type { CacheSimulators } from '../sim/index.ts'
 import { type PreviousRequest, type Prompt, type Simulation, SimulatorRejection } from '../sim/types.ts'
 import { compatibleApi, type WireApi } from '../types.ts'
+import { digestRequest } from '../wire/digest.ts'
+import type { ReplayAnswers, ReplayStep } from '../wire/exchange.ts'
+import { answerOf } from '../wire/output.ts'
 import type { MockContext } from './context.ts'
 import { DEFAULT_REPLY, SESSION_HEADER } from './script.ts'
 
@@ -33,7 +33,7 @@ export function parseJson(body: Buffer): Record<string, unknown> | undefined {
 
 /** Match a request against the recording; a body the simulator cannot read goes to the handler as is. */
 export function replayStep(
-  replay: ReplaySource,
+  replay: ReplayAnswers,
   context: MockContext,
   api: WireApi,
   session: string,
@@ -93,7 +93,7 @@ const BEDROCK_TYPES: Readonly<Record<number, string>> = {
  * the vendor's name for the status is used.
  */
 export function apiError(vendor: Vendor, status: number, message: string, type?: string): ApiError {
-  switch (vendor) {
+  switch (messagesProvider(vendor) ? 'anthropic' : vendor) {
     case 'anthropic':
       return {
         body: { type: 'error', error: { type: type ?? ANTHROPIC_TYPES[status] ?? 'api_error', message } },
@@ -126,7 +126,12 @@ export function apiError(vendor: Vendor, status: number, message: string, type?:
 /** The wire API a path names under its vendor's prefix, if it names one. */
 export function apiOfPath(vendor: Vendor, path: string): WireApi | undefined {
   const route = path.split('?')[0] ?? ''
-  if (route.endsWith('/messages')) return vendor === 'anthropic' ? 'anthropic-messages' : undefined
+  if (route.endsWith('/messages'))
+    return vendor === 'anthropic'
+      ? 'anthropic-messages'
+      : messagesProvider(vendor)
+        ? compatibleApi(vendor as CompatibleProviderId, 'messages')
+        : undefined
   if (route.endsWith('/chat/completions'))
     return vendor === 'deepseek'
       ? 'deepseek-chat'
@@ -134,7 +139,9 @@ export function apiOfPath(vendor: Vendor, path: string): WireApi | undefined {
         ? 'openai-chat'
         : vendor === 'anthropic' || vendor === 'bedrock' || vendor === 'gemini'
           ? undefined
-          : compatibleApi(vendor)
+          : messagesProvider(vendor)
+            ? undefined
+            : compatibleApi(vendor)
   if (route.endsWith('/responses')) return vendor === 'openai' ? 'openai-responses' : undefined
   if (/\/models\/[^/]+:(stream)?[gG]enerateContent$/.test(route))
     return vendor === 'gemini' ? 'gemini-generate' : undefined
@@ -253,8 +260,14 @@ function usageIn(value: Record<string, unknown> | undefined): Record<string, unk
   return typeof usage === 'object' && usage !== null ? (usage as Record<string, unknown>) : undefined
 }
 
+/** Whether a vendor is a compatible provider speaking Anthropic's Messages API. */
+function messagesProvider(vendor: Vendor): boolean {
+  return !isBuiltInVendor(vendor) && speaksMessages(compatibleProvider(vendor))
+}
+
 /** Normalize with the vendor's own parser (both OpenAI wire APIs share one). */
 export function normalize(vendor: Vendor, raw: Record<string, unknown>): Usage {
+  if (messagesProvider(vendor)) return parseAnthropicUsage(raw)
   switch (vendor) {
     case 'anthropic':
       return parseAnthropicUsage(raw)

@@ -89,7 +89,7 @@ describe('a fault schedule file', () => {
     ['[{"fault": "500", "sessionRequest": "2"}]', /^f: rule 1: sessionRequest must be a whole number from 1/],
     [
       '[{"fault": "500", "provider": "openai"}]',
-      /^f: rule 1: provider must be one of anthropic, openai-chat, openai-responses, deepseek, bedrock, gemini, xai, kimi, openrouter, mistral, qwen, glm$/,
+      /^f: rule 1: provider must be one of anthropic, openai-chat, openai-responses, deepseek, bedrock, gemini, xai, kimi, openrouter, mistral, qwen, glm, deepseek-anthropic, kimi-anthropic, glm-anthropic$/,
     ],
     ['[{"fault": "500", "session": ""}]', /^f: rule 1: session must be a session id, or \* for any session$/],
     ['[{"fault": "500", "times": 0}]', /^f: rule 1: times must be a whole number from 1$/],

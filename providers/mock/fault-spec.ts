@@ -2,6 +2,7 @@
 // (`429;retry-after-ms=10`, also a rule's `fault` in a schedule file), the object form (the `Fault` type),
 // and a schedule file (a JSON array of rules, `{"faults": [...]}`, or one JSON rule per line).
 
+import { readFileSync } from 'node:fs'
 import { CachelabError } from '../../harness/errors.ts'
 import type { Fault, ProviderId } from '../../harness/types.ts'
 import { isProviderId, knownProviderIds } from '../compatible.ts'
@@ -272,4 +273,18 @@ export function parseFaultSchedule(text: string, file: string): FaultRule[] {
     }
   }
   return rules
+}
+
+/** The rules of a `--faults` file, checked; an unreadable or invalid file is an input error (exit 2). */
+export function readFaultSchedule(file: string): FaultRule[] {
+  let text: string
+  try {
+    text = readFileSync(file, 'utf8')
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    const reason =
+      code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (error as Error).message
+    throw new CachelabError('input', `cannot read --faults ${file}: ${reason}`)
+  }
+  return parseFaultSchedule(text, `--faults ${file}`)
 }

@@ -3,8 +3,9 @@
 
 import { type HttpHandler, http } from 'msw'
 import type { BuiltInVendor, Vendor } from '../catalog.ts'
-import { compatibleProviders } from '../compatible.ts'
+import { compatibleProviders, speaksMessages } from '../compatible.ts'
 import { DEFAULT_BASE_URLS } from '../endpoints.ts'
+import { compatibleApi } from '../types.ts'
 import { handleMessages } from './anthropic.ts'
 import { handleConverse } from './bedrock.ts'
 import { handleChat } from './chat.ts'
@@ -72,6 +73,14 @@ export function mockHandlers(
     // Each compatible provider on its own real base URL (the catalog's), as the OpenAI SDK reaches it.
     ...compatibleProviders().flatMap((provider) => {
       const root = provider.baseURL.replace(/\/$/, '')
+      // An Anthropic-compatible API on its base URL, as Anthropic's SDK reaches it (`${base}/v1/messages`).
+      if (speaksMessages(provider))
+        return [
+          http.post(`${root}/v1/messages`, ({ request }) =>
+            handleMessages(request, context, compatibleApi(provider.id, 'messages')),
+          ),
+          ...models(provider.id, `${root}/v1`),
+        ]
       return [
         http.post(`${root}/chat/completions`, ({ request }) => handleChat(provider.id, request, context)),
         ...models(provider.id, root),

@@ -4,8 +4,9 @@
 import { type ClientRequest, createServer, type IncomingMessage, request } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { type CapturedExchange, CaptureTracker } from '../capture/tracker.ts'
+import { CaptureTracker } from '../../reports/observed/capture/tracker.ts'
 import { CacheSimulators } from '../sim/index.ts'
+import type { CapturedExchange } from '../wire/exchange.ts'
 import { type LoopbackOptions, type LoopbackServer, type ServeLogRecord, startLoopback } from './loopback.ts'
 import { repliesFromRules } from './reply-file.ts'
 

@@ -3,7 +3,7 @@
 // close that lets requests in flight finish.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { CaptureTracker } from '../capture/tracker.ts'
+import { CaptureTracker } from '../../reports/observed/capture/tracker.ts'
 import { CacheSimulators } from '../sim/index.ts'
 import { encode, TokenCounter } from '../sim/tokens.ts'
 import type { HealthState } from './control.ts'

@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { fillerText } from '../../harness/filler.ts'
-import { ItemReuse } from '../capture/item-reuse.ts'
-import { type CapturedExchange, CaptureTracker } from '../capture/tracker.ts'
+import { ItemReuse } from '../../reports/observed/capture/item-reuse.ts'
+import { CaptureTracker } from '../../reports/observed/capture/tracker.ts'
 import { CacheSimulators } from '../sim/index.ts'
+import type { CapturedExchange } from '../wire/exchange.ts'
 import { type LoopbackServer, type ServeLogRecord, startLoopback } from './loopback.ts'
 import { TIME_HEADER } from './script.ts'
 

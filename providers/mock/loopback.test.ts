@@ -4,8 +4,9 @@ import Anthropic from '@anthropic-ai/sdk'
 import OpenAI from 'openai'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { fillerText } from '../../harness/filler.ts'
-import { type CapturedExchange, CaptureTracker } from '../capture/tracker.ts'
+import { CaptureTracker } from '../../reports/observed/capture/tracker.ts'
 import { CacheSimulators } from '../sim/index.ts'
+import type { CapturedExchange } from '../wire/exchange.ts'
 import { type LoopbackServer, type ServeLogRecord, startLoopback } from './loopback.ts'
 
 const secret = 'sk-test-loopback-secret-0123456789abcdefghij'
@@ -77,7 +78,7 @@ describe('cachelab serve on loopback', () => {
       expect(response.status).toBe(404)
       const { error } = (await response.json()) as { error: { message: string } }
       expect(error.message).toBe(
-        `no provider API at POST ${path}; cachelab serve answers under /anthropic/v1, /anthropic, /openai/v1, /deepseek/v1, /deepseek, /bedrock, /gemini, /xai/v1, /kimi/v1, /openrouter/v1, /mistral/v1, /qwen/v1, /glm/v1`,
+        `no provider API at POST ${path}; cachelab serve answers under /anthropic/v1, /anthropic, /openai/v1, /deepseek/v1, /deepseek, /bedrock, /gemini, /xai/v1, /kimi/v1, /openrouter/v1, /mistral/v1, /qwen/v1, /glm/v1, /deepseek-anthropic/v1, /deepseek-anthropic, /kimi-anthropic/v1, /kimi-anthropic, /glm-anthropic/v1, /glm-anthropic`,
       )
     }
   })

@@ -9,14 +9,13 @@ import type { AddressInfo } from 'node:net'
 import { setImmediate as nextTurn } from 'node:timers/promises'
 import { getResponse, type HttpHandler } from 'msw'
 import type { Usage } from '../../harness/types.ts'
-import { responseIdOf } from '../capture/output.ts'
-import type { ReplaySource } from '../capture/replay.ts'
-import type { CaptureTracker } from '../capture/tracker.ts'
 import { type BuiltInVendor, isBuiltInVendor, simulationModel, type Vendor } from '../catalog.ts'
-import { compatibleProviders } from '../compatible.ts'
+import { compatibleProvider, compatibleProviders, speaksMessages } from '../compatible.ts'
 import { DEFAULT_BASE_URLS, defaultBaseURL } from '../endpoints.ts'
 import { CacheSimulators, type SimulatorOptions } from '../sim/index.ts'
 import { sharedTokenCounter } from '../sim/tokens.ts'
+import type { ExchangeRecorder, ReplayAnswers } from '../wire/exchange.ts'
+import { responseIdOf } from '../wire/output.ts'
 import { type MockCall, MockContext } from './context.ts'
 import { type HealthState, handleControl, isControlPath } from './control.ts'
 import {
@@ -100,19 +99,33 @@ export const LOOPBACK_ROUTES: readonly LoopbackRoute[] = [
   { prefix: '/gemini', vendor: 'gemini' },
 ]
 
-/** A vendor's base URL path on the loopback server: a compatible provider's is `/<id>/v1`, as OpenAI's. */
+/**
+ * A vendor's base URL path on the loopback server: a compatible provider's is `/<id>/v1`, as OpenAI's; an
+ * Anthropic-compatible one's `/<id>`, as Anthropic's (its SDK appends `/v1`).
+ */
 export function loopbackPrefix(vendor: Vendor): string {
-  return isBuiltInVendor(vendor) ? LOOPBACK_PREFIXES[vendor] : `/${vendor}/v1`
+  if (isBuiltInVendor(vendor)) return LOOPBACK_PREFIXES[vendor]
+  return speaksMessages(compatibleProvider(vendor)) ? `/${vendor}` : `/${vendor}/v1`
+}
+
+/** Whether a vendor's API is Anthropic's Messages (Anthropic, or an Anthropic-compatible provider). */
+function anthropicShaped(vendor: Vendor): boolean {
+  return vendor === 'anthropic' || (!isBuiltInVendor(vendor) && speaksMessages(compatibleProvider(vendor)))
 }
 
 /** Every accepted prefix: the built-in vendors', then each compatible provider's (the catalog's, user files included). */
 export function loopbackRoutes(): readonly LoopbackRoute[] {
   return [
     ...LOOPBACK_ROUTES,
-    ...compatibleProviders().map((provider) => ({
-      prefix: loopbackPrefix(provider.id),
-      vendor: provider.id,
-    })),
+    // An Anthropic-compatible provider is reached with and without /v1, as Anthropic's prefix is.
+    ...compatibleProviders().flatMap((provider) =>
+      speaksMessages(provider)
+        ? [
+            { prefix: `/${provider.id}/v1`, vendor: provider.id },
+            { prefix: `/${provider.id}`, vendor: provider.id },
+          ]
+        : [{ prefix: loopbackPrefix(provider.id), vendor: provider.id }],
+    ),
   ]
 }
 
@@ -165,12 +178,12 @@ export interface LoopbackOptions {
    * header, each simulated with its session's previous request (live: a prediction beside the
    * provider's usage).
    */
-  capture?: CaptureTracker
+  capture?: ExchangeRecorder
   /**
    * Answer from a recording (serve --replay; sim upstream with a capture only): each request must match
    * its session's recorded request at its position, and gets the recorded answer with simulated usage.
    */
-  replay?: ReplaySource
+  replay?: ReplayAnswers
   /** Told of every request the replay refuses, with why (serve prints it). */
   onReplayMismatch?: (message: string) => void
   /** A fault schedule for the sim upstream (`serve --faults FILE`). */
@@ -729,7 +742,7 @@ export function routeOf(path: string): { vendor: Vendor; rest: string } | undefi
 /** The vendor's API root under a base URL in the SDKs' convention (Anthropic's omits its /v1). */
 function apiRoot(vendor: Vendor, baseURLs: Readonly<Record<BuiltInVendor, string>>): string {
   const base = (isBuiltInVendor(vendor) ? baseURLs[vendor] : defaultBaseURL(vendor)).replace(/\/$/, '')
-  return vendor === 'anthropic' ? `${base}/v1` : base
+  return anthropicShaped(vendor) ? `${base}/v1` : base
 }
 
 const acceptedPrefixes = () =>

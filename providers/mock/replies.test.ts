@@ -5,7 +5,7 @@
 import Anthropic from '@anthropic-ai/sdk'
 import OpenAI from 'openai'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { CaptureTracker } from '../capture/tracker.ts'
+import { CaptureTracker } from '../../reports/observed/capture/tracker.ts'
 import { CacheSimulators } from '../sim/index.ts'
 import { thinkingSignature } from './anthropic.ts'
 import { type LoopbackServer, startLoopback } from './loopback.ts'

@@ -4,7 +4,7 @@
 
 import { readFileSync } from 'node:fs'
 import { CachelabError } from '../../harness/errors.ts'
-import { CONVERSATION_KINDS, type ConversationKind } from '../capture/agents/types.ts'
+import { CONVERSATION_KINDS, type ConversationKind } from '../wire/exchange.ts'
 import {
   type ReasoningSpec,
   ReplyBook,

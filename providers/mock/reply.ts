@@ -4,8 +4,8 @@
 // in text once its result is back; JSON of the schema where the request asks for structured output).
 
 import { fillerText } from '../../harness/filler.ts'
-import type { ConversationKind } from '../capture/agents/types.ts'
-import type { JsonOutput } from '../capture/wire-text.ts'
+import type { ConversationKind } from '../wire/exchange.ts'
+import type { JsonOutput } from '../wire/wire-text.ts'
 import type { DeclaredTool, Position, ToolChoice } from './conversation.ts'
 import { exampleArguments, exampleJson } from './schema-arguments.ts'
 import type { HeaderAnswer } from './script.ts'

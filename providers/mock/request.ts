@@ -2,8 +2,7 @@
 // headers. Queued faults stay queued: the handler takes one only for a request it accepts.
 
 import type { AssistantMessage } from '../../harness/types.ts'
-import { WIRE_HEADERS } from '../capture/agents/types.ts'
-import type { Placement } from '../capture/conversations.ts'
+import { type Placement, WIRE_HEADERS } from '../wire/exchange.ts'
 import { parseFaultHeader } from './fault-spec.ts'
 import { FAULT_HEADER, type HeaderFault } from './faults.ts'
 import {

@@ -8,7 +8,7 @@
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { Bench } from 'tinybench'
-import { CaptureTracker } from '../capture/tracker.ts'
+import { CaptureTracker } from '../../reports/observed/capture/tracker.ts'
 import { CacheSimulators } from '../sim/index.ts'
 import { type LoopbackServer, startLoopback } from './loopback.ts'
 import { DEFAULT_MEMORY_BUDGET_MB, planMemory } from './memory-budget.ts'

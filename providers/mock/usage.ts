@@ -4,7 +4,7 @@
 import { compatibleProvider } from '../compatible.ts'
 import { compatibleWireUsage } from '../compatible-chat.ts'
 import type { SimCounts } from '../sim/types.ts'
-import { compatibleProviderOfApi, type WireApi } from '../types.ts'
+import { bodyShape, compatibleProviderOfApi, type WireApi } from '../types.ts'
 import { anthropicUsage } from './anthropic.ts'
 import { bedrockUsage } from './bedrock.ts'
 import { chatUsage } from './chat.ts'
@@ -27,6 +27,9 @@ export function wireUsage(api: WireApi, counts: SimCounts, reportsWrites: boolea
     case 'gemini-generate':
       return geminiUsage(counts)
     default:
-      return compatibleWireUsage(compatibleProvider(compatibleProviderOfApi(api)), counts)
+      // An Anthropic-compatible API reports Anthropic's usage object.
+      return bodyShape(api) === 'anthropic-messages'
+        ? anthropicUsage(counts, counts.output)
+        : compatibleWireUsage(compatibleProvider(compatibleProviderOfApi(api)), counts)
   }
 }

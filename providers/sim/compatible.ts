@@ -1,8 +1,14 @@
 // A compatible provider's cache: OpenAI's prefix cache with the provider's numbers (its catalog models'
 // rules), routed by the key the provider reads, with the cached prefix billed as a write where it says so.
+// An Anthropic-compatible provider's Messages bodies are read the same way, their cache marks ignored.
 
 import type { CompatibleProviderId } from '../../harness/types.ts'
-import { type CompatibleProvider, compatibleProvider, type RoutingKey } from '../compatible.ts'
+import {
+  type CompatibleProvider,
+  compatibleProvider,
+  type RoutingKey,
+  speaksMessages,
+} from '../compatible.ts'
 import { OpenAICacheSimulator } from './openai.ts'
 import type { Prompt, Simulation, SimulationRequest, SimulatorOptions } from './types.ts'
 
@@ -25,14 +31,17 @@ function routedBody(routing: RoutingKey, request: SimulationRequest): Record<str
 export class CompatibleCacheSimulator {
   private readonly provider: CompatibleProvider
   private readonly prefix: OpenAICacheSimulator
+  /** The body shape: Chat Completions, or an Anthropic-compatible provider's Messages. */
+  private readonly api: 'chat' | 'messages'
 
   constructor(id: CompatibleProviderId, options: SimulatorOptions = {}) {
     this.provider = compatibleProvider(id)
-    this.prefix = new OpenAICacheSimulator(options, id)
+    this.api = speaksMessages(this.provider) ? 'messages' : 'chat'
+    this.prefix = new OpenAICacheSimulator(options, id, this.provider.billingBlock)
   }
 
   linearize(body: Record<string, unknown>): Prompt {
-    return this.prefix.linearize('chat', body)
+    return this.prefix.linearize(this.api, body)
   }
 
   /** Remove what no request at `at` or later can read (serve's memory budget); the count removed. */
@@ -42,7 +51,7 @@ export class CompatibleCacheSimulator {
 
   /** Simulate one request: reads as OpenAI's prefix cache does; a billed write is the newly cached prefix. */
   simulate(request: SimulationRequest): Simulation {
-    const simulation = this.prefix.simulate('chat', {
+    const simulation = this.prefix.simulate(this.api, {
       ...request,
       body: routedBody(this.provider.cache.routing, request),
     })

@@ -2,8 +2,15 @@
 // (openai-prefix.ts) or breakpoints after (openai-breakpoints.ts), on one routed fleet (openai-routing.ts).
 
 import { seededRandom } from '../../harness/random.ts'
-import { type ModelEntry, type OpenAIPrefixRules, simulationModel, type Vendor } from '../catalog.ts'
+import {
+  type BillingBlock,
+  type ModelEntry,
+  type OpenAIPrefixRules,
+  simulationModel,
+  type Vendor,
+} from '../catalog.ts'
 import { type Probe, previousModel } from './counterfactual.ts'
+import { linearizeAnthropic } from './linearize-anthropic.ts'
 import { linearizeChat, linearizeResponses } from './linearize-openai.ts'
 import { OpenAIBreakpointCache, usesCaching } from './openai-breakpoints.ts'
 import { cacheOptions } from './openai-cache-fields.ts'
@@ -16,7 +23,8 @@ import type { Prompt, Simulation, SimulationRequest, SimulatorOptions } from './
 export { writeWindow } from './openai-breakpoints.ts'
 export { floorToIncrement } from './openai-prefix.ts'
 
-type Api = 'chat' | 'responses'
+/** The body shapes a prefix cache reads: OpenAI's two APIs, and an Anthropic-compatible provider's Messages. */
+type Api = 'chat' | 'responses' | 'messages'
 
 /**
  * Models a fleet of OpenAI cache machines. One instance is one organization's cache. A compatible provider
@@ -29,8 +37,16 @@ export class OpenAICacheSimulator {
   private readonly prefixCache: OpenAIPrefixCache
   private readonly breakpointCache: OpenAIBreakpointCache
 
-  constructor(options: SimulatorOptions = {}, vendor: Vendor = 'openai') {
+  /** How an Anthropic-compatible provider treats Claude Code's billing block (Messages bodies only). */
+  private readonly billingBlock: BillingBlock
+
+  constructor(
+    options: SimulatorOptions = {},
+    vendor: Vendor = 'openai',
+    billingBlock: BillingBlock = 'cached',
+  ) {
     this.vendor = vendor
+    this.billingBlock = billingBlock
     this.counter = options.counter ?? sharedTokenCounter
     this.models = options.models
     // One seeded stream for the fleet: overflow picks and eviction times draw from it in request order.
@@ -49,6 +65,17 @@ export class OpenAICacheSimulator {
   /** Linearize a body of the given wire API with the model's token scale. */
   linearize(api: Api, body: Record<string, unknown>): Prompt {
     const entry = this.model(body)
+    // A Messages body's `cache_control` markers are left out of its segments: this cache ignores them.
+    if (api === 'messages')
+      return linearizeAnthropic(
+        body,
+        this.counter,
+        entry.tokenScale,
+        undefined,
+        undefined,
+        'kept',
+        this.billingBlock,
+      ).prompt
     return api === 'chat'
       ? linearizeChat(body, this.counter, entry.tokenScale)
       : linearizeResponses(body, this.counter, entry.tokenScale)
@@ -62,7 +89,11 @@ export class OpenAICacheSimulator {
   /** Simulate one request; throws the API's 400 (`SimulatorRejection`) for a body it refuses. */
   simulate(api: Api, request: SimulationRequest): Simulation {
     const entry = this.model(request.body)
-    const options = cacheOptions(api, request.body, entry.cache.kind === 'openai-breakpoint')
+    const options = cacheOptions(
+      api === 'messages' ? 'chat' : api,
+      request.body,
+      entry.cache.kind === 'openai-breakpoint',
+    )
     const prompt = this.linearize(api, request.body)
     const output = billedOutputTokens(request, this.counter, entry.tokenScale)
     // Staying on the model the previous request ran on would have read that model's cache, of either kind.
@@ -97,7 +128,7 @@ export class OpenAICacheSimulator {
         home,
       )
     // The body passed the current model's checks, which are the breakpoint models' or stricter.
-    const caching = usesCaching(cacheOptions(api, body, true), prompt)
+    const caching = usesCaching(cacheOptions(api === 'messages' ? 'chat' : api, body, true), prompt)
     return this.breakpointCache.probe(entry.cache, caching, body, request.at, undefined, home)
   }
 

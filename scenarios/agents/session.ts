@@ -17,11 +17,12 @@ import {
   type StepOutcome,
   writeAgentFiles,
 } from '../../harness/loops/agents/index.ts'
-import { type CapturedExchange, CaptureTracker } from '../../providers/capture/tracker.ts'
 import { type LoopbackServer, startLoopback } from '../../providers/mock/loopback.ts'
 import { type ReplyRuleInput, repliesFromRules } from '../../providers/mock/reply-file.ts'
 import { CacheSimulators } from '../../providers/sim/index.ts'
+import type { CapturedExchange } from '../../providers/wire/exchange.ts'
 import { captureRows } from '../../reports/capture-rows.ts'
+import { CaptureTracker } from '../../reports/observed/capture/tracker.ts'
 import type { StepRow } from '../../reports/types.ts'
 
 /** How long one step of an agent may take before it is killed: room for a cold start on a loaded machine. */

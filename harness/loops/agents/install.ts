@@ -12,6 +12,9 @@ import type { AgentDriver } from './types.ts'
 
 const run = promisify(execFile)
 
+/** What an install needs of a driver: the package, its pinned version and its command (a gateway has them too). */
+export type InstallSpec = Pick<AgentDriver, 'package' | 'version' | 'bin'>
+
 /** The folder installed agents are kept in. */
 export function agentsCache(env: NodeJS.ProcessEnv = process.env): string {
   const configured = env.CACHELAB_AGENTS_DIR
@@ -21,12 +24,12 @@ export function agentsCache(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 /** Where a driver's pinned version is (or will be) installed. */
-export function installFolder(driver: AgentDriver, cache = agentsCache()): string {
+export function installFolder(driver: InstallSpec, cache = agentsCache()): string {
   return join(cache, `${driver.package.replace('/', '+')}@${driver.version}`)
 }
 
 /** The agent's command, installing its pinned version first when the cache lacks it. */
-export async function installedAgent(driver: AgentDriver, cache = agentsCache()): Promise<string> {
+export async function installedAgent(driver: InstallSpec, cache = agentsCache()): Promise<string> {
   const folder = installFolder(driver, cache)
   const bin = join(folder, 'node_modules', '.bin', driver.bin)
   if (existsSync(bin)) return bin

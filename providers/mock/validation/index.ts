@@ -3,7 +3,7 @@
 // and simulation; `lenient` mocks skip it.
 
 import type { SimulatorRejection } from '../../sim/types.ts'
-import { type BuiltInWireApi, isBuiltInApi, type WireApi } from '../../types.ts'
+import { type BuiltInWireApi, bodyShape, isBuiltInApi, type WireApi } from '../../types.ts'
 import { ANTHROPIC_RULES } from './anthropic.ts'
 import { BEDROCK_RULES } from './bedrock.ts'
 import { DEEPSEEK_RULES } from './deepseek.ts'
@@ -26,6 +26,13 @@ const RULES: Readonly<Record<BuiltInWireApi, readonly Rule[]>> = {
 
 /** The API's refusal of a request, or undefined when it breaks none of the API's rules. */
 export function validateRequest(api: WireApi, request: ValidationRequest): SimulatorRejection | undefined {
-  // A compatible provider is validated as OpenAI Chat: its documentation names no stricter rules.
-  return firstRefusal(isBuiltInApi(api) ? RULES[api] : OPENAI_CHAT_RULES, request)
+  // A compatible provider is validated as the API whose shape it takes: its documentation names no stricter rules.
+  return firstRefusal(
+    isBuiltInApi(api)
+      ? RULES[api]
+      : bodyShape(api) === 'anthropic-messages'
+        ? RULES['anthropic-messages']
+        : OPENAI_CHAT_RULES,
+    request,
+  )
 }

@@ -1,0 +1,190 @@
+// The vocabulary of an observed exchange on the wire: the place of a request in its session and
+// conversation, what a capture keeps of it, and the two ports the mock server takes from above, a
+// recorder (captures) and a replay (a recorded capture answering again). The mocks name these types; the
+// captures in reports/observed/capture/ implement them.
+
+import type { AssistantMessage, ProviderId, Usage } from '../../harness/types.ts'
+import type { Counterfactual, PreviousRequest, Shortfall, SimCounts, Simulation } from '../sim/types.ts'
+import { type BuiltInWireApi, compatibleProviderOfApi, isBuiltInApi, type WireApi } from '../types.ts'
+import type { RequestDigest } from './digest.ts'
+
+/** The kinds of conversation a session holds. */
+export type ConversationKind = 'main' | 'subagent' | 'side' | 'compaction'
+
+export const CONVERSATION_KINDS: readonly ConversationKind[] = ['main', 'subagent', 'side', 'compaction']
+
+/**
+ * The request headers the capture reads (agent identity and session ids): never a key, a cookie or a
+ * forwarded address.
+ */
+export const WIRE_HEADERS: readonly string[] = [
+  'user-agent',
+  'originator',
+  // Claude Code
+  'x-claude-code-session-id',
+  'x-claude-code-agent-id',
+  // Codex (its turn metadata also holds an installation id: read here, never recorded)
+  'session-id',
+  'thread-id',
+  'x-openai-subagent',
+  'x-codex-turn-metadata',
+  // opencode
+  'x-session-id',
+  'x-parent-session-id',
+  // pi on the Responses API
+  'session_id',
+]
+
+/** How a request's session was told. */
+export type IdentitySource = 'header' | 'agent' | 'conversation-key' | 'continuation' | 'new'
+
+/** Where a request belongs and where it stands: the same numbers for the capture and for the replies. */
+export interface Placement {
+  /** The session: the declared or agent's session id, or a conversation's own name when nothing groups it. */
+  session: string
+  /** The conversation's name: also its file name under a capture's `sessions/` and its rows' variant. */
+  conversation: string
+  kind: ConversationKind
+  /** What a side or compaction conversation is for, where known (`title`, `router`, `structured`). */
+  purpose?: string
+  /** How the session was told. */
+  identity: IdentitySource
+  /** The agent that sent the request and its version, where the request says (`claude-code/2.1.328`). */
+  agent?: string
+  /** The user turn (from 1) within the conversation: a request with another latest user message opens one. */
+  turn: number
+  /** The request within the turn, from 1. */
+  step: number
+  /**
+   * 0 for a first attempt; a request identical to the previous one of its conversation is its next
+   * attempt (a retry after a failure, or the same request sent again): the same turn and step.
+   */
+  attempt: number
+}
+
+/** The simulator's view of one captured request. */
+export interface SimulatedView {
+  counts: SimCounts
+  /** The read had it extended the previous request unchanged (absent on a session's first request). */
+  counterfactual?: Counterfactual
+  shortfall?: Shortfall
+  /** True when the usage came from the real provider and these counts are the simulator's prediction. */
+  predicted: boolean
+}
+
+/** One request of a capture, as `cachelab report` and the recorder read it. */
+export interface CapturedExchange {
+  /** Order of the request in the capture, from 1. */
+  seq: number
+  /** The session its conversation belongs to (the declared or agent's session id, else the conversation). */
+  session: string
+  /** The conversation: its file under `sessions/`, and its rows' variant. */
+  conversation: string
+  kind: ConversationKind
+  /** What a side or compaction conversation is for, where known. */
+  purpose?: string
+  /** The agent and version that sent the request, where it says (`claude-code/2.1.328`). */
+  agent?: string
+  /** How the session was told: the header, the agent's session id, a conversation key, or continuation. */
+  identity: IdentitySource
+  /** Wall-clock time of the request, ISO 8601. */
+  time: string
+  /** Seconds since the capture began (or the request's virtual time). */
+  at: number
+  api: WireApi
+  provider: ProviderId
+  model: string
+  stream: boolean
+  status: number
+  latencyMs: number
+  turn: number
+  step: number
+  /** 0 for a first attempt; a request identical to a failed one before it is its next attempt. */
+  attempt: number
+  /** The usage the client received, normalized (`raw`: the provider's object as sent); absent for a failed attempt. */
+  usage?: Usage
+  simulation?: SimulatedView
+  digest: RequestDigest
+  /** Why a failed attempt failed (status and the provider's error type, never a key). */
+  error?: string
+  /** The request body (`--record-bodies` only). */
+  request?: Record<string, unknown>
+  /** The response text as sent (`--record-bodies` only). */
+  response?: string
+  /** The model's answer (text and tool calls), kept from a live provider so `serve --replay` can serve it again. */
+  answer?: AssistantMessage
+}
+
+/** What the server knows about one request once it has answered. */
+export interface ExchangeInput {
+  placement: Placement
+  api: WireApi
+  body: Record<string, unknown>
+  at: number
+  time?: string
+  status: number
+  latencyMs: number
+  stream: boolean
+  usage?: Usage
+  /** The simulation that served the request, or live the prediction. */
+  simulation?: Simulation
+  predicted: boolean
+  error?: string
+  /** The response text, kept only when bodies are. */
+  response?: string
+  /** The model's answer, kept only when answers are. */
+  answer?: AssistantMessage
+  /**
+   * The credentials the request came with (its key headers' values): a kept body or response that
+   * echoes one holds `[redacted]` in its place.
+   */
+  secrets?: readonly string[]
+}
+
+/** What a replayed request gets. */
+export type ReplayStep =
+  | { kind: 'answer'; exchange: CapturedExchange; answer: AssistantMessage | undefined }
+  | { kind: 'failure'; exchange: CapturedExchange }
+  | { kind: 'mismatch'; message: string }
+
+const PROVIDER_OF_API: Readonly<Record<BuiltInWireApi, ProviderId>> = {
+  'anthropic-messages': 'anthropic',
+  'openai-chat': 'openai-chat',
+  'openai-responses': 'openai-responses',
+  'deepseek-chat': 'deepseek',
+  'bedrock-converse': 'bedrock',
+  'gemini-generate': 'gemini',
+}
+
+/** The provider id of a wire API. */
+export function providerOfApi(api: WireApi): ProviderId {
+  return isBuiltInApi(api) ? PROVIDER_OF_API[api] : compatibleProviderOfApi(api)
+}
+
+/** What the loopback server asks of the capture it records to (`CaptureTracker`). */
+export interface ExchangeRecorder {
+  /** The place of a request; `headers` its `WIRE_HEADERS`, `secrets` the keys no session name may show. */
+  place(
+    api: WireApi,
+    declared: string | undefined,
+    body: Record<string, unknown>,
+    headers?: Readonly<Record<string, string>>,
+    secrets?: readonly string[],
+  ): Placement
+  /** Share a fresh body's items with equal earlier ones, for the memos keyed by item. */
+  reuseItems(body: Record<string, unknown>): void
+  /** Remember the conversation a response id was answered in. */
+  noteResponse(id: string, conversation: string): void
+  /** The previous successful request of a conversation, for its next simulation's counterfactual. */
+  previous(conversation: string): PreviousRequest | undefined
+  /** Conversations remembered and the estimated bytes they hold. */
+  readonly memory: { sessions: number; bytes: number }
+  /** Record one answered request. */
+  add(input: ExchangeInput): CapturedExchange
+}
+
+/** What the loopback server asks of a recording that answers again (`ReplaySource`). */
+export interface ReplayAnswers {
+  /** The next recorded step of a session for a request with this digest. */
+  next(session: string, digest: RequestDigest): ReplayStep
+}

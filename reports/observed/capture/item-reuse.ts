@@ -1,0 +1,153 @@
+// Content-keyed reuse of a request's items (messages, Gemini contents, Responses input items): an item
+// whose JSON value equals an item seen before at the same index is replaced by that earlier object, so
+// the identity memos of the simulators' linearizers and of the capture's digests apply to the history a
+// session sends again on every request. Equal values (same keys in the same order, same strings, numbers
+// and literals) give equal JSON text, so nothing computed of an item changes; the objects are shared from
+// then on and nothing downstream may write to them.
+
+import { itemsOf } from '../../../providers/wire/digest.ts'
+
+/** One item remembered: its object and where it stood. */
+interface ReusableItem {
+  index: number
+  item: object
+  bytes: number
+}
+
+/** Estimated bytes of an object or array of a remembered item, and of its map entry and key. */
+const OBJECT_BYTES = 64
+const ENTRY_BYTES = 200
+
+/** Characters of each end of a string that go into an item's key. */
+const KEY_END = 24
+
+/** How many items a reuse remembers at most, whatever their bytes (a body of many tiny items). */
+const ITEMS_KEPT = 200_000
+
+/**
+ * A short key of a JSON value: its shape, every key, every number and literal, and each string's length
+ * and ends. Equal values have equal keys; values with equal keys are compared in full (`sameValue`).
+ * Made and compared without serializing the value: a history of megabytes costs a walk of its nodes.
+ */
+function keyOf(value: unknown, parts: string[]): void {
+  if (typeof value === 'string') {
+    parts.push(
+      value.length <= 2 * KEY_END
+        ? JSON.stringify(value)
+        : `${value.length}:${JSON.stringify(value.slice(0, KEY_END))}${JSON.stringify(value.slice(-KEY_END))}`,
+    )
+  } else if (Array.isArray(value)) {
+    parts.push('[')
+    for (const element of value) keyOf(element, parts)
+    parts.push(']')
+  } else if (typeof value === 'object' && value !== null) {
+    parts.push('{')
+    for (const [name, field] of Object.entries(value)) {
+      parts.push(JSON.stringify(name))
+      keyOf(field, parts)
+    }
+    parts.push('}')
+  } else parts.push(Object.is(value, -0) ? '-0' : String(value))
+}
+
+/** Whether two JSON values are equal: the same keys in the same order, the same strings, numbers and literals. */
+function sameValue(left: unknown, right: unknown): boolean {
+  if (typeof left !== 'object' || left === null || typeof right !== 'object' || right === null)
+    return Object.is(left, right)
+  if (Array.isArray(left) !== Array.isArray(right)) return false
+  if (Array.isArray(left)) {
+    const other = right as unknown[]
+    if (left.length !== other.length) return false
+    for (let index = 0; index < left.length; index += 1)
+      if (!sameValue(left[index], other[index])) return false
+    return true
+  }
+  const leftKeys = Object.keys(left)
+  const rightKeys = Object.keys(right)
+  if (leftKeys.length !== rightKeys.length) return false
+  for (let index = 0; index < leftKeys.length; index += 1) {
+    const name = leftKeys[index] as string
+    if (name !== rightKeys[index]) return false
+    if (!sameValue((left as Record<string, unknown>)[name], (right as Record<string, unknown>)[name]))
+      return false
+  }
+  return true
+}
+
+/** Estimated bytes of a parsed JSON value: two a character of its strings (an upper bound), and its objects. */
+function valueBytes(value: unknown): number {
+  if (typeof value === 'string') return 16 + 2 * value.length
+  if (typeof value !== 'object' || value === null) return 8
+  let bytes = OBJECT_BYTES
+  for (const [name, field] of Object.entries(value)) bytes += name.length + valueBytes(field)
+  return bytes
+}
+
+export class ItemReuse {
+  /** Items by their key and index, least recently used first. */
+  private readonly items = new Map<string, ReusableItem>()
+  /** Estimated bytes of the items and keys remembered. */
+  bytes = 0
+  /** Items replaced by an earlier object, in all (tests and benchmarks read it). */
+  reused = 0
+  /**
+   * Every item this reuse remembered or handed out: objects of bodies the server parsed itself, which no
+   * client can change afterwards, so what is computed of one may be kept by the object.
+   */
+  private readonly owned = new WeakSet<object>()
+
+  /**
+   * Replace, in place, each item of `body` equal to a remembered item at the same index with that item,
+   * and remember the others. `body` must be a fresh parse no one else holds yet.
+   */
+  reuse(body: Record<string, unknown>): void {
+    const items = itemsOf(body)
+    // `itemsOf` makes a one-item list of a string input: not the body's own, nothing to replace.
+    if (items !== body.messages && items !== body.contents && items !== body.input) return
+    for (let index = 0; index < items.length; index += 1) {
+      const item = items[index]
+      if (typeof item !== 'object' || item === null) continue
+      const parts = [String(index)]
+      keyOf(item, parts)
+      const key = parts.join('')
+      const known = this.items.get(key)
+      if (known !== undefined && sameValue(item, known.item)) {
+        items[index] = known.item
+        this.reused += 1
+        // Most recently used last.
+        this.items.delete(key)
+        this.items.set(key, known)
+        continue
+      }
+      if (known !== undefined) this.forget(key, known)
+      const bytes = valueBytes(item) + 2 * key.length + ENTRY_BYTES
+      this.items.set(key, { index, item, bytes })
+      this.owned.add(item)
+      this.bytes += bytes
+    }
+    this.trim(Number.POSITIVE_INFINITY)
+  }
+
+  /** Forget the least recently used items until at most `limit` bytes (and `ITEMS_KEPT` items) are held. */
+  trim(limit: number): void {
+    for (const [key, known] of this.items) {
+      if (this.bytes <= limit && this.items.size <= ITEMS_KEPT) break
+      this.forget(key, known)
+    }
+  }
+
+  /** Whether `item` is an object this reuse remembered (and may hand out again). */
+  owns(item: object): boolean {
+    return this.owned.has(item)
+  }
+
+  /** How many items are remembered. */
+  get size(): number {
+    return this.items.size
+  }
+
+  private forget(key: string, known: ReusableItem): void {
+    this.items.delete(key)
+    this.bytes -= known.bytes
+  }
+}

@@ -1,0 +1,159 @@
+import { describe, expect, it } from 'vitest'
+import type { Usage } from '../../../harness/types.ts'
+import { CacheSimulators } from '../../../providers/sim/index.ts'
+import type { CapturedExchange } from '../../../providers/wire/exchange.ts'
+import { CaptureTracker } from './tracker.ts'
+
+const usage: Usage = { input: 100, uncached: 100, cacheRead: 0, cacheWrite: 0, output: 5, raw: {} }
+
+function tracker() {
+  const simulators = new CacheSimulators()
+  const exchanges: CapturedExchange[] = []
+  const capture = new CaptureTracker({
+    linearize: (api, body) => simulators.linearize(api, body),
+    sink: (exchange) => exchanges.push(exchange),
+  })
+  /** Record one Anthropic request answered with `status`. */
+  const send = (messages: unknown[], status = 200) => {
+    const body = { model: 'claude-sonnet-4-6', max_tokens: 64, system: 'You are terse.', messages }
+    const placement = capture.place('anthropic-messages', undefined, body)
+    return capture.add({
+      placement,
+      api: 'anthropic-messages',
+      body,
+      at: 0,
+      status,
+      latencyMs: 1,
+      stream: false,
+      ...(status === 200 ? { usage } : {}),
+      predicted: false,
+    })
+  }
+  return { send, exchanges }
+}
+
+const user = (text: string) => ({ role: 'user', content: text })
+const toolUse = { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'read', input: {} }] }
+const toolResult = {
+  role: 'user',
+  content: [{ type: 'tool_result', tool_use_id: 't1', content: 'file text' }],
+}
+
+describe('placing captured requests in their session', () => {
+  it('counts a tool round trip as the next step of the turn and a new user message as the next turn', () => {
+    const { send } = tracker()
+    const placed = [
+      send([user('read the file')]),
+      send([user('read the file'), toolUse, toolResult]),
+      send([
+        user('read the file'),
+        toolUse,
+        toolResult,
+        { role: 'assistant', content: 'done' },
+        user('thanks'),
+      ]),
+    ].map(({ turn, step, attempt }) => [turn, step, attempt])
+    expect(placed).toEqual([
+      [1, 1, 0],
+      [1, 2, 0],
+      [2, 1, 0],
+    ])
+  })
+
+  it('counts a request identical to the previous one as its next attempt, after a failure or not', () => {
+    const { send } = tracker()
+    const failed = send([user('hello')], 529)
+    const retried = send([user('hello')])
+    const repeated = send([user('hello')])
+    expect([failed, retried, repeated].map(({ turn, step, attempt }) => [turn, step, attempt])).toEqual([
+      [1, 1, 0],
+      [1, 1, 1],
+      [1, 1, 2],
+    ])
+    expect(failed.usage).toBeUndefined()
+  })
+
+  it('digests a request it never simulated, and keeps no body unless asked', () => {
+    const { send } = tracker()
+    const exchange = send([user('a question')], 400)
+    expect(exchange.digest.segments.length).toBeGreaterThan(0)
+    expect(exchange.digest.items).toHaveLength(1)
+    expect(exchange.request).toBeUndefined()
+    expect(JSON.stringify(exchange)).not.toContain('a question')
+  })
+})
+
+describe("a tracker's memory", () => {
+  /** Record a simulated request of session `name` (declared by header) with a long message of its own. */
+  const simulated = (capture: CaptureTracker, simulators: CacheSimulators, name: string) => {
+    const body = {
+      model: 'claude-sonnet-4-6',
+      max_tokens: 64,
+      messages: [user(`${name}: ${'a long message that fills the prompt. '.repeat(50)}`)],
+    }
+    const simulation = simulators.simulate('anthropic-messages', {
+      body,
+      at: 0,
+      output: { role: 'assistant', content: [] },
+    })
+    capture.add({
+      placement: capture.place('anthropic-messages', name, body),
+      api: 'anthropic-messages',
+      body,
+      at: 0,
+      status: 200,
+      latencyMs: 1,
+      stream: false,
+      usage,
+      simulation,
+      predicted: false,
+    })
+  }
+
+  it('forgets the previous requests of the least recently active sessions past its byte budget', () => {
+    const simulators = new CacheSimulators()
+    const capture = new CaptureTracker({
+      linearize: (api, body) => simulators.linearize(api, body),
+      memoryBytes: 40_000,
+    })
+    for (let index = 0; index < 50; index += 1) simulated(capture, simulators, `s${index}`)
+    expect(capture.memory.bytes).toBeLessThanOrEqual(40_000)
+    expect(capture.memory.sessions).toBe(50)
+    expect(capture.previous('s49')).toBeDefined()
+    expect(capture.previous('s0')).toBeUndefined()
+  })
+
+  it('keeps items for reuse only in the room the previous requests leave in its budget', () => {
+    const simulators = new CacheSimulators()
+    const capture = new CaptureTracker({
+      linearize: (api, body) => simulators.linearize(api, body),
+      memoryBytes: 40_000,
+    })
+    const body = (seed: number) =>
+      JSON.parse(
+        JSON.stringify({ messages: [{ role: 'user', content: `${seed} ${'text '.repeat(2_000)}` }] }),
+      ) as Record<string, unknown>
+    capture.reuseItems(body(0))
+    expect(capture.reuseStats.items).toBe(1)
+    for (let index = 0; index < 50; index += 1) {
+      simulated(capture, simulators, `s${index}`)
+      capture.reuseItems(body(index))
+      expect(capture.reuseStats.bytes + capture.memory.bytes).toBeLessThanOrEqual(40_000)
+    }
+    // The previous requests are forgotten as before: the reuse never takes their room.
+    expect(capture.previous('s49')).toBeDefined()
+    expect(capture.previous('s0')).toBeUndefined()
+  })
+
+  it('forgets the least recently active sessions past its session limit', () => {
+    const simulators = new CacheSimulators()
+    const capture = new CaptureTracker({
+      linearize: (api, body) => simulators.linearize(api, body),
+      sessionLimit: 10,
+    })
+    for (let index = 0; index < 30; index += 1) simulated(capture, simulators, `s${index}`)
+    expect(capture.memory.sessions).toBe(10)
+    expect(capture.previous('s29')).toBeDefined()
+    expect(capture.previous('s5')).toBeUndefined()
+  })
+})

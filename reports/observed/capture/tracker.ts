@@ -1,0 +1,311 @@
+// Captured traffic as exchanges: each request a client sent, placed in its session and conversation
+// (turn, step, attempt: `conversations.ts`), with the usage the client received, the simulator's view of
+// it (the counts it served, or live its prediction), and the request's digest. The tracker also hands a
+// simulation the previous request of the conversation, so every captured step has its counterfactual.
+
+import { REDACTED, redactText } from '../../../providers/mock/serve-safety.ts'
+import { stringBytes } from '../../../providers/sim/bytes.ts'
+import type { PreviousRequest, Prompt } from '../../../providers/sim/types.ts'
+import { bodyModel, type WireApi } from '../../../providers/types.ts'
+import { digestRequest, type ItemDigest, itemDigest, itemsOf } from '../../../providers/wire/digest.ts'
+import {
+  type CapturedExchange,
+  type ExchangeInput,
+  type ExchangeRecorder,
+  type Placement,
+  providerOfApi,
+} from '../../../providers/wire/exchange.ts'
+import { ConversationTracker } from './conversations.ts'
+import { ItemReuse } from './item-reuse.ts'
+
+/** What the tracker keeps of a conversation between its requests. */
+interface ConversationState {
+  /** The latest successful request's prompt and machine: the next simulation's previous request. */
+  previous?: PreviousRequest
+}
+
+export interface TrackerOptions {
+  /** The simulator's linearization of a body (for a request that failed before simulation). */
+  linearize: (api: WireApi, body: Record<string, unknown>) => Prompt
+  /** Keep request bodies and response texts in the exchanges. */
+  keepBodies?: boolean
+  /** Keep the model's answers (a live capture, for replay). */
+  keepAnswers?: boolean
+  /** Called with every exchange, in order. */
+  sink?: (exchange: CapturedExchange) => void
+  /**
+   * Estimated bytes of previous requests kept for counterfactuals (serve's memory budget): past it, the
+   * least recently active sessions forget theirs, and their next request has no counterfactual.
+   * Unbounded when absent.
+   */
+  memoryBytes?: number
+  /** Conversations whose previous request is remembered; the least recently active are forgotten first (default 100,000). */
+  sessionLimit?: number
+  /**
+   * Let `reuseItems` replace a body's items with equal ones of earlier requests (default true): the
+   * simulators and digests then skip the history a session sends again. Off, every request is read anew;
+   * the numbers are the same either way.
+   */
+  reuseItems?: boolean
+}
+
+/** The model a body names (`model`, Converse `modelId`), as a previous request's field. */
+function modelField(body: Record<string, unknown>): { model?: string } {
+  const model = bodyModel(body)
+  return model === undefined ? {} : { model }
+}
+
+/**
+ * Estimated bytes a previous request holds: its segments' objects (segment, wire node, array slot and
+ * cumulative count) and their strings, counted even while a trie holds the same segment, since the
+ * session keeps it after the trie let it go.
+ */
+function promptBytes(prompt: Prompt): number {
+  let bytes = 160
+  for (const segment of prompt.segments)
+    bytes += SEGMENT_BYTES + stringBytes(segment.text) + stringBytes(segment.frame)
+  return bytes
+}
+
+/** A segment's object, its wire node, and its slots in the prompt's arrays. */
+const SEGMENT_BYTES = 200
+
+/** Conversations whose previous request is remembered by default. */
+const SESSIONS_KEPT = 100_000
+
+/** Bytes of items kept for reuse when the tracker has no memory budget. */
+const REUSE_BYTES_UNBOUNDED = 64 * 1024 * 1024
+
+/** Response ids remembered for `previous_response_id` chaining (as many as the mock stores). */
+const RESPONSE_IDS_KEPT = 10_000
+
+const EMPTY_PROMPT: Prompt = { segments: [], cumulative: [], trailing: 0, total: 0 }
+
+export class CaptureTracker implements ExchangeRecorder {
+  readonly conversations = new ConversationTracker()
+  private readonly states = new Map<string, ConversationState>()
+  private readonly options: TrackerOptions
+  /** Placements by body object, so a request placed before its simulation keeps its place. */
+  private readonly placements = new WeakMap<object, Placement>()
+  /** The item digests `place` made of a body, reused when it is added (megabytes are hashed once). */
+  private readonly itemDigests = new WeakMap<object, readonly ItemDigest[]>()
+  /** The digest of each item `reuse` owns: an item reused from an earlier request is not hashed again. */
+  private readonly digestOfItem = new WeakMap<object, ItemDigest>()
+  /** Earlier requests' items, for `reuseItems`; held in the room the previous requests leave in the budget. */
+  private readonly reuse = new ItemReuse()
+  private serial = 0
+  /** Conversation by Responses response id, the most recent ones. */
+  private readonly responseConversations = new Map<string, string>()
+  /** Estimated bytes of the previous requests the conversations hold. */
+  private previousBytes = 0
+  /** The conversations that hold a previous request, least recently active first. */
+  private readonly holders = new Map<string, ConversationState>()
+
+  constructor(options: TrackerOptions) {
+    this.options = options
+  }
+
+  /**
+   * The place of a request (session, conversation, turn, step, attempt); the same body object always has
+   * the same place. `headers`: the request's `WIRE_HEADERS`, for the agent that sent it; `secrets`: the
+   * keys it carries, which no session name may show.
+   */
+  place(
+    api: WireApi,
+    declared: string | undefined,
+    body: Record<string, unknown>,
+    headers: Readonly<Record<string, string>> = {},
+    secrets: readonly string[] = [],
+  ): Placement {
+    const known = this.placements.get(body)
+    if (known !== undefined) return known
+    // A Responses request that continues a stored response belongs to that response's conversation.
+    const chained =
+      declared === undefined && typeof body.previous_response_id === 'string'
+        ? this.responseConversations.get(body.previous_response_id)
+        : undefined
+    const placement = this.conversations.place({ api, body, headers }, this.itemsDigested(body), {
+      ...(declared !== undefined ? { declared } : {}),
+      ...(chained !== undefined ? { chained } : {}),
+      ...(secrets.length > 0 ? { secrets } : {}),
+    })
+    this.placements.set(body, placement)
+    return placement
+  }
+
+  /**
+   * Replace, in place, the items of a freshly parsed body that equal (as JSON text) an earlier request's
+   * items at the same index with those earlier objects, so the simulators' and the digests' memos keyed by
+   * item apply to them. Nothing may write to a body's items afterwards: they are shared.
+   */
+  reuseItems(body: Record<string, unknown>): void {
+    if (this.options.reuseItems === false) return
+    this.reuse.reuse(body)
+    this.reuse.trim(this.reuseRoom())
+  }
+
+  /** Items replaced by `reuseItems` so far, and the estimated bytes of the items it keeps. */
+  get reuseStats(): { reused: number; items: number; bytes: number } {
+    return { reused: this.reuse.reused, items: this.reuse.size, bytes: this.reuse.bytes }
+  }
+
+  /** Bytes the reused items may hold: what the previous requests leave of the budget. */
+  private reuseRoom(): number {
+    const budget = this.options.memoryBytes
+    return budget === undefined ? REUSE_BYTES_UNBOUNDED : Math.max(0, budget - this.previousBytes)
+  }
+
+  /** The digests of a body's items, made once per body object and once per item object. */
+  private itemsDigested(body: Record<string, unknown>): readonly ItemDigest[] {
+    let items = this.itemDigests.get(body)
+    if (items === undefined) {
+      items = itemsOf(body).map((item) => {
+        if (typeof item !== 'object' || item === null || !this.reuse.owns(item)) return itemDigest(item)
+        let digest = this.digestOfItem.get(item)
+        if (digest === undefined) {
+          digest = itemDigest(item)
+          this.digestOfItem.set(item, digest)
+        }
+        return digest
+      })
+      this.itemDigests.set(body, items)
+    }
+    return items
+  }
+
+  /** Remember the conversation a response id was answered in, for requests that chain on it. */
+  noteResponse(id: string, conversation: string): void {
+    this.responseConversations.delete(id)
+    this.responseConversations.set(id, conversation)
+    if (this.responseConversations.size > RESPONSE_IDS_KEPT) {
+      const oldest = this.responseConversations.keys().next().value
+      if (oldest !== undefined) this.responseConversations.delete(oldest)
+    }
+  }
+
+  /** The previous successful request of a conversation, for its next simulation's counterfactual. */
+  previous(conversation: string): PreviousRequest | undefined {
+    return this.states.get(conversation)?.previous
+  }
+
+  /** Conversations remembered, and the estimated bytes of the previous requests they hold. */
+  get memory(): { sessions: number; bytes: number } {
+    return { sessions: this.states.size, bytes: this.previousBytes }
+  }
+
+  /** Record one answered request. */
+  add(input: ExchangeInput): CapturedExchange {
+    const { placement, api, body } = input
+    const prompt = input.simulation?.prompt ?? this.linearized(api, body)
+    const digest = digestRequest(body, prompt, this.itemsDigested(body))
+    this.itemDigests.delete(body)
+    const ok = input.status >= 200 && input.status < 300 && input.usage !== undefined
+    const name = placement.conversation
+    const state = this.states.get(name) ?? {}
+    if (ok && input.simulation !== undefined) {
+      const machine = input.simulation.trace.machine
+      if (state.previous !== undefined) this.previousBytes -= promptBytes(state.previous.prompt)
+      state.previous = {
+        prompt: input.simulation.prompt,
+        ...(machine !== undefined ? { machine } : {}),
+        ...modelField(body),
+      }
+      this.previousBytes += promptBytes(state.previous.prompt)
+    }
+    // Most recently active last: the conversations to forget first come first.
+    this.states.delete(name)
+    this.states.set(name, state)
+    this.holders.delete(name)
+    if (state.previous !== undefined) this.holders.set(name, state)
+    this.bound()
+    this.serial += 1
+    const simulation = input.simulation
+    const model = typeof body.model === 'string' ? body.model : ''
+    const exchange: CapturedExchange = {
+      seq: this.serial,
+      session: placement.session,
+      conversation: name,
+      kind: placement.kind,
+      ...(placement.purpose !== undefined ? { purpose: placement.purpose } : {}),
+      ...(placement.agent !== undefined ? { agent: placement.agent } : {}),
+      identity: placement.identity,
+      time: input.time ?? new Date().toISOString(),
+      at: input.at,
+      api,
+      provider: providerOfApi(api),
+      model,
+      stream: input.stream,
+      status: input.status,
+      latencyMs: input.latencyMs,
+      turn: placement.turn,
+      step: placement.step,
+      attempt: placement.attempt,
+      ...(input.usage !== undefined ? { usage: input.usage } : {}),
+      ...(simulation !== undefined
+        ? {
+            simulation: {
+              counts: simulation.counts,
+              ...(simulation.trace.counterfactual !== undefined
+                ? { counterfactual: simulation.trace.counterfactual }
+                : {}),
+              ...(simulation.trace.shortfall !== undefined ? { shortfall: simulation.trace.shortfall } : {}),
+              predicted: input.predicted,
+            },
+          }
+        : {}),
+      digest,
+      ...(input.error !== undefined ? { error: input.error } : {}),
+      ...(this.options.keepBodies === true ? { request: withoutSecrets(body, input.secrets) } : {}),
+      ...(this.options.keepBodies === true && input.response !== undefined
+        ? { response: redactText(input.response, input.secrets) }
+        : {}),
+      ...(this.options.keepAnswers === true && input.answer !== undefined ? { answer: input.answer } : {}),
+    }
+    this.options.sink?.(exchange)
+    return exchange
+  }
+
+  /** Forget the least recently active conversations' previous requests, then conversations, past the limits. */
+  private bound(): void {
+    const limit = this.options.sessionLimit ?? SESSIONS_KEPT
+    for (const [name, state] of this.states) {
+      if (this.states.size <= limit) break
+      if (state.previous !== undefined) this.previousBytes -= promptBytes(state.previous.prompt)
+      this.states.delete(name)
+      this.holders.delete(name)
+    }
+    const budget = this.options.memoryBytes ?? Number.POSITIVE_INFINITY
+    for (const [name, state] of this.holders) {
+      if (this.previousBytes <= budget) break
+      if (state.previous !== undefined) this.previousBytes -= promptBytes(state.previous.prompt)
+      delete state.previous
+      this.holders.delete(name)
+    }
+    // The previous requests come first: the items kept for reuse only make requests cheaper.
+    this.reuse.trim(this.reuseRoom())
+  }
+
+  /** A body the simulator never saw, linearized without touching any cache; empty when it cannot be. */
+  private linearized(api: WireApi, body: Record<string, unknown>): Prompt {
+    try {
+      return this.options.linearize(api, body)
+    } catch {
+      return EMPTY_PROMPT
+    }
+  }
+}
+
+/** A kept request body with every verbatim credential replaced (a client that put its key in a field). */
+function withoutSecrets(
+  body: Record<string, unknown>,
+  secrets: readonly string[] | undefined,
+): Record<string, unknown> {
+  const known = (secrets ?? []).filter((secret) => secret.length >= 8)
+  if (known.length === 0) return body
+  const text = JSON.stringify(body)
+  if (!known.some((secret) => text.includes(secret))) return body
+  return JSON.parse(known.reduce((clean, secret) => clean.split(secret).join(REDACTED), text)) as Record<
+    string,
+    unknown
+  >
+}
