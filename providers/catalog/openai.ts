@@ -85,6 +85,17 @@ export const OPENAI_MODELS: readonly ModelEntry[] = [
     ...openai('gpt-4.1', OPENAI_PREFIX, { input: 2, cacheRead: 0.5, output: 8 }, undefined),
     reasoning: 'never',
   },
+  // opencode's model to switch to: a second non-reasoning chat model beside GPT-4.1.
+  {
+    ...openai(
+      'gpt-4.1-mini',
+      OPENAI_PREFIX,
+      { input: 0.4, cacheRead: 0.1, output: 1.6, source: MODELS_DEV },
+      undefined,
+      ['prices: the models.dev snapshot bundled in opencode 1.18.33 (openai)'],
+    ),
+    reasoning: 'never',
+  },
   // Codex's models of the shared samples and their families: GPT-5 prices, cached input at 0.1×.
   ...['gpt-5', 'gpt-5-codex', 'gpt-5.1', 'gpt-5.1-codex'].map((model) =>
     openai(
