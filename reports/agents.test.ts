@@ -52,6 +52,19 @@ describe("an agent session's line", () => {
     expect(row.requests).toBe(5)
   })
 
+  it('says first why the API refused a request, then how the agent ended', () => {
+    const row = agentRow({
+      ...memoryEdit('gemini-cli'),
+      status: 'failed',
+      note: 'turn 2 ("And src/calc.js?"): exited 1',
+      refusals: ['HTTP 400 INVALID_ARGUMENT: function responses must match the calls', 'HTTP 400'],
+    })
+    expect(row.refused).toBe(2)
+    expect(row.note).toBe(
+      'refused: HTTP 400 INVALID_ARGUMENT: function responses must match the calls; turn 2 ("And src/calc.js?"): exited 1',
+    )
+  })
+
   it('names the first break of the main conversation with its node, cause, turn and the event before it', () => {
     const row = agentRow(memoryEdit())
     expect(row.firstBreak).toMatchObject({

@@ -122,7 +122,11 @@ export function agentRow(record: AgentSessionRecord): AgentRow {
     firstBreak,
     vsBestUsd: undefined,
     refused: record.refusals.length,
-    note: record.note ?? (record.refusals.length > 0 ? `refused: ${record.refusals[0]}` : ''),
+    // The API's refusal first: an agent that fails after one usually fails because of it.
+    note: [
+      ...(record.refusals.length > 0 ? [`refused: ${record.refusals[0]}`] : []),
+      ...(record.note !== undefined ? [record.note] : []),
+    ].join('; '),
   }
 }
 

@@ -7,7 +7,7 @@ import { handleGeminiModelCall } from '../mock/gemini.ts'
 import { handleResponses } from '../mock/responses.ts'
 import { encodeScript, SCRIPT_HEADER } from '../mock/script.ts'
 import type { WireApi } from '../types.ts'
-import { answerOf } from './output.ts'
+import { answerOf, errorMessageOf } from './output.ts'
 
 const answer: AssistantMessage = {
   role: 'assistant',
@@ -75,5 +75,27 @@ describe("reading the model's answer back from a response", () => {
 
   it('finds no answer in a body that is not a response', () => {
     expect(answerOf('openai-chat', 'not json', 'application/json')).toBeUndefined()
+  })
+})
+
+describe("an error response's message", () => {
+  it("reads every vendor's envelope, on one line", () => {
+    expect(
+      errorMessageOf(
+        JSON.stringify({
+          error: { code: 400, message: 'Please ensure\n that…', status: 'INVALID_ARGUMENT' },
+        }),
+      ),
+    ).toBe('Please ensure that…')
+    expect(errorMessageOf('[{"error":{"message":"in an array"}}]')).toBe('in an array')
+    expect(errorMessageOf('{"type":"error","error":{"type":"invalid_request_error","message":"bad"}}')).toBe(
+      'bad',
+    )
+    expect(errorMessageOf('{"message":"Bedrock style"}')).toBe('Bedrock style')
+  })
+
+  it('is undefined for a body that is not an error', () => {
+    expect(errorMessageOf('data: {}')).toBeUndefined()
+    expect(errorMessageOf('{"error":{"message":""}}')).toBeUndefined()
   })
 })

@@ -174,3 +174,22 @@ export function responseIdOf(text: string, contentType: string): string | undefi
     : parse(text)
   return typeof body?.id === 'string' ? body.id : undefined
 }
+
+/**
+ * The message of an error response (`error.message` in every vendor's envelope, or a top-level
+ * `message`), on one line; undefined when the text is not such a body.
+ */
+export function errorMessageOf(text: string): string | undefined {
+  let body: unknown
+  try {
+    body = JSON.parse(text)
+  } catch {
+    return undefined
+  }
+  const record = (Array.isArray(body) ? body[0] : body) as Record<string, unknown> | undefined
+  const error = record?.error as Record<string, unknown> | undefined
+  const message = error?.message ?? record?.message
+  return typeof message === 'string' && message.trim() !== ''
+    ? message.replace(/\s+/g, ' ').trim()
+    : undefined
+}

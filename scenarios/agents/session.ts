@@ -21,6 +21,7 @@ import { type LoopbackServer, startLoopback } from '../../providers/mock/loopbac
 import { type ReplyRuleInput, repliesFromRules } from '../../providers/mock/reply-file.ts'
 import { CacheSimulators } from '../../providers/sim/index.ts'
 import type { CapturedExchange } from '../../providers/wire/exchange.ts'
+import { errorMessageOf } from '../../providers/wire/output.ts'
 import { captureRows } from '../../reports/capture-rows.ts'
 import { CaptureTracker } from '../../reports/observed/capture/tracker.ts'
 import type { StepRow } from '../../reports/types.ts'
@@ -105,7 +106,12 @@ export async function startAgentBench(replies: readonly ReplyRuleInput[] = []): 
     refusals: () =>
       exchanges
         .filter((exchange) => exchange.status !== 200)
-        .map((exchange) => exchange.error ?? String(exchange.status)),
+        .map((exchange) => {
+          const reason = exchange.error ?? String(exchange.status)
+          // The API's own words, from the kept response (the mock's refusal: never a key).
+          const message = exchange.response === undefined ? undefined : errorMessageOf(exchange.response)
+          return message === undefined ? reason : `${reason}: ${message}`
+        }),
     async run(name, steps, options = {}) {
       const session = await bench.session(name, options)
       for (const step of steps) {
