@@ -47,6 +47,8 @@ export type SessionOptions = AgentOptions & {
   place?: AgentPlace
   /** The agent's command; the driver's pinned version, installed into the cache folder, otherwise. */
   bin?: string
+  /** Point the agent elsewhere on the server (an Anthropic-compatible vendor's prefix for `anthropic`). */
+  urls?: Partial<ServerUrls>
 }
 
 export interface AgentBench {
@@ -133,7 +135,8 @@ export async function startAgentBench(replies: readonly ReplyRuleInput[] = []): 
         workspace: join(base, 'workspace'),
       }
       let current: AgentOptions = options
-      writeAgentFiles(place, driver.files(place, urls, current))
+      const mine: ServerUrls = { ...urls, ...options.urls }
+      writeAgentFiles(place, driver.files(place, mine, current))
       options.setup?.(place)
       const outcomes: StepOutcome[] = []
       return {
@@ -144,7 +147,7 @@ export async function startAgentBench(replies: readonly ReplyRuleInput[] = []): 
           const outcome = await runAgentStep(
             bin,
             place,
-            driver.command(place, urls, step, current),
+            driver.command(place, mine, step, current),
             STEP_TIMEOUT_MS,
           )
           outcomes.push(outcome)
@@ -152,7 +155,7 @@ export async function startAgentBench(replies: readonly ReplyRuleInput[] = []): 
         },
         configure(next) {
           current = next
-          writeAgentFiles(place, driver.files(place, urls, current))
+          writeAgentFiles(place, driver.files(place, mine, current))
         },
       }
     },
