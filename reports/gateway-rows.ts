@@ -99,6 +99,30 @@ const CAUSE_ORDER: readonly GatewayChangeKind[] = [
   'gateway-wire-translated',
 ]
 
+/**
+ * The usage of an upstream request the provider answered: what it reported, else the simulator's counts
+ * of it. A gateway that streams without asking for usage (`stream_options.include_usage`) is told none,
+ * but the provider bills the request all the same.
+ */
+function billedUsage(exchange: CapturedExchange): Pick<CapturedExchange, 'usage'> {
+  if (exchange.usage !== undefined || exchange.status < 200 || exchange.status >= 300) return {}
+  const counts = exchange.simulation?.predicted === false ? exchange.simulation.counts : undefined
+  if (counts === undefined) return {}
+  return {
+    usage: {
+      input: counts.input,
+      uncached: counts.uncached,
+      cacheRead: counts.read,
+      cacheWrite: counts.write,
+      cacheWrite5m: counts.write5m,
+      cacheWrite1h: counts.write1h,
+      output: counts.output,
+      ...(counts.reasoning !== undefined ? { reasoning: counts.reasoning } : {}),
+      raw: null,
+    },
+  }
+}
+
 /** The change a pair's lost read is named by. */
 export function leadingChange(changes: readonly GatewayChange[]): GatewayChange | undefined {
   for (const kind of CAUSE_ORDER) {
@@ -110,9 +134,11 @@ export function leadingChange(changes: readonly GatewayChange[]): GatewayChange 
 
 /**
  * Both routes' rows. `direct[i]` is the direct route's exchange of `pairs[i].client` (reports/observed/gateway/
- * direct.ts). A gateway row that read less than the direct route names the pair's leading change as its
- * cause, every change at its node, the direct route's read as its ideal and the direct route's cost as
- * its ideal cost: its lost tokens and dollars are what the gateway cost.
+ * direct.ts). On the same provider, a gateway row that read less than the direct route names the pair's
+ * leading change as its cause, every change at its node, the direct route's read as its ideal and the
+ * direct route's cost as its ideal cost: its lost tokens and dollars are what the gateway cost. Across a
+ * translated wire the reads are in other units: a row names the change only where its own conversation
+ * upstream lost a read (its counterfactual), and the extra dollars are the two routes' costs.
  */
 export function gatewayRoutes(
   pairs: readonly GatewayPair[],
@@ -133,6 +159,7 @@ export function gatewayRoutes(
   const gatewayRows = captureRows(
     kept.map(({ pair, route }) => ({
       ...pair.upstream,
+      ...billedUsage(pair.upstream),
       session: route.session,
       conversation: route.conversation,
       kind: route.kind,
@@ -147,7 +174,13 @@ export function gatewayRoutes(
   for (const [index, { pair }] of kept.entries()) {
     const directRow = directRows[index] as StepRow
     const served = gatewayRows[index] as StepRow
-    const lostTokens = Math.max(0, directRow.cacheReadTokens - served.cacheReadTokens)
+    // Reads compare across the gateway only on the same provider: a translated request is tokenized and
+    // cached by other rules (its reads are in other units), so its loss is its own conversation's, by its
+    // own counterfactual, not the direct route's read minus its own.
+    const comparable = served.provider === directRow.provider
+    const lostTokens = comparable
+      ? Math.max(0, directRow.cacheReadTokens - served.cacheReadTokens)
+      : served.lostTokens
     const change = leadingChange(pair.changes)
     const row: StepRow = {
       ...served,
@@ -156,9 +189,13 @@ export function gatewayRoutes(
         ? {
             breakCause: change.kind,
             breakNode: pair.changes.map((each) => `${each.kind}: ${each.detail}`).join('; '),
-            idealCacheReadTokens: directRow.cacheReadTokens,
-            lostTokens,
-            idealCostUsd: directRow.costUsd,
+            ...(comparable
+              ? {
+                  idealCacheReadTokens: directRow.cacheReadTokens,
+                  lostTokens,
+                  idealCostUsd: directRow.costUsd,
+                }
+              : {}),
           }
         : {}),
     }
