@@ -6,6 +6,7 @@ import { CachelabError } from '../harness/errors.ts'
 import { parse } from './args.ts'
 import { CALIBRATE_FLAGS } from './calibrate-command.ts'
 import { CHECK_FLAGS } from './check-command.ts'
+import { GATEWAY_FLAGS } from './gateway-command.ts'
 import { IMPORT_FLAGS } from './import-command.ts'
 import { LIST_FLAGS } from './list-command.ts'
 import { RECORD_FLAGS } from './record-command.ts'
@@ -29,6 +30,7 @@ const COMMAND_FLAGS = {
   calibrate: { options: CALIBRATE_FLAGS, positionals: true },
   report: { options: REPORT_FLAGS, positionals: true },
   record: { options: RECORD_FLAGS, positionals: true },
+  gateway: { options: GATEWAY_FLAGS, positionals: true },
   validate: { options: {}, positionals: true },
 } as const
 
