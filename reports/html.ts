@@ -5,6 +5,8 @@
 // windowed around their breaks, a captured agent's conversations under their session. Same rows in, same
 // bytes out.
 
+import type { AgentRow } from './agents.ts'
+import { agentsSection } from './agents-html.ts'
 import { type BreakEvent, breakEventIndex } from './break-events.ts'
 import { chartLegend } from './chart.ts'
 import {
@@ -68,6 +70,8 @@ export interface ReportInput {
   breakEvents?: readonly BreakEvent[]
   /** The client-library loops side by side. */
   libraries?: LibraryReport
+  /** The coding agents side by side (agents.csv's rows). */
+  agents?: readonly AgentRow[]
 }
 
 /** Breaks listed in the costliest-breaks table. */
@@ -192,7 +196,7 @@ export function renderReport(input: ReportInput): string {
     '</header>',
     '<div class="toolbar">',
     `<label for="breaks-only"><input type="checkbox" id="breaks-only">Only ${unit}s with breaks (${broken} of ${sessions.length})</label>`,
-    `<nav><a href="#index">Index</a><a href="#costliest">Costliest breaks</a><a href="#summary">Summary</a>${hasLibraries ? '<a href="#libraries">Libraries</a>' : ''}<a href="#sessions">Sessions</a></nav>`,
+    `<nav><a href="#index">Index</a><a href="#costliest">Costliest breaks</a><a href="#summary">Summary</a>${hasLibraries ? '<a href="#libraries">Libraries</a>' : ''}${(input.agents?.length ?? 0) > 0 ? '<a href="#agents">Agents</a>' : ''}<a href="#sessions">Sessions</a></nav>`,
     '</div>',
     indexSection(groups),
     costliestSection(sessions, groups, eventOf),
@@ -200,6 +204,7 @@ export function renderReport(input: ReportInput): string {
     claimsSection(input.claims ?? []),
     notApplicableSection(input.notApplicable ?? []),
     librariesSection(input.libraries),
+    agentsSection(input.agents),
     loopsSection(input.comparisons ?? [], input.inexpressible ?? []),
     '<section id="sessions">',
     '<h2>Sessions</h2>',

@@ -6,6 +6,7 @@
 import { closeSync, openSync, writeSync } from 'node:fs'
 import { resolve } from 'node:path'
 import type { LoopInexpressible } from '../harness/loops/types.ts'
+import type { AgentRow } from '../reports/agents.ts'
 import type { BreakEvent } from '../reports/break-events.ts'
 import { BreakList } from '../reports/breaks.ts'
 import { breaksCsv, claimsCsv, STEPS_CSV_HEAD, stepsCsvLines, summaryCsv } from '../reports/csv.ts'
@@ -42,6 +43,8 @@ export interface RunFilesRest {
   breakEvents?: readonly BreakEvent[]
   /** The client-library loops side by side: libraries.csv, library-steps.csv and a report section. */
   libraries?: LibraryReport
+  /** The coding agents side by side: a report section (agents.csv is one of `files`). */
+  agents?: readonly AgentRow[]
   /** Further files of the folder (name relative to it → content), written before it is marked complete. */
   files?: Readonly<Record<string, string>>
 }
@@ -117,6 +120,7 @@ export class RunFilesWriter {
         inexpressible: run.inexpressible ?? [],
         breakEvents: run.breakEvents ?? [],
         ...(run.libraries !== undefined ? { libraries: run.libraries } : {}),
+        ...(run.agents !== undefined ? { agents: run.agents } : {}),
       }),
     )
     for (const [name, content] of Object.entries(run.files ?? {})) folder.write(name, content)

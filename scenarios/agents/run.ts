@@ -260,6 +260,7 @@ export async function runAgents(options: AgentsRunOptions): Promise<AgentsRunRes
     runId,
     rows,
     scenarios: [],
+    agents,
     files: { 'agents.csv': agentsCsv(agents), 'agent-steps.csv': stepsCsv(rows) },
   })
   return { runId, outDir, agents, rows, lines: agentsSummaryLines(agents) }
