@@ -4,90 +4,26 @@
 // the direct route (the client's Anthropic requests to Anthropic) are printed for the note
 // (notes/2026-12-03-gateways.md). Version 3.1.1 does not install (a dependency is not on the registry).
 
-import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
-import { type AddressInfo, createServer as createNetServer } from 'node:net'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import Anthropic from '@anthropic-ai/sdk'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { fillerText } from '../../harness/filler.ts'
-import { installedAgent } from '../../harness/loops/agents/install.ts'
 import { type LoopbackServer, startLoopback } from '../../providers/mock/loopback.ts'
-import { CacheSimulators } from '../../providers/sim/index.ts'
 import type { CapturedExchange } from '../../providers/wire/exchange.ts'
 import { gatewayRoutes, pairSides } from '../../reports/gateway-rows.ts'
-import { CaptureTracker } from '../../reports/observed/capture/tracker.ts'
 import { simulateDirect } from '../../reports/observed/gateway/direct.ts'
+import { recording } from '../../reports/observed/gateway/testing.ts'
 import type { StepRow } from '../../reports/types.ts'
-
-const ROUTER = { package: '@musistudio/claude-code-router', version: '2.0.0', bin: 'ccr' }
-
-async function freePort(): Promise<number> {
-  const server = createNetServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-  await new Promise((resolve) => server.close(resolve))
-  return port
-}
-
-/** The router in a home of its own, its one provider serve's DeepSeek Chat Completions. */
-async function startRouter(upstream: LoopbackServer): Promise<{ url: string; child: ChildProcess }> {
-  const bin = await installedAgent(ROUTER)
-  const port = await freePort()
-  const home = mkdtempSync(join(tmpdir(), 'cachelab-ccr-'))
-  mkdirSync(join(home, '.claude-code-router'))
-  writeFileSync(
-    join(home, '.claude-code-router', 'config.json'),
-    JSON.stringify({
-      PORT: port,
-      LOG: false,
-      Providers: [
-        {
-          name: 'sim',
-          api_base_url: `${upstream.baseURLs.deepseek}/chat/completions`,
-          api_key: 'router-key',
-          models: ['deepseek-flash'],
-        },
-      ],
-      Router: { default: 'sim,deepseek-flash' },
-    }),
-  )
-  const child = spawn(process.execPath, [bin, 'start'], {
-    env: { ...process.env, HOME: home },
-    stdio: 'ignore',
-  })
-  const url = `http://127.0.0.1:${port}`
-  for (let attempt = 0; attempt < 100; attempt += 1) {
-    const up = await fetch(`${url}/`).then(
-      () => true,
-      () => false,
-    )
-    if (up) return { url, child }
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-  child.kill()
-  throw new Error('Claude Code Router did not start')
-}
-
-function recording(into: CapturedExchange[]): CaptureTracker {
-  const linearizer = new CacheSimulators()
-  return new CaptureTracker({
-    linearize: (api, body) => linearizer.linearize(api, body),
-    keepBodies: true,
-    sink: (exchange) => into.push(exchange),
-  })
-}
+import { type StartedGateway, startRouter } from './gateway-rig.ts'
 
 const client: CapturedExchange[] = []
 const upstream: CapturedExchange[] = []
 let served: LoopbackServer
 let front: LoopbackServer
-let router: { url: string; child: ChildProcess }
+let router: StartedGateway
 
 beforeAll(async () => {
   served = await startLoopback({ upstream: 'sim', port: 0, capture: recording(upstream) })
-  router = await startRouter(served)
+  router = await startRouter(served.baseURLs.deepseek, 'deepseek-flash')
   front = await startLoopback({
     upstream: 'live',
     port: 0,

@@ -4,32 +4,24 @@
 
 import { type ChildProcess, spawn } from 'node:child_process'
 import { createServer, type Server } from 'node:http'
-import { type AddressInfo, createServer as createNetServer } from 'node:net'
+import type { AddressInfo } from 'node:net'
 import Anthropic from '@anthropic-ai/sdk'
 import OpenAI from 'openai'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { fillerText } from '../../harness/filler.ts'
 import { installedAgent } from '../../harness/loops/agents/install.ts'
 import { type LoopbackServer, startLoopback } from '../../providers/mock/loopback.ts'
-import { CacheSimulators } from '../../providers/sim/index.ts'
 import type { CapturedExchange } from '../../providers/wire/exchange.ts'
 import { breaksOf } from '../../reports/breaks.ts'
 import { checkBaseline, DEFAULT_BREAK_THRESHOLD_TOKENS } from '../../reports/gate.ts'
 import { gatewayRoutes, pairSides } from '../../reports/gateway-rows.ts'
-import { CaptureTracker } from '../../reports/observed/capture/tracker.ts'
 import { simulateDirect } from '../../reports/observed/gateway/direct.ts'
+import { recording } from '../../reports/observed/gateway/testing.ts'
 import { summarize } from '../../reports/summary.ts'
 import type { StepRow } from '../../reports/types.ts'
+import { freePort } from './gateway-rig.ts'
 
 const PORTKEY = { package: '@portkey-ai/gateway', version: '1.15.2', bin: 'gateway' }
-
-async function freePort(): Promise<number> {
-  const server = createNetServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-  await new Promise((resolve) => server.close(resolve))
-  return port
-}
 
 /** Portkey's gateway on a free port, once it answers. */
 async function startPortkey(): Promise<{ url: string; child: ChildProcess }> {
@@ -85,15 +77,6 @@ async function startHeaderShim(
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server }
-}
-
-function recording(into: CapturedExchange[]): CaptureTracker {
-  const linearizer = new CacheSimulators()
-  return new CaptureTracker({
-    linearize: (api, body) => linearizer.linearize(api, body),
-    keepBodies: true,
-    sink: (exchange) => into.push(exchange),
-  })
 }
 
 const client: CapturedExchange[] = []

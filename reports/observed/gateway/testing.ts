@@ -63,7 +63,10 @@ async function startGateway(
 }
 
 /** A capture that keeps bodies, its exchanges pushed to `into`. */
-function recording(into: CapturedExchange[], sink?: (exchange: CapturedExchange) => void): CaptureTracker {
+export function recording(
+  into: CapturedExchange[],
+  sink?: (exchange: CapturedExchange) => void,
+): CaptureTracker {
   const linearizer = new CacheSimulators()
   return new CaptureTracker({
     linearize: (api, body) => linearizer.linearize(api, body),
