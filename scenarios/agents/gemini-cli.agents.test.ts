@@ -1,7 +1,7 @@
 // Gemini CLI 0.61.0 against serve on "auto" routing: a router request (a classifier that asks for JSON)
 // before each turn, a text turn, then a resumed turn that reads a file. The routers are side
-// conversations answered with JSON, and the main conversation breaks nowhere. Its chat file imports to
-// the main conversation's requests; the routers are not in it.
+// conversations answered with JSON, and the main conversation breaks only where its requests changed
+// (usually nowhere). Its chat file imports to the main conversation's requests; the routers are not in it.
 
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -54,12 +54,31 @@ describe('Gemini CLI 0.61.0 on auto routing, captured through serve', () => {
     }
   })
 
-  it('keeps one main conversation of two turns with no break', () => {
+  it('keeps one main conversation of two turns, broken exactly where its requests really changed', () => {
     const main = rows.filter((row) => (row.conversationKind ?? 'main') === 'main')
     expect(new Set(main.map((row) => row.variant)).size).toBe(1)
     expect([...new Set(main.map((row) => row.turn))]).toEqual([1, 2])
-    expect(main.filter((row) => row.breakCause !== undefined)).toEqual([])
     expect(rows.every((row) => row.agent === 'gemini-cli/0.61.0')).toBe(true)
+    // Whether Gemini CLI resends its prefix unchanged is its own behaviour: on our machines it does, but
+    // one CI run saw its resumed process send another system instruction. What cachelab answers for is
+    // that a break is reported where, and only where, the request did not extend the previous one.
+    const bodies = bench.exchanges
+      .filter((exchange) => exchange.kind === 'main')
+      .map((exchange) => exchange.request as Record<string, unknown>)
+    expect(bodies).toHaveLength(main.length)
+    const changed = bodies.flatMap((body, index) => {
+      const previous = bodies[index - 1]
+      const change = previous === undefined ? undefined : prefixChange(previous, body)
+      return change === undefined ? [] : [{ at: `${main[index]?.turn}.${main[index]?.step}`, change }]
+    })
+    for (const { at, change } of changed) console.warn(`Gemini CLI changed its prefix at ${at}: ${change}`)
+    expect(
+      main.filter((row) => row.breakCause !== undefined).map((row) => `${row.turn}.${row.step}`),
+    ).toEqual(changed.map(({ at }) => at))
+    const systemBreaks = main.filter((row) => row.breakCause === 'system-replace')
+    expect(systemBreaks.map((row) => `${row.turn}.${row.step}`)).toEqual(
+      changed.filter(({ change }) => change.startsWith('systemInstruction')).map(({ at }) => at),
+    )
   })
 
   it('imports from its own chat file, found with no path, to the main conversation with the same per-request usage', async () => {
@@ -89,3 +108,24 @@ describe('Gemini CLI 0.61.0 on auto routing, captured through serve', () => {
     ).toBe(true)
   })
 })
+
+/** How `next` fails to extend `previous` (system instruction, tools, or an earlier content), if it does. */
+function prefixChange(previous: Record<string, unknown>, next: Record<string, unknown>): string | undefined {
+  const system = (body: Record<string, unknown>) => JSON.stringify(body.systemInstruction ?? null)
+  if (system(previous) !== system(next))
+    return `systemInstruction ${firstDifference(system(previous), system(next))}`
+  if (JSON.stringify(previous.tools ?? null) !== JSON.stringify(next.tools ?? null)) return 'tools'
+  const before = (previous.contents ?? []) as unknown[]
+  const after = (next.contents ?? []) as unknown[]
+  const edited = before.findIndex(
+    (content, index) => JSON.stringify(content) !== JSON.stringify(after[index]),
+  )
+  return edited === -1 ? undefined : `contents[${edited}]`
+}
+
+/** Where two texts first differ, with a little of each side. */
+function firstDifference(a: string, b: string): string {
+  let at = 0
+  while (at < a.length && a[at] === b[at]) at++
+  return `from character ${at}: ${JSON.stringify(a.slice(at, at + 120))} became ${JSON.stringify(b.slice(at, at + 120))}`
+}
