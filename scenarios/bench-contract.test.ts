@@ -1,0 +1,141 @@
+import { readFileSync } from 'node:fs'
+import { describe, expect, it } from 'vitest'
+import {
+  BENCH_GOALS,
+  type ContractFigure,
+  contractLines,
+  holds,
+  longSessionFigures,
+  performanceSection,
+  readSection,
+  replaceSection,
+  SECTION_END,
+  SECTION_START,
+  serveFigures,
+} from './bench-contract.ts'
+
+const machine = { date: '2026-12-03', node: '20.20.2', cores: 2 }
+const figures: ContractFigure[] = [
+  {
+    name: 'replay, anthropic: 1,000 turns ÷ 500 turns',
+    measured: 2.13,
+    goal: 2.2,
+    direction: 'at most',
+    unit: '×',
+  },
+  {
+    name: 'replay, deepseek: 1,000 turns ÷ 500 turns',
+    measured: 2.42,
+    goal: 2.2,
+    direction: 'at most',
+    unit: '×',
+  },
+  { name: 'serve, fresh: req/s ÷ bare', measured: 0.0171, goal: 0.5, direction: 'at least', unit: '%' },
+  { name: 'serve, expiring: peak RSS', measured: 612.4, goal: 1024, direction: 'at most', unit: 'MB' },
+]
+
+describe('the bench contract', () => {
+  it('judges each figure by its direction', () => {
+    expect(figures.map(holds)).toEqual([true, false, false, true])
+    expect(holds({ ...figures[2], measured: 0.5 } as ContractFigure)).toBe(true)
+  })
+
+  it('prints one line per figure with its goal and verdict', () => {
+    const lines = contractLines(figures)
+    expect(lines).toHaveLength(4)
+    expect(lines[1]).toMatch(/2\.42×\s+goal ≤ 2\.20×\s+MISSED$/)
+    expect(lines[2]).toMatch(/2%\s+goal ≥ 50%\s+MISSED$/)
+  })
+
+  it('renders a section that reads back to the same figures, goals and verdicts', () => {
+    const section = performanceSection(figures, machine, ['the import against ccusage.'])
+    expect(section.startsWith(SECTION_START) && section.endsWith(SECTION_END)).toBe(true)
+    expect(section).toContain('2 of 4 goals hold')
+    expect(section).toContain('- Not measured by the bench: the import against ccusage.')
+    expect(readSection(section)).toEqual([
+      {
+        name: figures[0]?.name,
+        measured: 2.13,
+        goal: 2.2,
+        direction: 'at most',
+        unit: '×',
+        verdict: 'holds',
+      },
+      {
+        name: figures[1]?.name,
+        measured: 2.42,
+        goal: 2.2,
+        direction: 'at most',
+        unit: '×',
+        verdict: 'missed',
+      },
+      {
+        name: figures[2]?.name,
+        measured: 0.02,
+        goal: 0.5,
+        direction: 'at least',
+        unit: '%',
+        verdict: 'missed',
+      },
+      {
+        name: figures[3]?.name,
+        measured: 612,
+        goal: 1024,
+        direction: 'at most',
+        unit: 'MB',
+        verdict: 'holds',
+      },
+    ])
+  })
+
+  it('builds its figures from what the parts measured', () => {
+    const [turns, late] = longSessionFigures('gemini', {
+      ratio1000to500: 2.05,
+      lateToEarlyRequestCost: 3,
+      bareLateToEarly: 1.5,
+    })
+    expect(turns).toMatchObject({ measured: 2.05, goal: BENCH_GOALS.turnsRatio })
+    expect(late).toMatchObject({ measured: 2, goal: 1.5, direction: 'at most' })
+    expect(holds(late)).toBe(false)
+    const serve = serveFigures(
+      { sessions: 3000, ratio: 1.05 },
+      { sessions: 20000, rssMb: [300, 742, 500] },
+      { ratio: 0.31 },
+      undefined,
+    )
+    expect(serve.map((figure) => figure.measured)).toEqual([1.05, 742, 0.31])
+    expect(serve[0]?.name).toContain('3,000 live sessions')
+  })
+
+  it('replaces only what lies between the markers, and says so when they are missing', () => {
+    const text = `before\n${SECTION_START}\nold\n${SECTION_END}\nafter\n`
+    expect(replaceSection(text, 'NEW')).toBe('before\nNEW\nafter\n')
+    expect(() => replaceSection('no markers', 'NEW')).toThrow(/lacks the markers/)
+  })
+})
+
+describe("the README's performance section", () => {
+  const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
+  const rows = readSection(readme)
+  const goals = new Set<number>(Object.values(BENCH_GOALS))
+
+  it('states each verdict as its figure and goal give it (the figures as shown)', () => {
+    for (const row of rows)
+      expect({ name: row.name, verdict: row.verdict }).toEqual({
+        name: row.name,
+        verdict: holds(row) ? 'holds' : 'missed',
+      })
+  })
+
+  it("uses the bench's own goals and counts them right", () => {
+    for (const row of rows) expect(goals.has(row.goal), row.name).toBe(true)
+    const held = rows.filter((row) => row.verdict === 'holds').length
+    expect(readme).toContain(`${held} of ${rows.length} goals hold`)
+  })
+
+  it('covers every provider of the long-session replay and both serve shapes', () => {
+    for (const provider of ['anthropic', 'openai-chat', 'openai-responses', 'deepseek', 'bedrock', 'gemini'])
+      expect(rows.filter((row) => row.name.startsWith(`long-session replay, ${provider}:`))).toHaveLength(2)
+    expect(rows.filter((row) => row.name.includes("req/s ÷ a bare node server's"))).toHaveLength(2)
+  })
+})

@@ -1,0 +1,289 @@
+// The bench as a contract: each figure `npm run bench` measures, as a ratio to its floor or peer measured
+// in the same run, beside its goal and whether it holds; and the README's performance section, rendered
+// from those figures between two markers and read back by its test.
+
+import { readFileSync, writeFileSync } from 'node:fs'
+import { availableParallelism } from 'node:os'
+
+/** The goals, one per kind of figure (ratios: the same run measures both sides). */
+export const BENCH_GOALS = {
+  /** Long-session replay: 1,000 turns over 500 (linear is 2×). */
+  turnsRatio: 2.2,
+  /** Late over early per-request cost, over the bare SDK→MSW round trip's own at the same bodies. */
+  lateToEarlyOverBare: 1.5,
+  /** The whole matrix: wall over CPU on the default jobs (2 cores: 0.5 is perfect). */
+  matrixWallToCpu: 0.6,
+  /** serve's requests per second over a bare node server's, at the same bodies. */
+  serveRate: 0.5,
+  /** serve with 3,000 live sessions: the last tenth's ms per request over the second tenth's. */
+  siblingsTenths: 2,
+  /** serve with 20,000 sessions expiring: peak RSS in MB. */
+  expiryRssMb: 1024,
+  /** An 11 MB request: the delay it adds to a small one over its own main-thread share. */
+  largeRequestDelay: 1,
+} as const
+
+/** What the bench does not measure, named in the README's section so its silence is not read as a pass. */
+export const NOT_MEASURED = [
+  "the matrix's CPU per request against a bare SDK→MSW round trip of the same bodies (goal ≤ 2×).",
+  "`cachelab import`'s CPU against ccusage's on the same Claude Code files (goal ≤ 1×) and a 1 GB " +
+    "transcript's peak memory (goal < 512 MB): ccusage is not a dependency, so these are measured by hand " +
+    '(notes/2026-12-02-import-speed-2.md, notes/2026-12-02-streaming-rows.md).',
+  'a 10,000-turn replay (it runs; notes/2026-12-02-incremental-sessions-3.md).',
+] as const
+
+export type Direction = 'at most' | 'at least'
+
+/** One measured figure beside its goal. */
+export interface ContractFigure {
+  /** What was measured, over what (e.g. "long-session replay, anthropic: 1,000 turns ÷ 500 turns"). */
+  name: string
+  measured: number
+  goal: number
+  direction: Direction
+  unit: '×' | '%' | 'MB'
+}
+
+/** Whether a figure meets its goal, as shown (rounded as the section prints it, so the two never disagree). */
+export function holds(figure: Pick<ContractFigure, 'measured' | 'goal' | 'direction' | 'unit'>): boolean {
+  const measured = asShown(figure.measured, figure.unit)
+  return figure.direction === 'at most' ? measured <= figure.goal : measured >= figure.goal
+}
+
+/** A value rounded as the section shows it. */
+function asShown(value: number, unit: ContractFigure['unit']): number {
+  if (unit === '%') return Math.round(value * 100) / 100
+  if (unit === 'MB') return Math.round(value)
+  return Math.round(value * 100) / 100
+}
+
+const SYMBOL: Record<Direction, string> = { 'at most': '≤', 'at least': '≥' }
+
+/** A figure's value as the section shows it (and reads it back). */
+function shown(value: number, unit: ContractFigure['unit']): string {
+  if (unit === '%') return `${(value * 100).toFixed(0)}%`
+  if (unit === 'MB') return `${value.toFixed(0)} MB`
+  return `${value.toFixed(2)}×`
+}
+
+/** The contract as the bench prints it to the terminal. */
+export function contractLines(figures: readonly ContractFigure[]): string[] {
+  const width = Math.max(0, ...figures.map((figure) => figure.name.length))
+  return figures.map(
+    (figure) =>
+      `    ${figure.name.padEnd(width)}  ${shown(figure.measured, figure.unit).padStart(8)}  ` +
+      `goal ${SYMBOL[figure.direction]} ${shown(figure.goal, figure.unit).padEnd(8)}  ${holds(figure) ? 'holds' : 'MISSED'}`,
+  )
+}
+
+/** The contract as the bench prints it last: how many goals hold, then a line per figure. */
+export function contractReport(figures: readonly ContractFigure[]): string {
+  const missed = figures.filter((figure) => !holds(figure)).length
+  return [
+    `the contract: ${figures.length - missed} of ${figures.length} goals hold`,
+    ...contractLines(figures),
+  ].join('\n')
+}
+
+/** Rewrite the performance section of the README at `path` with these figures, measured here today. */
+export function writePerformanceSection(path: URL, figures: readonly ContractFigure[]): void {
+  const machine = {
+    date: new Date().toISOString().slice(0, 10),
+    node: process.versions.node,
+    cores: availableParallelism(),
+  }
+  writeFileSync(
+    path,
+    replaceSection(readFileSync(path, 'utf8'), performanceSection(figures, machine, NOT_MEASURED)),
+  )
+}
+
+export const SECTION_START =
+  '<!-- bench:start (written by `npm run bench -- --readme`; do not edit by hand) -->'
+export const SECTION_END = '<!-- bench:end -->'
+
+/** Where and how the figures were measured, for the section's first line. */
+export interface BenchMachine {
+  /** The day of the run, YYYY-MM-DD. */
+  date: string
+  node: string
+  cores: number
+}
+
+/** The README's performance section: every figure, its goal and its verdict, and what is not measured. */
+export function performanceSection(
+  figures: readonly ContractFigure[],
+  machine: BenchMachine,
+  notMeasured: readonly string[],
+): string {
+  const missed = figures.filter((figure) => !holds(figure)).length
+  return [
+    SECTION_START,
+    `Measured by \`npm run bench\` on ${machine.date}, Node ${machine.node}, ${machine.cores} cores of a shared machine;`,
+    'each figure is a ratio of two measurements of the same run, so it travels between machines better than a',
+    `time would. ${figures.length - missed} of ${figures.length} goals hold.`,
+    '',
+    ...table(
+      ['Figure', 'Measured', 'Goal', ''],
+      ['left', 'right', 'right', 'left'],
+      figures.map((figure) => [
+        figure.name,
+        shown(figure.measured, figure.unit),
+        `${SYMBOL[figure.direction]} ${shown(figure.goal, figure.unit)}`,
+        holds(figure) ? 'holds' : 'missed',
+      ]),
+    ),
+    ...(notMeasured.length === 0
+      ? []
+      : ['', ...notMeasured.map((line) => `- Not measured by the bench: ${line}`)]),
+    SECTION_END,
+  ].join('\n')
+}
+
+/** A Markdown table with its columns padded as the formatter (Biome) pads them, so `npm run check` passes. */
+function table(
+  header: readonly string[],
+  align: readonly ('left' | 'right')[],
+  rows: readonly string[][],
+): string[] {
+  const widths = header.map((cell, column) =>
+    Math.max(3, cell.length, ...rows.map((row) => (row[column] ?? '').length)),
+  )
+  const line = (cells: readonly string[]) =>
+    `| ${cells
+      .map((cell, column) =>
+        align[column] === 'right' ? cell.padStart(widths[column] ?? 0) : cell.padEnd(widths[column] ?? 0),
+      )
+      .join(' | ')} |`
+  const rule = widths.map((width, column) =>
+    align[column] === 'right' ? `${'-'.repeat(width - 1)}:` : '-'.repeat(width),
+  )
+  return [line(header), `| ${rule.join(' | ')} |`, ...rows.map(line)]
+}
+
+/** `text` with its performance section replaced by `section`; an error when the markers are missing. */
+export function replaceSection(text: string, section: string): string {
+  const start = text.indexOf(SECTION_START)
+  const end = text.indexOf(SECTION_END)
+  if (start < 0 || end < start)
+    throw new Error(
+      `no performance section to replace: the text lacks the markers ${SECTION_START} … ${SECTION_END}`,
+    )
+  return text.slice(0, start) + section + text.slice(end + SECTION_END.length)
+}
+
+/** One row of a section read back: its figure as shown, the goal and the verdict it states. */
+export interface SectionRow {
+  name: string
+  measured: number
+  goal: number
+  direction: Direction
+  unit: ContractFigure['unit']
+  verdict: 'holds' | 'missed'
+}
+
+/** The rows of the performance section in `text` (an error when it has none). */
+export function readSection(text: string): SectionRow[] {
+  const start = text.indexOf(SECTION_START)
+  const end = text.indexOf(SECTION_END)
+  if (start < 0 || end < start) throw new Error('no performance section')
+  const rows: SectionRow[] = []
+  const value = (cell: string): { value: number; unit: ContractFigure['unit'] } => {
+    const match = /^(-?[\d.]+)\s*(×|%|MB)$/.exec(cell.trim())
+    if (match === null) throw new Error(`not a figure: ${cell}`)
+    const unit = match[2] as ContractFigure['unit']
+    const number = Number(match[1])
+    return { value: unit === '%' ? number / 100 : number, unit }
+  }
+  for (const line of text.slice(start, end).split('\n')) {
+    const cells = line.split('|').map((cell) => cell.trim())
+    if (cells.length !== 6 || cells[1] === 'Figure' || cells[1]?.startsWith('---')) continue
+    const [, name, measuredCell, goalCell, verdict] = cells as [string, string, string, string, string]
+    const direction: Direction = goalCell.startsWith('≤') ? 'at most' : 'at least'
+    const measured = value(measuredCell)
+    const goal = value(goalCell.slice(1))
+    if (verdict !== 'holds' && verdict !== 'missed') throw new Error(`not a verdict: ${verdict}`)
+    rows.push({ name, measured: measured.value, goal: goal.value, direction, unit: goal.unit, verdict })
+  }
+  if (rows.length === 0) throw new Error('the performance section has no figures')
+  return rows
+}
+
+/** (b): the 1,000/500 ratio, and late/early over the bare round trip's own at the same bodies. */
+export function longSessionFigures(
+  provider: string,
+  figures: { ratio1000to500: number; lateToEarlyRequestCost: number; bareLateToEarly: number },
+): [ContractFigure, ContractFigure] {
+  return [
+    {
+      name: `long-session replay, ${provider}: 1,000 turns ÷ 500 turns`,
+      measured: figures.ratio1000to500,
+      goal: BENCH_GOALS.turnsRatio,
+      direction: 'at most',
+      unit: '×',
+    },
+    {
+      name: `long-session replay, ${provider}: late ÷ early request cost, ÷ the bare round trip's`,
+      measured: figures.lateToEarlyRequestCost / figures.bareLateToEarly,
+      goal: BENCH_GOALS.lateToEarlyOverBare,
+      direction: 'at most',
+      unit: '×',
+    },
+  ]
+}
+
+/** (g): the whole matrix's wall over CPU on the default jobs. */
+export function matrixFigure(wallToCpu: number): ContractFigure {
+  return {
+    name: 'the whole matrix: wall ÷ CPU on the default jobs',
+    measured: wallToCpu,
+    goal: BENCH_GOALS.matrixWallToCpu,
+    direction: 'at most',
+    unit: '×',
+  }
+}
+
+/** (d)–(f): serve at scale (the large request on a fresh server, and on the filled one when measured). */
+export function serveFigures(
+  siblings: { sessions: number; ratio: number },
+  expiry: { sessions: number; rssMb: readonly number[] },
+  fresh: { ratio: number },
+  filled: { ratio: number } | undefined,
+): ContractFigure[] {
+  const large = (label: string, ratio: number): ContractFigure => ({
+    name: `serve, an 11 MB request (${label} server): a small one's delay ÷ its own share`,
+    measured: ratio,
+    goal: BENCH_GOALS.largeRequestDelay,
+    direction: 'at most',
+    unit: '×',
+  })
+  return [
+    {
+      name: `serve, ${siblings.sessions.toLocaleString('en-US')} live sessions: last tenth ÷ second tenth, ms per request`,
+      measured: siblings.ratio,
+      goal: BENCH_GOALS.siblingsTenths,
+      direction: 'at most',
+      unit: '×',
+    },
+    {
+      name: `serve, ${expiry.sessions.toLocaleString('en-US')} sessions expiring: peak RSS`,
+      measured: Math.max(...expiry.rssMb),
+      goal: BENCH_GOALS.expiryRssMb,
+      direction: 'at most',
+      unit: 'MB',
+    },
+    large('fresh', fresh.ratio),
+    ...(filled === undefined ? [] : [large('filled', filled.ratio)]),
+  ]
+}
+
+/** (h): serve's requests per second over a bare node server's, for one traffic shape. */
+export function serveRateFigure(label: string, ratio: number): ContractFigure {
+  return {
+    name: `serve, ${label}: req/s ÷ a bare node server's`,
+    measured: ratio,
+    goal: BENCH_GOALS.serveRate,
+    direction: 'at least',
+    unit: '%',
+  }
+}
