@@ -1,11 +1,12 @@
 // `npm run bench`: (a) one simulated step beside a bare SDK→MSW round trip; (b) the long-session replay at
-// 250, 500 and 1,000 turns, (c) its peak memory; serve at scale: (d) 3,000 live sessions, (e) 20,000
-// expiring, (f) an 11 MB request beside small ones; (g) the whole matrix, default jobs against in process;
+// 250, 500 and 1,000 turns, then once at 10,000, (c) its peak memory; serve at scale: (d) 3,000 live
+// sessions, (e) 20,000 expiring, (f) an 11 MB request beside small ones; (g) the whole matrix, default jobs
+// against in process, and the in-process run's CPU per request against a bare round trip of its bodies;
 // (h) serve's req/s against a bare node server. Then the contract (scenarios/bench-contract.ts): every
 // figure as a ratio beside its goal. `--matrix` runs (g) alone, `--only PART,…` the parts named,
 // `--provider ID,…` limits (b) and (c); `--readme` (a whole run) writes README.md's performance section.
 
-import { PROVIDER_IDS, type ProviderId } from '../harness/types.ts'
+import { PROVIDER_IDS } from '../harness/types.ts'
 import {
   benchExpiry,
   benchLargeRequest,
@@ -20,14 +21,16 @@ import {
   type ContractFigure,
   contractReport,
   holds,
+  longReplayFigure,
   longSessionFigures,
-  matrixFigure,
+  matrixFigures,
   serveFigures,
   serveRateFigure,
   writePerformanceSection,
 } from '../scenarios/bench-contract.ts'
-import { benchLongSession } from '../scenarios/long-session.bench.ts'
+import { benchLongReplay, benchLongSession } from '../scenarios/long-session.bench.ts'
 import { benchStep } from '../scenarios/step.bench.ts'
+import { fail, selectedParts, selectedProviders } from './bench-options.ts'
 import { benchMatrix, type MatrixRunFigures } from './matrix.bench.ts'
 
 const fixed = (value: number, digits = 2) => value.toFixed(digits)
@@ -40,7 +43,7 @@ const {
 } = BENCH_GOALS
 
 const PARTS = ['step', 'long-session', 'serve', 'matrix', 'serve-rate'] as const
-const parts = selectedParts()
+const parts = selectedParts(PARTS)
 const providers = selectedProviders()
 const readme = process.argv.includes('--readme')
 if (readme && (parts.size !== PARTS.length || providers.length !== PROVIDER_IDS.length))
@@ -56,44 +59,6 @@ if (parts.has('serve-rate')) await benchServeRates()
 process.stdout.write(`\n${contractReport(contract)}\n`)
 if (readme) writePerformanceSection(new URL('../README.md', import.meta.url), contract)
 if (readme) process.stdout.write("README.md's performance section written\n")
-
-/** The value of `--NAME VALUE` or `--NAME=VALUE`, when given. */
-function option(name: string): string | undefined {
-  const argv = process.argv
-  const inline = argv.find((argument) => argument.startsWith(`--${name}=`))
-  if (inline !== undefined) return inline.slice(name.length + 3)
-  const index = argv.indexOf(`--${name}`)
-  return index < 0 ? undefined : argv[index + 1]
-}
-
-function fail(message: string): never {
-  process.stderr.write(`cachelab bench: ${message}\n`)
-  process.exit(2)
-}
-
-function selectedParts(): Set<string> {
-  if (process.argv.includes('--matrix')) return new Set(['matrix'])
-  return new Set(listOption('only', PARTS, 'part', 'parts') ?? PARTS)
-}
-
-function selectedProviders(): readonly ProviderId[] {
-  return (listOption('provider', PROVIDER_IDS, 'provider', 'providers') ?? PROVIDER_IDS) as ProviderId[]
-}
-
-/** `--NAME A,B` checked against the names allowed (exit 2 on another), when given. */
-function listOption(
-  name: string,
-  allowed: readonly string[],
-  noun: string,
-  plural: string,
-): string[] | undefined {
-  const value = option(name)
-  if (value === undefined) return undefined
-  const names = value.split(',').filter((entry) => entry !== '')
-  for (const entry of names)
-    if (!allowed.includes(entry)) fail(`unknown ${noun} ${entry} (${plural}: ${allowed.join(', ')})`)
-  return names
-}
 
 async function benchOneStep(): Promise<void> {
   const step = await benchStep()
@@ -125,6 +90,14 @@ async function benchLongSessions(): Promise<void> {
         `${fixed(figures.bareLateToEarly)}× (goal ≤ ${fixed(lateGoal)}×, ${LATE_TO_EARLY_GOAL}× the bare one)  ${both ? 'holds' : 'MISSED'}\n` +
         `(c) ${provider.padEnd(17)} peak memory of the 1,000-turn replay: heap ${fixed(figures.peakHeapMb, 0)} MB, RSS ${fixed(figures.peakRssMb, 0)} MB\n`,
     )
+    const long = await benchLongReplay(provider)
+    const longFigure = longReplayFigure(provider, long)
+    contract.push(longFigure)
+    process.stdout.write(
+      `    ${''.padEnd(17)} ${long.turns.toLocaleString('en-US')} turns ran: ${long.requests.toLocaleString('en-US')} requests in ${seconds(long.wallMs)}, ` +
+        `peak RSS ${fixed(long.peakRssMb, 0)} MB, late/early ${fixed(long.lateToEarlyRequestCost)}× against the bare ` +
+        `${fixed(long.bareLateToEarly)}×  ${holds(longFigure) ? 'holds' : 'MISSED'}\n`,
+    )
   }
 }
 
@@ -139,9 +112,12 @@ async function benchWholeMatrix(): Promise<void> {
       line('in process', figures.serial) +
       `    wall/CPU of the default run ${fixed(figures.wallToCpu)} (goal ≤ ${fixed(BENCH_GOALS.matrixWallToCpu)} on 2 cores), ` +
       `speed-up ${fixed(figures.serial.wallMs / figures.parallel.wallMs)}×, ` +
-      `output ${figures.identical ? 'identical' : 'DIFFERENT'}\n`,
+      `output ${figures.identical ? 'identical' : 'DIFFERENT'}\n` +
+      `    CPU per request in process ${fixed(figures.cpuPerRequestMs)} ms, a bare SDK→MSW round trip of the same bodies ` +
+      `${fixed(figures.bareCpuPerRequestMs)} ms (${figures.bareSample.toLocaleString('en-US')} of them sent again): ` +
+      `${fixed(figures.cpuPerRequestMs / figures.bareCpuPerRequestMs)}× (goal ≤ ${fixed(BENCH_GOALS.matrixCpuOverBare)}×)\n`,
   )
-  contract.push(matrixFigure(figures.wallToCpu))
+  contract.push(...matrixFigures(figures.wallToCpu, figures.cpuPerRequestMs / figures.bareCpuPerRequestMs))
   if (!figures.identical) process.exitCode = 1
 }
 

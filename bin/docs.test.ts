@@ -601,8 +601,8 @@ describe('every measured figure', () => {
             checkedFences.add(line)
       }
       // The performance section is the bench's output; scenarios/bench-contract.test.ts checks it.
-      const benchStart = lines.findIndex((line) => line === SECTION_START)
-      const benchEnd = lines.findIndex((line) => line === SECTION_END)
+      const benchStart = lines.indexOf(SECTION_START)
+      const benchEnd = lines.indexOf(SECTION_END)
       for (const [index, line] of lines.entries()) {
         if (benchStart >= 0 && index > benchStart && index < benchEnd) continue
         if (!FIGURE.test(line) || checkedFences.has(index)) continue

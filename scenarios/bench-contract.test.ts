@@ -5,7 +5,10 @@ import {
   type ContractFigure,
   contractLines,
   holds,
+  longReplayFigure,
   longSessionFigures,
+  matrixFigures,
+  NOT_MEASURED,
   performanceSection,
   readSection,
   replaceSection,
@@ -97,6 +100,17 @@ describe('the bench contract', () => {
     expect(turns).toMatchObject({ measured: 2.05, goal: BENCH_GOALS.turnsRatio })
     expect(late).toMatchObject({ measured: 2, goal: 1.5, direction: 'at most' })
     expect(holds(late)).toBe(false)
+    const long = longReplayFigure('gemini', {
+      turns: 10_000,
+      lateToEarlyRequestCost: 13,
+      bareLateToEarly: 26,
+    })
+    expect(long).toMatchObject({ measured: 0.5, goal: BENCH_GOALS.lateToEarlyOverBare })
+    expect(long.name).toBe(
+      "long-session replay, gemini: 10,000 turns, late ÷ early request cost, ÷ the bare round trip's",
+    )
+    const [wall, cpu] = matrixFigures(0.55, 2.5)
+    expect([holds(wall as ContractFigure), holds(cpu as ContractFigure)]).toEqual([true, false])
     const serve = serveFigures(
       { sessions: 3000, ratio: 1.05 },
       { sessions: 20000, rssMb: [300, 742, 500] },
@@ -135,7 +149,14 @@ describe("the README's performance section", () => {
 
   it('covers every provider of the long-session replay and both serve shapes', () => {
     for (const provider of ['anthropic', 'openai-chat', 'openai-responses', 'deepseek', 'bedrock', 'gemini'])
-      expect(rows.filter((row) => row.name.startsWith(`long-session replay, ${provider}:`))).toHaveLength(2)
+      expect(rows.filter((row) => row.name.startsWith(`long-session replay, ${provider}:`))).toHaveLength(3)
     expect(rows.filter((row) => row.name.includes("req/s ÷ a bare node server's"))).toHaveLength(2)
+  })
+
+  it('has both matrix figures and lists as unmeasured exactly what the bench leaves out', () => {
+    const names = rows.map((row) => row.name)
+    for (const figure of matrixFigures(0.5, 1)) expect(names).toContain(figure.name)
+    const unmeasured = readme.split('\n').filter((line) => line.startsWith('- Not measured by the bench: '))
+    expect(unmeasured).toEqual(NOT_MEASURED.map((item) => `- Not measured by the bench: ${item}`))
   })
 })

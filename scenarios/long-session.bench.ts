@@ -4,16 +4,11 @@
 // Beside the replay's late/early cost per request stands the bare SDK→MSW round trip's own, at the same
 // two bodies: what sending a body of that size costs the client library, with no simulation behind it.
 
-import { http } from 'msw'
-import { setupServer } from 'msw/node'
 import { Bench } from 'tinybench'
 import type { LlmCall } from '../harness/ports.ts'
 import type { ProviderId } from '../harness/types.ts'
-import { adapterPort, createAdapter, simulatedEndpoint } from '../providers/index.ts'
-import { MockContext } from '../providers/mock/context.ts'
-import { mockHandlers } from '../providers/mock/handlers.ts'
+import { BareRoundTrip } from './bare-round-trip.ts'
 import { replayLongSession } from './long-session-replay.ts'
-import { defaultBuild } from './run.ts'
 
 const LENGTHS = [250, 500, 1000] as const
 
@@ -59,31 +54,80 @@ export async function benchLongSession(provider: ProviderId, iterations = 7): Pr
       result !== undefined && 'latency' in result ? result.latency.p50 : Number.NaN
   }
 
-  // Per-request cost early and late in one replay, and its peak memory.
-  collect?.()
+  const timed = await timedReplay(1000, provider)
+  return {
+    provider,
+    medianMs,
+    ratio1000to500: (medianMs[1000] ?? 0) / (medianMs[500] ?? 1),
+    ratio500to250: (medianMs[500] ?? 0) / (medianMs[250] ?? 1),
+    lateToEarlyRequestCost: timed.lateToEarly,
+    bareLateToEarly: await bareLateToEarly(provider, timed.early, timed.late),
+    peakHeapMb: timed.peakHeapMb,
+    peakRssMb: timed.peakRssMb,
+  }
+}
+
+/** The 10,000-turn replay of one provider: that it runs, in what time, and its late/early cost. */
+export interface LongReplayFigures {
+  provider: ProviderId
+  turns: number
+  requests: number
+  wallMs: number
+  /** Mean cost of the last 100 requests over the first 100. */
+  lateToEarlyRequestCost: number
+  /** The bare SDK→MSW round trip's cost of the last request over the 51st's. */
+  bareLateToEarly: number
+  peakRssMb: number
+}
+
+/** Replay the long session once at `turns` (default 10,000) turns. */
+export async function benchLongReplay(provider: ProviderId, turns = 10_000): Promise<LongReplayFigures> {
+  const timed = await timedReplay(turns, provider)
+  return {
+    provider,
+    turns,
+    requests: timed.requests,
+    wallMs: timed.wallMs,
+    lateToEarlyRequestCost: timed.lateToEarly,
+    bareLateToEarly: await bareLateToEarly(provider, timed.early, timed.late),
+    peakRssMb: timed.peakRssMb,
+  }
+}
+
+/**
+ * One replay from a collected heap, each request's end stamped (requests count from 1): the mean cost of the last 100 requests over
+ * the first 100 (from the second on), the 51st and the last call (kept alone: a long replay's calls
+ * together would hold every request's message list), and the peak memory, sampled every 25 requests.
+ */
+async function timedReplay(turns: number, provider: ProviderId) {
+  ;(globalThis as { gc?: () => void }).gc?.()
   const stamps: number[] = []
   let peakHeap = 0
   let peakRss = 0
-  const calls: LlmCall[] = []
+  let early: LlmCall | undefined
+  let late: LlmCall | undefined
   const started = performance.now()
-  await replayLongSession(1000, provider, (index, record) => {
+  await replayLongSession(turns, provider, (index, record) => {
     stamps[index] = performance.now() - started
-    calls[index] = record.call
+    if (index === 51) early = record.call
+    late = record.call
     if (index % 25 === 0) {
       const memory = process.memoryUsage()
       peakHeap = Math.max(peakHeap, memory.heapUsed)
       peakRss = Math.max(peakRss, memory.rss)
     }
   })
+  const wallMs = performance.now() - started
   const span = (from: number, to: number) => ((stamps[to] ?? 0) - (stamps[from] ?? 0)) / (to - from)
   const count = stamps.length - 1
+  if (early === undefined || late === undefined)
+    throw new Error(`the ${turns}-turn replay made too few requests`)
   return {
-    provider,
-    medianMs,
-    ratio1000to500: (medianMs[1000] ?? 0) / (medianMs[500] ?? 1),
-    ratio500to250: (medianMs[500] ?? 0) / (medianMs[250] ?? 1),
-    lateToEarlyRequestCost: span(count - 100, count) / span(1, 101),
-    bareLateToEarly: await bareLateToEarly(provider, calls[51] as LlmCall, calls[count] as LlmCall),
+    requests: count,
+    wallMs,
+    lateToEarly: span(count - 100, count) / span(1, 101),
+    early,
+    late,
     peakHeapMb: peakHeap / 1e6,
     peakRssMb: peakRss / 1e6,
   }
@@ -100,41 +144,15 @@ async function bareLateToEarly(
   late: LlmCall,
   iterations = 31,
 ): Promise<number> {
-  const context = new MockContext()
-  let recording = true
-  let recorded: { status: number; headers: [string, string][]; body: ArrayBuffer } | undefined
-  const server = setupServer(
-    http.post('*', async ({ request }) => {
-      if (recording) return undefined
-      JSON.parse(await request.text())
-      const reply = recorded as NonNullable<typeof recorded>
-      return new Response(reply.body.slice(0), { status: reply.status, headers: reply.headers })
-    }),
-    ...mockHandlers(context),
-  )
-  server.events.on('response:mocked', async ({ response }) => {
-    if (!recording) return
-    recorded = {
-      status: response.status,
-      headers: [...response.headers.entries()],
-      body: await response.clone().arrayBuffer(),
-    }
-  })
-  server.listen({ onUnhandledRequest: 'error' })
+  const bare = BareRoundTrip.start()
   try {
-    const adapter = createAdapter(provider, simulatedEndpoint(provider))
-    const build = defaultBuild(provider, `bare.${provider}`, false)
-    await adapterPort({ adapter, build, mode: 'simulated' }).send(early)
-    // The recording listener reads the body after the reply reached the SDK: let it finish.
-    await new Promise((resolve) => setTimeout(resolve, 50))
-    recording = false
-    if (recorded === undefined) throw new Error(`no reply recorded for ${provider}`)
+    await bare.prime(provider, early)
     const median = async (call: LlmCall) => {
-      const built = adapter.buildRequest(call.request, build)
+      const built = bare.build(provider, call)
       const times: number[] = []
       for (let index = 0; index < iterations; index += 1) {
         const started = performance.now()
-        await adapter.send(built, { stream: false, headers: {} })
+        await bare.send(provider, built)
         times.push(performance.now() - started)
       }
       times.sort((left, right) => left - right)
@@ -143,6 +161,6 @@ async function bareLateToEarly(
     await median(early)
     return (await median(late)) / (await median(early))
   } finally {
-    server.close()
+    bare.close()
   }
 }

@@ -13,6 +13,7 @@ import { type DshModules, loadDshModules, type ModuleImporter } from '../harness
 import { DSH_STORE_FOLDER, dshLogFile } from '../harness/loops/dsh/store.ts'
 import type { LibraryLoopModule, LibraryLoopName } from '../harness/loops/libraries/types.ts'
 import type { LoopInexpressible, LoopName } from '../harness/loops/types.ts'
+import type { RequestRecord } from '../harness/ports.ts'
 import { PROVIDER_IDS, type ProviderId } from '../harness/types.ts'
 import { cachelabVersion } from '../harness/version.ts'
 import { catalogEntries } from '../providers/catalog.ts'
@@ -87,6 +88,12 @@ export interface RunOptions {
   onSession?: (progress: SessionProgress) => void
   /** Called as the run goes on (a session starts, a request finishes, a session ends), in any order. */
   onProgress?: (progress: RunProgress) => void
+  /**
+   * Called with each model-loop request as it finishes, with its session's plan. Giving it runs every
+   * session in this thread (a worker's requests do not cross threads): the matrix benchmark replays
+   * their bodies.
+   */
+  onRequest?: (record: RequestRecord, plan: SessionPlan) => void
 }
 
 /** How far a run is, at one moment. */
@@ -200,8 +207,12 @@ export async function run(options: RunOptions = {}): Promise<RunResult> {
       plans.map((plan) => plan.provider),
       'run drives scenarios through',
     )
-  // Live sessions share a predictor and a clock; scenarios a worker cannot receive stay in process too.
-  const jobs = live || !modelLoop || requestedJobs === 1 || !canTransfer(plans) ? 1 : requestedJobs
+  // Live sessions share a predictor and a clock; scenarios a worker cannot receive stay in process too,
+  // and so do the sessions of a run that watches each request.
+  const jobs =
+    live || !modelLoop || requestedJobs === 1 || options.onRequest !== undefined || !canTransfer(plans)
+      ? 1
+      : requestedJobs
   // Every argument is checked by now: only then is the output folder touched.
   const outDir = options.out === undefined ? undefined : resolve(options.out)
   const folder =
@@ -276,7 +287,10 @@ export async function run(options: RunOptions = {}): Promise<RunResult> {
         ...(sessionsDir !== undefined ? { sessionsDir } : {}),
         ...(mock !== undefined ? { mock } : { predictor, clock: liveClock }),
         ...(compare ? { digests: true } : {}),
-        onRow: () => progress.observe({ kind: 'request', index }),
+        onRow: (_row, record) => {
+          progress.observe({ kind: 'request', index })
+          options.onRequest?.(record, plan)
+        },
       })
       progress.observe({ kind: 'finished', index })
       return {

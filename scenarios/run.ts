@@ -60,8 +60,11 @@ export interface SessionOptions {
   clock?: VirtualClock
   /** Keep each request's capture digest (for comparing this loop with another, request by request). */
   digests?: boolean
-  /** Called with each row as its request finishes: for progress output while a long session runs. */
-  onRow?: (row: StepRow) => void
+  /**
+   * Called with each row as its request finishes, and the request it was made from: for progress output
+   * while a long session runs, and for the matrix benchmark's replay of the same bodies.
+   */
+  onRow?: (row: StepRow, record: RequestRecord) => void
 }
 
 /** The session id of a plan, also its log file's base name. */
@@ -163,7 +166,7 @@ export async function runSession(plan: SessionPlan, options: SessionOptions): Pr
       const observation = observe(record)
       const row = builder.add(record, observation)
       rows.push(row)
-      options.onRow?.(row)
+      options.onRow?.(row, record)
       predicted.push(observation?.counts)
       if (options.digests === true)
         digests.push(
