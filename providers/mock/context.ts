@@ -11,6 +11,7 @@ import { type PreviousRequest, type Simulation, SimulatorRejection } from '../si
 import { type BuiltInWireApi, bodyShape, isBuiltInApi, type WireApi } from '../types.ts'
 import { contentHash } from '../wire/digest.ts'
 import { type Placement, providerOfApi } from '../wire/exchange.ts'
+import { ItemReuse } from '../wire/item-reuse.ts'
 import { jsonOutputOf, lastUserText, systemText } from '../wire/wire-text.ts'
 import { type Answer, renderAnswer } from './answer.ts'
 import {
@@ -77,7 +78,15 @@ export interface MockContextOptions {
   lenient?: boolean
   /** What the model answers per session, turn and step (a replies file); the default answers otherwise. */
   replies?: ReplyBook
+  /**
+   * Let the handlers replace the items of a body they parse with equal ones of earlier requests (default
+   * true): the simulators then skip the history a session sends again. The numbers are the same either way.
+   */
+  reuseItems?: boolean
 }
+
+/** Bytes of earlier requests' items a context keeps for reuse (a run's sessions, one after another). */
+const REUSE_BYTES = 64 * 1024 * 1024
 
 /** The tool-call id prefix of each API's answers. */
 const CALL_PREFIX: Readonly<Record<BuiltInWireApi, string>> = {
@@ -136,6 +145,11 @@ export class MockContext {
   replies: ReplyBook | undefined
   /** Bodies the loopback server parsed, by its exchange id, for the handler to take instead of parsing again. */
   private readonly handedBodies = new Map<string, Record<string, unknown>>()
+  /**
+   * Earlier requests' items, for the bodies a handler parses itself (in process: the loopback server hands
+   * its own over): a session's history then reaches the simulators as the objects they already linearized.
+   */
+  private readonly reuse = new ItemReuse()
 
   constructor(options: MockContextOptions = {}) {
     this.options = options
@@ -196,6 +210,21 @@ export class MockContext {
    */
   handOver(exchange: string, body: Record<string, unknown>): void {
     this.handedBodies.set(exchange, body)
+  }
+
+  /**
+   * Replace, in place, the items of a body a handler just parsed that equal an earlier request's with
+   * those objects (content-keyed: the numbers are the same either way), within `REUSE_BYTES`.
+   */
+  reuseItems(body: Record<string, unknown>): void {
+    if (this.options.reuseItems === false) return
+    this.reuse.reuse(body)
+    this.reuse.trim(REUSE_BYTES)
+  }
+
+  /** Items `reuseItems` replaced, in all (tests read it). */
+  get reusedItems(): number {
+    return this.reuse.reused
   }
 
   /** The body handed over for `exchange`, once; undefined when there is none. */

@@ -1,9 +1,13 @@
+import { setupServer } from 'msw/node'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { fillerText } from '../../harness/filler.ts'
-import { ItemReuse } from '../../reports/observed/capture/item-reuse.ts'
 import { CaptureTracker } from '../../reports/observed/capture/tracker.ts'
+import { DEFAULT_BASE_URLS } from '../endpoints.ts'
 import { CacheSimulators } from '../sim/index.ts'
 import type { CapturedExchange } from '../wire/exchange.ts'
+import { ItemReuse } from '../wire/item-reuse.ts'
+import { MockContext } from './context.ts'
+import { mockHandlers } from './handlers.ts'
 import { type LoopbackServer, type ServeLogRecord, startLoopback } from './loopback.ts'
 import { TIME_HEADER } from './script.ts'
 
@@ -207,6 +211,47 @@ async function serve(reuseItems: boolean, sent: readonly Sent[]): Promise<Served
   }
 }
 
+/** The loopback's paths on the real hosts the in-process handlers answer. */
+function hostURL(path: string): string {
+  const [, vendor, rest] = /^\/(openai\/v1|anthropic|gemini|bedrock)(\/.*)$/.exec(path) ?? []
+  const base =
+    vendor === 'openai/v1'
+      ? DEFAULT_BASE_URLS.openai
+      : DEFAULT_BASE_URLS[vendor as 'anthropic' | 'gemini' | 'bedrock']
+  if (base === undefined) throw new Error(`no host for ${path}`)
+  return `${base}${rest}`
+}
+
+/** The traffic through the in-process handlers (MSW, no server): each handler parses its own bodies. */
+async function inProcess(
+  reuseItems: boolean,
+  sent: readonly Sent[],
+): Promise<{ answers: string[]; reused: number }> {
+  const context = new MockContext({ reuseItems, clock: () => 0 })
+  const msw = setupServer(...mockHandlers(context))
+  msw.listen({ onUnhandledRequest: 'error' })
+  const answers: string[] = []
+  try {
+    for (const [index, request] of sent.entries()) {
+      const response = await fetch(hostURL(request.path), {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-api-key': 'test',
+          authorization: 'Bearer test',
+          'x-cachelab-session': request.session,
+          [TIME_HEADER]: String(index * 10),
+        },
+        body: JSON.stringify(request.body),
+      })
+      answers.push(`${response.status} ${await response.text()}`)
+    }
+  } finally {
+    msw.close()
+  }
+  return { answers, reused: context.reusedItems }
+}
+
 afterEach(() => {
   vi.restoreAllMocks()
 })
@@ -236,6 +281,19 @@ describe('serve reuses the items a session sends again', () => {
     const served = await serve(true, traffic())
     expect(served.reused).toBeGreaterThan(20)
     expect(served.answers.filter((answer) => !answer.startsWith('200 '))).toEqual([])
+    const handled = await inProcess(true, traffic())
+    expect(handled.reused).toBeGreaterThan(20)
+    expect(handled.answers.filter((answer) => !answer.startsWith('200 '))).toEqual([])
+  })
+
+  it('in process, where the handlers parse the bodies, answers exactly as without the reuse', async () => {
+    const sent = traffic()
+    const without = await inProcess(false, sent)
+    const reused = await inProcess(true, sent)
+    expect(without.reused).toBe(0)
+    expect(reused.reused).toBeGreaterThan(20)
+    expect(without.answers.every((answer) => answer.startsWith('200 '))).toBe(true)
+    expect(reused.answers).toEqual(without.answers)
   })
 })
 

@@ -95,15 +95,57 @@ export function nestingDepth(value: unknown): number {
 
 /** Why a body is nested too deeply to simulate, or undefined. */
 export function nestingProblem(body: unknown): string | undefined {
-  return nestingDepth(body) > MAX_NESTING
+  return bodyNesting(body) > MAX_NESTING
     ? `The request body nests arrays and objects more than ${MAX_NESTING} levels deep.`
     : undefined
+}
+
+/** The fields whose items a session sends again, reused as the same objects (wire/item-reuse.ts). */
+const ITEM_LISTS = new Set(['messages', 'contents', 'input'])
+
+/**
+ * How deeply each item of a request's item list nests, by the item: a parsed body is never written to
+ * (mock/loopback-reuse.test.ts freezes its items), so an item reused from an earlier request is measured
+ * once, not on every request that sends it again.
+ */
+const itemHeights = new WeakMap<object, number>()
+
+/** `nestingDepth` of a body, each item of its item lists measured once per object. */
+function bodyNesting(body: unknown): number {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return nestingDepth(body)
+  let deepest = 1
+  for (const [name, value] of Object.entries(body)) {
+    const height = Array.isArray(value) && ITEM_LISTS.has(name) ? 1 + listHeight(value) : nestingDepth(value)
+    deepest = Math.max(deepest, 1 + height)
+    if (deepest > MAX_NESTING) break
+  }
+  return deepest
+}
+
+/** The deepest nesting of a list's items (0 when none is an array or object). */
+function listHeight(items: readonly unknown[]): number {
+  let highest = 0
+  for (const item of items) {
+    if (typeof item !== 'object' || item === null) continue
+    let height = itemHeights.get(item)
+    if (height === undefined) {
+      height = nestingDepth(item)
+      itemHeights.set(item, height)
+    }
+    if (height > highest) highest = height
+    if (highest > MAX_NESTING) break
+  }
+  return highest
 }
 
 /** Parse a request, or return the reason it is malformed (answered with the API's 400). */
 export async function readMockRequest(
   request: Request,
-  context: { now(): number; takeBody(exchange: string): Record<string, unknown> | undefined },
+  context: {
+    now(): number
+    takeBody(exchange: string): Record<string, unknown> | undefined
+    reuseItems?(body: Record<string, unknown>): void
+  },
 ): Promise<MockRequest | { problem: string }> {
   let body: unknown
   // The loopback server parsed a request it placed (only it sets the placement header) and hands the
@@ -119,6 +161,8 @@ export async function readMockRequest(
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     return { problem: 'The request body must be a JSON object.' }
   }
+  // A body parsed here is no one else's: its items may become earlier requests' equal objects.
+  if (handed === undefined) context.reuseItems?.(body as Record<string, unknown>)
   const nesting = nestingProblem(body)
   if (nesting !== undefined) return { problem: nesting }
   let script: AssistantMessage | undefined

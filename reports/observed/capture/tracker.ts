@@ -15,8 +15,8 @@ import {
   type Placement,
   providerOfApi,
 } from '../../../providers/wire/exchange.ts'
+import { ItemReuse } from '../../../providers/wire/item-reuse.ts'
 import { ConversationTracker } from './conversations.ts'
-import { ItemReuse } from './item-reuse.ts'
 
 /** What the tracker keeps of a conversation between its requests. */
 interface ConversationState {

@@ -81,4 +81,56 @@ describe('ItemReuse', () => {
     reuse.reuse(oldest)
     expect(reuse.reused).toBe(reusedBefore + 1)
   })
+
+  it('reuses a growing history whether its requests come in a row or interleaved with another', () => {
+    const history = (session: string, length: number) =>
+      parsed({
+        messages: Array.from({ length }, (_, index) => ({
+          role: 'user',
+          content: long(`${session}${index}`),
+        })),
+      })
+    const reuse = new ItemReuse()
+    const seen = new Map<string, unknown[]>()
+    let expected = 0
+    for (let length = 1; length <= 4; length += 1)
+      for (const session of ['a', 'b', 'b', 'a']) {
+        const body = history(session, length)
+        const earlier = seen.get(session) ?? []
+        reuse.reuse(body)
+        const items = body.messages as unknown[]
+        for (const [index, item] of earlier.entries())
+          if (index < items.length) expect(items[index]).toBe(item)
+        expected += Math.min(earlier.length, items.length)
+        seen.set(session, items)
+      }
+    expect(reuse.reused).toBe(expected)
+  })
+
+  it("does not hand out the previous body's items once it has forgotten them", () => {
+    const reuse = new ItemReuse()
+    const first = parsed({ messages: [{ role: 'user', content: long('gone') }] })
+    reuse.reuse(first)
+    reuse.trim(0)
+    expect(reuse.size).toBe(0)
+    const again = parsed({ messages: [{ role: 'user', content: long('gone') }] })
+    const fresh = (again.messages as unknown[])[0]
+    reuse.reuse(again)
+    expect((again.messages as unknown[])[0]).toBe(fresh)
+    expect(reuse.reused).toBe(0)
+  })
+
+  it('gives an item reused since it was remembered a second chance when it trims', () => {
+    const reuse = new ItemReuse()
+    const body = (name: string) => parsed({ messages: [{ role: 'user', content: long(name) }] })
+    for (let index = 0; index < 10; index += 1) reuse.reuse(body(`m${index}`))
+    reuse.reuse(body('m0'))
+    expect(reuse.reused).toBe(1)
+    reuse.trim(reuse.bytes / 2)
+    // m0, the oldest, was reused: m1 went in its place.
+    reuse.reuse(body('m0'))
+    expect(reuse.reused).toBe(2)
+    reuse.reuse(body('m1'))
+    expect(reuse.reused).toBe(2)
+  })
 })

@@ -5,13 +5,15 @@
 // and literals) give equal JSON text, so nothing computed of an item changes; the objects are shared from
 // then on and nothing downstream may write to them.
 
-import { itemsOf } from '../../../providers/wire/digest.ts'
+import { itemsOf } from './digest.ts'
 
-/** One item remembered: its object and where it stood. */
+/** One item remembered: its object, where it stood, its key in the map, and whether it was reused since it was last moved. */
 interface ReusableItem {
   index: number
   item: object
   bytes: number
+  key: string
+  used: boolean
 }
 
 /** Estimated bytes of an object or array of a remembered item, and of its map entry and key. */
@@ -84,7 +86,7 @@ function valueBytes(value: unknown): number {
 }
 
 export class ItemReuse {
-  /** Items by their key and index, least recently used first. */
+  /** Items by their key and index, least recently used first (as `trim` approximates it). */
   private readonly items = new Map<string, ReusableItem>()
   /** Estimated bytes of the items and keys remembered. */
   bytes = 0
@@ -95,6 +97,11 @@ export class ItemReuse {
    * client can change afterwards, so what is computed of one may be kept by the object.
    */
   private readonly owned = new WeakSet<object>()
+  /**
+   * The previous body's items as remembered, by index. A session's next request mostly repeats them at the
+   * same indexes, so each is compared first, before any key is made: a history costs one comparison.
+   */
+  private previous: Array<ReusableItem | undefined> = []
 
   /**
    * Replace, in place, each item of `body` equal to a remembered item at the same index with that item,
@@ -104,35 +111,58 @@ export class ItemReuse {
     const items = itemsOf(body)
     // `itemsOf` makes a one-item list of a string input: not the body's own, nothing to replace.
     if (items !== body.messages && items !== body.contents && items !== body.input) return
+    const remembered: Array<ReusableItem | undefined> = new Array(items.length)
     for (let index = 0; index < items.length; index += 1) {
       const item = items[index]
       if (typeof item !== 'object' || item === null) continue
+      const last = this.previous[index]
+      // The previous body's item at this index, still remembered and equal: the key would find it too.
+      if (last !== undefined && this.items.get(last.key) === last && sameValue(item, last.item)) {
+        items[index] = last.item
+        remembered[index] = last
+        this.used(last)
+        continue
+      }
       const parts = [String(index)]
       keyOf(item, parts)
       const key = parts.join('')
       const known = this.items.get(key)
       if (known !== undefined && sameValue(item, known.item)) {
         items[index] = known.item
-        this.reused += 1
-        // Most recently used last.
-        this.items.delete(key)
-        this.items.set(key, known)
+        remembered[index] = known
+        this.used(known)
         continue
       }
       if (known !== undefined) this.forget(key, known)
       const bytes = valueBytes(item) + 2 * key.length + ENTRY_BYTES
-      this.items.set(key, { index, item, bytes })
+      const entry = { index, item, bytes, key, used: false }
+      this.items.set(key, entry)
+      remembered[index] = entry
       this.owned.add(item)
       this.bytes += bytes
     }
+    this.previous = remembered
     this.trim(Number.POSITIVE_INFINITY)
   }
 
-  /** Forget the least recently used items until at most `limit` bytes (and `ITEMS_KEPT` items) are held. */
+  /**
+   * Forget the least recently used items until at most `limit` bytes (and `ITEMS_KEPT` items) are held.
+   * Recency is the second-chance approximation of LRU: a reuse only marks its item (a session's whole
+   * history is reused on every request), and an item marked since it was last moved goes to the back
+   * unmarked instead of being forgotten.
+   */
   trim(limit: number): void {
     for (const [key, known] of this.items) {
       if (this.bytes <= limit && this.items.size <= ITEMS_KEPT) break
+      if (known.used) {
+        known.used = false
+        this.items.delete(key)
+        this.items.set(key, known)
+        continue
+      }
       this.forget(key, known)
+      // The previous body's list must not keep forgotten items alive past the limit.
+      this.previous = []
     }
   }
 
@@ -144,6 +174,12 @@ export class ItemReuse {
   /** How many items are remembered. */
   get size(): number {
     return this.items.size
+  }
+
+  /** Count a reuse of `known` and mark it used. */
+  private used(known: ReusableItem): void {
+    this.reused += 1
+    known.used = true
   }
 
   private forget(key: string, known: ReusableItem): void {
