@@ -166,7 +166,27 @@ function traffic(): Sent[] {
   return sent
 }
 
-/** Serve the traffic on a fresh server, with or without reuse; each request at its own virtual time. */
+/** Send the traffic one request after another, each at its own virtual time; the answers as sent. */
+async function sendAll(sent: readonly Sent[], urlOf: (path: string) => string): Promise<string[]> {
+  const answers: string[] = []
+  for (const [index, request] of sent.entries()) {
+    const response = await fetch(urlOf(request.path), {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-api-key': 'test',
+        authorization: 'Bearer test',
+        'x-cachelab-session': request.session,
+        [TIME_HEADER]: String(index * 10),
+      },
+      body: JSON.stringify(request.body),
+    })
+    answers.push(`${response.status} ${await response.text()}`)
+  }
+  return answers
+}
+
+/** Serve the traffic on a fresh server, with or without reuse. */
 async function serve(reuseItems: boolean, sent: readonly Sent[]): Promise<Served> {
   const exchanges: CapturedExchange[] = []
   const log: ServeLogRecord[] = []
@@ -182,22 +202,9 @@ async function serve(reuseItems: boolean, sent: readonly Sent[]): Promise<Served
     capture,
     log: (record) => log.push(record),
   })
-  const answers: string[] = []
+  let answers: string[]
   try {
-    for (const [index, request] of sent.entries()) {
-      const response = await fetch(`${server.url}${request.path}`, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          'x-api-key': 'test',
-          authorization: 'Bearer test',
-          'x-cachelab-session': request.session,
-          [TIME_HEADER]: String(index * 10),
-        },
-        body: JSON.stringify(request.body),
-      })
-      answers.push(`${response.status} ${await response.text()}`)
-    }
+    answers = await sendAll(sent, (path) => `${server.url}${path}`)
   } finally {
     await server.close()
   }
@@ -230,26 +237,11 @@ async function inProcess(
   const context = new MockContext({ reuseItems, clock: () => 0 })
   const msw = setupServer(...mockHandlers(context))
   msw.listen({ onUnhandledRequest: 'error' })
-  const answers: string[] = []
   try {
-    for (const [index, request] of sent.entries()) {
-      const response = await fetch(hostURL(request.path), {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          'x-api-key': 'test',
-          authorization: 'Bearer test',
-          'x-cachelab-session': request.session,
-          [TIME_HEADER]: String(index * 10),
-        },
-        body: JSON.stringify(request.body),
-      })
-      answers.push(`${response.status} ${await response.text()}`)
-    }
+    return { answers: await sendAll(sent, hostURL), reused: context.reusedItems }
   } finally {
     msw.close()
   }
-  return { answers, reused: context.reusedItems }
 }
 
 afterEach(() => {
