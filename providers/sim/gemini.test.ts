@@ -66,6 +66,38 @@ describe('the Gemini implicit cache', () => {
     expect(late.trace.counterfactual?.cause).toBe('ttl-expired')
   })
 
+  it('renews a growing session whole, and a sibling renews only the prefix it shares (the shared renewal)', () => {
+    const sibling = (): Record<string, unknown> => ({
+      ...body(1),
+      contents: [{ role: 'user', parts: [{ text: `A sibling. ${fillerText(200, 'sibling')}` }] }],
+    })
+    // One session grows (each insert extends the last: the shared state), then a sibling leaves it.
+    const simulator = new GeminiCacheSimulator()
+    simulator.simulate({ body: body(1), at: 0, output })
+    simulator.simulate({ body: body(2), at: 100, output })
+    simulator.simulate({ body: body(3), at: 200, output })
+    simulator.simulate({ body: sibling(), at: 250, output })
+    // 290 s after the session's last request, 490 after its first: its first turns were renewed at 200.
+    const renewed = simulator.simulate({ body: body(3), at: 490, output })
+    expect(renewed.counts.read).toBe(renewed.prompt.total - renewed.prompt.trailing)
+    // 320 s after the session's last request: only the system instruction, renewed by the sibling, lives.
+    const later = new GeminiCacheSimulator()
+    later.simulate({ body: body(1), at: 0, output })
+    later.simulate({ body: body(2), at: 100, output })
+    later.simulate({ body: body(3), at: 200, output })
+    later.simulate({ body: sibling(), at: 250, output })
+    const expired = later.simulate({ body: body(3), at: 520, output })
+    // The same store without the growth: the session's turns, first sent at 0, have all expired.
+    const headOnly = new GeminiCacheSimulator()
+    headOnly.simulate({ body: body(1), at: 0, output })
+    headOnly.simulate({ body: sibling(), at: 250, output })
+    const expected = headOnly.simulate({ body: body(3), at: 520, output }).counts.read
+    expect(expected).toBeGreaterThan(0)
+    expect(expected).toBeLessThan(renewed.counts.read)
+    expect(expired.counts.read).toBe(expected)
+    expect(expired.trace.shortfall).toBe('ttl-expired')
+  })
+
   it('misses a hit now and then only when seeded (no cost saving guarantee)', () => {
     const always = withCacheRules<GeminiCacheRules>(flash as NonNullable<typeof flash>, {
       implicitMissRate: 1,

@@ -96,6 +96,14 @@ export class GeminiCacheSimulator {
    * to the latest time, and nothing else writes it), so the live part of a path is found by bisection.
    */
   private readonly renewals = new WeakMap<PrefixTrie<NodeState>, { latest: number; ordered: boolean }>()
+  /**
+   * Per implicit store, the path the latest insert renewed and the one state its nodes share. Renewing a
+   * path that extends it is then one write, not one per node: a growing session's requests stay flat.
+   */
+  private readonly renewed = new WeakMap<
+    PrefixTrie<NodeState>,
+    { last: TrieNode<NodeState>; length: number; state: NodeState }
+  >()
   /** The account's explicit caches by name. */
   private readonly caches = new Map<string, ExplicitCache>()
   private serial = 0
@@ -157,8 +165,11 @@ export class GeminiCacheSimulator {
       if (at < renewal.latest) renewal.ordered = false
       renewal.latest = Math.max(renewal.latest, at)
     }
-    const nodes = trie.insert(prompt, prompt.segments.length, () => ({ lastUsed: at }))
-    for (const node of nodes) if (node.data !== undefined) node.data.lastUsed = at
+    this.renew(
+      trie,
+      trie.insert(prompt, prompt.segments.length, () => ({ lastUsed: at })),
+      at,
+    )
     return {
       prompt,
       counts: unwrittenCounts(prompt, read, output),
@@ -176,6 +187,30 @@ export class GeminiCacheSimulator {
         ...measured,
       },
     }
+  }
+
+  /**
+   * Renew every node of `path` to `at`. The nodes of the path renewed last share one state (nothing else
+   * holds it), so when `path` extends that path, writing the shared state renews its part at once and only
+   * the nodes past it are given the state; any other path gets a state of its own, node by node.
+   */
+  private renew(trie: PrefixTrie<NodeState>, path: Array<TrieNode<NodeState>>, at: number): void {
+    const last = path.at(-1)
+    if (last === undefined) return
+    const previous = this.renewed.get(trie)
+    let state: NodeState
+    let from = 0
+    if (
+      previous !== undefined &&
+      previous.length <= path.length &&
+      path[previous.length - 1] === previous.last
+    ) {
+      state = previous.state
+      state.lastUsed = at
+      from = previous.length
+    } else state = { lastUsed: at }
+    for (let index = from; index < path.length; index += 1) (path[index] as TrieNode<NodeState>).data = state
+    this.renewed.set(trie, { last, length: path.length, state })
   }
 
   /**
