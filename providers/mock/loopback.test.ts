@@ -7,7 +7,7 @@ import { fillerText } from '../../harness/filler.ts'
 import { CaptureTracker } from '../../reports/observed/capture/tracker.ts'
 import { CacheSimulators } from '../sim/index.ts'
 import type { CapturedExchange } from '../wire/exchange.ts'
-import { type LoopbackServer, type ServeLogRecord, startLoopback } from './loopback.ts'
+import { type LoopbackServer, loopbackRoutes, type ServeLogRecord, startLoopback } from './loopback.ts'
 
 const secret = 'sk-test-loopback-secret-0123456789abcdefghij'
 const system = fillerText(3000, 'loopback-system')
@@ -107,6 +107,17 @@ describe('cachelab serve on loopback', () => {
       'gpt-5.4',
     )
     expect(model.id).toBe('gpt-5.4')
+  })
+
+  it("reaches every vendor its routes name: each route lists the models (a request is offered its own vendor's handlers)", async () => {
+    const listed = await Promise.all(
+      loopbackRoutes()
+        .filter(({ vendor }) => vendor !== 'bedrock' && vendor !== 'gemini')
+        .map(async ({ prefix }) => [prefix, (await fetch(`${server.url}${prefix}/models`)).status]),
+    )
+    expect(listed.length).toBeGreaterThan(10)
+    expect(listed.filter(([, status]) => status !== 200)).toEqual([])
+    expect((await fetch(`${server.url}/gemini/v1beta/models`)).status).toBe(200)
   })
 
   it('logs API calls only, not model listings', () => {

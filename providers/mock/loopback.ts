@@ -238,6 +238,15 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
       : undefined
   // The in-process handlers, on the real hosts: the server rewrites each path onto its vendor's root.
   const handlers = context === undefined ? [] : mockHandlers(context)
+  const vendorHandlers = new Map<Vendor, HttpHandler[]>()
+  const handlersOf = (vendor: Vendor): HttpHandler[] => {
+    let list = vendorHandlers.get(vendor)
+    if (list === undefined) {
+      list = underRoot(handlers, apiRoot(vendor, DEFAULT_BASE_URLS))
+      vendorHandlers.set(vendor, list)
+    }
+    return list
+  }
   const liveBaseURLs = options.liveBaseURLs ?? DEFAULT_BASE_URLS
   const capture = options.capture
   // What each exchange's handler reported (sim), by the exchange id the server gave its request.
@@ -488,7 +497,7 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
       if (handing) context.handOver(exchange, json)
       try {
         response =
-          (await getResponse(handlers, request)) ??
+          (await getResponse(handlersOf(vendor), request)) ??
           errorResponse(
             vendor,
             404,
@@ -737,6 +746,15 @@ export function routeOf(path: string): { vendor: Vendor; rest: string } | undefi
     if (path.startsWith(`${prefix}/`)) return { vendor, rest: path.slice(prefix.length) }
   }
   return undefined
+}
+
+/**
+ * The handlers that can answer a URL under `root`: MSW parses a request against every handler it tries
+ * until one matches, so a request is offered only those whose literal path starts at its root (a handler
+ * whose path is not a plain string is always offered).
+ */
+function underRoot(handlers: readonly HttpHandler[], root: string): HttpHandler[] {
+  return handlers.filter(({ info }) => typeof info.path !== 'string' || info.path.startsWith(`${root}/`))
 }
 
 /** The vendor's API root under a base URL in the SDKs' convention (Anthropic's omits its /v1). */
