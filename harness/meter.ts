@@ -3,6 +3,7 @@
 // estimate by design: the provider's tokenizer lives in providers/, below which the loop may not reach,
 // and the numbers only need to be deterministic and proportional to size.
 
+import { identicalPrefix } from './lineage.ts'
 import type { DerivedRequest, Message } from './types.ts'
 
 /** Characters per token of the estimate (the common rule of thumb for English text and code). */
@@ -45,7 +46,12 @@ export function messageTokens(message: Message): number {
  * most of them (the same derived objects), so it counts only what it added. Both lists are this module's
  * own and are cut back and extended in place, so a request costs its compare plus what it added.
  */
-let lastMessages: { messages: DerivedRequest['messages'][number][]; sums: number[] } = {
+let lastMessages: {
+  messages: DerivedRequest['messages'][number][]
+  /** The list `messages` was copied from (its successor's claim is about it). */
+  source?: readonly unknown[]
+  sums: number[]
+} = {
   messages: [],
   sums: [0],
 }
@@ -55,9 +61,7 @@ function messagesTokens(messages: readonly DerivedRequest['messages'][number][])
   const last = lastMessages
   // Reset first: a throw below leaves no half-updated lists behind.
   lastMessages = { messages: [], sums: [0] }
-  const bound = Math.min(messages.length, last.messages.length)
-  let shared = 0
-  while (shared < bound && messages[shared] === last.messages[shared]) shared += 1
+  const shared = identicalPrefix(messages, last.messages, last.source)
   const { sums } = last
   last.messages.length = shared
   sums.length = shared + 1
@@ -66,7 +70,7 @@ function messagesTokens(messages: readonly DerivedRequest['messages'][number][])
     sums.push((sums[index] ?? 0) + messageTokens(derived.message))
     last.messages.push(derived)
   }
-  lastMessages = last
+  lastMessages = { ...last, source: messages }
   return sums[messages.length] ?? 0
 }
 

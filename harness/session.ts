@@ -87,6 +87,8 @@ export class SessionProjection {
   private liveWithImages: Seq[] = []
   /** The derived messages of the live surface, kept up to date on append and rebuilt after a rewrite. */
   private derived: DerivedMessage[] | undefined = []
+  /** Leading derived messages that are still the ones `derivedMessages` last returned. */
+  private handed = 0
   private headerState: HeaderState | undefined
   private contextState: ContextState | undefined
   private generation = 0
@@ -157,6 +159,23 @@ export class SessionProjection {
     return event
   }
 
+  /** Forget the derived messages after a change that is not an append: none is kept as handed out. */
+  private dropDerived(): void {
+    this.derived = undefined
+    this.handed = 0
+  }
+
+  /**
+   * The derived messages, and how many leading ones are those the previous call of this method returned,
+   * the same objects (appends keep them; any other change of the surface keeps none).
+   */
+  derivedMessages(): { messages: DerivedMessage[]; unchanged: number } {
+    const messages = this.messages()
+    const unchanged = Math.min(this.handed, messages.length)
+    this.handed = messages.length
+    return { messages, unchanged }
+  }
+
   /** The derived messages of the live surface, in order, with provenance (empty projections skipped). */
   messages(): DerivedMessage[] {
     if (this.derived === undefined) {
@@ -214,7 +233,7 @@ export class SessionProjection {
           for (const id of target.imageIds) set.add(id)
           this.offloaded.set(target.seq, set)
           this.projected.delete(target.seq)
-          this.derived = undefined
+          this.dropDerived()
         }
         this.contentGen += 1
         break
@@ -236,7 +255,7 @@ export class SessionProjection {
     const start = this.live.indexOf(op.startSeq)
     const end = this.live.indexOf(op.endSeq)
     this.live.splice(start, end - start + 1, event.seq)
-    this.derived = undefined
+    this.dropDerived()
     this.liveSystem = this.live.filter((seq) => this.event(seq).type === 'system/message')
     this.liveWithImages = this.live.filter((seq) => hasImages(this.event(seq)))
     this.generation += 1

@@ -3,6 +3,7 @@
 
 import type Anthropic from '@anthropic-ai/sdk'
 import { CachelabError } from '../harness/errors.ts'
+import { builtFrom, identicalPrefix } from '../harness/lineage.ts'
 import type { DerivedRequest, Seq, ToolResultMessage, UserMessage } from '../harness/types.ts'
 import type { BreakpointStrategy, BuildOptions, BuiltRequest } from './types.ts'
 
@@ -85,6 +86,9 @@ function wireMessage(message: DerivedRequest['messages'][number]['message']): Wi
  * module's own: a call cuts them back to what it keeps and extends them in place.
  */
 let lastWire: {
+  /** The messages list `derived` was copied from, from index `from` (its successor's claim is about it). */
+  source?: readonly unknown[]
+  from?: number
   derived: DerivedRequest['messages'][number][]
   messages: WireMessage[]
   sources: Seq[][]
@@ -100,16 +104,17 @@ function emptyWire(): typeof lastWire {
  * messages built from a derived prefix the previous call shared (the same frozen objects) are reused,
  * up to the last one whose tool-result turn may still grow.
  */
-function wireMessages(request: DerivedRequest, from: number): { messages: WireMessage[]; sources: Seq[][] } {
+function wireMessages(
+  request: DerivedRequest,
+  from: number,
+): { messages: WireMessage[]; sources: Seq[][]; kept: number } {
   const all = request.messages
   const count = all.length - from
   const last = lastWire
   // Reset first: a throw below leaves no half-updated lists behind.
   lastWire = emptyWire()
   const { derived, messages, sources, starts } = last
-  let shared = 0
-  const bound = Math.min(count, derived.length)
-  while (shared < bound && all[from + shared] === derived[shared]) shared += 1
+  const shared = identicalPrefix(all, derived, last.from === from ? last.source : undefined, from)
   // Keep wire messages whose derived range ends inside the shared prefix and that no later result can
   // join: those before the first later message starting at or past `shared` (starts only grow).
   let low = 1
@@ -142,9 +147,15 @@ function wireMessages(request: DerivedRequest, from: number): { messages: WireMe
     sources.push([...sourceSeqs])
     starts.push(index)
   }
-  lastWire = last
-  return { messages: messages.slice(), sources: sources.slice() }
+  lastWire = { ...last, source: all, from }
+  return { messages: messages.slice(), sources: sources.slice(), kept }
 }
+
+/**
+ * The messages list the previous body went out with and its first marked index: the next body's leading
+ * messages before both marks and its kept ones are the same objects (`builtFrom`).
+ */
+let lastBody: { messages: WireMessage[]; firstMarked: number } | undefined
 
 /** A copy of a wire message with a marker on its last block (reused messages are never mutated). */
 function withMarker(message: WireMessage, cacheControl: Anthropic.CacheControlEphemeral): WireMessage {
@@ -216,16 +227,24 @@ export function buildAnthropicRequest(request: DerivedRequest, options: BuildOpt
     systemSources.push(...sourceSeqs)
     leading += 1
   }
-  const { messages, sources } = wireMessages(request, leading)
+  const previous = lastBody
+  // Reset first: a throw below leaves no claim about a list that never went out.
+  lastBody = undefined
+  const { messages, sources, kept } = wireMessages(request, leading)
 
   const strategy = options.breakpoints ?? 'automatic'
   const cacheControl = marker(options)
   const lastSystem = system[system.length - 1]
   if (marksSystem(strategy) && lastSystem !== undefined) lastSystem.cache_control = cacheControl
-  for (const index of markedMessages(strategy, messages.length)) {
+  const marked = markedMessages(strategy, messages.length)
+  for (const index of marked) {
     const message = messages[index]
     if (message !== undefined) messages[index] = withMarker(message, cacheControl)
   }
+  const firstMarked = Math.min(messages.length, ...marked)
+  if (previous !== undefined)
+    builtFrom(messages, previous.messages, Math.min(kept, firstMarked, previous.firstMarked))
+  lastBody = { messages, firstMarked }
 
   const body: Record<string, unknown> = {
     model: request.config.model,

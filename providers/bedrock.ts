@@ -14,6 +14,7 @@ import type {
   ConverseStreamOutput,
 } from '@aws-sdk/client-bedrock-runtime'
 import { CachelabError } from '../harness/errors.ts'
+import { builtFrom, identicalPrefix } from '../harness/lineage.ts'
 import type { AssistantMessage, DerivedRequest, JsonValue, Seq, Usage } from '../harness/types.ts'
 import { type StreamedBlock, streamedMessage } from './anthropic.ts'
 import { buildAnthropicRequest } from './anthropic-request.ts'
@@ -162,9 +163,7 @@ export function buildBedrockRequest(request: DerivedRequest, options: BuildOptio
   const last = lastSources
   // Reset first: a throw below leaves no half-updated list behind.
   lastSources = { messages: [], sources: [] }
-  const bound = Math.min(messages.length, last.messages.length)
-  let kept = 0
-  while (kept < bound && messages[kept] === last.messages[kept]) kept += 1
+  const kept = identicalPrefix(messages, last.messages, last.source)
   const seen = last.messages
   seen.length = kept
   for (let index = kept; index < messages.length; index += 1) seen.push(messages[index] as ConverseMessage)
@@ -176,7 +175,7 @@ export function buildBedrockRequest(request: DerivedRequest, options: BuildOptio
     const seqs = messagesBody.sources.messages[index] ?? []
     sources[owner] = [...(sources[owner] ?? []), ...seqs]
   }
-  lastSources = { messages: seen, sources }
+  lastSources = { messages: seen, sources, source: messages }
   return {
     provider: 'bedrock',
     api: 'bedrock-converse',
@@ -195,7 +194,12 @@ interface ConverseMessage {
  * The previous request's Converse messages and the sources of each (the next one repeats most). The
  * messages list is this module's own (cut back and extended in place); the sources went out with the request.
  */
-let lastSources: { messages: ConverseMessage[]; sources: Seq[][] } = { messages: [], sources: [] }
+let lastSources: {
+  messages: ConverseMessage[]
+  sources: Seq[][]
+  /** The list the messages were copied from (its successor's claim is about it). */
+  source?: readonly unknown[]
+} = { messages: [], sources: [] }
 
 /**
  * Converse messages already built, per Messages message: a session resends the same wire messages, so
@@ -233,6 +237,8 @@ function converseMessage(value: unknown): ConverseMessage {
  */
 let lastConversion: {
   inputs: unknown[]
+  /** The list the inputs were copied from (its successor's claim is about it). */
+  source?: readonly unknown[]
   messages: ConverseMessage[]
   owners: number[]
   starts: number[]
@@ -247,14 +253,16 @@ function emptyConversion(): typeof lastConversion {
  * message input `i` went into. The Converse messages wholly before the one the last input shared with
  * the previous call went into are taken over (no later input can join them); the rest are built again.
  */
-function convertMessages(inputs: readonly unknown[]): { messages: ConverseMessage[]; owners: number[] } {
+function convertMessages(inputs: readonly unknown[]): {
+  messages: ConverseMessage[]
+  owners: number[]
+  kept: number
+} {
   const last = lastConversion
   // Reset first: a throw below leaves no half-updated lists behind.
   lastConversion = emptyConversion()
   const { messages, owners, starts } = last
-  const bound = Math.min(inputs.length, last.inputs.length)
-  let shared = 0
-  while (shared < bound && inputs[shared] === last.inputs[shared]) shared += 1
+  const shared = identicalPrefix(inputs, last.inputs, last.source)
   const kept = shared === 0 ? 0 : (owners[shared - 1] ?? 0)
   const from = starts[kept] ?? 0
   last.inputs.length = shared
@@ -277,9 +285,12 @@ function convertMessages(inputs: readonly unknown[]): { messages: ConverseMessag
     }
     owners.push(messages.length - 1)
   }
-  lastConversion = last
-  return { messages: messages.slice(), owners: owners.slice() }
+  lastConversion = { ...last, source: inputs }
+  return { messages: messages.slice(), owners: owners.slice(), kept }
 }
+
+/** The Converse messages the previous input went out with (the next one's claim is about them). */
+let lastConverse: ConverseMessage[] | undefined
 
 /**
  * A Messages body as the Converse command input it stands for: blocks rewritten one for one, a cache
@@ -293,13 +304,20 @@ export function converseFromMessages(body: Record<string, unknown>): { input: Ra
     : typeof body.system === 'string' && body.system !== ''
       ? [{ text: body.system }]
       : []
-  const { messages, owners } = convertMessages(body.messages as unknown[])
+  const previous = lastConverse
+  // Reset first: a throw below leaves no claim about a list that never went out.
+  lastConverse = undefined
+  const { messages, owners, kept } = convertMessages(body.messages as unknown[])
   const last = messages[messages.length - 1]
-  if (body.cache_control !== undefined && last !== undefined)
+  const pointed = body.cache_control !== undefined && last !== undefined
+  if (pointed)
     messages[messages.length - 1] = {
       role: last.role,
       content: [...last.content, cachePoint(body.cache_control)],
     }
+  // The kept messages come before the previous list's last one (the one its cache point may replace).
+  builtFrom(messages, previous, pointed ? Math.min(kept, messages.length - 1) : kept)
+  lastConverse = messages
   const tools = (Array.isArray(body.tools) ? body.tools : [])
     .map(record)
     .filter((tool) => tool.defer_loading !== true)

@@ -3,6 +3,7 @@
 // thoughts are output), and sending, streamed (`streamGenerateContent?alt=sse`) or not.
 
 import type { GoogleGenAI } from '@google/genai'
+import { identicalPrefix } from '../harness/lineage.ts'
 import type {
   AssistantMessage,
   DerivedRequest,
@@ -154,6 +155,9 @@ function convertedContent(message: Message, signCalls: boolean): GeminiContent {
  * what it keeps and extends them in place.
  */
 let lastContents: {
+  /** The messages list `derived` was copied from, from index `leading` (its successor's claim is about it). */
+  source?: readonly unknown[]
+  leading?: number
   derived: DerivedRequest['messages'][number][]
   signCalls: boolean
   contents: GeminiContent[]
@@ -180,11 +184,10 @@ function convertContents(
   // Reset first: a throw below leaves no half-updated lists behind.
   lastContents = emptyContents()
   const { derived, contents, sources, starts } = last
-  let shared = 0
-  if (last.signCalls === signCalls) {
-    const bound = Math.min(count, derived.length)
-    while (shared < bound && messages[leading + shared] === derived[shared]) shared += 1
-  }
+  const shared =
+    last.signCalls === signCalls
+      ? identicalPrefix(messages, derived, last.leading === leading ? last.source : undefined, leading)
+      : 0
   // Keep contents whose derived range ends inside the shared prefix, the last one excepted (a result may
   // join it): those before the first later content starting past `shared` (starts only grow).
   let low = 1
@@ -219,7 +222,7 @@ function convertContents(
     }
     previousRole = message.role
   }
-  lastContents = { derived, signCalls, contents, sources, starts }
+  lastContents = { derived, signCalls, contents, sources, starts, source: messages, leading }
   return { contents: contents.slice(), sources: sources.slice() }
 }
 

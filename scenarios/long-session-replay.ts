@@ -13,6 +13,7 @@ import { createAdapter, resolveModel, simulatedEndpoint } from '../providers/ind
 import { simulatorPort } from '../providers/port.ts'
 import { CacheSimulators } from '../providers/sim/index.ts'
 import { TokenCounter } from '../providers/sim/tokens.ts'
+import type { BuildOptions } from '../providers/types.ts'
 import { SessionRowBuilder } from '../reports/rows.ts'
 import type { StepRow } from '../reports/types.ts'
 import { longSession, longSessionScript } from './long-session.ts'
@@ -26,6 +27,7 @@ export async function replayLongSession(
   turns: number,
   provider: ProviderId,
   onRequest?: (index: number, record: RequestRecord) => void,
+  build: Partial<BuildOptions> = {},
 ): Promise<StepRow[]> {
   const entry = resolveModel(provider)
   const sessionId = `long-session.default.${provider}`
@@ -33,7 +35,7 @@ export async function replayLongSession(
   let loop: AgentLoop | undefined
   const port = simulatorPort({
     adapter: createAdapter(provider, simulatedEndpoint(provider)),
-    build: defaultBuild(provider, sessionId, false),
+    build: { ...defaultBuild(provider, sessionId, false), ...build },
     simulators: new CacheSimulators({ counter: new TokenCounter() }),
     previous: () => builder.previousRequest(),
   })

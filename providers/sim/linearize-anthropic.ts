@@ -2,6 +2,7 @@
 // system blocks, then every message content block. Request settings that invalidate a level are folded
 // into the frame of that level's first segment, so changing them breaks the prefix exactly there.
 
+import { identicalPrefix } from '../../harness/lineage.ts'
 import type { Route } from '../../harness/types.ts'
 import type { BillingBlock, ThinkingHistory } from '../catalog.ts'
 import { anthropicImageTokens, pngSize, UNKNOWN_IMAGE_TOKENS } from './image.ts'
@@ -348,6 +349,8 @@ interface LastLayout {
   pending: string
   head: readonly Segment[]
   messages: unknown[]
+  /** The list `messages` was copied from (its successor's claim is about it). */
+  source?: readonly unknown[]
   /** Where each message's segments start in `prompt` (one more entry: where the messages end). */
   starts: number[]
   runs: RunState[]
@@ -395,9 +398,7 @@ export function linearizeAnthropic(
 ): AnthropicLayout {
   const messages = asArray(body.messages)
   // Messages the previous body had in the same places (the same objects): their content is the same.
-  let same = 0
-  const bound = Math.min(messages.length, lastLayout.messages.length)
-  while (same < bound && messages[same] === lastLayout.messages[same]) same += 1
+  const same = identicalPrefix(messages, lastLayout.messages, lastLayout.source)
   // Those passed the same route's check already.
   if (route !== undefined) checkSystemRoles(messages, route, lastLayout.checked === route ? same : 0)
   const key = `${scale}|${ttls['5m']}|${ttls['1h']}|${thinkingHistory}|${billingBlock}`
@@ -509,6 +510,7 @@ export function linearizeAnthropic(
     pending,
     head,
     messages: seen,
+    source: messages,
     starts,
     runs,
     prompt,

@@ -3,6 +3,7 @@
 // it, Converse blocks become Messages blocks, and where each Messages block came from is kept to name
 // wire nodes in Converse's own indices. Bedrock's checkpoint rules are checked here, in its error shape.
 
+import { builtFrom, identicalPrefix } from '../../harness/lineage.ts'
 import type { BedrockCacheRules } from '../catalog.ts'
 import { type Prompt, type Segment, SimulatorRejection, type WireNode } from './types.ts'
 
@@ -183,7 +184,14 @@ export function translateConverse(body: Body): ConverseTranslation {
  * The previous body's Converse messages and their translations: the next request repeats most of them.
  * The lists are this module's own: a call cuts them back to what it shares and extends them in place.
  */
-let lastMessages: { converse: unknown[]; messages: Body[]; blocks: number[][] } = {
+let lastMessages: {
+  converse: unknown[]
+  /** The list `converse` was copied from, and the translation that went out (claims are about them). */
+  source?: readonly unknown[]
+  translated?: Body[]
+  messages: Body[]
+  blocks: number[][]
+} = {
   converse: [],
   messages: [],
   blocks: [],
@@ -195,20 +203,12 @@ function keepPrefix(kept: unknown[], from: readonly unknown[], count: number): v
   for (let index = count; index < from.length; index += 1) kept.push(from[index])
 }
 
-/** How many leading items two lists share, by identity. */
-function sharedPrefix(left: readonly unknown[], right: readonly unknown[]): number {
-  const bound = Math.min(left.length, right.length)
-  let shared = 0
-  while (shared < bound && left[shared] === right[shared]) shared += 1
-  return shared
-}
-
 /** Translate Converse messages; those the previous body shared (the same objects) are taken over. */
 function translateMessages(converse: readonly unknown[]): { messages: Body[]; blocks: number[][] } {
   const last = lastMessages
   // Reset first: a throw below leaves no half-updated lists behind.
   lastMessages = { converse: [], messages: [], blocks: [] }
-  const shared = sharedPrefix(converse, last.converse)
+  const shared = identicalPrefix(converse, last.converse, last.source)
   keepPrefix(last.converse, converse, shared)
   const { messages, blocks } = last
   messages.length = shared
@@ -218,8 +218,10 @@ function translateMessages(converse: readonly unknown[]): { messages: Body[]; bl
     messages.push(translated.message)
     blocks.push(translated.blocks)
   }
-  lastMessages = last
-  return { messages: messages.slice(), blocks: blocks.slice() }
+  const translated = messages.slice()
+  builtFrom(translated, last.translated, shared)
+  lastMessages = { ...last, source: converse, translated }
+  return { messages: translated, blocks: blocks.slice() }
 }
 
 /** Where a cache point sits: the wire path Bedrock's errors name, and what precedes it. */
@@ -249,7 +251,13 @@ function pointsOf(values: readonly unknown[], path: string): CachePointPlace[] {
  * The previous body's messages and the cache points in them, with how many points precede each message:
  * a message repeated in the same place has the same points, so only the messages a request added are scanned.
  */
-let lastPoints: { messages: unknown[]; places: CachePointPlace[]; before: number[] } = {
+let lastPoints: {
+  messages: unknown[]
+  /** The list `messages` was copied from (its successor's claim is about it). */
+  source?: readonly unknown[]
+  places: CachePointPlace[]
+  before: number[]
+} = {
   messages: [],
   places: [],
   before: [0],
@@ -259,7 +267,7 @@ function messagePoints(messages: readonly unknown[]): CachePointPlace[] {
   const last = lastPoints
   // Reset first (the lists are cut back and extended in place): a throw leaves none half updated.
   lastPoints = { messages: [], places: [], before: [0] }
-  const shared = sharedPrefix(messages, last.messages)
+  const shared = identicalPrefix(messages, last.messages, last.source)
   keepPrefix(last.messages, messages, shared)
   const { before, places } = last
   before.length = shared + 1
@@ -268,7 +276,7 @@ function messagePoints(messages: readonly unknown[]): CachePointPlace[] {
     places.push(...pointsOf(asArray(asRecord(messages[index]).content), `messages.${index}.content`))
     before.push(places.length)
   }
-  lastPoints = last
+  lastPoints = { ...last, source: messages }
   return places.slice()
 }
 
