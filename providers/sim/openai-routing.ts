@@ -79,7 +79,7 @@ export class OpenAIRouter {
         budget -= segment.tokens
       } else {
         const textBudget = Math.max(0, budget - segment.framing)
-        parts.push(segment.frame, this.counter.tokensOf(segment).slice(0, textBudget).join(','))
+        parts.push(segment.frame, this.counter.firstTokensOf(segment, textBudget).join(','))
         budget = 0
       }
     }

@@ -4,35 +4,49 @@
 
 import { createRequire } from 'node:module'
 import { stringBytes } from './bytes.ts'
+import { type BytePairCore, O200k } from './o200k.ts'
 
 type Encoding = typeof import('gpt-tokenizer/encoding/o200k_base')
 
-let loaded: Encoding | undefined
+let loaded: { encoding: Encoding; o200k: O200k } | undefined
 
 /**
  * o200k_base, loaded on first use: building its tables costs a start about 0.2 s of CPU, which a command
  * that counts no tokens (importing Claude Code files) should not pay. Required (the package's CommonJS
- * build, the same code) because the counting is synchronous.
+ * build, the same code) because the counting is synchronous. Pieces are split and looked up by
+ * `O200k` (notes/2026-12-05-tokenizer.md); gpt-tokenizer supplies the vocabulary and merges the pieces
+ * the vocabulary lacks.
  */
-function o200k(): Encoding {
-  loaded ??= createRequire(import.meta.url)('gpt-tokenizer/encoding/o200k_base') as Encoding
+function o200k(): { encoding: Encoding; o200k: O200k } {
+  if (loaded === undefined) {
+    const encoding = createRequire(import.meta.url)('gpt-tokenizer/encoding/o200k_base') as Encoding
+    const api = encoding.default as unknown as { bytePairEncodingCoreProcessor: BytePairCore }
+    loaded = { encoding, o200k: new O200k(api.bytePairEncodingCoreProcessor) }
+  }
   return loaded
 }
 
 /**
- * No special token is allowed or refused: their strings are ordinary text. gpt-tokenizer gives the
- * same tokens as js-tiktoken, 5–10× faster (notes/2026-12-02-serve-throughput.md).
+ * Tokenize `text` as plain text: special-token strings inside it are ordinary characters. The tokens are
+ * gpt-tokenizer's and js-tiktoken's (notes/2026-12-02-serve-throughput.md, notes/2026-12-05-tokenizer.md).
  */
-const PLAIN_TEXT = { allowedSpecial: new Set<string>(), disallowedSpecial: new Set<string>() }
-
-/** Tokenize `text` as plain text: special-token strings inside it are ordinary characters. */
 export function encode(text: string): number[] {
-  return o200k().encode(text, PLAIN_TEXT)
+  return o200k().o200k.encode(text)
+}
+
+/** The first `limit` tokens `encode(text)` gives, scanning no further than they reach. */
+export function firstTokens(text: string, limit: number): number[] {
+  return o200k().o200k.encode(text, limit)
+}
+
+/** The number of tokens `encode(text)` gives, without building them. */
+export function countTokens(text: string): number {
+  return o200k().o200k.count(text)
 }
 
 /** Decode tokens back to text. */
 export function decode(tokens: readonly number[]): string {
-  return o200k().decode(tokens)
+  return o200k().encoding.decode(tokens)
 }
 
 /**
@@ -132,7 +146,7 @@ export class TokenCounter {
    * tokenizes it again after the memo forgot it. A few such texts, each already held as a string.
    */
   private readonly kept = new WeakMap<object, Uint32Array>()
-  /** How many texts were actually tokenized (a memo miss); benchmarks and tests read it. */
+  /** How many texts were actually tokenized or counted (a memo miss); benchmarks and tests read it. */
   encodeCalls = 0
   /** Characters of the longest text tokenized here (a server's tests read it: long texts go to workers). */
   longestEncoded = 0
@@ -154,8 +168,12 @@ export class TokenCounter {
     if (known !== undefined) return known
     const held = this.held.get(text)
     if (held !== undefined) return held.tokens.length
-    const tokens = this.encodeOnce(text)
-    return tokens.length
+    // Counted, not encoded: most texts are never compared token by token, and one that is gets its
+    // tokens then (`tokens`).
+    const count = countTokens(text)
+    this.tokenized(text)
+    this.counts.set(text, count, keyBytes(text))
+    return count
   }
 
   /** The tokens of `text` (kept for a bounded number of bytes, four a token). */
@@ -170,6 +188,16 @@ export class TokenCounter {
     const tokens = this.tokens(owner.text)
     if (owner.text.length >= LONG_TEXT_CHARACTERS) this.kept.set(owner, tokens)
     return tokens
+  }
+
+  /**
+   * The first `limit` tokens of `owner.text` (a routing key reads a prompt's first tokens): from the
+   * tokens known for it, else tokenizing only that far (not remembered: it is not the whole text).
+   */
+  firstTokensOf(owner: { readonly text: string }, limit: number): Uint32Array | number[] {
+    const known = this.kept.get(owner) ?? this.knownTokens(owner.text)
+    if (known !== undefined) return known.subarray(0, limit)
+    return firstTokens(owner.text, limit)
   }
 
   /** Length of the common token prefix of two objects' texts (each a segment or a stored unit). */
@@ -229,10 +257,14 @@ export class TokenCounter {
 
   private encodeOnce(text: string): Uint32Array {
     const tokens = Uint32Array.from(encode(text))
-    this.encodeCalls += 1
-    this.longestEncoded = Math.max(this.longestEncoded, text.length)
+    this.tokenized(text)
     this.remember(text, tokens)
     return tokens
+  }
+
+  private tokenized(text: string): void {
+    this.encodeCalls += 1
+    this.longestEncoded = Math.max(this.longestEncoded, text.length)
   }
 }
 
