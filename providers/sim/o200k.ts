@@ -1,15 +1,12 @@
 // o200k_base tokens without a regular expression or a string per piece: the pre-tokenizer's seven
 // alternatives walked by hand over character classes, and the vocabulary looked up by a hash of the
-// text in place. Pieces the vocabulary lacks are merged by the package's own byte-pair encoder, so the
-// tokens are gpt-tokenizer's to the last one (tokens.test.ts and o200k.test.ts compare them on fuzzed text).
+// text in place. Pieces the vocabulary lacks are merged as gpt-tokenizer merges them (o200k-merge.ts), so
+// the tokens are its own to the last one (tokens.test.ts and o200k.test.ts compare them on fuzzed text).
+
+import { BytePairMerger, type ByteVocabulary } from './o200k-merge.ts'
 
 /** What this file needs of gpt-tokenizer's byte-pair core (fields of a pinned version; tests check them). */
-export interface BytePairCore {
-  /** Every vocabulary entry that is a whole UTF-8 string, by its text. */
-  readonly bytePairStringRankEncoder: ReadonlyMap<string, number>
-  /** The ranks of one pre-tokenized piece that is not a vocabulary entry (merged, then cached). */
-  bytePairEncode(piece: string): number[]
-}
+export type BytePairCore = ByteVocabulary
 
 // Character classes of the o200k_base split pattern, one bit each (a code point has at least one of
 // LETTER, NUMBER, SPACE or PUNCTUATION, so 0 means "not classified yet").
@@ -337,16 +334,18 @@ class Vocabulary {
 
 /**
  * The merged ranks of pieces that are not vocabulary entries, in a table of one entry a slot (a newer
- * piece takes its slot): a hit costs no substring and no map, and the table's size is fixed.
+ * piece takes its slot): a hit costs no substring and no map, and the table's size is fixed (real text
+ * brings well over 100,000 distinct such pieces: a least-recently-used map that size spends its time
+ * evicting).
  */
 class MergedPieces {
   private readonly hashes = new Int32Array(MERGED_SLOTS)
   private readonly texts = new Array<string>(MERGED_SLOTS).fill('')
   private readonly ranks = new Array<readonly number[]>(MERGED_SLOTS).fill([])
-  private readonly core: BytePairCore
+  private readonly merger: BytePairMerger
 
   constructor(core: BytePairCore) {
-    this.core = core
+    this.merger = new BytePairMerger(core)
   }
 
   ranksOf(text: string, start: number, end: number, hash: number): readonly number[] {
@@ -354,7 +353,8 @@ class MergedPieces {
     if (this.hashes[slot] === hash && sameText(this.texts[slot] as string, text, start, end))
       return this.ranks[slot] as readonly number[]
     const piece = text.slice(start, end)
-    const ranks = this.core.bytePairEncode(piece)
+    const ranks: number[] = []
+    this.merger.merge(piece, ranks)
     if (piece.length <= MERGED_PIECE_CHARACTERS) {
       this.hashes[slot] = hash
       this.texts[slot] = piece
@@ -365,9 +365,9 @@ class MergedPieces {
 }
 
 /** Slots of the merged-piece table (a power of two). */
-const MERGED_SLOTS = 1 << 15
+const MERGED_SLOTS = 1 << 16
 /** Longer pieces are merged each time: the table holds short strings only. */
-const MERGED_PIECE_CHARACTERS = 256
+const MERGED_PIECE_CHARACTERS = 64
 
 /** Whether `entry` equals `text.slice(start, end)`. */
 function sameText(entry: string, text: string, start: number, end: number): boolean {
