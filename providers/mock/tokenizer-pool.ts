@@ -15,21 +15,35 @@ import { LONG_TEXT_CHARACTERS, type TokenCounter } from '../sim/tokens.ts'
 export const OFFLOAD_CHARACTERS = LONG_TEXT_CHARACTERS
 
 // The worker is plain JavaScript evaluated from this string, so it runs the same under tsx and from the
-// published build; it imports the tokenizer by the URLs the main thread resolved, and encodes exactly as
-// `encode` in sim/tokens.ts does (o200k_base, special-token strings as plain text).
+// published build. It imports the tokenizer by the URLs the main thread resolved (in the repository, where
+// they are TypeScript, after registering tsx in its own thread) and encodes exactly as `encode` in
+// sim/tokens.ts does: o200k_base split and merged by `O200k`, over gpt-tokenizer's vocabulary.
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads')
-const ready = import(workerData.encoding)
-const plain = { allowedSpecial: new Set(), disallowedSpecial: new Set() }
+const ready = (async () => {
+  if (workerData.tsx !== undefined) (await import(workerData.tsx)).register()
+  const [{ O200k }, encoding] = await Promise.all([import(workerData.o200k), import(workerData.encoding)])
+  return new O200k(encoding.default.bytePairEncodingCoreProcessor)
+})()
 parentPort.on('message', async ({ id, text }) => {
   try {
-    const tokens = Uint32Array.from((await ready).encode(text, plain))
+    const tokens = Uint32Array.from((await ready).encode(text))
     parentPort.postMessage({ id, tokens }, [tokens.buffer])
   } catch (error) {
     parentPort.postMessage({ id, error: String(error && error.message ? error.message : error) })
   }
 })
 `
+
+/** Where a worker finds the tokenizer: `O200k`'s module beside this one's kind, the vocabulary's. */
+function workerModules(): { o200k: string; encoding: string; tsx?: string } {
+  const typescript = import.meta.url.endsWith('.ts')
+  return {
+    o200k: new URL(`../sim/o200k.${typescript ? 'ts' : 'js'}`, import.meta.url).href,
+    encoding: import.meta.resolve('gpt-tokenizer/encoding/o200k_base'),
+    ...(typescript ? { tsx: import.meta.resolve('tsx/esm/api') } : {}),
+  }
+}
 
 interface Pending {
   resolve: (tokens: Uint32Array) => void
@@ -130,7 +144,7 @@ export class TokenizerPool {
   private start(): PoolWorker {
     const worker = new Worker(WORKER_SOURCE, {
       eval: true,
-      workerData: { encoding: import.meta.resolve('gpt-tokenizer/encoding/o200k_base') },
+      workerData: workerModules(),
     })
     // The server's exit never waits for an idle tokenizer.
     worker.unref()
