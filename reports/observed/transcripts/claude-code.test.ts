@@ -6,7 +6,7 @@ import { readClaudeCode } from './claude-code.ts'
 import type { ObservedRequest, TranscriptProblem } from './types.ts'
 
 const testdata = (name: string) => join(import.meta.dirname, 'testdata', name)
-const SAMPLES = join(import.meta.dirname, '..', '..', '..', 'shared', 'fixtures', 'transcripts')
+const SAMPLES = join(import.meta.dirname, '..', '..', '..', '..', 'shared', 'fixtures', 'transcripts')
 
 async function read(file: string, lenient = false) {
   const requests: ObservedRequest[] = []

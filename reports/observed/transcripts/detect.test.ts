@@ -7,7 +7,7 @@ import { DETECT_RECORDS, detectFormat, formatOfRecord } from './detect.ts'
 import { TRANSCRIPT_FORMATS } from './types.ts'
 
 const testdata = (name: string) => join(import.meta.dirname, 'testdata', name)
-const SAMPLES = join(import.meta.dirname, '..', '..', '..', 'shared', 'fixtures', 'transcripts')
+const SAMPLES = join(import.meta.dirname, '..', '..', '..', '..', 'shared', 'fixtures', 'transcripts')
 
 function temporaryFile(name: string, lines: string[]): string {
   const file = join(mkdtempSync(join(tmpdir(), 'cachelab-detect-')), name)

@@ -10,7 +10,7 @@ import { type JsonRecord, LineSplitter, parseLine, readJsonRecords, splitJsonVal
 import type { TranscriptProblem } from './types.ts'
 
 const testdata = (name: string) => join(import.meta.dirname, 'testdata', name)
-const SAMPLES = join(import.meta.dirname, '..', '..', '..', 'shared', 'fixtures', 'transcripts')
+const SAMPLES = join(import.meta.dirname, '..', '..', '..', '..', 'shared', 'fixtures', 'transcripts')
 
 async function readAll(file: string, lenient: boolean, maxLineBytes?: number) {
   const records: JsonRecord[] = []
