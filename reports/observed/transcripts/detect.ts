@@ -9,12 +9,38 @@
 // `opencode export` JSON opens `{"info": {"id": "ses_`.
 
 import { closeSync, openSync, readSync } from 'node:fs'
+import { JsonPicker } from './json-pick.ts'
 import { isRecord, readJsonRecords } from './lines.ts'
 import { isOpencodeDatabase, isSqliteFile } from './opencode-database.ts'
 import type { TranscriptFormat } from './types.ts'
 
 /** Records read before giving up: a transcript shows its format on its first lines. */
 export const DETECT_RECORDS = 50
+
+/** Bytes read at a time while detecting. */
+const DETECT_CHUNK_BYTES = 2 ** 14
+
+/**
+ * The fields `formatOfRecord` reads (json-pick.ts): of `payload`, `data` and `message.parts` only their
+ * presence and kind, so a large first record is not built to be told apart.
+ */
+export const DETECT_FIELDS = new JsonPicker({
+  fields: {
+    type: 'whole',
+    sessionId: 'whole',
+    projectHash: 'whole',
+    id: 'whole',
+    createdAt: 'whole',
+    timestamp: 'whole',
+    leafUuid: 'whole',
+    provenance: 'whole',
+    payload: { fields: {} },
+    data: { fields: {} },
+    usageMetadata: { fields: {} },
+    systemPayload: { fields: {} },
+    message: { fields: { parts: { each: { fields: {} } } } },
+  },
+})
 
 const CODEX_TYPES = new Set(['session_meta', 'turn_context', 'response_item', 'event_msg', 'compacted'])
 const CLAUDE_CODE_TYPES = new Set([
@@ -102,7 +128,12 @@ export async function detectFormat(file: string): Promise<TranscriptFormat | und
   if (OPENCODE_EXPORT.test(headOf(file))) return 'opencode'
   if (file.endsWith('.json')) return legacyGeminiFormat(file)
   let examined = 0
-  for await (const record of readJsonRecords(file, { lenient: true, onProblem: () => {} })) {
+  // The first records tell: read a little at a time, not the 1 MiB a whole file's reading takes.
+  for await (const record of readJsonRecords(
+    file,
+    { lenient: true, onProblem: () => {} },
+    { chunkBytes: DETECT_CHUNK_BYTES, pick: DETECT_FIELDS },
+  )) {
     const format = formatOfRecord(record.value)
     if (format !== undefined) return format
     examined += 1

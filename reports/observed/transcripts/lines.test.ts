@@ -20,7 +20,7 @@ async function readAll(file: string, lenient: boolean, maxLineBytes?: number) {
     for await (const record of readJsonRecords(
       file,
       { lenient, onProblem: (p) => problems.push(p) },
-      maxLineBytes,
+      maxLineBytes === undefined ? {} : { maxLineBytes },
     ))
       records.push(record)
   } catch (caught) {
@@ -42,7 +42,7 @@ function splitLines(chunks: Buffer[]): string[] {
   const splitter = new LineSplitter()
   const lines = chunks.flatMap((chunk) => splitter.push(chunk))
   const last = splitter.end()
-  return last === undefined ? lines : [...lines, last]
+  return (last === undefined ? lines : [...lines, last]).map((line) => line.toString('utf8'))
 }
 
 /** The lines of `chunks` as node:readline gives them, the way the reader used to read them. */

@@ -7,6 +7,7 @@ import { createReadStream } from 'node:fs'
 import { Transform, type TransformCallback } from 'node:stream'
 import { Decompress } from 'fzstd'
 import { CachelabError, unreachable } from '../../../harness/errors.ts'
+import { type JsonPicker, pickJson } from './json-pick.ts'
 import type { ReadOptions } from './types.ts'
 
 /** One JSON object of a transcript and where it sits. */
@@ -179,8 +180,7 @@ function zstdDecompressor(): Transform {
 export const MAX_LINE_BYTES = 128 * 2 ** 20
 
 /** What an over-long line is cut to end with: a NUL, which JSON text never holds unescaped. */
-const TOO_LONG_TEXT = '\u0000cachelab:line-too-long'
-const TOO_LONG_MARK = Buffer.from(TOO_LONG_TEXT)
+const TOO_LONG_MARK = Buffer.from('\u0000cachelab:line-too-long')
 const NEWLINE = Buffer.from('\n')
 
 /** Whether a path names a zstd-compressed transcript. */
@@ -190,9 +190,10 @@ export function isZstd(file: string): boolean {
 
 /**
  * Lines of a byte stream, chunk by chunk, split where readline splits them: at `\n`, `\r\n` and a lone
- * `\r` (a `\r\n` split across two chunks is one break). Splitting bytes (neither byte occurs inside a
- * UTF-8 sequence) and decoding each line once costs far less than decoding every chunk and matching a
- * regular expression over it.
+ * `\r` (a `\r\n` split across two chunks is one break). Each line is its bytes (a view of the chunk, or
+ * the pieces of a line across chunks joined): splitting bytes (neither byte occurs inside a UTF-8
+ * sequence) costs far less than decoding every chunk and matching a regular expression over it, and a
+ * reader that needs only some of a line need not decode the rest.
  */
 export class LineSplitter {
   /** The start of the current line, from earlier chunks. */
@@ -201,8 +202,8 @@ export class LineSplitter {
   private afterReturn = false
 
   /** The lines the chunk completes. */
-  push(chunk: Buffer): string[] {
-    const lines: string[] = []
+  push(chunk: Buffer): Buffer[] {
+    const lines: Buffer[] = []
     let start = 0
     if (this.afterReturn && chunk.length > 0) {
       this.afterReturn = false
@@ -232,18 +233,43 @@ export class LineSplitter {
   }
 
   /** The last line, when the stream does not end with a line break. */
-  end(): string | undefined {
+  end(): Buffer | undefined {
     if (this.carried.length === 0) return undefined
     return this.line(Buffer.alloc(0), 0, 0)
   }
 
-  private line(chunk: Buffer, start: number, end: number): string {
-    if (this.carried.length === 0) return chunk.toString('utf8', start, end)
+  private line(chunk: Buffer, start: number, end: number): Buffer {
+    if (this.carried.length === 0) return chunk.subarray(start, end)
     const whole = Buffer.concat([...this.carried, chunk.subarray(start, end)])
     this.carried = []
-    return whole.toString('utf8')
+    return whole
   }
 }
+
+/** How `readJsonRecords` reads a file. */
+export interface JsonLinesOptions {
+  /** A line longer than this is a problem at its line (default `MAX_LINE_BYTES`). */
+  maxLineBytes?: number
+  /**
+   * Build only these fields of each line that is one valid JSON object (json-pick.ts); any other line is
+   * parsed whole, so a corrupt one is told as it would be without.
+   */
+  pick?: JsonPicker
+  /** Bytes read at a time (default 1 MiB): less for a reader that stops after a few lines. */
+  chunkBytes?: number
+}
+
+/** Whether a line ends with the mark of a line cut at the limit. */
+function cutAtLimit(bytes: Buffer): boolean {
+  const offset = bytes.length - TOO_LONG_MARK.length
+  if (offset < 0) return false
+  for (let index = TOO_LONG_MARK.length - 1; index >= 0; index -= 1)
+    if (bytes[offset + index] !== TOO_LONG_MARK[index]) return false
+  return true
+}
+
+/** The UTF-8 byte order mark, which a file's first line may open with. */
+const BOM = [0xef, 0xbb, 0xbf]
 
 /**
  * The JSON objects of a JSON-lines file, in order, streamed. Blank lines are skipped. The last line is
@@ -253,9 +279,24 @@ export class LineSplitter {
 export async function* readJsonRecords(
   file: string,
   options: ReadOptions,
-  maxLineBytes = MAX_LINE_BYTES,
+  reading: JsonLinesOptions = {},
 ): AsyncGenerator<JsonRecord> {
-  const source = createReadStream(file, { highWaterMark: 2 ** 20 })
+  for await (const batch of readJsonRecordBatches(file, options, reading)) yield* batch
+}
+
+/**
+ * `readJsonRecords` a chunk's worth at a time: one step of an async generator per record costs more than
+ * reading the record does. A problem is told (or thrown) after the records of the lines before it have
+ * been handed on, as one record at a time would have it.
+ */
+export async function* readJsonRecordBatches(
+  file: string,
+  options: ReadOptions,
+  reading: JsonLinesOptions = {},
+): AsyncGenerator<JsonRecord[]> {
+  const maxLineBytes = reading.maxLineBytes ?? MAX_LINE_BYTES
+  const pick = reading.pick
+  const source = createReadStream(file, { highWaterMark: reading.chunkBytes ?? 2 ** 20 })
   let lastByte: number | undefined
   // Bytes of the current line so far, and whether the rest of an over-long line is being dropped.
   let lineBytes = 0
@@ -318,64 +359,94 @@ export async function* readJsonRecords(
     source.pipe(decompressed).pipe(tail)
   } else source.pipe(tail)
 
-  function* records(text: string, line: number, last: boolean): Generator<JsonRecord> {
-    if (text.endsWith(TOO_LONG_TEXT)) {
-      lineProblem(
-        file,
-        line,
-        `a line longer than ${maxLineBytes / 2 ** 20} MiB: not a transcript record`,
-        options,
-      )
-      return
+  /** A problem of a line, and the objects read from it all the same. */
+  type LineProblem = { message: string; values: Array<Record<string, unknown>> }
+  // The records of the lines read since the last batch was handed on.
+  let batch: JsonRecord[] = []
+  /**
+   * Put the records of one line into `batch`. A problem is returned rather than told, so that the records
+   * before it are handed on first.
+   */
+  const take = (bytes: Buffer, line: number, last: boolean): LineProblem | undefined => {
+    if (cutAtLimit(bytes))
+      return {
+        message: `a line longer than ${maxLineBytes / 2 ** 20} MiB: not a transcript record`,
+        values: [],
+      }
+    const bom = line === 1 && BOM.every((byte, index) => bytes[index] === byte)
+    if (pick !== undefined && !bom) {
+      const value = pickJson(bytes, pick)
+      if (value !== undefined) {
+        batch.push({ value, line, where: `${file}:${line}` })
+        return undefined
+      }
     }
-    const content = parseLine(line === 1 ? text.replace(/^\uFEFF/, '') : text)
+    const text = bytes.toString('utf8')
+    const content = parseLine(bom ? text.replace(/^\uFEFF/, '') : text)
     switch (content.kind) {
       case 'blank':
-        return
+        return undefined
       case 'objects':
         // Records run together are damage (a writer lost a newline): a problem, though each one is read.
         if (content.values.length > 1)
-          lineProblem(
-            file,
-            line,
-            `${content.values.length} JSON values run together on one line (a lost newline)`,
-            options,
-          )
-        for (const value of content.values) yield { value, line, where: `${file}:${line}` }
-        return
+          return {
+            message: `${content.values.length} JSON values run together on one line (a lost newline)`,
+            values: content.values,
+          }
+        for (const value of content.values) batch.push({ value, line, where: `${file}:${line}` })
+        return undefined
       case 'corrupt': {
         const torn = last && lastByte !== 0x0a
-        lineProblem(
-          file,
-          line,
-          torn
+        return {
+          message: torn
             ? 'torn last line: the file ends inside a record (was it still being written?)'
             : content.reason,
-          options,
-        )
-        return
+          values: [],
+        }
       }
       default:
-        unreachable(content)
+        return unreachable(content)
     }
   }
+  /** Hand on the batch, then tell the problem (thrown unless lenient), then keep the line's objects. */
+  async function* told(problem: LineProblem, line: number): AsyncGenerator<JsonRecord[]> {
+    if (batch.length > 0) {
+      const full = batch
+      batch = []
+      yield full
+    }
+    lineProblem(file, line, problem.message, options)
+    for (const value of problem.values) batch.push({ value, line, where: `${file}:${line}` })
+  }
 
-  let held: { text: string; line: number } | undefined
+  let held: { bytes: Buffer; line: number } | undefined
   let count = 0
   const splitter = new LineSplitter()
   try {
     try {
-      for await (const chunk of tail as AsyncIterable<Buffer>)
-        for (const text of splitter.push(chunk)) {
+      for await (const chunk of tail as AsyncIterable<Buffer>) {
+        for (const bytes of splitter.push(chunk)) {
           count += 1
-          if (held !== undefined) yield* records(held.text, held.line, false)
-          held = { text, line: count }
+          if (held !== undefined) {
+            const problem = take(held.bytes, held.line, false)
+            if (problem !== undefined) yield* told(problem, held.line)
+          }
+          held = { bytes, line: count }
         }
+        if (batch.length > 0) {
+          const full = batch
+          batch = []
+          yield full
+        }
+      }
       const last = failure === undefined ? splitter.end() : undefined
       if (last !== undefined) {
         count += 1
-        if (held !== undefined) yield* records(held.text, held.line, false)
-        held = { text: last, line: count }
+        if (held !== undefined) {
+          const problem = take(held.bytes, held.line, false)
+          if (problem !== undefined) yield* told(problem, held.line)
+        }
+        held = { bytes: last, line: count }
       }
     } catch (error) {
       if (failure === undefined) throw error
@@ -385,6 +456,7 @@ export async function* readJsonRecords(
       throw new CachelabError('input', `${file}: cannot read (${code ?? failure.error.message})`)
     }
     if (failure?.kind === 'zstd') {
+      if (batch.length > 0) yield batch
       // A compressed stream that breaks off: the lines before it stand; the line it broke in is one problem.
       const reason = failure.error.message || 'unexpected end'
       lineProblem(
@@ -395,7 +467,11 @@ export async function* readJsonRecords(
       )
       return
     }
-    if (held !== undefined) yield* records(held.text, held.line, true)
+    if (held !== undefined) {
+      const problem = take(held.bytes, held.line, true)
+      if (problem !== undefined) yield* told(problem, held.line)
+    }
+    if (batch.length > 0) yield batch
   } finally {
     tail.destroy()
     source.destroy()
