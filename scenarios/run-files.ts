@@ -10,7 +10,7 @@ import type { AgentRow } from '../reports/agents.ts'
 import type { BreakEvent } from '../reports/break-events.ts'
 import { BreakList } from '../reports/breaks.ts'
 import { breaksCsv, claimsCsv, STEPS_CSV_HEAD, stepsCsvLines, summaryCsv } from '../reports/csv.ts'
-import { renderReport } from '../reports/html.ts'
+import { writeReport } from '../reports/html.ts'
 import { type LibraryReport, librariesCsv, libraryStepsCsv } from '../reports/libraries.ts'
 import { type LoopComparison, loopsCsv } from '../reports/loops.ts'
 import { RUN_FILES, RunFolder } from '../reports/run-folder.ts'
@@ -57,6 +57,35 @@ export interface RunFilesInput extends Omit<RunFilesRest, 'claims'> {
   scenarios: readonly Scenario[]
   /** The command recorded in the folder's manifest; `run` when absent. */
   writer?: string
+}
+
+/** Text written to a file through `writeStreamed` goes out in pieces of about this many characters. */
+const WRITE_BATCH = 2 ** 20
+
+/**
+ * A file written from text made a piece at a time, gathered into writes of about `WRITE_BATCH`
+ * characters: no one string holds the whole file. It is written in the build folder, which `complete`
+ * swaps in whole, so it needs no temporary file of its own.
+ */
+function writeStreamed(path: string, produce: (write: (text: string) => void) => void): void {
+  const handle = openSync(path, 'w')
+  try {
+    let pending: string[] = []
+    let length = 0
+    const flush = () => {
+      if (pending.length > 0) writeSync(handle, pending.join(''))
+      pending = []
+      length = 0
+    }
+    produce((text) => {
+      pending.push(text)
+      length += text.length
+      if (length >= WRITE_BATCH) flush()
+    })
+    flush()
+  } finally {
+    closeSync(handle)
+  }
 }
 
 /** steps.csv lines are written in batches of this many rows. */
@@ -108,20 +137,22 @@ export class RunFilesWriter {
       folder.write('libraries.csv', librariesCsv(run.libraries))
       folder.write('library-steps.csv', libraryStepsCsv(run.libraries))
     }
-    folder.write(
-      'report.html',
-      renderReport({
-        rows: this.rows,
-        summaries,
-        runId: run.runId,
-        claims,
-        notApplicable: run.notApplicable ?? [],
-        comparisons,
-        inexpressible: run.inexpressible ?? [],
-        breakEvents: run.breakEvents ?? [],
-        ...(run.libraries !== undefined ? { libraries: run.libraries } : {}),
-        ...(run.agents !== undefined ? { agents: run.agents } : {}),
-      }),
+    writeStreamed(folder.path('report.html'), (write) =>
+      writeReport(
+        {
+          rows: this.rows,
+          summaries,
+          runId: run.runId,
+          claims,
+          notApplicable: run.notApplicable ?? [],
+          comparisons,
+          inexpressible: run.inexpressible ?? [],
+          breakEvents: run.breakEvents ?? [],
+          ...(run.libraries !== undefined ? { libraries: run.libraries } : {}),
+          ...(run.agents !== undefined ? { agents: run.agents } : {}),
+        },
+        write,
+      ),
     )
     for (const [name, content] of Object.entries(run.files ?? {})) folder.write(name, content)
     return { summaries, claims }

@@ -5,7 +5,8 @@ import Database from 'better-sqlite3'
 import { describe, expect, it } from 'vitest'
 import { DETECT_FIELDS, DETECT_RECORDS, detectFormat, formatOfRecord } from './detect.ts'
 import { pickJson } from './json-pick.ts'
-import { isRecord, LineSplitter } from './lines.ts'
+import { LineSplitter } from './line-bytes.ts'
+import { isRecord } from './lines.ts'
 import { TRANSCRIPT_FORMATS } from './types.ts'
 
 const testdata = (name: string) => join(import.meta.dirname, 'testdata', name)

@@ -1,13 +1,12 @@
 // Streamed JSON-lines reading for transcript files: one record per JSON object, each named by `file:line`.
 // A line holding two objects back to back (a writer that lost a newline), a corrupt line, or a last line
 // torn off by a writer that was still writing, fails unless `lenient`; then it is reported, and the objects
-// run together are each read while a corrupt or torn line is skipped. `.zstd` files are decompressed as they stream; no file is ever held whole.
+// run together are each read while a corrupt or torn line is skipped. The bytes come from line-bytes.ts
+// (`.zstd` files decompressed as they stream; no file is ever held whole).
 
-import { createReadStream } from 'node:fs'
-import { Transform, type TransformCallback } from 'node:stream'
-import { Decompress } from 'fzstd'
 import { CachelabError, unreachable } from '../../../harness/errors.ts'
 import { type JsonPicker, pickJson } from './json-pick.ts'
+import { FileChunks, LineLimit, LineSplitter, MAX_LINE_BYTES, TOO_LONG_MARK } from './line-bytes.ts'
 import type { ReadOptions } from './types.ts'
 
 /** One JSON object of a transcript and where it sits. */
@@ -146,106 +145,6 @@ export function lineProblem(file: string, line: number, message: string, options
   options.onProblem({ where, message })
 }
 
-/** A transform that decompresses a zstd stream chunk by chunk. */
-function zstdDecompressor(): Transform {
-  const transform: Transform = new Transform({
-    transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback) {
-      try {
-        decompressor.push(chunk)
-        callback()
-      } catch (error) {
-        callback(error instanceof Error ? error : new Error(String(error)))
-      }
-    },
-    flush(callback: TransformCallback) {
-      try {
-        decompressor.push(new Uint8Array(0), true)
-        callback()
-      } catch (error) {
-        callback(error instanceof Error ? error : new Error(String(error)))
-      }
-    },
-  })
-  // fzstd may hand out views of a buffer it reuses: copy each chunk before passing it on.
-  const decompressor = new Decompress((data) => {
-    transform.push(Buffer.from(data))
-  })
-  return transform
-}
-
-/**
- * The longest line read as a record: a transcript line holds one message (an image in base64 included);
- * a longer one is a problem at its line, never a string too large to hold.
- */
-export const MAX_LINE_BYTES = 128 * 2 ** 20
-
-/** What an over-long line is cut to end with: a NUL, which JSON text never holds unescaped. */
-const TOO_LONG_MARK = Buffer.from('\u0000cachelab:line-too-long')
-const NEWLINE = Buffer.from('\n')
-
-/** Whether a path names a zstd-compressed transcript. */
-export function isZstd(file: string): boolean {
-  return file.endsWith('.zstd') || file.endsWith('.zst')
-}
-
-/**
- * Lines of a byte stream, chunk by chunk, split where readline splits them: at `\n`, `\r\n` and a lone
- * `\r` (a `\r\n` split across two chunks is one break). Each line is its bytes (a view of the chunk, or
- * the pieces of a line across chunks joined): splitting bytes (neither byte occurs inside a UTF-8
- * sequence) costs far less than decoding every chunk and matching a regular expression over it, and a
- * reader that needs only some of a line need not decode the rest.
- */
-export class LineSplitter {
-  /** The start of the current line, from earlier chunks. */
-  private carried: Buffer[] = []
-  /** The last chunk ended with `\r`: a `\n` opening the next belongs to that break. */
-  private afterReturn = false
-
-  /** The lines the chunk completes. */
-  push(chunk: Buffer): Buffer[] {
-    const lines: Buffer[] = []
-    let start = 0
-    if (this.afterReturn && chunk.length > 0) {
-      this.afterReturn = false
-      if (chunk[0] === 0x0a) start = 1
-    }
-    let newline = chunk.indexOf(0x0a, start)
-    let carriage = chunk.indexOf(0x0d, start)
-    while (newline !== -1 || carriage !== -1) {
-      let end: number
-      let next: number
-      if (carriage !== -1 && (newline === -1 || carriage < newline)) {
-        end = carriage
-        next = carriage + 1
-        if (next === chunk.length) this.afterReturn = true
-        else if (chunk[next] === 0x0a) next += 1
-      } else {
-        end = newline
-        next = newline + 1
-      }
-      lines.push(this.line(chunk, start, end))
-      start = next
-      if (newline !== -1 && newline < start) newline = chunk.indexOf(0x0a, start)
-      if (carriage !== -1 && carriage < start) carriage = chunk.indexOf(0x0d, start)
-    }
-    if (start < chunk.length) this.carried.push(chunk.subarray(start))
-    return lines
-  }
-
-  /** The last line, when the stream does not end with a line break. */
-  end(): Buffer | undefined {
-    if (this.carried.length === 0) return undefined
-    return this.line(Buffer.alloc(0), 0, 0)
-  }
-
-  private line(chunk: Buffer, start: number, end: number): Buffer {
-    if (this.carried.length === 0) return chunk.subarray(start, end)
-    const whole = Buffer.concat([...this.carried, chunk.subarray(start, end)])
-    this.carried = []
-    return whole
-  }
-}
-
 /** How `readJsonRecords` reads a file. */
 export interface JsonLinesOptions {
   /** A line longer than this is a problem at its line (default `MAX_LINE_BYTES`). */
@@ -296,68 +195,9 @@ export async function* readJsonRecordBatches(
 ): AsyncGenerator<JsonRecord[]> {
   const maxLineBytes = reading.maxLineBytes ?? MAX_LINE_BYTES
   const pick = reading.pick
-  const source = createReadStream(file, { highWaterMark: reading.chunkBytes ?? 2 ** 20 })
+  const source = new FileChunks(file, reading.chunkBytes ?? 2 ** 20)
+  const limit = new LineLimit(maxLineBytes)
   let lastByte: number | undefined
-  // Bytes of the current line so far, and whether the rest of an over-long line is being dropped.
-  let lineBytes = 0
-  let dropping = false
-  const tail = new Transform({
-    transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback) {
-      if (chunk.length > 0) lastByte = chunk[chunk.length - 1]
-      // A line past the limit is cut there and marked; the rest of it is dropped up to its newline, so
-      // no line grows into a string V8 cannot hold.
-      if (!dropping) {
-        // Most chunks end no line past the limit: passed on as they are.
-        const first = chunk.indexOf(0x0a)
-        const last = first === -1 ? -1 : chunk.lastIndexOf(0x0a)
-        const rest = chunk.length - last - 1
-        if (
-          first === -1
-            ? lineBytes + chunk.length <= maxLineBytes
-            : lineBytes + first <= maxLineBytes && rest <= maxLineBytes && last - first <= maxLineBytes
-        ) {
-          lineBytes = first === -1 ? lineBytes + chunk.length : rest
-          callback(null, chunk)
-          return
-        }
-      }
-      const kept: Buffer[] = []
-      let start = 0
-      while (start < chunk.length) {
-        const newline = chunk.indexOf(0x0a, start)
-        const end = newline === -1 ? chunk.length : newline
-        if (!dropping) {
-          const room = maxLineBytes - lineBytes
-          if (end - start > room) {
-            kept.push(chunk.subarray(start, start + room), TOO_LONG_MARK)
-            dropping = true
-          } else kept.push(chunk.subarray(start, end))
-          lineBytes += end - start
-        }
-        if (newline === -1) break
-        kept.push(NEWLINE)
-        lineBytes = 0
-        dropping = false
-        start = newline + 1
-      }
-      callback(null, kept.length === 1 ? kept[0] : Buffer.concat(kept))
-    },
-  })
-  // Where the stream broke, if it did: the file itself, or the compressed data in it.
-  let failure: { kind: 'read' | 'zstd'; error: Error } | undefined
-  const fail = (kind: 'read' | 'zstd') => (error: Error) => {
-    failure ??= { kind, error }
-    // Ends the loop below once what reached `tail` is read: those lines stand; the one the stream broke in
-    // is not read.
-    if (!tail.writableEnded && !tail.destroyed) tail.end()
-  }
-  source.on('error', fail('read'))
-  tail.on('error', fail('read'))
-  if (isZstd(file)) {
-    const decompressed = zstdDecompressor()
-    decompressed.on('error', fail('zstd'))
-    source.pipe(decompressed).pipe(tail)
-  } else source.pipe(tail)
 
   /** A problem of a line, and the objects read from it all the same. */
   type LineProblem = { message: string; values: Array<Record<string, unknown>> }
@@ -422,58 +262,48 @@ export async function* readJsonRecordBatches(
   let held: { bytes: Buffer; line: number } | undefined
   let count = 0
   const splitter = new LineSplitter()
-  try {
-    try {
-      for await (const chunk of tail as AsyncIterable<Buffer>) {
-        for (const bytes of splitter.push(chunk)) {
-          count += 1
-          if (held !== undefined) {
-            const problem = take(held.bytes, held.line, false)
-            if (problem !== undefined) yield* told(problem, held.line)
-          }
-          held = { bytes, line: count }
-        }
-        if (batch.length > 0) {
-          const full = batch
-          batch = []
-          yield full
-        }
+  for await (const chunk of source.chunks()) {
+    if (chunk.length > 0) lastByte = chunk[chunk.length - 1]
+    for (const bytes of splitter.push(limit.cut(chunk))) {
+      count += 1
+      if (held !== undefined) {
+        const problem = take(held.bytes, held.line, false)
+        if (problem !== undefined) yield* told(problem, held.line)
       }
-      const last = failure === undefined ? splitter.end() : undefined
-      if (last !== undefined) {
-        count += 1
-        if (held !== undefined) {
-          const problem = take(held.bytes, held.line, false)
-          if (problem !== undefined) yield* told(problem, held.line)
-        }
-        held = { bytes: last, line: count }
-      }
-    } catch (error) {
-      if (failure === undefined) throw error
+      held = { bytes, line: count }
     }
-    if (failure?.kind === 'read') {
-      const code = (failure.error as NodeJS.ErrnoException).code
-      throw new CachelabError('input', `${file}: cannot read (${code ?? failure.error.message})`)
+    // The line held back is kept past its chunk, whose buffer the next chunk is read into.
+    if (held !== undefined) held.bytes = Buffer.from(held.bytes)
+    if (batch.length > 0) {
+      const full = batch
+      batch = []
+      yield full
     }
-    if (failure?.kind === 'zstd') {
-      if (batch.length > 0) yield batch
-      // A compressed stream that breaks off: the lines before it stand; the line it broke in is one problem.
-      const reason = failure.error.message || 'unexpected end'
-      lineProblem(
-        file,
-        Math.max(count, 1),
-        `the zstd stream is damaged or cut short here (${reason})`,
-        options,
-      )
-      return
-    }
+  }
+  const failure = source.failure
+  const last = failure === undefined ? splitter.end() : undefined
+  if (last !== undefined) {
+    count += 1
     if (held !== undefined) {
-      const problem = take(held.bytes, held.line, true)
+      const problem = take(held.bytes, held.line, false)
       if (problem !== undefined) yield* told(problem, held.line)
     }
-    if (batch.length > 0) yield batch
-  } finally {
-    tail.destroy()
-    source.destroy()
+    held = { bytes: last, line: count }
   }
+  if (failure?.kind === 'read') {
+    const code = (failure.error as NodeJS.ErrnoException).code
+    throw new CachelabError('input', `${file}: cannot read (${code ?? failure.error.message})`)
+  }
+  if (failure?.kind === 'zstd') {
+    if (batch.length > 0) yield batch
+    // A compressed stream that breaks off: the lines before it stand; the line it broke in is one problem.
+    const reason = failure.error.message || 'unexpected end'
+    lineProblem(file, Math.max(count, 1), `the zstd stream is damaged or cut short here (${reason})`, options)
+    return
+  }
+  if (held !== undefined) {
+    const problem = take(held.bytes, held.line, true)
+    if (problem !== undefined) yield* told(problem, held.line)
+  }
+  if (batch.length > 0) yield batch
 }
