@@ -117,8 +117,7 @@ export function stepRow(step: ObservedStep): StepRow {
 
 /** The row of a failed attempt: labels only, every token column 0. */
 function failedRow(labels: RowLabels): StepRow {
-  return {
-    ...labels,
+  const fields = {
     ok: false,
     cold: false,
     inputTokens: 0,
@@ -139,6 +138,56 @@ function failedRow(labels: RowLabels): StepRow {
     idealCostUsd: 0,
     predictedCacheReadTokens: undefined,
     predictedCacheWriteTokens: undefined,
+  } as const
+  return labeled(labels, fields)
+}
+
+/** The fields of a row besides its labels. */
+type RowFields = Omit<StepRow, keyof RowLabels | keyof ConversationLabels>
+
+/**
+ * A row: its labels, then its fields, in that order, as one object literal. V8 (Node 20) keeps an object
+ * built by `Object.assign` or a spread past a dozen keys as a hash table: about 1.7 KB a row against 0.3
+ * as a literal, every read a lookup, and an import's rows were most of what its garbage collector copied
+ * (notes/2026-12-05-import-against-ccusage.md). A loop's labels carry its name after the others: those are
+ * copied as they come, the key where it was.
+ */
+function labeled(labels: RowLabels, fields: RowFields): StepRow {
+  if ('loop' in labels) return Object.assign({}, labels as RowLabels & Pick<StepRow, 'loop'>, fields)
+  return {
+    runId: labels.runId,
+    scenario: labels.scenario,
+    variant: labels.variant,
+    provider: labels.provider,
+    model: labels.model,
+    route: labels.route,
+    turn: labels.turn,
+    step: labels.step,
+    attempt: labels.attempt,
+    headerReason: labels.headerReason,
+    startsSeries: labels.startsSeries,
+    virtualTimeS: labels.virtualTimeS,
+    latencyMs: labels.latencyMs,
+    ok: fields.ok,
+    cold: fields.cold,
+    inputTokens: fields.inputTokens,
+    cacheReadTokens: fields.cacheReadTokens,
+    cacheWriteTokens: fields.cacheWriteTokens,
+    uncachedTokens: fields.uncachedTokens,
+    outputTokens: fields.outputTokens,
+    hitRatio: fields.hitRatio,
+    idealCacheReadTokens: fields.idealCacheReadTokens,
+    lostTokens: fields.lostTokens,
+    breakNode: fields.breakNode,
+    breakEventSeq: fields.breakEventSeq,
+    breakCause: fields.breakCause,
+    providerCause: fields.providerCause,
+    providerLostTokens: fields.providerLostTokens,
+    providerLostUsd: fields.providerLostUsd,
+    costUsd: fields.costUsd,
+    idealCostUsd: fields.idealCostUsd,
+    predictedCacheReadTokens: fields.predictedCacheReadTokens,
+    predictedCacheWriteTokens: fields.predictedCacheWriteTokens,
   }
 }
 
@@ -167,11 +216,8 @@ function measuredRow(labels: RowLabels, measured: Measured): StepRow {
   const ideal = read + lost
   const providerLost = warm - simulatedIdeal
   const prices = measured.prices
-  // Object.assign, not `{ ...labels, … }`: the same keys in the same order, but V8 (Node 20) builds an
-  // object spread into a literal with more keys after it some 20 times slower (measured in
-  // notes/2026-12-02-startup-and-import-speed.md), and an import builds one row per request.
-  return Object.assign({}, labels, {
-    ok: true as const,
+  return labeled(labels, {
+    ok: true,
     cold: measured.cold,
     inputTokens: input,
     cacheReadTokens: read,
