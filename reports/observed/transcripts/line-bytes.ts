@@ -5,7 +5,6 @@
 
 import { closeSync, createReadStream, openSync, readSync } from 'node:fs'
 import { Transform, type TransformCallback } from 'node:stream'
-import { Decompress } from 'fzstd'
 
 /**
  * The longest line read as a record: a transcript line holds one message (an image in base64 included);
@@ -83,8 +82,10 @@ export class FileChunks {
   }
 
   private async *decompressed(): AsyncGenerator<Buffer> {
+    // The decompressor is loaded for the first compressed file, not by every import.
+    const { Decompress } = await import('fzstd')
     const source = createReadStream(this.file, { highWaterMark: this.chunkBytes })
-    const decompressed = zstdDecompressor()
+    const decompressed = zstdDecompressor(Decompress)
     source.on('error', (error) => {
       this.failure ??= { kind: 'read', error }
       // Ends the chunks once what was decompressed is read: those lines stand; the one the stream broke in
@@ -104,7 +105,7 @@ export class FileChunks {
 }
 
 /** A transform that decompresses a zstd stream chunk by chunk. */
-function zstdDecompressor(): Transform {
+function zstdDecompressor(Decompress: typeof import('fzstd').Decompress): Transform {
   const transform: Transform = new Transform({
     transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback) {
       try {
