@@ -115,6 +115,22 @@ describe('pickJson', () => {
     expect(pickJson(line, picker)).toEqual({ type: 'b\né', é: 2 })
   })
 
+  it('gives a field the same string again when its line holds the same plain text as the last', () => {
+    const own = new JsonPicker({ fields: { type: 'whole' } })
+    const first = pickJson(Buffer.from('{"type":"assistant"}'), own)
+    const again = pickJson(Buffer.from('{"type": "assistant" }'), own)
+    const other = pickJson(Buffer.from('{"type":"assistanT"}'), own)
+    const longer = pickJson(Buffer.from('{"type":"assistants"}'), own)
+    const escaped = pickJson(Buffer.from('{"type":"assist\\u0061nt"}'), own)
+    expect([first?.type, again?.type, other?.type, longer?.type, escaped?.type]).toEqual([
+      'assistant',
+      'assistant',
+      'assistanT',
+      'assistants',
+      'assistant',
+    ])
+  })
+
   it('leaves to JSON.parse every line that is not one valid JSON object', () => {
     for (const text of [
       '',

@@ -28,6 +28,11 @@ interface FieldsPlan {
   bytes: Uint8Array[]
   /** The indexes of the names of each byte length. */
   byLength: number[][]
+  /**
+   * The string each field last held, by index, when it was plain ASCII: a field that holds the same as on
+   * the line before (a session id, a type, a model) gives the same string again, not a new one decoded.
+   */
+  last: Array<string | undefined>
 }
 
 /** A pick compiled for `pickJson`. */
@@ -55,6 +60,7 @@ function planOf(pick: JsonPick): Plan {
     plans: names.map((name) => planOf(pick.fields[name] as JsonPick)),
     bytes,
     byLength,
+    last: names.map(() => undefined),
   }
 }
 
@@ -280,6 +286,33 @@ function buildWhole(bytes: Uint8Array, index: number): unknown {
   )
 }
 
+/**
+ * The string whose opening quote is at `start`, as field `field` of `plan`; `built` is set to its end.
+ * Plain ASCII (no escape) is compared with what the field held last and given again when the same.
+ */
+function buildString(bytes: Uint8Array, start: number, plan: FieldsPlan, field: number): unknown {
+  let at = start + 1
+  for (;;) {
+    const byte = bytes[at] as number
+    if (byte === QUOTE) break
+    // An escape or a byte past ASCII: built as any value is.
+    if (byte === BACKSLASH || byte >= 0x80) return buildWhole(bytes, start)
+    // A control character, or the end of the line: not JSON.
+    if (!(byte >= 0x20)) return invalid()
+    at += 1
+  }
+  built = at + 1
+  const last = plan.last[field]
+  if (last !== undefined && last.length === at - start - 1) {
+    let same = 0
+    while (same < last.length && last.charCodeAt(same) === bytes[start + 1 + same]) same += 1
+    if (same === last.length) return last
+  }
+  const value = text.toString('latin1', start + 1, at)
+  plan.last[field] = value
+  return value
+}
+
 /** The value at `index` built by `plan`; `built` is set to its end (-1: invalid). */
 function build(bytes: Uint8Array, index: number, plan: Plan): unknown {
   if (plan === 'whole') return buildWhole(bytes, index)
@@ -327,7 +360,10 @@ function buildFields(bytes: Uint8Array, start: number, plan: FieldsPlan): unknow
     if (bytes[at] !== COLON) return invalid()
     at += 1
     if (field < 0) at = skipValue(bytes, at)
-    else {
+    else if (plan.plans[field] === 'whole' && bytes[skipSpaces(bytes, at)] === QUOTE) {
+      picked[plan.names[field] as string] = buildString(bytes, skipSpaces(bytes, at), plan, field)
+      at = built
+    } else {
       // A name given twice keeps its last value, as JSON.parse keeps it.
       picked[plan.names[field] as string] = build(bytes, at, plan.plans[field] as Plan)
       at = built
