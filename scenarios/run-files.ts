@@ -59,30 +59,18 @@ export interface RunFilesInput extends Omit<RunFilesRest, 'claims'> {
   writer?: string
 }
 
-/** Text written to a file through `writeStreamed` goes out in pieces of about this many characters. */
-const WRITE_BATCH = 2 ** 20
-
 /**
- * A file written from text made a piece at a time, gathered into writes of about `WRITE_BATCH`
- * characters: no one string holds the whole file. It is written in the build folder, which `complete`
- * swaps in whole, so it needs no temporary file of its own.
+ * A file written from text made a piece at a time, each piece written as it comes: no one string holds
+ * the whole file, and no piece is copied into a larger one first (joining the pieces of a page of tens of
+ * megabytes cost more than writing them). It is written in the build folder, which `complete` swaps in
+ * whole, so it needs no temporary file of its own.
  */
 function writeStreamed(path: string, produce: (write: (text: string) => void) => void): void {
   const handle = openSync(path, 'w')
   try {
-    let pending: string[] = []
-    let length = 0
-    const flush = () => {
-      if (pending.length > 0) writeSync(handle, pending.join(''))
-      pending = []
-      length = 0
-    }
     produce((text) => {
-      pending.push(text)
-      length += text.length
-      if (length >= WRITE_BATCH) flush()
+      writeSync(handle, text)
     })
-    flush()
   } finally {
     closeSync(handle)
   }
