@@ -161,9 +161,9 @@ export const STEPS_CSV_HEAD: string = csvLine(STEP_COLUMNS)
 
 /** steps.csv's lines of some rows, without the header: a file written in pieces is the same file. */
 export function stepsCsvLines(rows: readonly StepRow[]): string {
-  let lines = ''
-  for (const row of rows) lines += csvLine(stepRecord(row))
-  return lines
+  // Joined, not added one to another: a string grown by `+=` is a tree of pieces that has to be walked
+  // piece by piece when it is written out.
+  return rows.map((row) => csvLine(stepRecord(row))).join('')
 }
 
 /**
@@ -175,19 +175,19 @@ export function stepsCsvLines(rows: readonly StepRow[]): string {
  */
 /** Records of text fields as csv-stringify writes them with its defaults: `csvLine` of each. */
 export function csvText(records: ReadonlyArray<readonly string[]>): string {
-  let text = ''
-  for (const record of records) text += csvLine(record)
-  return text
+  return records.map(csvLine).join('')
 }
 
 export function csvLine(fields: readonly string[]): string {
-  let line = ''
+  let quoted: string[] | undefined
   for (let index = 0; index < fields.length; index += 1) {
     const field = fields[index] as string
-    if (index > 0) line += ','
-    line += NEEDS_QUOTES.test(field) ? `"${field.replaceAll('"', '""')}"` : field
+    if (NEEDS_QUOTES.test(field)) {
+      quoted ??= [...fields]
+      quoted[index] = `"${field.replaceAll('"', '""')}"`
+    }
   }
-  return `${line}\n`
+  return `${(quoted ?? fields).join(',')}\n`
 }
 
 export function summaryCsv(rows: readonly SummaryRow[]): string {
