@@ -50,7 +50,7 @@ export type ImportBench =
   | { kind: 'not-measured'; reason: string }
 
 /** A command's CPU time (its own and every descendant's it waited for), exit status and error output. */
-interface Timed {
+export interface Timed {
   cpuMs: number
   status: number | null
   stdout: string
@@ -62,7 +62,7 @@ interface Timed {
  * shell's children's user and sys time, which count every descendant waited for: ccusage's native binary
  * under its node launcher included). bash prints milliseconds; a plain sh prints clock ticks.
  */
-function timed(command: readonly string[], env: NodeJS.ProcessEnv = process.env): Timed {
+export function timed(command: readonly string[], env: NodeJS.ProcessEnv = process.env): Timed {
   const shell = existsSync('/bin/bash') ? '/bin/bash' : '/bin/sh'
   const script = '"$@" > "$CACHELAB_BENCH_OUT" 2> "$CACHELAB_BENCH_ERR"; status=$?; times; exit $status'
   const scratch = mkdtempSync(join(tmpdir(), 'cachelab-bench-timed-'))
@@ -102,6 +102,16 @@ function cachelabCommand(cli: string, args: readonly string[]): string[] {
   return [process.execPath, '--input-type=module', '-e', script, cli, ...args]
 }
 
+/** How many days `ccusage daily --json` reports usage for (0 when its output is not that JSON). */
+function dailyEntries(output: string): number {
+  try {
+    const daily = (JSON.parse(output) as { daily?: unknown }).daily
+    return Array.isArray(daily) ? daily.length : 0
+  } catch {
+    return 0
+  }
+}
+
 /** The last line of a failed command's error output, for a one-line reason. */
 const lastLine = (text: string) => text.trim().split('\n').at(-1) ?? ''
 
@@ -132,8 +142,8 @@ export async function benchImportAgainstCcusage(rounds = { small: 5, large: 2 })
       const first = ccusageRun()
       if (first.status !== 0)
         return { kind: 'not-measured', reason: `ccusage failed: ${lastLine(first.stderr)}` }
-      const daily = (JSON.parse(first.stdout) as { daily?: unknown[] }).daily ?? []
-      if (daily.length === 0) return { kind: 'not-measured', reason: 'ccusage found no usage in the corpus' }
+      if (dailyEntries(first.stdout) === 0)
+        return { kind: 'not-measured', reason: 'ccusage found no usage in the corpus' }
       const own = cachelabRun()
       if (own.status !== 0)
         return { kind: 'not-measured', reason: `cachelab import failed: ${lastLine(own.stderr)}` }
