@@ -124,7 +124,12 @@ export async function benchImportAgainstCcusage(rounds = { small: 5, large: 2 })
     const reason = error instanceof CachelabError ? error.message : String(error)
     return { kind: 'not-measured', reason }
   }
-  const cli = await builtCli()
+  let cli: string
+  try {
+    cli = await builtCli()
+  } catch (error) {
+    return { kind: 'not-measured', reason: `no built JavaScript to run (${(error as Error).message})` }
+  }
   const dir = mkdtempSync(join(tmpdir(), 'cachelab-bench-import-'))
   try {
     const corpora = [
