@@ -25,7 +25,10 @@ import {
 import { writeClaudeCodeCorpus } from './import-corpus.ts'
 import { writeLongClaudeCodeSession } from './import-memory.ts'
 
-/** The ccusage measured against: the last 20.x with a native binary published for Linux x64. */
+/**
+ * The ccusage measured against, pinned: 20.0.26, the latest 20.x, publishes no native binary for Linux x64
+ * (notes/2026-12-02-startup-and-import-speed.md).
+ */
 export const CCUSAGE = { package: 'ccusage', version: '20.0.24', bin: 'ccusage' } as const
 
 /** Sessions of the small corpus (about 4 MB, as the six real samples are), and copies of the large. */
