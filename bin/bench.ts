@@ -2,9 +2,11 @@
 // 250, 500 and 1,000 turns, then once at 10,000, (c) its peak memory; serve at scale: (d) 3,000 live
 // sessions, (e) 20,000 expiring, (f) an 11 MB request beside small ones; (g) the whole matrix, default jobs
 // against in process, and the in-process run's CPU per request against a bare round trip of its bodies;
-// (h) serve's req/s against a bare node server. Then the contract (scenarios/bench-contract.ts): every
-// figure as a ratio beside its goal. `--matrix` runs (g) alone, `--only PART,…` the parts named,
-// `--provider ID,…` limits (b) and (c); `--readme` (a whole run) writes README.md's performance section.
+// (h) serve's req/s against a bare node server; (i) `cachelab import`'s CPU against ccusage's on the same
+// Claude Code files, (j) its peak RSS on a 1 GB session (bin/import.bench.ts). Then the contract
+// (scenarios/bench-contract.ts): every figure as a ratio beside its goal. `--matrix` runs (g) alone,
+// `--only PART,…` the parts named (`import` for (i) and (j)), `--provider ID,…` limits (b) and (c);
+// `--readme` (a whole run) writes README.md's performance section.
 
 import { PROVIDER_IDS } from '../harness/types.ts'
 import {
@@ -31,6 +33,7 @@ import {
 import { benchLongReplay, benchLongSession } from '../scenarios/long-session.bench.ts'
 import { benchStep } from '../scenarios/step.bench.ts'
 import { fail, selectedParts, selectedProviders } from './bench-options.ts'
+import { importPart } from './import.bench.ts'
 import { benchMatrix, type MatrixRunFigures } from './matrix.bench.ts'
 
 const fixed = (value: number, digits = 2) => value.toFixed(digits)
@@ -42,22 +45,29 @@ const {
   serveRate: SERVE_RATE_GOAL,
 } = BENCH_GOALS
 
-const PARTS = ['step', 'long-session', 'serve', 'matrix', 'serve-rate'] as const
+const PARTS = ['step', 'long-session', 'serve', 'matrix', 'serve-rate', 'import'] as const
 const parts = selectedParts(PARTS)
 const providers = selectedProviders()
 const readme = process.argv.includes('--readme')
 if (readme && (parts.size !== PARTS.length || providers.length !== PROVIDER_IDS.length))
   fail('--readme writes the figures of a whole run: drop --only, --matrix and --provider')
-/** Every figure measured, beside its goal, in the order measured. */
+/** Every figure measured, beside its goal, in the order measured; what a part could not measure, and why. */
 const contract: ContractFigure[] = []
+const unmeasured: string[] = []
 
 if (parts.has('step')) await benchOneStep()
 if (parts.has('long-session')) await benchLongSessions()
 if (parts.has('serve')) await benchServe()
 if (parts.has('matrix')) await benchWholeMatrix()
 if (parts.has('serve-rate')) await benchServeRates()
+if (parts.has('import')) {
+  const part = await importPart()
+  process.stdout.write(part.text)
+  contract.push(...part.figures)
+  unmeasured.push(...part.unmeasured)
+}
 process.stdout.write(`\n${contractReport(contract)}\n`)
-if (readme) writePerformanceSection(new URL('../README.md', import.meta.url), contract)
+if (readme) writePerformanceSection(new URL('../README.md', import.meta.url), contract, unmeasured)
 if (readme) process.stdout.write("README.md's performance section written\n")
 
 async function benchOneStep(): Promise<void> {

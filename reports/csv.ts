@@ -1,7 +1,6 @@
 // steps.csv and summary.csv: rows in contract column order, numbers in a fixed format so a simulated
 // run's files are byte-identical across runs.
 
-import { stringify } from 'csv-stringify/sync'
 import { priceSource } from './stand-ins.ts'
 import {
   BREAK_COLUMNS,
@@ -15,6 +14,9 @@ import {
 } from './types.ts'
 
 type Cell = string | number | boolean | undefined
+
+/** A field holding one of these is quoted (steps.csv's header, below, is written when the module loads). */
+const NEEDS_QUOTES = /[",\n\r]/
 
 function format(value: Cell, digits?: number): string {
   if (value === undefined) return ''
@@ -132,12 +134,12 @@ export function breakRecord(row: BreakRow): string[] {
 }
 
 export function breaksCsv(rows: readonly BreakRow[]): string {
-  return stringify([[...BREAK_COLUMNS], ...rows.map(breakRecord)])
+  return csvText([BREAK_COLUMNS, ...rows.map(breakRecord)])
 }
 
 export function claimsCsv(rows: readonly ClaimResult[]): string {
-  return stringify([
-    [...CLAIM_COLUMNS],
+  return csvText([
+    CLAIM_COLUMNS,
     ...rows.map((row) => [
       row.scenario,
       row.provider,
@@ -155,33 +157,39 @@ export function stepsCsv(rows: readonly StepRow[]): string {
 }
 
 /** steps.csv's header line. */
-export const STEPS_CSV_HEAD: string = stringify([[...STEP_COLUMNS]])
+export const STEPS_CSV_HEAD: string = csvLine(STEP_COLUMNS)
 
 /** steps.csv's lines of some rows, without the header: a file written in pieces is the same file. */
 export function stepsCsvLines(rows: readonly StepRow[]): string {
-  let lines = ''
-  for (const row of rows) lines += csvLine(stepRecord(row))
-  return lines
+  // Joined, not added one to another: a string grown by `+=` is a tree of pieces that has to be walked
+  // piece by piece when it is written out.
+  return rows.map((row) => csvLine(stepRecord(row))).join('')
 }
-
-const NEEDS_QUOTES = /[",\n\r]/
 
 /**
  * One record of text fields as csv-stringify writes it with its defaults: a field holding a comma, a quote
  * or a line break quoted, its quotes doubled; the line ended with `\n`. Written here because steps.csv has a
  * line per request and the library's general path (casts, options per field) cost an import of many files
- * a third of a second; csv.test.ts checks this against csv-stringify.
+ * a third of a second, and so that writing a run's files loads no CSV library (run's library and loop
+ * comparisons still use it); csv.test.ts checks this against csv-stringify.
  */
+/** Records of text fields as csv-stringify writes them with its defaults: `csvLine` of each. */
+export function csvText(records: ReadonlyArray<readonly string[]>): string {
+  return records.map(csvLine).join('')
+}
+
 export function csvLine(fields: readonly string[]): string {
-  let line = ''
+  let quoted: string[] | undefined
   for (let index = 0; index < fields.length; index += 1) {
     const field = fields[index] as string
-    if (index > 0) line += ','
-    line += NEEDS_QUOTES.test(field) ? `"${field.replaceAll('"', '""')}"` : field
+    if (NEEDS_QUOTES.test(field)) {
+      quoted ??= [...fields]
+      quoted[index] = `"${field.replaceAll('"', '""')}"`
+    }
   }
-  return `${line}\n`
+  return `${(quoted ?? fields).join(',')}\n`
 }
 
 export function summaryCsv(rows: readonly SummaryRow[]): string {
-  return stringify([[...SUMMARY_COLUMNS], ...rows.map(summaryRecord)])
+  return csvText([SUMMARY_COLUMNS, ...rows.map(summaryRecord)])
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { renderReport } from './html.ts'
+import { renderReport, writeReport } from './html.ts'
 import { RunRows } from './session-rows.ts'
 import { summarize } from './summary.ts'
 import { CAPTURED_SESSION, capturedAgent, sessionRows } from './testing.ts'
@@ -209,6 +209,30 @@ describe('renderReport: a run of many sessions', () => {
     expect(page).toContain('rewrote event 3 as system prompt “You are terse.”')
     const costliest = page.slice(indexOf('<section id="costliest">'), indexOf('<section id="summary">'))
     expect(costliest).toMatch(/<td class="num lost">\$0\.0135<\/td><td class="num">5,000<\/td>/)
+  })
+
+  it('writes the same page a piece at a time, each session its own piece', () => {
+    const pieces: string[] = []
+    writeReport(
+      {
+        rows: RunRows.of([...appendOnly, ...quiet, ...broken]),
+        summaries: summarize([...appendOnly, ...quiet, ...broken]),
+        runId: 'sim-0003',
+        breakEvents: [
+          {
+            scenario: 'system-change',
+            variant: 'surface',
+            provider: 'openai-chat',
+            seq: 12,
+            type: 'system/message',
+            description: 'rewrote event 3 as system prompt “You are terse.”',
+          },
+        ],
+      },
+      (text) => pieces.push(text),
+    )
+    expect(pieces.join('')).toBe(page)
+    expect(pieces.filter((piece) => piece.startsWith('\n<details class="session'))).toHaveLength(3)
   })
 
   it('still has no script, no URL and nothing external', () => {

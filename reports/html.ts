@@ -162,6 +162,23 @@ footer p { max-width: 100ch; }
 
 /** The report page. */
 export function renderReport(input: ReportInput): string {
+  return [...reportPieces(input)].join('\n')
+}
+
+/**
+ * The report page written a piece at a time through `write` (the same text as `renderReport`): a run of
+ * thousands of sessions makes a page of tens of megabytes, which need not be held as one string.
+ */
+export function writeReport(input: ReportInput, write: (text: string) => void): void {
+  let first = true
+  for (const piece of reportPieces(input)) {
+    write(first ? piece : `\n${piece}`)
+    first = false
+  }
+}
+
+/** The pieces of the page, to be joined by newlines. */
+function* reportPieces(input: ReportInput): Generator<string> {
   const sessions = sessionsOf(input)
   const groups = groupsOf(sessions)
   // A capture of agents counts conversations where a run counts sessions: each is its own line of requests.
@@ -178,7 +195,7 @@ export function renderReport(input: ReportInput): string {
   const counted = grouped
     ? `${groups.length} ${plural(groups.length, 'session')} of ${sessions.length} conversations`
     : `${sessions.length} ${plural(sessions.length, 'session')}`
-  return [
+  yield* [
     '<!doctype html>',
     '<html lang="en">',
     '<head>',
@@ -210,12 +227,15 @@ export function renderReport(input: ReportInput): string {
     '<h2>Sessions</h2>',
     `<p class="note">Worst first by the dollars their breaks lost. Sessions with breaks are open; the others open on a click. A session longer than the chart’s 200 columns draws the requests near its breaks one by one and its quiet stretches as lighter bars of their mean; its step table lists the requests near breaks and sums the rest (every request is in steps.csv).${grouped ? ' A captured agent’s session of several conversations is headed by their sums, its conversations under it: main, subagents, side requests, compactions.' : ''}</p>`,
     `<div class="legend-box">${chartLegend()}</div>`,
-    ...worstFirst.map((group) => {
-      const [only] = group.conversations
-      return only !== undefined && !isSessionOfConversations(group)
-        ? sessionSection(only, eventOf)
-        : groupSection(group, eventOf)
-    }),
+  ]
+  // Each session's section is made as the page reaches it.
+  for (const group of worstFirst) {
+    const [only] = group.conversations
+    yield only !== undefined && !isSessionOfConversations(group)
+      ? sessionSection(only, eventOf)
+      : groupSection(group, eventOf)
+  }
+  yield* [
     '</section>',
     '<footer>',
     '<p class="note">Input tokens are split into disjoint buckets: input = cache-read + cache-write + uncached. ',
@@ -230,7 +250,7 @@ export function renderReport(input: ReportInput): string {
     '</body>',
     '</html>',
     '',
-  ].join('\n')
+  ]
 }
 
 /** What rests on a stand-in's prices (models the catalog lacks), model by model; nothing when none does. */

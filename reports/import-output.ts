@@ -2,8 +2,8 @@
 // its terminal lines), the cost with a 1-hour lifetime, the counterfactual of `--as`, which agents' folders
 // were read and what the import left out.
 
-import { stringify } from 'csv-stringify/sync'
 import type { AsProviderTarget, CounterfactualSession } from './as-provider.ts'
+import { csvText } from './csv.ts'
 import type { ImportResult } from './import.ts'
 import type { AgentFolder } from './observed/transcripts/discover.ts'
 import type { TranscriptProblem } from './observed/transcripts/types.ts'
@@ -23,8 +23,8 @@ export const REWRITE_COLUMNS = [
 
 /** The rewrites table as CSV. */
 export function rewritesCsv(table: readonly RewriteSummary[]): string {
-  return stringify([
-    [...REWRITE_COLUMNS],
+  return csvText([
+    REWRITE_COLUMNS,
     ...table.map((entry) => [
       entry.class,
       String(entry.requests),

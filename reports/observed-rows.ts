@@ -153,6 +153,8 @@ function conversationOf(request: ObservedRequest, model: ImportedModel): Convers
 export class ObservedRowBuilder {
   private readonly labels: ObservedLabels
   private previous: ObservedRequest | undefined
+  /** When the previous request was made (Unix milliseconds), parsed once. */
+  private previousAt = 0
   private turn = 0
   /** The catalog entry of each recorded model name met so far (the catalog does not change mid-import). */
   private readonly models = new Map<string, ImportedModel>()
@@ -171,7 +173,10 @@ export class ObservedRowBuilder {
     }
     const entry = model.entry
     const previous = this.previous
+    const previousAt = this.previousAt
+    const at = Date.parse(request.time)
     this.previous = request
+    this.previousAt = at
     this.turn += 1
     const labels: RowLabels = {
       runId: this.labels.runId,
@@ -186,7 +191,7 @@ export class ObservedRowBuilder {
       headerReason: undefined,
       startsSeries: false,
       // Unix seconds: every session of an import on one clock (spans export at their real times).
-      virtualTimeS: Date.parse(request.time) / 1000,
+      virtualTimeS: at / 1000,
       latencyMs: 0,
     }
     const usage = request.usage
@@ -211,7 +216,7 @@ export class ObservedRowBuilder {
         model,
       }
     }
-    const gapSeconds = Math.max(0, (Date.parse(request.time) - Date.parse(previous.time)) / 1000)
+    const gapSeconds = Math.max(0, (at - previousAt) / 1000)
     const carried = Math.min(carriedTokens(entry, previous), usage.input)
     const missed = Math.max(0, carried - read)
     let counterfactual: { ideal: number; warm: number; cause?: 'ttl-expired' } | undefined

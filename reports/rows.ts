@@ -1,43 +1,14 @@
-// Per-step rows: one per provider request, from the loop's request record and the simulator's view of
-// the request (the mock provider's own simulation, or a predictor's in live runs). Holds only the
-// previous request of the session, so a long session costs memory for one request, not all of them.
+// The row core: per-step rows, one per provider request, built the same way whichever port the request
+// came through (the built-in loop's builder is session-row-builder.ts; captures, external and library
+// loops and imported transcripts have their own translators). Loads no attribution and no simulator:
+// a port that finds its breaks itself hands them in.
 
-import type { RequestRecord } from '../harness/ports.ts'
-import type { ProviderId, Seq, SessionEvent, Usage } from '../harness/types.ts'
+import type { Usage } from '../harness/types.ts'
 import type { Prices } from '../providers/catalog.ts'
-import type { Counterfactual, PreviousRequest, Prompt, SimCounts, SimTrace } from '../providers/sim/types.ts'
-import { type AttributedRequest, type Attribution, clientBreak } from './attribution.ts'
+import type { Counterfactual, SimCounts } from '../providers/sim/types.ts'
+import type { Attribution } from './attribution.ts'
 import { type Buckets, costUsd, idealCostUsd } from './cost.ts'
 import type { BreakCause, StepRow } from './types.ts'
-
-/** The simulator's view of one request. */
-export interface Observation {
-  prompt: Prompt
-  trace: SimTrace
-  /** The counts the simulator computed (in a live run, its prediction). */
-  counts: SimCounts
-}
-
-/** Labels and lookups of one session's rows. */
-export interface SessionRowContext {
-  runId: string
-  scenario: string
-  variant: string
-  provider: ProviderId
-  model: string
-  prices: Prices
-  /** The session log as it grows (the loop's projection log). */
-  log: readonly SessionEvent[]
-  /** A live run: the observation is the simulator's prediction beside the provider's usage. */
-  predicted?: boolean
-}
-
-interface Previous extends AttributedRequest {
-  at: number
-  logLength: number
-  /** The model the request ran on (its call configuration's). */
-  model: string
-}
 
 /** The buckets of a normalized usage. */
 export function bucketsOf(usage: Usage): Buckets {
@@ -117,8 +88,7 @@ export function stepRow(step: ObservedStep): StepRow {
 
 /** The row of a failed attempt: labels only, every token column 0. */
 function failedRow(labels: RowLabels): StepRow {
-  return {
-    ...labels,
+  const fields = {
     ok: false,
     cold: false,
     inputTokens: 0,
@@ -139,6 +109,56 @@ function failedRow(labels: RowLabels): StepRow {
     idealCostUsd: 0,
     predictedCacheReadTokens: undefined,
     predictedCacheWriteTokens: undefined,
+  } as const
+  return labeled(labels, fields)
+}
+
+/** The fields of a row besides its labels. */
+type RowFields = Omit<StepRow, keyof RowLabels | keyof ConversationLabels>
+
+/**
+ * A row: its labels, then its fields, in that order, as one object literal. V8 (Node 20) keeps an object
+ * built by `Object.assign` or a spread past a dozen keys as a hash table: about 1.7 KB a row against 0.3
+ * as a literal, every read a lookup, and an import's rows were most of what its garbage collector copied
+ * (notes/2026-12-05-import-against-ccusage.md). A loop's labels carry its name after the others: those are
+ * copied as they come, the key where it was.
+ */
+function labeled(labels: RowLabels, fields: RowFields): StepRow {
+  if ('loop' in labels) return Object.assign({}, labels as RowLabels & Pick<StepRow, 'loop'>, fields)
+  return {
+    runId: labels.runId,
+    scenario: labels.scenario,
+    variant: labels.variant,
+    provider: labels.provider,
+    model: labels.model,
+    route: labels.route,
+    turn: labels.turn,
+    step: labels.step,
+    attempt: labels.attempt,
+    headerReason: labels.headerReason,
+    startsSeries: labels.startsSeries,
+    virtualTimeS: labels.virtualTimeS,
+    latencyMs: labels.latencyMs,
+    ok: fields.ok,
+    cold: fields.cold,
+    inputTokens: fields.inputTokens,
+    cacheReadTokens: fields.cacheReadTokens,
+    cacheWriteTokens: fields.cacheWriteTokens,
+    uncachedTokens: fields.uncachedTokens,
+    outputTokens: fields.outputTokens,
+    hitRatio: fields.hitRatio,
+    idealCacheReadTokens: fields.idealCacheReadTokens,
+    lostTokens: fields.lostTokens,
+    breakNode: fields.breakNode,
+    breakEventSeq: fields.breakEventSeq,
+    breakCause: fields.breakCause,
+    providerCause: fields.providerCause,
+    providerLostTokens: fields.providerLostTokens,
+    providerLostUsd: fields.providerLostUsd,
+    costUsd: fields.costUsd,
+    idealCostUsd: fields.idealCostUsd,
+    predictedCacheReadTokens: fields.predictedCacheReadTokens,
+    predictedCacheWriteTokens: fields.predictedCacheWriteTokens,
   }
 }
 
@@ -167,11 +187,8 @@ function measuredRow(labels: RowLabels, measured: Measured): StepRow {
   const ideal = read + lost
   const providerLost = warm - simulatedIdeal
   const prices = measured.prices
-  // Object.assign, not `{ ...labels, … }`: the same keys in the same order, but V8 (Node 20) builds an
-  // object spread into a literal with more keys after it some 20 times slower (measured in
-  // notes/2026-12-02-startup-and-import-speed.md), and an import builds one row per request.
-  return Object.assign({}, labels, {
-    ok: true as const,
+  return labeled(labels, {
+    ok: true,
     cold: measured.cold,
     inputTokens: input,
     cacheReadTokens: read,
@@ -192,109 +209,4 @@ function measuredRow(labels: RowLabels, measured: Measured): StepRow {
     predictedCacheReadTokens: measured.predicted?.read,
     predictedCacheWriteTokens: measured.predicted?.write,
   })
-}
-
-export class SessionRowBuilder {
-  private readonly context: SessionRowContext
-  private previous: Previous | undefined
-
-  constructor(context: SessionRowContext) {
-    this.context = context
-  }
-
-  /** The row of one request. */
-  add(record: RequestRecord, observation: Observation | undefined): StepRow {
-    const { call, outcome } = record
-    const labels: RowLabels = {
-      runId: this.context.runId,
-      scenario: this.context.scenario,
-      variant: this.context.variant,
-      provider: this.context.provider,
-      model: call.request.config.model,
-      route: record.route,
-      turn: call.turn,
-      step: call.step,
-      attempt: call.attempt,
-      headerReason: record.header?.reason,
-      startsSeries: record.header?.startsSeries === true,
-      virtualTimeS: call.at,
-      latencyMs: outcome.latencyMs,
-    }
-    if (!outcome.ok) return stepRow({ labels })
-    const previous = this.previous
-    let attribution: Attribution | undefined
-    if (previous !== undefined && observation !== undefined) {
-      const current: AttributedRequest = {
-        prompt: observation.prompt,
-        body: outcome.wire.body,
-        sources: outcome.wire.sources,
-        trace: observation.trace,
-      }
-      attribution = clientBreak(
-        previous,
-        current,
-        (seq) => this.context.log[seq],
-        (seq) => this.offloadOf(seq, previous.logLength, record.logLength),
-      )
-      if (attribution?.node !== undefined && call.purpose === 'summary') {
-        // A summarizer call that does not extend the conversation diverges because of the compaction itself.
-        const start = this.compactionStart(record.logLength)
-        attribution = {
-          node: attribution.node,
-          ...(start !== undefined ? { eventSeq: start } : {}),
-          cause: 'compaction-summary',
-        }
-      }
-    }
-    if (observation !== undefined && call.purpose === 'step') {
-      this.previous = {
-        prompt: observation.prompt,
-        body: outcome.wire.body,
-        sources: outcome.wire.sources,
-        trace: observation.trace,
-        at: call.at,
-        logLength: record.logLength,
-        model: call.request.config.model,
-      }
-    }
-    const measured: Measured = {
-      usage: outcome.usage,
-      cold: previous === undefined,
-      // The simulator read the counterfactual itself; a simulation without one (no previous request
-      // given) has nothing to compare with.
-      counterfactual: previous === undefined ? undefined : observation?.trace.counterfactual,
-      attribution,
-      prices: this.context.prices,
-      ...(this.context.predicted === true && observation !== undefined
-        ? { predicted: observation.counts }
-        : {}),
-    }
-    return stepRow({ labels, measured })
-  }
-
-  /** The previous request of the session, for a simulation to compute the next one's counterfactual. */
-  previousRequest(): PreviousRequest | undefined {
-    const previous = this.previous
-    if (previous === undefined) return undefined
-    const machine = previous.trace.machine
-    return { prompt: previous.prompt, ...(machine !== undefined ? { machine } : {}), model: previous.model }
-  }
-
-  /** The seq of the latest compaction/start before `logLength`. */
-  private compactionStart(logLength: number): Seq | undefined {
-    for (let index = logLength - 1; index >= 0; index -= 1) {
-      if (this.context.log[index]?.type === 'compaction/start') return index
-    }
-    return undefined
-  }
-
-  /** The image/offload event committed since the previous request that targets `seq`, if any. */
-  private offloadOf(seq: Seq, from: number, to: number): SessionEvent | undefined {
-    for (let index = to - 1; index >= from; index -= 1) {
-      const event = this.context.log[index]
-      if (event?.type === 'image/offload' && event.data.targets.some((target) => target.seq === seq))
-        return event
-    }
-    return undefined
-  }
 }

@@ -12,7 +12,7 @@ import { createAdapter, simulatedEndpoint } from '../providers/index.ts'
 import { wireUsage } from '../providers/mock/usage.ts'
 import { CacheSimulators, type SimulatorOptions } from '../providers/sim/index.ts'
 import type { BuildOptions } from '../providers/types.ts'
-import { SessionRowBuilder } from '../reports/rows.ts'
+import { SessionRowBuilder } from '../reports/session-row-builder.ts'
 import type { StepRow } from '../reports/types.ts'
 
 export interface ReplayOptions {

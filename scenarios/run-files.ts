@@ -1,53 +1,17 @@
-// A run folder's files: steps.csv, summary.csv, breaks.csv, claims.csv, report.html and any the command
-// adds. Rows go in one at a time: steps.csv is written as they arrive and everything else is built from
-// running totals (reports/summary.ts, breaks.ts, session-rows.ts), so a command that streams its rows
-// (import) holds no row it has written (notes/2026-12-02-streaming-rows.md).
+// A run's folder written whole: its rows through the writer (run-files-writer.ts), its scenarios' claims
+// evaluated on them, and the library and loop comparisons as CSV beside them.
 
-import { closeSync, openSync, writeSync } from 'node:fs'
 import { resolve } from 'node:path'
-import type { LoopInexpressible } from '../harness/loops/types.ts'
-import type { AgentRow } from '../reports/agents.ts'
-import type { BreakEvent } from '../reports/break-events.ts'
-import { BreakList } from '../reports/breaks.ts'
-import { breaksCsv, claimsCsv, STEPS_CSV_HEAD, stepsCsvLines, summaryCsv } from '../reports/csv.ts'
-import { renderReport } from '../reports/html.ts'
-import { type LibraryReport, librariesCsv, libraryStepsCsv } from '../reports/libraries.ts'
-import { type LoopComparison, loopsCsv } from '../reports/loops.ts'
+import { librariesCsv, libraryStepsCsv } from '../reports/libraries.ts'
+import { loopsCsv } from '../reports/loops.ts'
 import { RUN_FILES, RunFolder } from '../reports/run-folder.ts'
-import { RunRows } from '../reports/session-rows.ts'
-import { SummaryTally, summarize, withClaims } from '../reports/summary.ts'
-import type { ClaimResult, StepRow, SummaryRow } from '../reports/types.ts'
+import { summarize, withClaims } from '../reports/summary.ts'
+import type { StepRow } from '../reports/types.ts'
 import { evaluateClaims } from './claims.ts'
-import type { NotApplicable } from './requirements.ts'
+import { type RunFiles, type RunFilesRest, RunFilesWriter } from './run-files-writer.ts'
 import type { Scenario } from './types.ts'
 
-/** What a run wrote: its summaries (claims counted in) and its claims. */
-export interface RunFiles {
-  summaries: SummaryRow[]
-  claims: ClaimResult[]
-}
-
-/** What a run folder is written from, besides its rows. */
-export interface RunFilesRest {
-  /** The run's id, shown in report.html. */
-  runId: string
-  /** The claims evaluated on the rows (none for a command that runs no scenario). */
-  claims?: readonly ClaimResult[]
-  /** Variants left out, listed in report.html. */
-  notApplicable?: readonly NotApplicable[]
-  /** The model and DSH loops compared request by request (loops.csv and a report section when any). */
-  comparisons?: readonly LoopComparison[]
-  /** Scenario events an external loop could not express, listed in report.html. */
-  inexpressible?: readonly LoopInexpressible[]
-  /** The session events the breaks name, described for report.html. */
-  breakEvents?: readonly BreakEvent[]
-  /** The client-library loops side by side: libraries.csv, library-steps.csv and a report section. */
-  libraries?: LibraryReport
-  /** The coding agents side by side: a report section (agents.csv is one of `files`). */
-  agents?: readonly AgentRow[]
-  /** Further files of the folder (name relative to it → content), written before it is marked complete. */
-  files?: Readonly<Record<string, string>>
-}
+export { type RunFiles, type RunFilesRest, RunFilesWriter } from './run-files-writer.ts'
 
 /** What a run folder is written from. */
 export interface RunFilesInput extends Omit<RunFilesRest, 'claims'> {
@@ -57,88 +21,6 @@ export interface RunFilesInput extends Omit<RunFilesRest, 'claims'> {
   scenarios: readonly Scenario[]
   /** The command recorded in the folder's manifest; `run` when absent. */
   writer?: string
-}
-
-/** steps.csv lines are written in batches of this many rows. */
-const STEPS_BATCH = 1_000
-
-/** A run's files written into an open folder as its rows arrive; `finish` writes the rest. */
-export class RunFilesWriter {
-  private readonly folder: RunFolder
-  private readonly steps: number
-  private batch: StepRow[] = []
-  private readonly summaries = new SummaryTally()
-  private readonly breaks = new BreakList()
-  private readonly rows = new RunRows()
-  private finished = false
-
-  constructor(folder: RunFolder) {
-    this.folder = folder
-    this.steps = openSync(folder.path('steps.csv'), 'w')
-    writeSync(this.steps, STEPS_CSV_HEAD)
-  }
-
-  /** One row, in run order. */
-  add(row: StepRow): void {
-    this.batch.push(row)
-    if (this.batch.length >= STEPS_BATCH) this.flush()
-    this.summaries.add(row)
-    this.breaks.add(row)
-    this.rows.add(row)
-  }
-
-  /** Rows added so far. */
-  get count(): number {
-    return this.rows.count
-  }
-
-  /** Write every other file into the folder (not yet marked complete); the summaries count the claims in. */
-  finish(run: RunFilesRest): RunFiles {
-    this.flush()
-    this.close()
-    const claims = [...(run.claims ?? [])]
-    const summaries = withClaims(this.summaries.result(), claims)
-    const folder = this.folder
-    folder.write('summary.csv', summaryCsv(summaries))
-    folder.write('breaks.csv', breaksCsv(this.breaks.rows))
-    folder.write('claims.csv', claimsCsv(claims))
-    const comparisons = run.comparisons ?? []
-    if (comparisons.length > 0) folder.write('loops.csv', loopsCsv(comparisons))
-    if (run.libraries !== undefined) {
-      folder.write('libraries.csv', librariesCsv(run.libraries))
-      folder.write('library-steps.csv', libraryStepsCsv(run.libraries))
-    }
-    folder.write(
-      'report.html',
-      renderReport({
-        rows: this.rows,
-        summaries,
-        runId: run.runId,
-        claims,
-        notApplicable: run.notApplicable ?? [],
-        comparisons,
-        inexpressible: run.inexpressible ?? [],
-        breakEvents: run.breakEvents ?? [],
-        ...(run.libraries !== undefined ? { libraries: run.libraries } : {}),
-        ...(run.agents !== undefined ? { agents: run.agents } : {}),
-      }),
-    )
-    for (const [name, content] of Object.entries(run.files ?? {})) folder.write(name, content)
-    return { summaries, claims }
-  }
-
-  /** Stop writing (the folder's owner abandons or completes it). */
-  close(): void {
-    if (this.finished) return
-    this.finished = true
-    closeSync(this.steps)
-  }
-
-  private flush(): void {
-    if (this.batch.length === 0) return
-    writeSync(this.steps, stepsCsvLines(this.batch))
-    this.batch = []
-  }
 }
 
 /**
@@ -167,7 +49,21 @@ export function writeInto(folder: RunFolder, run: RunFilesInput): RunFiles {
   const writer = new RunFilesWriter(folder)
   try {
     for (const row of run.rows) writer.add(row)
-    return writer.finish({ ...run, claims: evaluateClaims(run.scenarios, run.rows) })
+    const comparisons = run.comparisons ?? []
+    const compared: Record<string, string> = {
+      ...(comparisons.length > 0 ? { 'loops.csv': loopsCsv(comparisons) } : {}),
+      ...(run.libraries !== undefined
+        ? {
+            'libraries.csv': librariesCsv(run.libraries),
+            'library-steps.csv': libraryStepsCsv(run.libraries),
+          }
+        : {}),
+    }
+    return writer.finish({
+      ...run,
+      claims: evaluateClaims(run.scenarios, run.rows),
+      files: { ...compared, ...run.files },
+    })
   } finally {
     writer.close()
   }

@@ -16,7 +16,7 @@ import { lateBoundFetch, SIMULATED_KEY } from '../providers/endpoints.ts'
 import { adapterPort, createAdapter, resolveModel, simulatedEndpoint } from '../providers/index.ts'
 import { MockContext } from '../providers/mock/context.ts'
 import { mockHandlers } from '../providers/mock/handlers.ts'
-import { SessionRowBuilder } from '../reports/rows.ts'
+import { SessionRowBuilder } from '../reports/session-row-builder.ts'
 import { agentSystemPrompt, CODING_TOOLS, codingTurns } from './fixtures.ts'
 import { defaultBuild } from './run.ts'
 

@@ -1,12 +1,13 @@
-import { existsSync } from 'node:fs'
+import { existsSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { CachelabError } from '../../../harness/errors.ts'
-import { readClaudeCode } from './claude-code.ts'
+import { ClaudeCodeReading, readClaudeCode } from './claude-code.ts'
+import { readJsonRecords } from './lines.ts'
 import type { ObservedRequest, TranscriptProblem } from './types.ts'
 
 const testdata = (name: string) => join(import.meta.dirname, 'testdata', name)
-const SAMPLES = join(import.meta.dirname, '..', '..', '..', 'shared', 'fixtures', 'transcripts')
+const SAMPLES = join(import.meta.dirname, '..', '..', '..', '..', 'shared', 'fixtures', 'transcripts')
 
 async function read(file: string, lenient = false) {
   const requests: ObservedRequest[] = []
@@ -14,6 +15,31 @@ async function read(file: string, lenient = false) {
   for await (const request of readClaudeCode(file, { lenient, onProblem: (p) => problems.push(p) }))
     requests.push(request)
   return { requests, problems }
+}
+
+/** The file read with every line parsed whole, as the reader read it before it picked fields. */
+async function readWhole(file: string, lenient: boolean) {
+  const requests: ObservedRequest[] = []
+  const problems: TranscriptProblem[] = []
+  const options = { lenient, onProblem: (problem: TranscriptProblem) => problems.push(problem) }
+  const reading = new ClaudeCodeReading(file, options)
+  let error: unknown
+  try {
+    for await (const record of readJsonRecords(file, options)) requests.push(...reading.accept(record))
+    requests.push(...reading.finish())
+  } catch (caught) {
+    error = caught
+  }
+  return { requests, problems, error: error instanceof Error ? error.message : undefined }
+}
+
+/** The file read as import reads it, its error as a message. */
+async function readPicked(file: string, lenient: boolean) {
+  try {
+    return { ...(await read(file, lenient)), error: undefined }
+  } catch (caught) {
+    return { requests: [], problems: [], error: (caught as Error).message }
+  }
 }
 
 const line = (request: ObservedRequest | undefined) => Number(request?.source.split(':').pop())
@@ -198,6 +224,31 @@ const SAMPLE_COUNTS: Record<
     output: 64_185,
   },
 }
+
+describe('readClaudeCode building only the fields it reads', () => {
+  const files = [
+    ...readdirSync(join(import.meta.dirname, 'testdata'))
+      .filter((name) => name.startsWith('claude-code-') || name === 'lines-damaged.jsonl')
+      .map(testdata),
+    ...(existsSync(SAMPLES)
+      ? readdirSync(SAMPLES)
+          .filter((name) => name.startsWith('claude-code-'))
+          .map((name) => join(SAMPLES, name))
+      : []),
+  ]
+
+  it.each(files.flatMap((file) => [[file, false] as const, [file, true] as const]))(
+    'reads %s (lenient: %s) as it reads every line parsed whole',
+    async (file, lenient) => {
+      const whole = await readWhole(file, lenient)
+      const picked = await readPicked(file, lenient)
+      // Requests read before a strict read fails are not compared: import keeps none of them.
+      expect(picked.error).toEqual(whole.error)
+      if (whole.error === undefined) expect(picked.requests).toEqual(whole.requests)
+      expect(picked.problems).toEqual(whole.problems)
+    },
+  )
+})
 
 describe.skipIf(!existsSync(SAMPLES))('readClaudeCode on the real samples', () => {
   it.each(Object.entries(SAMPLE_COUNTS))(

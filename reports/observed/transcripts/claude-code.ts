@@ -4,8 +4,9 @@
 // total: lines are grouped by message id, the first line is the request's source, the last one's usage
 // counts. Sidechains and subagents are sessions of their own. See notes/2026-11-30-import-claude-code.md.
 
-import { parseAnthropicUsage } from '../../../providers/anthropic.ts'
-import { isRecord, type JsonRecord, lineProblem, readJsonRecords } from './lines.ts'
+import { parseAnthropicUsage } from '../../../providers/anthropic-usage.ts'
+import { JsonPicker } from './json-pick.ts'
+import { isRecord, type JsonRecord, lineProblem, readJsonRecordBatches } from './lines.ts'
 import type { ObservedRequest, ReadOptions, TranscriptEvent, TranscriptReader } from './types.ts'
 
 /** What the reader knows of one session of the file (the main one, a sidechain or a subagent). */
@@ -324,9 +325,52 @@ export class ClaudeCodeReading {
   }
 }
 
+/**
+ * The fields of a line the reader reads, and only those are built (json-pick.ts): the tool results, file
+ * contents and thinking that make most of a line's bytes are checked as JSON and passed over. A field the
+ * reader above reads must be named here; claude-code.test.ts reads every sample both ways.
+ */
+export const CLAUDE_CODE_FIELDS = new JsonPicker({
+  fields: {
+    type: 'whole',
+    subtype: 'whole',
+    sessionId: 'whole',
+    agentId: 'whole',
+    isSidechain: 'whole',
+    uuid: 'whole',
+    parentUuid: 'whole',
+    version: 'whole',
+    timestamp: 'whole',
+    requestId: 'whole',
+    isMeta: 'whole',
+    isCompactSummary: 'whole',
+    isApiErrorMessage: 'whole',
+    compactMetadata: 'whole',
+    microcompactMetadata: 'whole',
+    totalCostUSD: 'whole',
+    modelUsage: 'whole',
+    attachment: {
+      fields: { type: 'whole', hookName: 'whole', addedNames: 'whole', removedNames: 'whole' },
+    },
+    message: {
+      fields: {
+        id: 'whole',
+        model: 'whole',
+        usage: 'whole',
+        // A block's type (a user line of tool results only opens no turn) and a tool call's name.
+        content: { each: { fields: { type: 'whole', name: 'whole' } } },
+      },
+    },
+  },
+})
+
 /** The requests of a Claude Code session file, in the order of their first line. */
 export const readClaudeCode: TranscriptReader = async function* (file, options) {
   const reading = new ClaudeCodeReading(file, options)
-  for await (const record of readJsonRecords(file, options)) yield* reading.accept(record)
+  for await (const batch of readJsonRecordBatches(file, options, { pick: CLAUDE_CODE_FIELDS }))
+    for (const record of batch) {
+      const ready = reading.accept(record)
+      if (ready.length > 0) yield* ready
+    }
   yield* reading.finish()
 }

@@ -9,7 +9,7 @@ import { predictObserved, replayAgreement, replayObserved } from './replay.ts'
 import type { ObservedRequest } from './types.ts'
 
 const testdata = (name: string) => join(import.meta.dirname, 'testdata', name)
-const SAMPLES = join(import.meta.dirname, '..', '..', '..', 'shared', 'fixtures', 'transcripts')
+const SAMPLES = join(import.meta.dirname, '..', '..', '..', '..', 'shared', 'fixtures', 'transcripts')
 const options = { lenient: false, onProblem: () => {} }
 
 async function read(file: string): Promise<ObservedRequest[]> {

@@ -6,7 +6,7 @@ import { type JsonRecord, readJsonRecords } from './lines.ts'
 import type { ObservedRequest, TranscriptProblem } from './types.ts'
 
 const testdata = (name: string) => join(import.meta.dirname, 'testdata', name)
-const SAMPLES = join(import.meta.dirname, '..', '..', '..', 'shared', 'fixtures', 'transcripts')
+const SAMPLES = join(import.meta.dirname, '..', '..', '..', '..', 'shared', 'fixtures', 'transcripts')
 
 async function read(file: string, lenient = false) {
   const requests: ObservedRequest[] = []

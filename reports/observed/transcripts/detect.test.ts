@@ -1,19 +1,49 @@
-import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { describe, expect, it } from 'vitest'
-import { DETECT_RECORDS, detectFormat, formatOfRecord } from './detect.ts'
+import { DETECT_FIELDS, DETECT_RECORDS, detectFormat, formatOfRecord } from './detect.ts'
+import { pickJson } from './json-pick.ts'
+import { LineSplitter } from './line-bytes.ts'
+import { isRecord } from './lines.ts'
 import { TRANSCRIPT_FORMATS } from './types.ts'
 
 const testdata = (name: string) => join(import.meta.dirname, 'testdata', name)
-const SAMPLES = join(import.meta.dirname, '..', '..', '..', 'shared', 'fixtures', 'transcripts')
+const SAMPLES = join(import.meta.dirname, '..', '..', '..', '..', 'shared', 'fixtures', 'transcripts')
 
 function temporaryFile(name: string, lines: string[]): string {
   const file = join(mkdtempSync(join(tmpdir(), 'cachelab-detect-')), name)
   writeFileSync(file, `${lines.join('\n')}\n`)
   return file
 }
+
+describe('formatOfRecord on the fields detection builds', () => {
+  it('tells every line of the test data and the samples as it tells the line parsed whole', () => {
+    const files = [
+      ...readdirSync(join(import.meta.dirname, 'testdata'))
+        .filter((name) => name.endsWith('.jsonl'))
+        .map(testdata),
+      ...(existsSync(SAMPLES)
+        ? readdirSync(SAMPLES)
+            .filter((name) => name.endsWith('.jsonl'))
+            .map((name) => join(SAMPLES, name))
+        : []),
+    ]
+    let told = 0
+    for (const file of files)
+      for (const line of new LineSplitter().push(readFileSync(file))) {
+        const picked = pickJson(line, DETECT_FIELDS)
+        if (picked === undefined) continue
+        const whole: unknown = JSON.parse(line.toString('utf8'))
+        expect(isRecord(whole) ? formatOfRecord(whole) : undefined, `${file}: ${line.length} bytes`).toBe(
+          formatOfRecord(picked),
+        )
+        if (formatOfRecord(picked) !== undefined) told += 1
+      }
+    expect(told).toBeGreaterThan(100)
+  })
+})
 
 describe('formatOfRecord', () => {
   it('tells each format by a record only it writes', () => {

@@ -9,12 +9,37 @@
 // `opencode export` JSON opens `{"info": {"id": "ses_`.
 
 import { closeSync, openSync, readSync } from 'node:fs'
+import { JsonPicker } from './json-pick.ts'
 import { isRecord, readJsonRecords } from './lines.ts'
-import { isOpencodeDatabase, isSqliteFile } from './opencode-database.ts'
 import type { TranscriptFormat } from './types.ts'
 
 /** Records read before giving up: a transcript shows its format on its first lines. */
 export const DETECT_RECORDS = 50
+
+/** Bytes read at a time while detecting. */
+const DETECT_CHUNK_BYTES = 2 ** 14
+
+/**
+ * The fields `formatOfRecord` reads (json-pick.ts): of `payload`, `data` and `message.parts` only their
+ * presence and kind, so a large first record is not built to be told apart.
+ */
+export const DETECT_FIELDS = new JsonPicker({
+  fields: {
+    type: 'whole',
+    sessionId: 'whole',
+    projectHash: 'whole',
+    id: 'whole',
+    createdAt: 'whole',
+    timestamp: 'whole',
+    leafUuid: 'whole',
+    provenance: 'whole',
+    payload: { fields: {} },
+    data: { fields: {} },
+    usageMetadata: { fields: {} },
+    systemPayload: { fields: {} },
+    message: { fields: { parts: { each: { fields: {} } } } },
+  },
+})
 
 const CODEX_TYPES = new Set(['session_meta', 'turn_context', 'response_item', 'event_msg', 'compacted'])
 const CLAUDE_CODE_TYPES = new Set([
@@ -55,18 +80,30 @@ function isQwenCodeRecord(value: Record<string, unknown>): boolean {
 /** How an `opencode export` prints a session: its info first, its id first in that. */
 const OPENCODE_EXPORT = /^\s*\{\s*"info"\s*:\s*\{\s*"id"\s*:\s*"ses_/
 
-/** The first bytes of a file as text (empty when it cannot be read). */
-function headOf(file: string, bytes = 256): string {
+/** The first bytes of a file (none when it cannot be read). */
+function headOf(file: string, bytes = 256): Buffer {
   let handle: number | undefined
   try {
     handle = openSync(file, 'r')
     const head = Buffer.alloc(bytes)
-    return head.toString('utf8', 0, readSync(handle, head, 0, bytes, 0))
+    return head.subarray(0, readSync(handle, head, 0, bytes, 0))
   } catch {
-    return ''
+    return Buffer.alloc(0)
   } finally {
     if (handle !== undefined) closeSync(handle)
   }
+}
+
+/** How a SQLite database file begins. */
+const SQLITE_MAGIC = Buffer.from('SQLite format 3\u0000', 'latin1')
+
+/** Whether the bytes begin as a SQLite database does. */
+const isSqliteHead = (head: Buffer) =>
+  head.length >= SQLITE_MAGIC.length && head.subarray(0, SQLITE_MAGIC.length).equals(SQLITE_MAGIC)
+
+/** Whether the file starts as a SQLite database does. */
+export function isSqliteFile(file: string): boolean {
+  return isSqliteHead(headOf(file, SQLITE_MAGIC.length))
 }
 
 /** The format one record shows, or undefined when the record alone does not tell. */
@@ -98,11 +135,19 @@ export function formatOfRecord(value: Record<string, unknown>): TranscriptFormat
  * when none of them tells. Reads no further than it must.
  */
 export async function detectFormat(file: string): Promise<TranscriptFormat | undefined> {
-  if (isSqliteFile(file)) return isOpencodeDatabase(file) ? 'opencode' : undefined
-  if (OPENCODE_EXPORT.test(headOf(file))) return 'opencode'
+  const head = headOf(file)
+  // Only a SQLite file loads the database reader (and asks for its library).
+  if (isSqliteHead(head))
+    return (await import('./opencode-database.ts')).isOpencodeDatabase(file) ? 'opencode' : undefined
+  if (OPENCODE_EXPORT.test(head.toString('utf8'))) return 'opencode'
   if (file.endsWith('.json')) return legacyGeminiFormat(file)
   let examined = 0
-  for await (const record of readJsonRecords(file, { lenient: true, onProblem: () => {} })) {
+  // The first records tell: read a little at a time, not the 1 MiB a whole file's reading takes.
+  for await (const record of readJsonRecords(
+    file,
+    { lenient: true, onProblem: () => {} },
+    { chunkBytes: DETECT_CHUNK_BYTES, pick: DETECT_FIELDS },
+  )) {
     const format = formatOfRecord(record.value)
     if (format !== undefined) return format
     examined += 1
@@ -116,6 +161,6 @@ const JSON_HEAD = 4096
 
 /** `gemini-cli` for an older Gemini CLI's `session-*.json` (one object opening with its session id). */
 function legacyGeminiFormat(file: string): TranscriptFormat | undefined {
-  const head = headOf(file, JSON_HEAD)
+  const head = headOf(file, JSON_HEAD).toString('utf8')
   return /^\s*\{\s*"sessionId"\s*:/.test(head) && head.includes('"projectHash"') ? 'gemini-cli' : undefined
 }

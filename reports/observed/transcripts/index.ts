@@ -1,25 +1,29 @@
-// The transcript readers by format and format detection: what `cachelab import` reads with. The
-// simulator's prediction of the requests a transcript holds whole is replay.ts's `predictObserved`, apart
-// so that reading loads no simulator (nor its tokenizer) for files without request bodies.
+// The transcript readers by format and format detection: what `cachelab import` reads with. Each reader's
+// module is loaded when it first reads a file, so an import of one agent's files loads no other agent's
+// reader (nor what they need: request rebuilding, the Gemini adapter, SQLite). The simulator's
+// prediction of the requests a transcript holds whole is replay.ts's `predictObserved`, apart so that
+// reading loads no simulator (nor its tokenizer) for files without request bodies.
 
-import { readClaudeCode } from './claude-code.ts'
-import { readCodex } from './codex.ts'
-import { readDsh } from './dsh.ts'
-import { readGeminiCli } from './gemini-cli.ts'
-import { readOpencode } from './opencode.ts'
-import { readPi } from './pi.ts'
-import { readQwenCode } from './qwen-code.ts'
 import type { TranscriptFormat, TranscriptReader } from './types.ts'
 
 export { detectFormat } from './detect.ts'
 
+/** A reader whose module `load` brings in on its first file. */
+function loadedOnFirstRead(load: () => Promise<TranscriptReader>): TranscriptReader {
+  let reader: Promise<TranscriptReader> | undefined
+  return async function* (file, options) {
+    reader ??= load()
+    yield* (await reader)(file, options)
+  }
+}
+
 /** The reader of each format. */
 export const READERS: Readonly<Record<TranscriptFormat, TranscriptReader>> = {
-  'claude-code': readClaudeCode,
-  codex: readCodex,
-  dsh: readDsh,
-  'gemini-cli': readGeminiCli,
-  opencode: readOpencode,
-  pi: readPi,
-  'qwen-code': readQwenCode,
+  'claude-code': loadedOnFirstRead(async () => (await import('./claude-code.ts')).readClaudeCode),
+  codex: loadedOnFirstRead(async () => (await import('./codex.ts')).readCodex),
+  dsh: loadedOnFirstRead(async () => (await import('./dsh.ts')).readDsh),
+  'gemini-cli': loadedOnFirstRead(async () => (await import('./gemini-cli.ts')).readGeminiCli),
+  opencode: loadedOnFirstRead(async () => (await import('./opencode.ts')).readOpencode),
+  pi: loadedOnFirstRead(async () => (await import('./pi.ts')).readPi),
+  'qwen-code': loadedOnFirstRead(async () => (await import('./qwen-code.ts')).readQwenCode),
 }

@@ -6,11 +6,12 @@ import { Readable } from 'node:stream'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { CachelabError } from '../../../harness/errors.ts'
-import { type JsonRecord, LineSplitter, parseLine, readJsonRecords, splitJsonValues } from './lines.ts'
+import { LineSplitter } from './line-bytes.ts'
+import { type JsonRecord, parseLine, readJsonRecords, splitJsonValues } from './lines.ts'
 import type { TranscriptProblem } from './types.ts'
 
 const testdata = (name: string) => join(import.meta.dirname, 'testdata', name)
-const SAMPLES = join(import.meta.dirname, '..', '..', '..', 'shared', 'fixtures', 'transcripts')
+const SAMPLES = join(import.meta.dirname, '..', '..', '..', '..', 'shared', 'fixtures', 'transcripts')
 
 async function readAll(file: string, lenient: boolean, maxLineBytes?: number) {
   const records: JsonRecord[] = []
@@ -20,7 +21,7 @@ async function readAll(file: string, lenient: boolean, maxLineBytes?: number) {
     for await (const record of readJsonRecords(
       file,
       { lenient, onProblem: (p) => problems.push(p) },
-      maxLineBytes,
+      maxLineBytes === undefined ? {} : { maxLineBytes },
     ))
       records.push(record)
   } catch (caught) {
@@ -42,7 +43,7 @@ function splitLines(chunks: Buffer[]): string[] {
   const splitter = new LineSplitter()
   const lines = chunks.flatMap((chunk) => splitter.push(chunk))
   const last = splitter.end()
-  return last === undefined ? lines : [...lines, last]
+  return (last === undefined ? lines : [...lines, last]).map((line) => line.toString('utf8'))
 }
 
 /** The lines of `chunks` as node:readline gives them, the way the reader used to read them. */
@@ -207,6 +208,52 @@ describe('readJsonRecords', () => {
     const { error } = await readAll(join(tmpdir(), 'cachelab-no-such-transcript.jsonl'), true)
     expect((error as CachelabError).kind).toBe('input')
     expect((error as CachelabError).message).toMatch(/cannot read \(ENOENT\)$/)
+  })
+
+  it('reads the same records and problems whatever the chunk size, its buffer read into again', async () => {
+    const file = temporaryFile(
+      'chunks.jsonl',
+      '{"n":1,"text":"é→✓"}\r\n{"n":2}{"n":3}\n\n{"n":4,"a":[1,{"b":"\\"}"}]}\r{"n":\n{"n":5}',
+    )
+    const read = async (chunkBytes: number) => {
+      const records: JsonRecord[] = []
+      const problems: TranscriptProblem[] = []
+      for await (const record of readJsonRecords(
+        file,
+        { lenient: true, onProblem: (problem) => problems.push(problem) },
+        { chunkBytes },
+      ))
+        records.push(record)
+      return { records, problems }
+    }
+    const whole = await read(2 ** 20)
+    expect(numbers(whole.records)).toEqual([
+      [1, 1],
+      [2, 2],
+      [2, 3],
+      [4, 4],
+      [6, 5],
+    ])
+    for (const chunkBytes of [1, 2, 3, 5, 7, 16]) expect(await read(chunkBytes)).toEqual(whole)
+  })
+
+  it('gives two files read at once a buffer each', async () => {
+    const first = temporaryFile('first.jsonl', Array.from({ length: 50 }, (_, n) => `{"n":${n}}`).join('\n'))
+    const second = temporaryFile(
+      'second.jsonl',
+      Array.from({ length: 50 }, (_, n) => `{"n":${n + 100}}`).join('\n'),
+    )
+    const options = { lenient: false, onProblem: () => {} }
+    const a = readJsonRecords(first, options, { chunkBytes: 16 })[Symbol.asyncIterator]()
+    const b = readJsonRecords(second, options, { chunkBytes: 16 })[Symbol.asyncIterator]()
+    const seen: number[] = []
+    for (let step = 0; step < 50; step += 1)
+      for (const records of [a, b]) {
+        const next = await records.next()
+        if (!next.done) seen.push(next.value.value.n as number)
+      }
+    expect(seen.filter((n) => n < 100)).toEqual(Array.from({ length: 50 }, (_, n) => n))
+    expect(seen.filter((n) => n >= 100)).toEqual(Array.from({ length: 50 }, (_, n) => n + 100))
   })
 
   it('can be left early without reading the rest', async () => {

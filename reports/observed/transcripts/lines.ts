@@ -1,12 +1,12 @@
 // Streamed JSON-lines reading for transcript files: one record per JSON object, each named by `file:line`.
 // A line holding two objects back to back (a writer that lost a newline), a corrupt line, or a last line
 // torn off by a writer that was still writing, fails unless `lenient`; then it is reported, and the objects
-// run together are each read while a corrupt or torn line is skipped. `.zstd` files are decompressed as they stream; no file is ever held whole.
+// run together are each read while a corrupt or torn line is skipped. The bytes come from line-bytes.ts
+// (`.zstd` files decompressed as they stream; no file is ever held whole).
 
-import { createReadStream } from 'node:fs'
-import { Transform, type TransformCallback } from 'node:stream'
-import { Decompress } from 'fzstd'
 import { CachelabError, unreachable } from '../../../harness/errors.ts'
+import { type JsonPicker, pickJson } from './json-pick.ts'
+import { FileChunks, LineLimit, LineSplitter, MAX_LINE_BYTES, TOO_LONG_MARK } from './line-bytes.ts'
 import type { ReadOptions } from './types.ts'
 
 /** One JSON object of a transcript and where it sits. */
@@ -145,105 +145,30 @@ export function lineProblem(file: string, line: number, message: string, options
   options.onProblem({ where, message })
 }
 
-/** A transform that decompresses a zstd stream chunk by chunk. */
-function zstdDecompressor(): Transform {
-  const transform: Transform = new Transform({
-    transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback) {
-      try {
-        decompressor.push(chunk)
-        callback()
-      } catch (error) {
-        callback(error instanceof Error ? error : new Error(String(error)))
-      }
-    },
-    flush(callback: TransformCallback) {
-      try {
-        decompressor.push(new Uint8Array(0), true)
-        callback()
-      } catch (error) {
-        callback(error instanceof Error ? error : new Error(String(error)))
-      }
-    },
-  })
-  // fzstd may hand out views of a buffer it reuses: copy each chunk before passing it on.
-  const decompressor = new Decompress((data) => {
-    transform.push(Buffer.from(data))
-  })
-  return transform
+/** How `readJsonRecords` reads a file. */
+export interface JsonLinesOptions {
+  /** A line longer than this is a problem at its line (default `MAX_LINE_BYTES`). */
+  maxLineBytes?: number
+  /**
+   * Build only these fields of each line that is one valid JSON object (json-pick.ts); any other line is
+   * parsed whole, so a corrupt one is told as it would be without.
+   */
+  pick?: JsonPicker
+  /** Bytes read at a time (default 1 MiB): less for a reader that stops after a few lines. */
+  chunkBytes?: number
 }
 
-/**
- * The longest line read as a record: a transcript line holds one message (an image in base64 included);
- * a longer one is a problem at its line, never a string too large to hold.
- */
-export const MAX_LINE_BYTES = 128 * 2 ** 20
-
-/** What an over-long line is cut to end with: a NUL, which JSON text never holds unescaped. */
-const TOO_LONG_TEXT = '\u0000cachelab:line-too-long'
-const TOO_LONG_MARK = Buffer.from(TOO_LONG_TEXT)
-const NEWLINE = Buffer.from('\n')
-
-/** Whether a path names a zstd-compressed transcript. */
-export function isZstd(file: string): boolean {
-  return file.endsWith('.zstd') || file.endsWith('.zst')
+/** Whether a line ends with the mark of a line cut at the limit. */
+function cutAtLimit(bytes: Buffer): boolean {
+  const offset = bytes.length - TOO_LONG_MARK.length
+  if (offset < 0) return false
+  for (let index = TOO_LONG_MARK.length - 1; index >= 0; index -= 1)
+    if (bytes[offset + index] !== TOO_LONG_MARK[index]) return false
+  return true
 }
 
-/**
- * Lines of a byte stream, chunk by chunk, split where readline splits them: at `\n`, `\r\n` and a lone
- * `\r` (a `\r\n` split across two chunks is one break). Splitting bytes (neither byte occurs inside a
- * UTF-8 sequence) and decoding each line once costs far less than decoding every chunk and matching a
- * regular expression over it.
- */
-export class LineSplitter {
-  /** The start of the current line, from earlier chunks. */
-  private carried: Buffer[] = []
-  /** The last chunk ended with `\r`: a `\n` opening the next belongs to that break. */
-  private afterReturn = false
-
-  /** The lines the chunk completes. */
-  push(chunk: Buffer): string[] {
-    const lines: string[] = []
-    let start = 0
-    if (this.afterReturn && chunk.length > 0) {
-      this.afterReturn = false
-      if (chunk[0] === 0x0a) start = 1
-    }
-    let newline = chunk.indexOf(0x0a, start)
-    let carriage = chunk.indexOf(0x0d, start)
-    while (newline !== -1 || carriage !== -1) {
-      let end: number
-      let next: number
-      if (carriage !== -1 && (newline === -1 || carriage < newline)) {
-        end = carriage
-        next = carriage + 1
-        if (next === chunk.length) this.afterReturn = true
-        else if (chunk[next] === 0x0a) next += 1
-      } else {
-        end = newline
-        next = newline + 1
-      }
-      lines.push(this.line(chunk, start, end))
-      start = next
-      if (newline !== -1 && newline < start) newline = chunk.indexOf(0x0a, start)
-      if (carriage !== -1 && carriage < start) carriage = chunk.indexOf(0x0d, start)
-    }
-    if (start < chunk.length) this.carried.push(chunk.subarray(start))
-    return lines
-  }
-
-  /** The last line, when the stream does not end with a line break. */
-  end(): string | undefined {
-    if (this.carried.length === 0) return undefined
-    return this.line(Buffer.alloc(0), 0, 0)
-  }
-
-  private line(chunk: Buffer, start: number, end: number): string {
-    if (this.carried.length === 0) return chunk.toString('utf8', start, end)
-    const whole = Buffer.concat([...this.carried, chunk.subarray(start, end)])
-    this.carried = []
-    return whole.toString('utf8')
-  }
-}
+/** The UTF-8 byte order mark, which a file's first line may open with. */
+const BOM = [0xef, 0xbb, 0xbf]
 
 /**
  * The JSON objects of a JSON-lines file, in order, streamed. Blank lines are skipped. The last line is
@@ -253,151 +178,132 @@ export class LineSplitter {
 export async function* readJsonRecords(
   file: string,
   options: ReadOptions,
-  maxLineBytes = MAX_LINE_BYTES,
+  reading: JsonLinesOptions = {},
 ): AsyncGenerator<JsonRecord> {
-  const source = createReadStream(file, { highWaterMark: 2 ** 20 })
-  let lastByte: number | undefined
-  // Bytes of the current line so far, and whether the rest of an over-long line is being dropped.
-  let lineBytes = 0
-  let dropping = false
-  const tail = new Transform({
-    transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback) {
-      if (chunk.length > 0) lastByte = chunk[chunk.length - 1]
-      // A line past the limit is cut there and marked; the rest of it is dropped up to its newline, so
-      // no line grows into a string V8 cannot hold.
-      if (!dropping) {
-        // Most chunks end no line past the limit: passed on as they are.
-        const first = chunk.indexOf(0x0a)
-        const last = first === -1 ? -1 : chunk.lastIndexOf(0x0a)
-        const rest = chunk.length - last - 1
-        if (
-          first === -1
-            ? lineBytes + chunk.length <= maxLineBytes
-            : lineBytes + first <= maxLineBytes && rest <= maxLineBytes && last - first <= maxLineBytes
-        ) {
-          lineBytes = first === -1 ? lineBytes + chunk.length : rest
-          callback(null, chunk)
-          return
-        }
-      }
-      const kept: Buffer[] = []
-      let start = 0
-      while (start < chunk.length) {
-        const newline = chunk.indexOf(0x0a, start)
-        const end = newline === -1 ? chunk.length : newline
-        if (!dropping) {
-          const room = maxLineBytes - lineBytes
-          if (end - start > room) {
-            kept.push(chunk.subarray(start, start + room), TOO_LONG_MARK)
-            dropping = true
-          } else kept.push(chunk.subarray(start, end))
-          lineBytes += end - start
-        }
-        if (newline === -1) break
-        kept.push(NEWLINE)
-        lineBytes = 0
-        dropping = false
-        start = newline + 1
-      }
-      callback(null, kept.length === 1 ? kept[0] : Buffer.concat(kept))
-    },
-  })
-  // Where the stream broke, if it did: the file itself, or the compressed data in it.
-  let failure: { kind: 'read' | 'zstd'; error: Error } | undefined
-  const fail = (kind: 'read' | 'zstd') => (error: Error) => {
-    failure ??= { kind, error }
-    // Ends the loop below once what reached `tail` is read: those lines stand; the one the stream broke in
-    // is not read.
-    if (!tail.writableEnded && !tail.destroyed) tail.end()
-  }
-  source.on('error', fail('read'))
-  tail.on('error', fail('read'))
-  if (isZstd(file)) {
-    const decompressed = zstdDecompressor()
-    decompressed.on('error', fail('zstd'))
-    source.pipe(decompressed).pipe(tail)
-  } else source.pipe(tail)
+  for await (const batch of readJsonRecordBatches(file, options, reading)) yield* batch
+}
 
-  function* records(text: string, line: number, last: boolean): Generator<JsonRecord> {
-    if (text.endsWith(TOO_LONG_TEXT)) {
-      lineProblem(
-        file,
-        line,
-        `a line longer than ${maxLineBytes / 2 ** 20} MiB: not a transcript record`,
-        options,
-      )
-      return
+/**
+ * `readJsonRecords` a chunk's worth at a time: one step of an async generator per record costs more than
+ * reading the record does. A problem is told (or thrown) after the records of the lines before it have
+ * been handed on, as one record at a time would have it.
+ */
+export async function* readJsonRecordBatches(
+  file: string,
+  options: ReadOptions,
+  reading: JsonLinesOptions = {},
+): AsyncGenerator<JsonRecord[]> {
+  const maxLineBytes = reading.maxLineBytes ?? MAX_LINE_BYTES
+  const pick = reading.pick
+  const source = new FileChunks(file, reading.chunkBytes ?? 2 ** 20)
+  const limit = new LineLimit(maxLineBytes)
+  let lastByte: number | undefined
+
+  /** A problem of a line, and the objects read from it all the same. */
+  type LineProblem = { message: string; values: Array<Record<string, unknown>> }
+  // The records of the lines read since the last batch was handed on.
+  let batch: JsonRecord[] = []
+  /**
+   * Put the records of one line into `batch`. A problem is returned rather than told, so that the records
+   * before it are handed on first.
+   */
+  const take = (bytes: Buffer, line: number, last: boolean): LineProblem | undefined => {
+    if (cutAtLimit(bytes))
+      return {
+        message: `a line longer than ${maxLineBytes / 2 ** 20} MiB: not a transcript record`,
+        values: [],
+      }
+    const bom = line === 1 && BOM.every((byte, index) => bytes[index] === byte)
+    if (pick !== undefined && !bom) {
+      const value = pickJson(bytes, pick)
+      if (value !== undefined) {
+        batch.push({ value, line, where: `${file}:${line}` })
+        return undefined
+      }
     }
-    const content = parseLine(line === 1 ? text.replace(/^\uFEFF/, '') : text)
+    const text = bytes.toString('utf8')
+    const content = parseLine(bom ? text.replace(/^\uFEFF/, '') : text)
     switch (content.kind) {
       case 'blank':
-        return
+        return undefined
       case 'objects':
         // Records run together are damage (a writer lost a newline): a problem, though each one is read.
         if (content.values.length > 1)
-          lineProblem(
-            file,
-            line,
-            `${content.values.length} JSON values run together on one line (a lost newline)`,
-            options,
-          )
-        for (const value of content.values) yield { value, line, where: `${file}:${line}` }
-        return
+          return {
+            message: `${content.values.length} JSON values run together on one line (a lost newline)`,
+            values: content.values,
+          }
+        for (const value of content.values) batch.push({ value, line, where: `${file}:${line}` })
+        return undefined
       case 'corrupt': {
         const torn = last && lastByte !== 0x0a
-        lineProblem(
-          file,
-          line,
-          torn
+        return {
+          message: torn
             ? 'torn last line: the file ends inside a record (was it still being written?)'
             : content.reason,
-          options,
-        )
-        return
+          values: [],
+        }
       }
       default:
-        unreachable(content)
+        return unreachable(content)
     }
+  }
+  /** Hand on the batch, then tell the problem (thrown unless lenient), then keep the line's objects. */
+  async function* told(problem: LineProblem, line: number): AsyncGenerator<JsonRecord[]> {
+    if (batch.length > 0) {
+      const full = batch
+      batch = []
+      yield full
+    }
+    lineProblem(file, line, problem.message, options)
+    for (const value of problem.values) batch.push({ value, line, where: `${file}:${line}` })
   }
 
-  let held: { text: string; line: number } | undefined
+  let held: { bytes: Buffer; line: number } | undefined
   let count = 0
   const splitter = new LineSplitter()
-  try {
-    try {
-      for await (const chunk of tail as AsyncIterable<Buffer>)
-        for (const text of splitter.push(chunk)) {
-          count += 1
-          if (held !== undefined) yield* records(held.text, held.line, false)
-          held = { text, line: count }
-        }
-      const last = failure === undefined ? splitter.end() : undefined
-      if (last !== undefined) {
-        count += 1
-        if (held !== undefined) yield* records(held.text, held.line, false)
-        held = { text: last, line: count }
+  for await (const chunk of source.chunks()) {
+    if (chunk.length > 0) lastByte = chunk[chunk.length - 1]
+    for (const bytes of splitter.push(limit.cut(chunk))) {
+      count += 1
+      if (held !== undefined) {
+        const problem = take(held.bytes, held.line, false)
+        if (problem !== undefined) yield* told(problem, held.line)
       }
-    } catch (error) {
-      if (failure === undefined) throw error
+      held = { bytes, line: count }
     }
-    if (failure?.kind === 'read') {
-      const code = (failure.error as NodeJS.ErrnoException).code
-      throw new CachelabError('input', `${file}: cannot read (${code ?? failure.error.message})`)
+    // The line held back is kept past its chunk, whose buffer the next chunk is read into.
+    if (held !== undefined) held.bytes = Buffer.from(held.bytes)
+    if (batch.length > 0) {
+      const full = batch
+      batch = []
+      yield full
     }
-    if (failure?.kind === 'zstd') {
-      // A compressed stream that breaks off: the lines before it stand; the line it broke in is one problem.
-      const reason = failure.error.message || 'unexpected end'
-      lineProblem(
-        file,
-        Math.max(count, 1),
-        `the zstd stream is damaged or cut short here (${reason})`,
-        options,
-      )
-      return
-    }
-    if (held !== undefined) yield* records(held.text, held.line, true)
-  } finally {
-    tail.destroy()
-    source.destroy()
   }
+  const failure = source.failure
+  const last = failure === undefined ? splitter.end() : undefined
+  if (last !== undefined) {
+    count += 1
+    if (held !== undefined) {
+      const problem = take(held.bytes, held.line, false)
+      if (problem !== undefined) yield* told(problem, held.line)
+    }
+    held = { bytes: last, line: count }
+  }
+  if (failure?.kind === 'read') {
+    const code = (failure.error as NodeJS.ErrnoException).code
+    throw new CachelabError('input', `${file}: cannot read (${code ?? failure.error.message})`)
+  }
+  if (failure?.kind === 'zstd') {
+    if (batch.length > 0) yield batch
+    // A compressed stream that breaks off: the lines before it stand; the line it broke in is one problem.
+    const reason = failure.error.message || 'unexpected end'
+    lineProblem(file, Math.max(count, 1), `the zstd stream is damaged or cut short here (${reason})`, options)
+    return
+  }
+  if (held !== undefined) {
+    const problem = take(held.bytes, held.line, true)
+    if (problem !== undefined) yield* told(problem, held.line)
+  }
+  if (batch.length > 0) yield batch
 }

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { describe, expect, it } from 'vitest'
-import { isOpencodeDatabase, isSqliteFile, openOpencodeDatabase } from './opencode-database.ts'
+import { isSqliteFile } from './detect.ts'
+import { isOpencodeDatabase, openOpencodeDatabase } from './opencode-database.ts'
 
 const folder = () => mkdtempSync(join(tmpdir(), 'cachelab-opencode-database-'))
 

@@ -3,13 +3,14 @@
 // `step-finish` parts row by row, never the whole database in memory. The user's database and its WAL
 // are never written; where a read-only open cannot be made, a copy of both in a temporary folder is read.
 
-import { closeSync, copyFileSync, existsSync, mkdtempSync, openSync, readSync, rmSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type Database from 'better-sqlite3'
 import { CachelabError } from '../../../harness/errors.ts'
 import { installCommand } from '../../../harness/peers.ts'
+import { isSqliteFile } from './detect.ts'
 
 /**
  * better-sqlite3, loaded when a database is first read: it is an optional peer of cachelab (a native module that
@@ -30,7 +31,6 @@ function loadSqlite(file: string): typeof Database {
 }
 
 /** The first bytes of every SQLite 3 database file. */
-const SQLITE_MAGIC = 'SQLite format 3\u0000'
 
 /** The tables the reader needs: an opencode database has them all. */
 const OPENCODE_TABLES = ['session', 'message', 'part']
@@ -50,21 +50,6 @@ export interface DatabaseMessage {
   /** The message's `data` JSON, as stored. */
   data: string
   steps: { id: string; timeCreated: number; data: string }[]
-}
-
-/** Whether the file starts as a SQLite database does. */
-export function isSqliteFile(file: string): boolean {
-  let handle: number | undefined
-  try {
-    handle = openSync(file, 'r')
-    const head = Buffer.alloc(SQLITE_MAGIC.length)
-    const read = readSync(handle, head, 0, head.length, 0)
-    return read === head.length && head.toString('latin1') === SQLITE_MAGIC
-  } catch {
-    return false
-  } finally {
-    if (handle !== undefined) closeSync(handle)
-  }
 }
 
 /** An opened database and how to let it go (closing it, and removing a copy made to read it). */

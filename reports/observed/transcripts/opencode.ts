@@ -10,9 +10,10 @@ import { homedir } from 'node:os'
 import { dirname, join } from 'node:path'
 import type { JsonValue, ProviderId, Usage } from '../../../harness/types.ts'
 import { findCompatible } from '../../../providers/compatible.ts'
+import { isSqliteFile } from './detect.ts'
 import { type Fields, fieldsOf, isoOf, listOf, numberOf, textOf } from './fields.ts'
 import { recordProblem, SkipTally } from './lines.ts'
-import { isSqliteFile, openOpencodeDatabase } from './opencode-database.ts'
+import { openOpencodeDatabase } from './opencode-database.ts'
 import type { ObservedRequest, ReadOptions, TranscriptEvent, TranscriptReader } from './types.ts'
 
 /** opencode's own provider ids (models.dev's) that name one wire API. */
