@@ -18,6 +18,7 @@ import type { ExchangeRecorder, ReplayAnswers } from '../wire/exchange.ts'
 import { responseIdOf } from '../wire/output.ts'
 import { type MockCall, MockContext } from './context.ts'
 import { type HealthState, handleControl, isControlPath } from './control.ts'
+import { HandlerTable } from './dispatch.ts'
 import {
   answerField,
   apiError,
@@ -201,6 +202,12 @@ export interface LoopbackOptions {
   drainTimeoutMs?: number
   /** `serve --memory-budget` in bytes, reported by the health endpoint. */
   memoryBudgetBytes?: number
+  /**
+   * Call the matched handler's endpoint directly (default true) rather than through MSW's `getResponse`:
+   * the same handlers and the same answers, without MSW's per-request work (dispatch.ts). Off, every
+   * request goes through MSW as it did before.
+   */
+  directHandlers?: boolean
 }
 
 export interface LoopbackServer {
@@ -238,14 +245,19 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
       : undefined
   // The in-process handlers, on the real hosts: the server rewrites each path onto its vendor's root.
   const handlers = context === undefined ? [] : mockHandlers(context)
-  const vendorHandlers = new Map<Vendor, HttpHandler[]>()
-  const handlersOf = (vendor: Vendor): HttpHandler[] => {
-    let list = vendorHandlers.get(vendor)
-    if (list === undefined) {
-      list = underRoot(handlers, apiRoot(vendor, DEFAULT_BASE_URLS))
-      vendorHandlers.set(vendor, list)
+  const vendorHandlers = new Map<Vendor, { list: HttpHandler[]; table: HandlerTable }>()
+  const handlersOf = (vendor: Vendor): { list: HttpHandler[]; table: HandlerTable } => {
+    let handled = vendorHandlers.get(vendor)
+    if (handled === undefined) {
+      const list = underRoot(handlers, apiRoot(vendor, DEFAULT_BASE_URLS))
+      handled = { list, table: new HandlerTable(list) }
+      vendorHandlers.set(vendor, handled)
     }
-    return list
+    return handled
+  }
+  const respond = (vendor: Vendor, request: Request): Promise<Response | undefined> => {
+    const { list, table } = handlersOf(vendor)
+    return options.directHandlers === false ? getResponse(list, request) : table.respond(request)
   }
   const liveBaseURLs = options.liveBaseURLs ?? DEFAULT_BASE_URLS
   const capture = options.capture
@@ -497,7 +509,7 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
       if (handing) context.handOver(exchange, json)
       try {
         response =
-          (await getResponse(handlersOf(vendor), request)) ??
+          (await respond(vendor, request)) ??
           errorResponse(
             vendor,
             404,

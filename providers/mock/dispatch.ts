@@ -1,0 +1,81 @@
+// How the loopback server reaches a mock handler: the handler MSW's `getResponse` would pick for a
+// request (the first in the list whose method and path match, by MSW's own `matchRequestUrl`), found once
+// per method and path, then its endpoint called with the request. What this leaves out is MSW's work per
+// request and per handler tried, which the served path does not use: a clone of the request, a URL and a
+// cookie parse, and a path pattern compiled anew (notes/2026-12-05-serve-request-path.md).
+
+import { getResponse, type HttpHandler, matchRequestUrl, type PathParams } from 'msw'
+import { type Endpoint, endpointOf } from './handlers.ts'
+
+/** The handler a method and path reach: its place in the list, its endpoint and its path's parameters. */
+interface Matched {
+  handler: HttpHandler
+  endpoint: Endpoint
+  params: PathParams
+}
+
+/** Method-and-path keys remembered; past it the memo starts over (a client inventing paths costs time, never memory). */
+const MATCHES_KEPT = 1_000
+
+/** Paths longer than this are matched every time, not remembered: the memo stays small whatever a client sends. */
+const LONGEST_KEPT_PATH = 512
+
+/** The mock handlers of one list, answered as MSW's `getResponse` answers them, without its per-request work. */
+export class HandlerTable {
+  private readonly handlers: readonly HttpHandler[]
+  /** Whether every handler has an endpoint (else requests go through `getResponse`). */
+  private readonly direct: boolean
+  /** The handler each method and path (query and fragment cut) reaches; null when none does. */
+  private readonly matches = new Map<string, Matched | null>()
+
+  constructor(handlers: readonly HttpHandler[]) {
+    this.handlers = handlers
+    this.direct = handlers.every((handler) => endpointOf(handler) !== undefined)
+  }
+
+  /**
+   * The answer of the handler MSW would run for `request`, or undefined when none matches. Resolvers
+   * never see cookies or MSW's request id: none of the mock handlers reads them (`route` in handlers.ts
+   * passes the request and the path's parameters on, nothing else).
+   */
+  async respond(request: Request): Promise<Response | undefined> {
+    if (!this.direct) return getResponse(this.handlers as HttpHandler[], request)
+    const matched = this.match(request.method, request.url)
+    if (matched === null) return undefined
+    matched.handler.isUsed = true
+    try {
+      return await matched.endpoint(request, matched.params)
+    } catch (thrown) {
+      // MSW answers with a Response a resolver throws, as with one it returns.
+      if (thrown instanceof Response) return thrown
+      throw thrown
+    }
+  }
+
+  /** The first handler matching a method and URL, as MSW tries them: in order, each path matched before its method. */
+  private match(method: string, url: string): Matched | null {
+    // A URL's path ends at its query or fragment, and MSW matches the path alone.
+    const end = url.search(/[?#]/)
+    const key = `${method} ${end < 0 ? url : url.slice(0, end)}`
+    const known = this.matches.get(key)
+    if (known !== undefined) return known
+    const parsed = new URL(url)
+    let found: Matched | null = null
+    for (const handler of this.handlers) {
+      // Every handler before the one that answers has its path matched, as MSW does (a malformed escape
+      // in a parameter throws there as it does in MSW, and is not remembered).
+      const { path, method: expected } = handler.info
+      const { matches, params } = matchRequestUrl(parsed, path as string)
+      const methodMatches =
+        expected instanceof RegExp ? expected.test(method) : expected.toLowerCase() === method.toLowerCase()
+      if (!matches || !methodMatches) continue
+      found = { handler, endpoint: endpointOf(handler) as Endpoint, params: Object.freeze(params ?? {}) }
+      break
+    }
+    if (key.length <= LONGEST_KEPT_PATH) {
+      if (this.matches.size >= MATCHES_KEPT) this.matches.clear()
+      this.matches.set(key, found)
+    }
+    return found
+  }
+}
