@@ -10,7 +10,7 @@ import type { Answer } from './answer.ts'
 import type { MockContext } from './context.ts'
 import { type Fault, retryHeaders } from './faults.ts'
 import type { StopReason } from './reply.ts'
-import { jsonResponse, readMockRequest, sseResponse } from './request.ts'
+import { jsonResponse, type MockHttpRequest, readMockRequest, sseResponse } from './request.ts'
 import { type SseFrame, sseStream, textPieces } from './sse.ts'
 
 /** The usage object of a Message (and of message_start). */
@@ -147,7 +147,7 @@ function contentBlocks(answer: Answer, body: Record<string, unknown>): Array<Rec
 
 /** Handle one Messages request: Anthropic's, or (`api`) an Anthropic-compatible provider's. */
 export async function handleMessages(
-  request: Request,
+  request: MockHttpRequest,
   context: MockContext,
   api: WireApi = 'anthropic-messages',
 ): Promise<Response> {

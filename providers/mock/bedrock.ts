@@ -10,7 +10,7 @@ import type { MockContext } from './context.ts'
 import { type EventMessage, eventMessage, eventStream, exceptionMessage } from './event-stream.ts'
 import type { Fault } from './faults.ts'
 import type { StopReason } from './reply.ts'
-import { jsonResponse, readMockRequest } from './request.ts'
+import { jsonResponse, type MockHttpRequest, readMockRequest } from './request.ts'
 import { textPieces } from './sse.ts'
 
 /** The Converse usage object: `inputTokens` excludes cache reads and writes (notes/2026-11-30-bedrock-usage.md). */
@@ -160,7 +160,7 @@ function blockEvents(blocks: ReadonlyArray<Record<string, unknown>>, answer: Ans
 
 /** Handle one Converse (`stream` false) or ConverseStream request for the path's model id. */
 export async function handleConverse(
-  request: Request,
+  request: MockHttpRequest,
   context: MockContext,
   modelId: string,
   stream: boolean,

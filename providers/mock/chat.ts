@@ -13,7 +13,7 @@ import type { Answer } from './answer.ts'
 import { EPOCH_SECONDS, type MockContext } from './context.ts'
 import { type Fault, retryHeaders } from './faults.ts'
 import type { StopReason } from './reply.ts'
-import { jsonResponse, readMockRequest, sseResponse } from './request.ts'
+import { jsonResponse, type MockHttpRequest, readMockRequest, sseResponse } from './request.ts'
 import { type SseFrame, sseStream, textPieces } from './sse.ts'
 
 /** The vendors that answer Chat Completions. */
@@ -131,7 +131,11 @@ function replyParts(vendor: Vendor, answer: Answer) {
 }
 
 /** Handle one Chat Completions request for `vendor`. */
-export async function handleChat(vendor: Vendor, request: Request, context: MockContext): Promise<Response> {
+export async function handleChat(
+  vendor: Vendor,
+  request: MockHttpRequest,
+  context: MockContext,
+): Promise<Response> {
   const parsed = await readMockRequest(request, context)
   if ('problem' in parsed) return invalid(parsed.problem)
   const { body, at } = parsed

@@ -6,6 +6,7 @@
 
 import { getResponse, type HttpHandler, matchRequestUrl, type PathParams } from 'msw'
 import { type Endpoint, endpointOf } from './handlers.ts'
+import type { MockHttpRequest } from './request.ts'
 
 /** The handler a method and path reach: its place in the list, its endpoint and its path's parameters. */
 interface Matched {
@@ -23,23 +24,27 @@ const LONGEST_KEPT_PATH = 512
 /** The mock handlers of one list, answered as MSW's `getResponse` answers them, without its per-request work. */
 export class HandlerTable {
   private readonly handlers: readonly HttpHandler[]
-  /** Whether every handler has an endpoint (else requests go through `getResponse`). */
-  private readonly direct: boolean
+  /** Whether endpoints are called directly: asked for, and every handler has one (else `getResponse`). */
+  readonly direct: boolean
   /** The handler each method and path (query and fragment cut) reaches; null when none does. */
   private readonly matches = new Map<string, Matched | null>()
 
-  constructor(handlers: readonly HttpHandler[]) {
+  /** `direct: false` sends every request through MSW's `getResponse`, as the loopback did before. */
+  constructor(handlers: readonly HttpHandler[], options: { direct?: boolean } = {}) {
     this.handlers = handlers
-    this.direct = handlers.every((handler) => endpointOf(handler) !== undefined)
+    this.direct = options.direct !== false && handlers.every((handler) => endpointOf(handler) !== undefined)
   }
 
   /**
-   * The answer of the handler MSW would run for `request`, or undefined when none matches. Resolvers
-   * never see cookies or MSW's request id: none of the mock handlers reads them (`route` in handlers.ts
-   * passes the request and the path's parameters on, nothing else).
+   * The answer of the handler MSW would run for `request`, or undefined when none matches. Endpoints see
+   * the request and the path's parameters, as `route` in handlers.ts passes them on from MSW. A list with
+   * a handler of another kind goes through `getResponse`, which takes a fetch `Request` only.
    */
-  async respond(request: Request): Promise<Response | undefined> {
-    if (!this.direct) return getResponse(this.handlers as HttpHandler[], request)
+  async respond(request: MockHttpRequest): Promise<Response | undefined> {
+    if (!this.direct) {
+      if (!(request instanceof Request)) throw new TypeError('MSW handlers take a fetch Request')
+      return getResponse(this.handlers as HttpHandler[], request)
+    }
     const matched = this.match(request.method, request.url)
     if (matched === null) return undefined
     matched.handler.isUsed = true

@@ -12,7 +12,13 @@ import type { Answer } from './answer.ts'
 import { EPOCH_SECONDS, type MockContext } from './context.ts'
 import type { Fault } from './faults.ts'
 import type { StopReason } from './reply.ts'
-import { jsonResponse, type MockRequest, readMockRequest, sseResponse } from './request.ts'
+import {
+  jsonResponse,
+  type MockHttpRequest,
+  type MockRequest,
+  readMockRequest,
+  sseResponse,
+} from './request.ts'
 import { TIME_HEADER } from './script.ts'
 import { type SseFrame, sseStream, textPieces } from './sse.ts'
 
@@ -169,7 +175,7 @@ function parseCall(call: string): { model: string; method: string } | undefined 
 /** Handle `POST …/models/{model}:{method}` (generateContent, streamGenerateContent). */
 export async function handleGeminiModelCall(
   call: string,
-  request: Request,
+  request: MockHttpRequest,
   context: MockContext,
 ): Promise<Response> {
   const parsedCall = parseCall(decodeURIComponent(call))
@@ -278,7 +284,7 @@ function cacheCall(operation: () => Response): Response {
 }
 
 /** Handle `POST …/cachedContents`. */
-export async function handleCreateCache(request: Request, context: MockContext): Promise<Response> {
+export async function handleCreateCache(request: MockHttpRequest, context: MockContext): Promise<Response> {
   const read = await readMockRequest(request, context)
   if ('problem' in read) return googleError(400, read.problem)
   return cacheCall(() =>
@@ -290,13 +296,13 @@ export async function handleCreateCache(request: Request, context: MockContext):
 }
 
 /** The virtual time of a request without a body: its time header, else the clock. */
-function timeOf(request: Request, context: MockContext): number {
+function timeOf(request: MockHttpRequest, context: MockContext): number {
   const header = Number(request.headers.get(TIME_HEADER) ?? Number.NaN)
   return Number.isFinite(header) ? header : context.now()
 }
 
 /** Handle `GET …/cachedContents/{id}`. */
-export function handleGetCache(id: string, request: Request, context: MockContext): Response {
+export function handleGetCache(id: string, request: MockHttpRequest, context: MockContext): Response {
   return cacheCall(() =>
     jsonResponse(
       200,
@@ -306,7 +312,7 @@ export function handleGetCache(id: string, request: Request, context: MockContex
 }
 
 /** Handle `GET …/cachedContents`. */
-export function handleListCaches(request: Request, context: MockContext): Response {
+export function handleListCaches(request: MockHttpRequest, context: MockContext): Response {
   const caches = context.simulators.gemini.listCaches(timeOf(request, context))
   return jsonResponse(200, caches.length === 0 ? {} : { cachedContents: caches.map(cacheResource) })
 }
@@ -314,7 +320,7 @@ export function handleListCaches(request: Request, context: MockContext): Respon
 /** Handle `PATCH …/cachedContents/{id}` (only the expiry may change). */
 export async function handleUpdateCache(
   id: string,
-  request: Request,
+  request: MockHttpRequest,
   context: MockContext,
 ): Promise<Response> {
   const read = await readMockRequest(request, context)
@@ -330,7 +336,7 @@ export async function handleUpdateCache(
 }
 
 /** Handle `DELETE …/cachedContents/{id}`. */
-export function handleDeleteCache(id: string, request: Request, context: MockContext): Response {
+export function handleDeleteCache(id: string, request: MockHttpRequest, context: MockContext): Response {
   return cacheCall(() => {
     context.simulators.gemini.deleteCache(`cachedContents/${id}`, timeOf(request, context))
     return jsonResponse(200, {})

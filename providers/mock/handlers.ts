@@ -22,10 +22,11 @@ import {
   handleUpdateCache,
 } from './gemini.ts'
 import { handleModel, handleModelList } from './models.ts'
+import type { MockHttpRequest } from './request.ts'
 import { handleResponses } from './responses.ts'
 
 /** What a handler answers a request with, given the request and the parameters its path matched. */
-export type Endpoint = (request: Request, params: PathParams) => Response | Promise<Response>
+export type Endpoint = (request: MockHttpRequest, params: PathParams) => Response | Promise<Response>
 
 /** The endpoint each handler's resolver calls, by handler. */
 const endpoints = new WeakMap<HttpHandler, Endpoint>()

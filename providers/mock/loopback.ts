@@ -7,7 +7,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { setImmediate as nextTurn } from 'node:timers/promises'
-import { getResponse, type HttpHandler } from 'msw'
+import type { HttpHandler } from 'msw'
 import type { Usage } from '../../harness/types.ts'
 import { type BuiltInVendor, isBuiltInVendor, simulationModel, type Vendor } from '../catalog.ts'
 import { compatibleProvider, compatibleProviders, speaksMessages } from '../compatible.ts'
@@ -35,7 +35,7 @@ import {
 import type { FaultRule } from './faults.ts'
 import { mockHandlers } from './handlers.ts'
 import type { ReplyBook } from './reply.ts'
-import { encodePlacement, nestingProblem, wireHeaders } from './request.ts'
+import { type MockHttpRequest, nestingProblem, wireHeaders } from './request.ts'
 import {
   DEFAULT_REPLY,
   EXCHANGE_HEADER,
@@ -245,19 +245,15 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
       : undefined
   // The in-process handlers, on the real hosts: the server rewrites each path onto its vendor's root.
   const handlers = context === undefined ? [] : mockHandlers(context)
-  const vendorHandlers = new Map<Vendor, { list: HttpHandler[]; table: HandlerTable }>()
-  const handlersOf = (vendor: Vendor): { list: HttpHandler[]; table: HandlerTable } => {
-    let handled = vendorHandlers.get(vendor)
-    if (handled === undefined) {
+  const vendorHandlers = new Map<Vendor, HandlerTable>()
+  const handlersOf = (vendor: Vendor): HandlerTable => {
+    let table = vendorHandlers.get(vendor)
+    if (table === undefined) {
       const list = underRoot(handlers, apiRoot(vendor, DEFAULT_BASE_URLS))
-      handled = { list, table: new HandlerTable(list) }
-      vendorHandlers.set(vendor, handled)
+      table = new HandlerTable(list, { direct: options.directHandlers !== false })
+      vendorHandlers.set(vendor, table)
     }
-    return handled
-  }
-  const respond = (vendor: Vendor, request: Request): Promise<Response | undefined> => {
-    const { list, table } = handlersOf(vendor)
-    return options.directHandlers === false ? getResponse(list, request) : table.respond(request)
+    return table
   }
   const liveBaseURLs = options.liveBaseURLs ?? DEFAULT_BASE_URLS
   const capture = options.capture
@@ -464,7 +460,9 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
     const exchange = String(exchanges)
     if (placement !== undefined && context !== undefined) {
       headers.set(SESSION_HEADER, placement.session)
-      headers.set(PLACE_HEADER, encodePlacement(placement))
+      // The handler takes the body and its place by the exchange id; the placement header says the
+      // server placed it (a client's own was dropped above).
+      headers.set(PLACE_HEADER, exchange)
       headers.set(EXCHANGE_HEADER, exchange)
     }
     let at = context?.now() ?? (Date.now() - started) / 1000
@@ -501,15 +499,18 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
       // The handler of a placed request reads the body parsed above, not the text again: the request
       // then carries no copy of the text (MSW would clone it for every handler it runs).
       const handing = placement !== undefined && json !== undefined
-      const request = new Request(`${apiRoot(vendor, DEFAULT_BASE_URLS)}${rest}`, {
-        method,
-        headers,
-        ...(body !== undefined && !handing ? { body } : {}),
-      })
-      if (handing) context.handOver(exchange, json)
+      const url = `${apiRoot(vendor, DEFAULT_BASE_URLS)}${rest}`
+      // A POST whose body is handed over reaches its endpoint without a fetch `Request` at all (building
+      // one validates and copies every header again); anything else is built as before, and MSW's path
+      // (`directHandlers: false`) takes a `Request` only.
+      const request: MockHttpRequest =
+        handing && method === 'POST' && handlersOf(vendor).direct && body !== undefined
+          ? handedRequest(url, headers, body)
+          : new Request(url, { method, headers, ...(body !== undefined && !handing ? { body } : {}) })
+      if (handing) context.handOver(exchange, { body: json, placement })
       try {
         response =
-          (await respond(vendor, request)) ??
+          (await handlersOf(vendor).respond(request)) ??
           errorResponse(
             vendor,
             404,
@@ -730,6 +731,15 @@ function deliver(
     departure.onGone = () => settle('closed')
     outgoing.write(frame, (error) => settle(error ? 'closed' : 'sent'))
   })
+}
+
+/**
+ * A POST as its endpoint reads it when the server hands its parsed body over: the URL as a fetch `Request`
+ * would serialize it (dispatch matches on it), the server's headers, and the body text should anything
+ * ask for it again, read as a `Request` reads it.
+ */
+function handedRequest(url: string, headers: Headers, body: Buffer): MockHttpRequest {
+  return { method: 'POST', url: new URL(url).href, headers, json: () => new Response(body).json() }
 }
 
 /** A session named by the client, as the log shows it: a name that holds a key is not shown. */

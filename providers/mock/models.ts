@@ -4,7 +4,7 @@
 // APIs' "unknown" values (the Unix epoch, null), never invented.
 
 import { catalogEntries, type ModelEntry, type Vendor } from '../catalog.ts'
-import { jsonResponse } from './request.ts'
+import { jsonResponse, type MockHttpRequest } from './request.ts'
 
 /** Anthropic's `created_at` for a model whose release date is unknown (the API's own convention). */
 const UNKNOWN_RELEASE = '1970-01-01T00:00:00Z'
@@ -135,7 +135,7 @@ function modelError(vendor: Vendor, status: number, message: string, code: strin
 }
 
 /** Answer `GET …/models`. */
-export function handleModelList(vendor: Vendor, request: Request): Response {
+export function handleModelList(vendor: Vendor, request: MockHttpRequest): Response {
   const listed = modelList(vendor, new URL(request.url).searchParams)
   if ('problem' in listed) return modelError(vendor, 400, listed.problem, null)
   return jsonResponse(200, listed.body)

@@ -7,7 +7,7 @@ import { type SimCounts, SimulatorRejection } from '../sim/types.ts'
 import type { Answer } from './answer.ts'
 import { chatFaultResponse } from './chat.ts'
 import { EPOCH_SECONDS, type MockContext } from './context.ts'
-import { jsonResponse, readMockRequest, sseResponse } from './request.ts'
+import { jsonResponse, type MockHttpRequest, readMockRequest, sseResponse } from './request.ts'
 import { type SseFrame, sseStream, textPieces } from './sse.ts'
 
 type Item = Record<string, unknown>
@@ -214,7 +214,7 @@ function itemEvents(item: Item, outputIndex: number): Item[] {
 }
 
 /** Handle one `POST /responses`. */
-export async function handleResponses(request: Request, context: MockContext): Promise<Response> {
+export async function handleResponses(request: MockHttpRequest, context: MockContext): Promise<Response> {
   const parsed = await readMockRequest(request, context)
   if ('problem' in parsed) return invalid(parsed.problem, null)
   const { body, at } = parsed
