@@ -32,7 +32,7 @@ import {
   type ScheduledChoice,
 } from './faults.ts'
 import { decideReply, type ReplyBook, type ReplyRequest, replySeed } from './reply.ts'
-import type { HandedBody, MockRequest } from './request.ts'
+import type { HandedBody, MockAnswer, MockRequest } from './request.ts'
 import { type ChainedRequest, ResponsesStore } from './responses-store.ts'
 import { validateRequest } from './validation/index.ts'
 
@@ -289,8 +289,8 @@ export class MockContext {
   failEarly(
     api: WireApi,
     request: MockRequest,
-    response: (fault: Fault) => Response | undefined,
-  ): Response | undefined {
+    response: (fault: Fault) => MockAnswer | undefined,
+  ): MockAnswer | undefined {
     const choice = this.chooseFault(api, request)
     if (choice === undefined) return undefined
     const early = response(choice.fault)

@@ -6,7 +6,7 @@
 
 import { getResponse, type HttpHandler, matchRequestUrl, type PathParams } from 'msw'
 import { type Endpoint, endpointOf } from './handlers.ts'
-import type { MockHttpRequest } from './request.ts'
+import { type MockAnswer, type MockHttpRequest, toResponse } from './request.ts'
 
 /** The handler a method and path reach: its place in the list, its endpoint and its path's parameters. */
 interface Matched {
@@ -40,7 +40,7 @@ export class HandlerTable {
    * the request and the path's parameters, as `route` in handlers.ts passes them on from MSW. A list with
    * a handler of another kind goes through `getResponse`, which takes a fetch `Request` only.
    */
-  async respond(request: MockHttpRequest): Promise<Response | undefined> {
+  async respond(request: MockHttpRequest): Promise<Response | MockAnswer | undefined> {
     if (!this.direct) {
       if (!(request instanceof Request)) throw new TypeError('MSW handlers take a fetch Request')
       return getResponse(this.handlers as HttpHandler[], request)
@@ -51,7 +51,7 @@ export class HandlerTable {
     try {
       return await matched.endpoint(request, matched.params)
     } catch (thrown) {
-      // MSW answers with a Response a resolver throws, as with one it returns.
+      // MSW answers with a Response a resolver throws, as with one it returns (the mock's never throw one).
       if (thrown instanceof Response) return thrown
       throw thrown
     }
@@ -84,3 +84,32 @@ export class HandlerTable {
     return found
   }
 }
+
+/** An answer as the loopback server writes it: what a `Response` of it would give. */
+export interface WrittenAnswer {
+  status: number
+  /** The headers as the `Response` would have them (names in lower case, sorted when iterated). */
+  headers: Headers
+  /** Text is one frame (none when empty), as a `Response`'s stream gives it; a stream gives its frames. */
+  body: string | ReadableStream<Uint8Array> | null
+}
+
+/**
+ * What the loopback server writes of an answer, a mock handler's as its `Response` (`toResponse`) would
+ * give it without building one: the same status, the same headers (a text body without a content type is
+ * `text/plain;charset=UTF-8`, as `Response` makes it) and the same bytes. A status `Response` refuses, or
+ * refuses with a body, makes the `Response`, so it throws as it does through MSW.
+ */
+export function writtenAnswer(answer: Response | MockAnswer): WrittenAnswer {
+  if (answer instanceof Response) return { status: answer.status, headers: answer.headers, body: answer.body }
+  const { status, body } = answer
+  if (!Number.isInteger(status) || status < 200 || status > 599 || NULL_BODY_STATUSES.has(status))
+    return writtenAnswer(toResponse(answer))
+  const headers = new Headers(answer.headers)
+  if (typeof body === 'string' && !headers.has('content-type'))
+    headers.set('content-type', 'text/plain;charset=UTF-8')
+  return { status, headers, body }
+}
+
+/** Statuses a `Response` may not have with a body. */
+const NULL_BODY_STATUSES = new Set([204, 205, 304])

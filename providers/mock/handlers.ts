@@ -22,11 +22,11 @@ import {
   handleUpdateCache,
 } from './gemini.ts'
 import { handleModel, handleModelList } from './models.ts'
-import type { MockHttpRequest } from './request.ts'
+import { type MockAnswer, type MockHttpRequest, toResponse } from './request.ts'
 import { handleResponses } from './responses.ts'
 
 /** What a handler answers a request with, given the request and the parameters its path matched. */
-export type Endpoint = (request: MockHttpRequest, params: PathParams) => Response | Promise<Response>
+export type Endpoint = (request: MockHttpRequest, params: PathParams) => MockAnswer | Promise<MockAnswer>
 
 /** The endpoint each handler's resolver calls, by handler. */
 const endpoints = new WeakMap<HttpHandler, Endpoint>()
@@ -38,7 +38,9 @@ export function endpointOf(handler: HttpHandler): Endpoint | undefined {
 
 /** An MSW handler whose resolver is `endpoint`, remembered so the loopback server can call it directly. */
 function route(method: 'get' | 'post' | 'patch' | 'delete', path: string, endpoint: Endpoint): HttpHandler {
-  const handler = http[method](path, ({ request, params }) => endpoint(request, params))
+  const handler = http[method](path, async ({ request, params }) =>
+    toResponse(await endpoint(request, params)),
+  )
   endpoints.set(handler, endpoint)
   return handler
 }

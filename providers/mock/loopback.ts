@@ -18,7 +18,7 @@ import type { ExchangeRecorder, ReplayAnswers } from '../wire/exchange.ts'
 import { responseIdOf } from '../wire/output.ts'
 import { type MockCall, MockContext } from './context.ts'
 import { type HealthState, handleControl, isControlPath } from './control.ts'
-import { HandlerTable } from './dispatch.ts'
+import { HandlerTable, writtenAnswer } from './dispatch.ts'
 import {
   answerField,
   apiError,
@@ -35,7 +35,7 @@ import {
 import type { FaultRule } from './faults.ts'
 import { mockHandlers } from './handlers.ts'
 import type { ReplyBook } from './reply.ts'
-import { type MockHttpRequest, nestingProblem, wireHeaders } from './request.ts'
+import { type MockAnswer, type MockHttpRequest, nestingProblem, wireHeaders } from './request.ts'
 import {
   DEFAULT_REPLY,
   EXCHANGE_HEADER,
@@ -492,7 +492,7 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
         at = step.exchange.at
       }
     }
-    let response: Response
+    let response: Response | MockAnswer
     if (replayed !== undefined) {
       response = replayed
     } else if (context !== undefined) {
@@ -522,8 +522,9 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
     } else {
       // The provider gets an allow-list of headers: no cookies, no x-forwarded-*, no cachelab headers.
       const forwarded = new Headers([...headers].filter(([name]) => isForwardedHeader(name)))
+      let upstream: Response
       try {
-        response = await fetchSameOrigin(`${apiRoot(vendor, liveBaseURLs)}${rest}`, {
+        upstream = await fetchSameOrigin(`${apiRoot(vendor, liveBaseURLs)}${rest}`, {
           method,
           headers: forwarded,
           ...(body !== undefined ? { body } : {}),
@@ -532,11 +533,13 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
       } catch (error) {
         if (!shutdown.signal.aborted) throw error
         // Shutdown cut a request the provider had not yet answered: recorded as refused, as a later one is.
-        response = errorResponse(vendor, 503, 'cachelab serve is shutting down')
+        upstream = errorResponse(vendor, 503, 'cachelab serve is shutting down')
       }
       // A provider's refusal may echo the caller's key (OpenAI's 401 quotes it): it is passed on without.
-      if (!response.ok && secrets.length > 0) response = await withoutEchoedKeys(response, secrets)
+      response = !upstream.ok && secrets.length > 0 ? await withoutEchoedKeys(upstream, secrets) : upstream
     }
+    const answer = writtenAnswer(response)
+    const ok = answer.status >= 200 && answer.status < 300
     const chunks: Uint8Array[] = []
     // A stream that breaks off (a cut fault, or the upstream's connection) is passed on as a dropped
     // connection, and recorded as the failed attempt it is.
@@ -554,11 +557,11 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
     if (departure.gone) abandoned = leaving('closed')
     else
       outgoing.writeHead(
-        response.status,
-        Object.fromEntries([...response.headers].filter(([name]) => !HOP_BY_HOP.has(name))),
+        answer.status,
+        Object.fromEntries([...answer.headers].filter(([name]) => !HOP_BY_HOP.has(name))),
       )
-    if (response.body !== null) {
-      const reader = response.body.getReader()
+    if (answer.body !== null) {
+      const reader = typeof answer.body === 'string' ? textReader(answer.body) : answer.body.getReader()
       try {
         while (abandoned === undefined) {
           const { done, value } = await reader.read()
@@ -591,7 +594,7 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
       await turn()
       if (body !== undefined) {
         const text = Buffer.concat(chunks).toString('utf8')
-        const contentType = response.headers.get('content-type') ?? ''
+        const contentType = answer.headers.get('content-type') ?? ''
         const call = served.get(exchange)
         served.delete(exchange)
         // A failed answer gave the client no usage, whatever frames it got before it failed.
@@ -603,28 +606,27 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
             (predictor === undefined
               ? undefined
               : predict(predictor, api, parsed, at, capture.previous(placement.conversation)))
-          const responseId =
-            api === 'openai-responses' && response.ok ? responseIdOf(text, contentType) : undefined
+          const responseId = api === 'openai-responses' && ok ? responseIdOf(text, contentType) : undefined
           if (responseId !== undefined) capture.noteResponse(responseId, placement.conversation)
           capture.add({
             placement,
             api,
             body: parsed,
             at: call?.at ?? at,
-            status: response.status,
+            status: answer.status,
             latencyMs: Math.round(performance.now() - begin),
             stream: contentType.includes('text/event-stream'),
             ...(raw !== undefined ? { usage: normalize(vendor, raw) } : {}),
             ...(simulation !== undefined ? { simulation } : {}),
             predicted: predictor !== undefined,
-            ...(response.status >= 400
-              ? { error: redactText(errorOf(response.status, text), secrets) }
+            ...(answer.status >= 400
+              ? { error: redactText(errorOf(answer.status, text), secrets) }
               : failure !== undefined
                 ? { error: failure }
                 : {}),
             response: text,
             secrets,
-            ...(predictor !== undefined && response.ok ? answerField(api, text, contentType) : {}),
+            ...(predictor !== undefined && ok ? answerField(api, text, contentType) : {}),
           })
         }
         const model = typeof parsed?.model === 'string' ? parsed.model : undefined
@@ -638,7 +640,7 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
           ...(placement !== undefined ? { conversation: placement.conversation } : {}),
           model,
           ...(simulatedAs !== undefined ? { simulatedAs } : {}),
-          status: response.status,
+          status: answer.status,
           latencyMs: Math.round(performance.now() - begin),
           ...(raw !== undefined ? { usage: normalize(vendor, raw) } : {}),
           ...(failure !== undefined ? { error: failure } : {}),
@@ -740,6 +742,21 @@ function deliver(
  */
 function handedRequest(url: string, headers: Headers, body: Buffer): MockHttpRequest {
   return { method: 'POST', url: new URL(url).href, headers, json: () => new Response(body).json() }
+}
+
+/** A text body's frames as a reader: one frame, none when the text is empty (as a `Response`'s stream). */
+function textReader(text: string): Pick<ReadableStreamDefaultReader<Uint8Array>, 'read' | 'cancel'> {
+  let frame: Uint8Array | undefined = text === '' ? undefined : Buffer.from(text, 'utf8')
+  return {
+    read: async () => {
+      const value = frame
+      frame = undefined
+      return value === undefined ? { done: true, value: undefined } : { done: false, value }
+    },
+    cancel: async () => {
+      frame = undefined
+    },
+  }
 }
 
 /** A session named by the client, as the log shows it: a name that holds a key is not shown. */

@@ -206,21 +206,37 @@ export async function readMockRequest(
   }
 }
 
-/** A JSON response with the given status and headers. */
-export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), {
-    status,
-    headers: { 'content-type': 'application/json', ...headers },
-  })
+/**
+ * An answer as a mock handler builds it, before it is a fetch `Response`: MSW's resolvers turn it into one
+ * (`toResponse`); the loopback server writes it as it is, skipping the `Response` and the reading of its
+ * stream for a body that is already text (dispatch.ts).
+ */
+export interface MockAnswer {
+  status: number
+  /** The answer's headers, `content-type` among them. */
+  headers: Readonly<Record<string, string>>
+  /** The whole body as text, or a stream of its frames. */
+  body: string | ReadableStream<Uint8Array>
 }
 
-/** A streamed SSE response. */
-export function sseResponse(
+/** The fetch `Response` of an answer: its status, headers and body as they are. */
+export function toResponse(answer: MockAnswer): Response {
+  return new Response(answer.body, { status: answer.status, headers: answer.headers })
+}
+
+/** A JSON answer with the given status and headers. */
+export function jsonAnswer(status: number, body: unknown, headers: Record<string, string> = {}): MockAnswer {
+  return { status, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) }
+}
+
+/** A streamed SSE answer. */
+export function sseAnswer(
   stream: ReadableStream<Uint8Array>,
   headers: Record<string, string> = {},
-): Response {
-  return new Response(stream, {
+): MockAnswer {
+  return {
     status: 200,
     headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', ...headers },
-  })
+    body: stream,
+  }
 }
