@@ -430,6 +430,12 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
     }
     const json = body === undefined ? undefined : parseJson(body)
     await turn()
+    // A session's history comes again in every request: its items equal to earlier ones become those
+    // objects, so the simulators and the digests skip what they already read (the numbers are the same).
+    // The reuse reads no item nested too deeply, and goes first so that the nesting check below measures
+    // only the items it has not seen before.
+    const api = apiOfPath(vendor, path)
+    if (json !== undefined && capture !== undefined && api !== undefined) capture.reuseItems(json)
     // Every reader of a body below (session identity, digests, validation, simulators) walks it
     // recursively: a body nested deeper than any real request is refused before any of them sees it.
     const nesting = json === undefined ? undefined : nestingProblem(json)
@@ -437,10 +443,6 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
       writeError(outgoing, vendor, 400, nesting)
       return
     }
-    // A session's history comes again in every request: its items equal to earlier ones become those
-    // objects, so the simulators and the digests skip what they already read (the numbers are the same).
-    const api = apiOfPath(vendor, path)
-    if (json !== undefined && capture !== undefined && api !== undefined) capture.reuseItems(json)
     // Long texts are tokenized in worker threads meanwhile, so this request waits and no other does;
     // their tokens stay held until the request ends, so simulating it never tokenizes them here.
     if (json !== undefined && tokenizer !== undefined) releases.push(await tokenizer.prepare(json))

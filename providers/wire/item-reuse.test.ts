@@ -60,6 +60,26 @@ describe('ItemReuse', () => {
     expect(reuse.reused).toBe(2)
   })
 
+  it('leaves an item nested too deeply to walk alone, and reads the rest of its body', () => {
+    const reuse = new ItemReuse()
+    // Deeper than the stack would take a recursive walk of.
+    const deep = `{"role":"user","content":${'['.repeat(50_000)}${']'.repeat(50_000)}}`
+    const body = () =>
+      JSON.parse(`{"messages":[${deep},{"role":"user","content":"${long('after')}"}]}`) as Record<
+        string,
+        unknown
+      >
+    const first = body()
+    reuse.reuse(first)
+    const second = body()
+    reuse.reuse(second)
+    const [deepItem, after] = second.messages as object[]
+    // (Compared by hand: a failing matcher would print the item, as deep as it is.)
+    expect(deepItem === (first.messages as object[])[0]).toBe(false)
+    expect(reuse.owns(deepItem as object)).toBe(false)
+    expect(after).toBe((first.messages as object[])[1])
+  })
+
   it('leaves a string input alone, and forgets the least recently used past its bytes', () => {
     const reuse = new ItemReuse()
     const body = { input: 'just text' }

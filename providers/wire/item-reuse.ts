@@ -27,32 +27,47 @@ const KEY_END = 24
 const ITEMS_KEPT = 200_000
 
 /**
+ * How deeply an item may nest to be remembered: the walks below recurse, and a body may reach them before
+ * the server has refused one nested too deeply (mock/request.ts checks after the reuse, so the reused
+ * items it has measured before are not measured again). Deeper items are left as they are.
+ */
+const DEEPEST_KEPT = 128
+
+/**
  * A short key of a JSON value: its shape, every key, every number and literal, and each string's length
  * and ends. Equal values have equal keys; values with equal keys are compared in full (`sameValue`).
  * Made and compared without serializing the value: a history of megabytes costs a walk of its nodes.
+ * False, with no key, for a value nested deeper than `DEEPEST_KEPT`.
  */
-function keyOf(value: unknown, parts: string[]): void {
+function keyOf(value: unknown, parts: string[], depth = 0): boolean {
   if (typeof value === 'string') {
     parts.push(
       value.length <= 2 * KEY_END
         ? JSON.stringify(value)
         : `${value.length}:${JSON.stringify(value.slice(0, KEY_END))}${JSON.stringify(value.slice(-KEY_END))}`,
     )
-  } else if (Array.isArray(value)) {
-    parts.push('[')
-    for (const element of value) keyOf(element, parts)
-    parts.push(']')
   } else if (typeof value === 'object' && value !== null) {
-    parts.push('{')
-    for (const [name, field] of Object.entries(value)) {
-      parts.push(JSON.stringify(name))
-      keyOf(field, parts)
+    if (depth >= DEEPEST_KEPT) return false
+    if (Array.isArray(value)) {
+      parts.push('[')
+      for (const element of value) if (!keyOf(element, parts, depth + 1)) return false
+      parts.push(']')
+    } else {
+      parts.push('{')
+      for (const [name, field] of Object.entries(value)) {
+        parts.push(JSON.stringify(name))
+        if (!keyOf(field, parts, depth + 1)) return false
+      }
+      parts.push('}')
     }
-    parts.push('}')
   } else parts.push(Object.is(value, -0) ? '-0' : String(value))
+  return true
 }
 
-/** Whether two JSON values are equal: the same keys in the same order, the same strings, numbers and literals. */
+/**
+ * Whether two JSON values are equal: the same keys in the same order, the same strings, numbers and
+ * literals. It recurses no deeper than the shallower value, and one of them is always a remembered item.
+ */
 function sameValue(left: unknown, right: unknown): boolean {
   if (typeof left !== 'object' || left === null || typeof right !== 'object' || right === null)
     return Object.is(left, right)
@@ -124,7 +139,7 @@ export class ItemReuse {
         continue
       }
       const parts = [String(index)]
-      keyOf(item, parts)
+      if (!keyOf(item, parts)) continue
       const key = parts.join('')
       const known = this.items.get(key)
       if (known !== undefined && sameValue(item, known.item)) {
