@@ -428,14 +428,19 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
     const turn = async () => {
       if (large) await nextTurn()
     }
-    const json = body === undefined ? undefined : parseJson(body)
-    await turn()
-    // A session's history comes again in every request: its items equal to earlier ones become those
-    // objects, so the simulators and the digests skip what they already read (the numbers are the same).
-    // The reuse reads no item nested too deeply, and goes first so that the nesting check below measures
-    // only the items it has not seen before.
+    // A session's history comes again in every request: the capture parses a body so that its items
+    // equal to earlier ones are those objects (the ones whose bytes repeat an earlier body's are not even
+    // parsed again), and the simulators and the digests skip what they already read (the numbers are the
+    // same). The reuse reads no item nested too deeply, and goes first so that the nesting check below
+    // measures only the items it has not seen before.
     const api = apiOfPath(vendor, path)
-    if (json !== undefined && capture !== undefined && api !== undefined) capture.reuseItems(json)
+    const json =
+      body === undefined
+        ? undefined
+        : capture !== undefined && api !== undefined
+          ? capture.parseBody(body)
+          : parseJson(body)
+    await turn()
     // Every reader of a body below (session identity, digests, validation, simulators) walks it
     // recursively: a body nested deeper than any real request is refused before any of them sees it.
     const nesting = json === undefined ? undefined : nestingProblem(json)

@@ -3,7 +3,7 @@
 // cache markers removed; and the request's settings. Enough to find the first divergent node, tell an
 // edit from a truncation, and key a conversation, without keeping a word of the text.
 
-import { createHash } from 'node:crypto'
+import { hash } from 'node:crypto'
 import { describeNode } from '../sim/prompt.ts'
 import type { Prompt, Segment } from '../sim/types.ts'
 
@@ -113,7 +113,8 @@ const KNOWN_SETTINGS = new Set([
 
 /** A short, stable content hash (64 bits of SHA-256, hex). */
 export function contentHash(text: string): string {
-  return createHash('sha256').update(text).digest('hex').slice(0, 16)
+  // One call, no Hash object: a request hashes a few dozen short texts.
+  return hash('sha256', text, 'hex').slice(0, 16)
 }
 
 /** A JSON value with every cache marker removed and object keys sorted: markers never change content. */

@@ -154,3 +154,33 @@ describe('ItemReuse', () => {
     expect(reuse.reused).toBe(2)
   })
 })
+
+describe('ItemReuse parsing bodies', () => {
+  const text = (turns: number) =>
+    JSON.stringify({
+      model: 'm',
+      messages: Array.from({ length: turns }, (_, index) => ({
+        role: 'user',
+        content: long(`turn ${index}`),
+      })),
+    })
+
+  it('takes the items a body repeats from the one before, counts the bodies it keeps, and forgets them with any item', () => {
+    const reuse = new ItemReuse()
+    const first = reuse.parse(Buffer.from(text(3))) as { messages: object[] }
+    const itemsOnly = new ItemReuse()
+    itemsOnly.reuse(JSON.parse(text(3)))
+    // The body's bytes are held beside its items.
+    expect(reuse.bytes).toBeGreaterThan(itemsOnly.bytes + text(3).length)
+    const second = reuse.parse(Buffer.from(text(4))) as { messages: object[] }
+    expect(reuse.repeated).toBe(3)
+    expect(second).toEqual(JSON.parse(text(4)))
+    expect(second.messages[2]).toBe(first.messages[2])
+    // Forgetting any item forgets the kept bodies too: none of their items outlives its count.
+    reuse.trim(reuse.bytes / 2)
+    expect(reuse.bytes).toBeLessThanOrEqual(itemsOnly.bytes * 2)
+    const third = reuse.parse(Buffer.from(text(5)))
+    expect(reuse.repeated).toBe(3)
+    expect(third).toEqual(JSON.parse(text(5)))
+  })
+})

@@ -7,6 +7,7 @@ import { REDACTED, redactText } from '../../../providers/mock/serve-safety.ts'
 import { stringBytes } from '../../../providers/sim/bytes.ts'
 import type { PreviousRequest, Prompt } from '../../../providers/sim/types.ts'
 import { bodyModel, type WireApi } from '../../../providers/types.ts'
+import { parseJsonBody } from '../../../providers/wire/body-prefix.ts'
 import { digestRequest, type ItemDigest, itemDigest, itemsOf } from '../../../providers/wire/digest.ts'
 import {
   type CapturedExchange,
@@ -144,9 +145,29 @@ export class CaptureTracker implements ExchangeRecorder {
     this.reuse.trim(this.reuseRoom())
   }
 
-  /** Items replaced by `reuseItems` so far, and the estimated bytes of the items it keeps. */
-  get reuseStats(): { reused: number; items: number; bytes: number } {
-    return { reused: this.reuse.reused, items: this.reuse.size, bytes: this.reuse.bytes }
+  /**
+   * A request body read off the wire, parsed as `JSON.parse` reads its UTF-8 text (undefined when it is
+   * not an object), its items then reused as `reuseItems` does. The items whose bytes repeat a body
+   * parsed lately are that body's objects, not parsed again (wire/body-prefix.ts).
+   */
+  parseBody(bytes: Buffer): Record<string, unknown> | undefined {
+    if (this.options.reuseItems === false) return parseJsonBody(bytes)
+    const body = this.reuse.parse(bytes)
+    this.reuse.trim(this.reuseRoom())
+    return body
+  }
+
+  /**
+   * Items replaced by `reuseItems` so far, items `parseBody` took from an earlier body's bytes, and the
+   * estimated bytes of the items and bodies it keeps.
+   */
+  get reuseStats(): { reused: number; repeated: number; items: number; bytes: number } {
+    return {
+      reused: this.reuse.reused,
+      repeated: this.reuse.repeated,
+      items: this.reuse.size,
+      bytes: this.reuse.bytes,
+    }
   }
 
   /** Bytes the reused items may hold: what the previous requests leave of the budget. */
