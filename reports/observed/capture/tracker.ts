@@ -23,6 +23,8 @@ import { ConversationTracker } from './conversations.ts'
 interface ConversationState {
   /** The latest successful request's prompt and machine: the next simulation's previous request. */
   previous?: PreviousRequest
+  /** `promptBytes` of `previous`'s prompt, counted once when it was kept. */
+  previousBytes?: number
 }
 
 export interface TrackerOptions {
@@ -225,13 +227,14 @@ export class CaptureTracker implements ExchangeRecorder {
     const state = this.states.get(name) ?? {}
     if (ok && input.simulation !== undefined) {
       const machine = input.simulation.trace.machine
-      if (state.previous !== undefined) this.previousBytes -= promptBytes(state.previous.prompt)
+      this.previousBytes -= state.previousBytes ?? 0
       state.previous = {
         prompt: input.simulation.prompt,
         ...(machine !== undefined ? { machine } : {}),
         ...modelField(body),
       }
-      this.previousBytes += promptBytes(state.previous.prompt)
+      state.previousBytes = promptBytes(state.previous.prompt)
+      this.previousBytes += state.previousBytes
     }
     // Most recently active last: the conversations to forget first come first.
     this.states.delete(name)
@@ -291,15 +294,16 @@ export class CaptureTracker implements ExchangeRecorder {
     const limit = this.options.sessionLimit ?? SESSIONS_KEPT
     for (const [name, state] of this.states) {
       if (this.states.size <= limit) break
-      if (state.previous !== undefined) this.previousBytes -= promptBytes(state.previous.prompt)
+      this.previousBytes -= state.previousBytes ?? 0
       this.states.delete(name)
       this.holders.delete(name)
     }
     const budget = this.options.memoryBytes ?? Number.POSITIVE_INFINITY
     for (const [name, state] of this.holders) {
       if (this.previousBytes <= budget) break
-      if (state.previous !== undefined) this.previousBytes -= promptBytes(state.previous.prompt)
+      this.previousBytes -= state.previousBytes ?? 0
       delete state.previous
+      delete state.previousBytes
       this.holders.delete(name)
     }
     // The previous requests come first: the items kept for reuse only make requests cheaper.
