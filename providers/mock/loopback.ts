@@ -114,8 +114,17 @@ function anthropicShaped(vendor: Vendor): boolean {
   return vendor === 'anthropic' || (!isBuiltInVendor(vendor) && speaksMessages(compatibleProvider(vendor)))
 }
 
+/** The routes of the compatible providers they were made from (every request looks its route up). */
+let routesMade: { providers: readonly unknown[]; routes: readonly LoopbackRoute[] } | undefined
+
 /** Every accepted prefix: the built-in vendors', then each compatible provider's (the catalog's, user files included). */
 export function loopbackRoutes(): readonly LoopbackRoute[] {
+  const providers = compatibleProviders()
+  if (routesMade?.providers !== providers) routesMade = { providers, routes: Object.freeze(makeRoutes()) }
+  return routesMade.routes
+}
+
+function makeRoutes(): LoopbackRoute[] {
   return [
     ...LOOPBACK_ROUTES,
     // An Anthropic-compatible provider is reached with and without /v1, as Anthropic's prefix is.
