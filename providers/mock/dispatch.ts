@@ -8,7 +8,7 @@ import { getResponse, type HttpHandler, matchRequestUrl, type PathParams } from 
 import { type Endpoint, endpointOf } from './handlers.ts'
 import { type MockAnswer, type MockHttpRequest, toResponse } from './request.ts'
 
-/** The handler a method and path reach: its place in the list, its endpoint and its path's parameters. */
+/** The handler a method and path reach, its endpoint and its path's parameters. */
 interface Matched {
   handler: HttpHandler
   endpoint: Endpoint

@@ -73,8 +73,7 @@ function keyOf(value: unknown, parts: string[], depth = 0): boolean {
  */
 function sameValue(left: unknown, right: unknown): boolean {
   if (Object.is(left, right)) return true
-  if (typeof left !== 'object' || left === null || typeof right !== 'object' || right === null)
-    return Object.is(left, right)
+  if (typeof left !== 'object' || left === null || typeof right !== 'object' || right === null) return false
   if (Array.isArray(left) !== Array.isArray(right)) return false
   if (Array.isArray(left)) {
     const other = right as unknown[]
