@@ -5,7 +5,7 @@
 
 import { REDACTED, redactText } from '../../../providers/mock/serve-safety.ts'
 import { stringBytes } from '../../../providers/sim/bytes.ts'
-import type { PreviousRequest, Prompt } from '../../../providers/sim/types.ts'
+import type { PreviousRequest, Prompt, Segment } from '../../../providers/sim/types.ts'
 import { bodyModel, type WireApi } from '../../../providers/types.ts'
 import { parseJsonBody } from '../../../providers/wire/body-prefix.ts'
 import { digestRequest, type ItemDigest, itemDigest, itemsOf } from '../../../providers/wire/digest.ts'
@@ -65,10 +65,21 @@ function modelField(body: Record<string, unknown>): { model?: string } {
  */
 function promptBytes(prompt: Prompt): number {
   let bytes = 160
-  for (const segment of prompt.segments)
-    bytes += SEGMENT_BYTES + stringBytes(segment.text) + stringBytes(segment.frame)
+  for (const segment of prompt.segments) {
+    // A session's history is the same segments request after request (never changed once built):
+    // their strings are measured once.
+    let counted = segmentBytes.get(segment)
+    if (counted === undefined) {
+      counted = SEGMENT_BYTES + stringBytes(segment.text) + stringBytes(segment.frame)
+      segmentBytes.set(segment, counted)
+    }
+    bytes += counted
+  }
   return bytes
 }
+
+/** `promptBytes`' count of each segment, by segment. */
+const segmentBytes = new WeakMap<Segment, number>()
 
 /** A segment's object, its wire node, and its slots in the prompt's arrays. */
 const SEGMENT_BYTES = 200
