@@ -6,7 +6,7 @@ import { resolveModel } from './catalog.ts'
 import { compatibleProviders, findCompatible, knownProviderIds, useCatalog } from './compatible.ts'
 import { buildCompatibleRequest, compatibleWireUsage, parseCompatibleUsage } from './compatible-chat.ts'
 import { parseCatalogFile } from './compatible-file.ts'
-import { startLoopback } from './mock/loopback.ts'
+import { loopbackRoutes, startLoopback } from './mock/loopback.ts'
 import { simulate } from './simulate.ts'
 
 /** A catalog file with one provider whose numbers differ from every shipped one. */
@@ -185,6 +185,23 @@ describe('a catalog file', () => {
 })
 
 describe('cachelab serve', () => {
+  it('routes a provider a catalog file adds, and stops when the catalog no longer has it', async () => {
+    const before = loopbackRoutes()
+    expect(before.some((route) => route.vendor === 'acme')).toBe(false)
+    useCatalog(parseCatalogFile(JSON.stringify(ACME), 'acme.json'))
+    expect(loopbackRoutes()).toContainEqual({ prefix: '/acme/v1', vendor: 'acme' })
+    const server = await startLoopback({ upstream: 'sim', port: 0 })
+    try {
+      const models = `${server.baseURL(acme as CompatibleProviderId)}/models`
+      expect((await fetch(models)).status).toBe(200)
+      useCatalog([])
+      expect(loopbackRoutes()).toEqual(before)
+      expect((await fetch(models)).status).toBe(404)
+    } finally {
+      await server.close()
+    }
+  })
+
   it('answers the official openai SDK under /xai/v1, its cached tokens growing over a conversation', async () => {
     const server = await startLoopback({ upstream: 'sim', port: 0 })
     try {

@@ -335,10 +335,23 @@ export function useCatalog(providers: readonly CompatibleProvider[]): void {
   userProviders = providers
 }
 
-/** Every compatible provider: the shipped ones (unless a user file replaces them), then the user's. */
+/** The merged list for the user providers it was made from (a request path asks for it many times). */
+let merged: { users: readonly CompatibleProvider[]; providers: readonly CompatibleProvider[] } | undefined
+
+/**
+ * Every compatible provider: the shipped ones (unless a user file replaces them), then the user's. The
+ * same frozen list until `useCatalog` changes the user's.
+ */
 export function compatibleProviders(): readonly CompatibleProvider[] {
-  const replaced = new Set(userProviders.map((provider) => provider.id))
-  return [...SHIPPED_PROVIDERS.filter((provider) => !replaced.has(provider.id)), ...userProviders]
+  if (merged === undefined || merged.users !== userProviders) {
+    const replaced = new Set(userProviders.map((provider) => provider.id))
+    const providers = [
+      ...SHIPPED_PROVIDERS.filter((provider) => !replaced.has(provider.id)),
+      ...userProviders,
+    ]
+    merged = { users: userProviders, providers: Object.freeze(providers) }
+  }
+  return merged.providers
 }
 
 /** The compatible provider of an id, or undefined. */

@@ -10,7 +10,7 @@ import type { Answer } from './answer.ts'
 import type { MockContext } from './context.ts'
 import { type Fault, retryHeaders } from './faults.ts'
 import type { StopReason } from './reply.ts'
-import { jsonResponse, readMockRequest, sseResponse } from './request.ts'
+import { jsonAnswer, type MockAnswer, type MockHttpRequest, readMockRequest, sseAnswer } from './request.ts'
 import { type SseFrame, sseStream, textPieces } from './sse.ts'
 
 /** The usage object of a Message (and of message_start). */
@@ -35,9 +35,9 @@ function errorResponse(
   type: string,
   message: string,
   headers: Record<string, string> = {},
-): Response {
+): MockAnswer {
   const requestId = context.nextId('req_sim')
-  return jsonResponse(
+  return jsonAnswer(
     status,
     { type: 'error', error: { type, message }, request_id: requestId },
     { 'request-id': requestId, ...headers },
@@ -45,9 +45,9 @@ function errorResponse(
 }
 
 /** A refused request: the API's error body with the request id the API adds. */
-function rejectionResponse(context: MockContext, rejection: SimulatorRejection): Response {
+function rejectionResponse(context: MockContext, rejection: SimulatorRejection): MockAnswer {
   const requestId = context.nextId('req_sim')
-  return jsonResponse(
+  return jsonAnswer(
     rejection.status,
     { ...rejection.body, request_id: requestId },
     { 'request-id': requestId },
@@ -55,7 +55,7 @@ function rejectionResponse(context: MockContext, rejection: SimulatorRejection):
 }
 
 /** The HTTP response of a fault that happens before any output. */
-function faultResponse(fault: Fault, context: MockContext): Response | undefined {
+function faultResponse(fault: Fault, context: MockContext): MockAnswer | undefined {
   switch (fault.kind) {
     case 'rate-limit':
       return errorResponse(
@@ -147,10 +147,10 @@ function contentBlocks(answer: Answer, body: Record<string, unknown>): Array<Rec
 
 /** Handle one Messages request: Anthropic's, or (`api`) an Anthropic-compatible provider's. */
 export async function handleMessages(
-  request: Request,
+  request: MockHttpRequest,
   context: MockContext,
   api: WireApi = 'anthropic-messages',
-): Promise<Response> {
+): Promise<MockAnswer> {
   const parsed = await readMockRequest(request, context)
   if ('problem' in parsed) return errorResponse(context, 400, 'invalid_request_error', parsed.problem)
   const { body } = parsed
@@ -191,7 +191,7 @@ export async function handleMessages(
       stop_sequence: null,
       usage,
     }
-    return jsonResponse(200, message, headers)
+    return jsonAnswer(200, message, headers)
   }
 
   const frame = (event: string, data: Record<string, unknown>): SseFrame => ({
@@ -271,7 +271,7 @@ export async function handleMessages(
       frame('message_stop', {}),
     )
   }
-  return sseResponse(
+  return sseAnswer(
     sseStream(frames, fault?.kind === 'stream-cut' ? { cutAfter: fault.afterFrames } : {}),
     headers,
   )

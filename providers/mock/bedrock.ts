@@ -10,7 +10,7 @@ import type { MockContext } from './context.ts'
 import { type EventMessage, eventMessage, eventStream, exceptionMessage } from './event-stream.ts'
 import type { Fault } from './faults.ts'
 import type { StopReason } from './reply.ts'
-import { jsonResponse, readMockRequest } from './request.ts'
+import { jsonAnswer, type MockAnswer, type MockHttpRequest, readMockRequest } from './request.ts'
 import { textPieces } from './sse.ts'
 
 /** The Converse usage object: `inputTokens` excludes cache reads and writes (notes/2026-11-30-bedrock-usage.md). */
@@ -30,8 +30,8 @@ export function bedrockUsage(counts: SimCounts): Record<string, unknown> {
 }
 
 /** A Bedrock error: the `{message}` body and the error type header the SDK reads it by. */
-function errorResponse(context: MockContext, status: number, type: string, message: string): Response {
-  return jsonResponse(
+function errorResponse(context: MockContext, status: number, type: string, message: string): MockAnswer {
+  return jsonAnswer(
     status,
     { message },
     {
@@ -42,13 +42,13 @@ function errorResponse(context: MockContext, status: number, type: string, messa
 }
 
 /** The exception type of a refusal by its status (the simulator's refusals are all 400s). */
-function rejectionResponse(context: MockContext, rejection: SimulatorRejection): Response {
+function rejectionResponse(context: MockContext, rejection: SimulatorRejection): MockAnswer {
   const message = String(rejection.body.message ?? rejection.message)
   return errorResponse(context, rejection.status, 'ValidationException', message)
 }
 
 /** The HTTP response of a fault that happens before any output. */
-function faultResponse(fault: Fault, context: MockContext): Response | undefined {
+function faultResponse(fault: Fault, context: MockContext): MockAnswer | undefined {
   switch (fault.kind) {
     case 'rate-limit':
       return errorResponse(
@@ -160,11 +160,11 @@ function blockEvents(blocks: ReadonlyArray<Record<string, unknown>>, answer: Ans
 
 /** Handle one Converse (`stream` false) or ConverseStream request for the path's model id. */
 export async function handleConverse(
-  request: Request,
+  request: MockHttpRequest,
   context: MockContext,
   modelId: string,
   stream: boolean,
-): Promise<Response> {
+): Promise<MockAnswer> {
   const parsed = await readMockRequest(request, context)
   if ('problem' in parsed) return errorResponse(context, 400, 'ValidationException', parsed.problem)
   // The command input the SDK was given: the model id travels in the path, the rest in the body.
@@ -201,7 +201,7 @@ export async function handleConverse(
         'InternalServerException',
         'The server encountered an internal error.',
       )
-    return jsonResponse(
+    return jsonAnswer(
       200,
       { output: { message: { role: 'assistant', content } }, stopReason, usage, metrics },
       { 'x-amzn-requestid': requestId },
@@ -217,11 +217,9 @@ export async function handleConverse(
   } else {
     events.push(eventMessage('messageStop', { stopReason }), eventMessage('metadata', { usage, metrics }))
   }
-  return new Response(
-    eventStream(events, fault?.kind === 'stream-cut' ? { cutAfter: fault.afterFrames } : {}),
-    {
-      status: 200,
-      headers: { 'content-type': 'application/vnd.amazon.eventstream', 'x-amzn-requestid': requestId },
-    },
-  )
+  return {
+    status: 200,
+    headers: { 'content-type': 'application/vnd.amazon.eventstream', 'x-amzn-requestid': requestId },
+    body: eventStream(events, fault?.kind === 'stream-cut' ? { cutAfter: fault.afterFrames } : {}),
+  }
 }

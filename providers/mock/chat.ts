@@ -13,7 +13,7 @@ import type { Answer } from './answer.ts'
 import { EPOCH_SECONDS, type MockContext } from './context.ts'
 import { type Fault, retryHeaders } from './faults.ts'
 import type { StopReason } from './reply.ts'
-import { jsonResponse, readMockRequest, sseResponse } from './request.ts'
+import { jsonAnswer, type MockAnswer, type MockHttpRequest, readMockRequest, sseAnswer } from './request.ts'
 import { type SseFrame, sseStream, textPieces } from './sse.ts'
 
 /** The vendors that answer Chat Completions. */
@@ -64,18 +64,18 @@ function errorBody(message: string, type: string, code: string | null) {
 }
 
 /** The HTTP response of a fault that happens before any output. */
-export function chatFaultResponse(fault: Fault): Response | undefined {
+export function chatFaultResponse(fault: Fault): MockAnswer | undefined {
   switch (fault.kind) {
     case 'rate-limit':
-      return jsonResponse(
+      return jsonAnswer(
         429,
         errorBody('Rate limit reached for requests.', 'requests', 'rate_limit_exceeded'),
         retryHeaders(fault),
       )
     case 'overloaded':
-      return jsonResponse(503, errorBody('The server is overloaded or not ready yet.', 'server_error', null))
+      return jsonAnswer(503, errorBody('The server is overloaded or not ready yet.', 'server_error', null))
     case 'server-error':
-      return jsonResponse(
+      return jsonAnswer(
         500,
         errorBody('The server had an error while processing your request.', 'server_error', null),
       )
@@ -85,8 +85,8 @@ export function chatFaultResponse(fault: Fault): Response | undefined {
   }
 }
 
-function invalid(message: string, param: string | null = null): Response {
-  return jsonResponse(400, { error: { message, type: 'invalid_request_error', param, code: null } })
+function invalid(message: string, param: string | null = null): MockAnswer {
+  return jsonAnswer(400, { error: { message, type: 'invalid_request_error', param, code: null } })
 }
 
 /** The `finish_reason` of a stop: Chat has no refusal or pause reason (a refusal is the message's `refusal`). */
@@ -131,7 +131,11 @@ function replyParts(vendor: Vendor, answer: Answer) {
 }
 
 /** Handle one Chat Completions request for `vendor`. */
-export async function handleChat(vendor: Vendor, request: Request, context: MockContext): Promise<Response> {
+export async function handleChat(
+  vendor: Vendor,
+  request: MockHttpRequest,
+  context: MockContext,
+): Promise<MockAnswer> {
   const parsed = await readMockRequest(request, context)
   if ('problem' in parsed) return invalid(parsed.problem)
   const { body, at } = parsed
@@ -150,12 +154,12 @@ export async function handleChat(vendor: Vendor, request: Request, context: Mock
     if (key !== null && key !== '') parsed.routingKey = key
   }
   const refused = context.refuse(api, parsed, request.headers)
-  if (refused !== undefined) return jsonResponse(refused.status, refused.body)
+  if (refused !== undefined) return jsonAnswer(refused.status, refused.body)
   const early = context.failEarly(api, parsed, chatFaultResponse)
   if (early !== undefined) return early
   const answer = context.answer(api, parsed)
   const simulation = context.simulate(api, parsed, answer)
-  if (simulation instanceof SimulatorRejection) return jsonResponse(simulation.status, simulation.body)
+  if (simulation instanceof SimulatorRejection) return jsonAnswer(simulation.status, simulation.body)
   // Known only now: a request the simulator refused above never uses up a fault inside its answer.
   const fault = context.answerFault(parsed)
   const usage = chatUsage(
@@ -173,12 +177,12 @@ export async function handleChat(vendor: Vendor, request: Request, context: Mock
 
   if (body.stream !== true) {
     if (fault?.kind === 'stream-cut' || fault?.kind === 'stream-error') {
-      return jsonResponse(
+      return jsonAnswer(
         500,
         errorBody('The server had an error while processing your request.', 'server_error', null),
       )
     }
-    return jsonResponse(
+    return jsonAnswer(
       200,
       {
         id,
@@ -253,7 +257,7 @@ export async function handleChat(vendor: Vendor, request: Request, context: Mock
   frames.push(chunk(delta({}, finish)))
   if (includeUsage) frames.push(chunk([], { usage }))
   frames.push({ data: '[DONE]' })
-  return sseResponse(
+  return sseAnswer(
     sseStream(frames, fault?.kind === 'stream-cut' ? { cutAfter: fault.afterFrames } : {}),
     headers,
   )

@@ -32,7 +32,7 @@ import {
   type ScheduledChoice,
 } from './faults.ts'
 import { decideReply, type ReplyBook, type ReplyRequest, replySeed } from './reply.ts'
-import type { MockRequest } from './request.ts'
+import type { HandedBody, MockAnswer, MockRequest } from './request.ts'
 import { type ChainedRequest, ResponsesStore } from './responses-store.ts'
 import { validateRequest } from './validation/index.ts'
 
@@ -144,7 +144,7 @@ export class MockContext {
   /** What the model answers per session, turn and step; replaceable between tests. */
   replies: ReplyBook | undefined
   /** Bodies the loopback server parsed, by its exchange id, for the handler to take instead of parsing again. */
-  private readonly handedBodies = new Map<string, Record<string, unknown>>()
+  private readonly handedBodies = new Map<string, HandedBody>()
   /**
    * Earlier requests' items, for the bodies a handler parses itself (in process: the loopback server hands
    * its own over): a session's history then reaches the simulators as the objects they already linearized.
@@ -208,8 +208,8 @@ export class MockContext {
    * reused from earlier requests), so the handler reads those objects rather than parsing the text again.
    * The server takes back what the handler did not take (`takeBody`) once the handler has answered.
    */
-  handOver(exchange: string, body: Record<string, unknown>): void {
-    this.handedBodies.set(exchange, body)
+  handOver(exchange: string, handed: HandedBody): void {
+    this.handedBodies.set(exchange, handed)
   }
 
   /**
@@ -227,8 +227,8 @@ export class MockContext {
     return this.reuse.reused
   }
 
-  /** The body handed over for `exchange`, once; undefined when there is none. */
-  takeBody(exchange: string): Record<string, unknown> | undefined {
+  /** The body handed over for `exchange` and its place, once; undefined when there is none. */
+  takeBody(exchange: string): HandedBody | undefined {
     const body = this.handedBodies.get(exchange)
     this.handedBodies.delete(exchange)
     return body
@@ -289,8 +289,8 @@ export class MockContext {
   failEarly(
     api: WireApi,
     request: MockRequest,
-    response: (fault: Fault) => Response | undefined,
-  ): Response | undefined {
+    response: (fault: Fault) => MockAnswer | undefined,
+  ): MockAnswer | undefined {
     const choice = this.chooseFault(api, request)
     if (choice === undefined) return undefined
     const early = response(choice.fault)

@@ -16,19 +16,16 @@ import { geminiRejection } from '../sim/gemini.ts'
 import type { CacheSimulators } from '../sim/index.ts'
 import { type PreviousRequest, type Prompt, type Simulation, SimulatorRejection } from '../sim/types.ts'
 import { compatibleApi, type WireApi } from '../types.ts'
+import { parseJsonBody, parseJsonText } from '../wire/body-prefix.ts'
 import { digestRequest } from '../wire/digest.ts'
 import type { ReplayAnswers, ReplayStep } from '../wire/exchange.ts'
 import { answerOf } from '../wire/output.ts'
 import type { MockContext } from './context.ts'
 import { DEFAULT_REPLY, SESSION_HEADER } from './script.ts'
 
+/** A body's JSON: an object (or array), else undefined (one definition: `parseJsonBody`). */
 export function parseJson(body: Buffer): Record<string, unknown> | undefined {
-  try {
-    const value: unknown = JSON.parse(body.toString('utf8'))
-    return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : undefined
-  } catch {
-    return undefined
-  }
+  return parseJsonBody(body)
 }
 
 /** Match a request against the recording; a body the simulator cannot read goes to the handler as is. */
@@ -190,7 +187,7 @@ export function predict(
 
 /** A failed response in a few words: its status and the provider's error type, never its message text. */
 export function errorOf(status: number, text: string): string {
-  const body = parseJson(Buffer.from(text))
+  const body = parseJsonText(text)
   const error = body?.error as { type?: unknown } | undefined
   // Google's envelope names the error by `status` (`INVALID_ARGUMENT`), the others by `type`.
   const googleStatus = (error as { status?: unknown } | undefined)?.status
@@ -231,7 +228,7 @@ export function sessionOf(headers: Headers, body: Record<string, unknown> | unde
  */
 export function usageFromResponse(text: string, contentType: string): Record<string, unknown> | undefined {
   if (!contentType.includes('text/event-stream')) {
-    const body = parseJson(Buffer.from(text))
+    const body = parseJsonText(text)
     return usageIn(body)
   }
   let usage: Record<string, unknown> | undefined
@@ -242,7 +239,7 @@ export function usageFromResponse(text: string, contentType: string): Record<str
       .map((line) => line.slice(5).trimStart())
       .join('\n')
     if (data === '' || data === '[DONE]') continue
-    const event = parseJson(Buffer.from(data))
+    const event = parseJsonText(data)
     if (event === undefined) continue
     const found =
       usageIn(event) ??

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { handleChat } from './chat.ts'
 import { type MockCall, MockContext } from './context.ts'
 import { type Fault, FaultQueue } from './faults.ts'
-import { readMockRequest } from './request.ts'
+import { readMockRequest, toResponse } from './request.ts'
 
 const rateLimit: Fault = { kind: 'rate-limit', retryAfterMs: 1500 }
 const overloaded: Fault = { kind: 'overloaded' }
@@ -122,7 +122,7 @@ describe('faults in a mock context', () => {
     const refused = await handleChat('openai', streamed({ prompt_cache_retention: 'someday' }), context)
     expect(refused.status).toBe(400)
     expect(context.faults.pending).toBe(1)
-    const cut = await handleChat('openai', streamed({}), context)
+    const cut = toResponse(await handleChat('openai', streamed({}), context))
     expect(cut.status).toBe(200)
     await expect(cut.text()).rejects.toThrow()
     expect(context.faults.pending).toBe(0)
@@ -224,7 +224,7 @@ describe('a fault schedule in a mock context', () => {
         headers: { 'content-type': 'application/json', 'x-cachelab-fault': fault },
         body: valid,
       })
-      const response = await handleChat('openai', request, context)
+      const response = toResponse(await handleChat('openai', request, context))
       return [response.headers.get('retry-after-ms'), response.headers.get('retry-after')]
     }
     expect(await headersOf('429;retry-after-ms=10')).toEqual(['10', null])
@@ -239,7 +239,7 @@ describe('a fault schedule in a mock context', () => {
     const refused = await handleChat('openai', streamed({ prompt_cache_retention: 'someday' }), context)
     expect(refused.status).toBe(400)
     expect(context.schedule.spent).toBe(0)
-    const failed = await handleChat('openai', streamed({}), context)
+    const failed = toResponse(await handleChat('openai', streamed({}), context))
     await expect(failed.text()).rejects.toThrow()
     expect(context.schedule.spent).toBe(1)
   })

@@ -12,7 +12,14 @@ import type { Answer } from './answer.ts'
 import { EPOCH_SECONDS, type MockContext } from './context.ts'
 import type { Fault } from './faults.ts'
 import type { StopReason } from './reply.ts'
-import { jsonResponse, type MockRequest, readMockRequest, sseResponse } from './request.ts'
+import {
+  jsonAnswer,
+  type MockAnswer,
+  type MockHttpRequest,
+  type MockRequest,
+  readMockRequest,
+  sseAnswer,
+} from './request.ts'
 import { TIME_HEADER } from './script.ts'
 import { type SseFrame, sseStream, textPieces } from './sse.ts'
 
@@ -20,9 +27,9 @@ import { type SseFrame, sseStream, textPieces } from './sse.ts'
 export const GEMINI_API_VERSION = 'v1beta'
 
 /** A Google error envelope response. */
-function googleError(status: number, message: string): Response {
+function googleError(status: number, message: string): MockAnswer {
   const rejection = geminiRejection(status, message)
-  return jsonResponse(status, rejection.body)
+  return jsonAnswer(status, rejection.body)
 }
 
 /** The `usageMetadata` of simulated counts: the prompt count includes the cached part; thoughts apart. */
@@ -41,7 +48,7 @@ export function geminiUsage(counts: SimCounts): Record<string, unknown> {
 }
 
 /** The HTTP response of a fault that happens before any output. */
-export function geminiFaultResponse(fault: Fault): Response | undefined {
+export function geminiFaultResponse(fault: Fault): MockAnswer | undefined {
   switch (fault.kind) {
     case 'rate-limit':
       return googleError(429, 'Resource has been exhausted (e.g. check quota).')
@@ -169,9 +176,9 @@ function parseCall(call: string): { model: string; method: string } | undefined 
 /** Handle `POST …/models/{model}:{method}` (generateContent, streamGenerateContent). */
 export async function handleGeminiModelCall(
   call: string,
-  request: Request,
+  request: MockHttpRequest,
   context: MockContext,
-): Promise<Response> {
+): Promise<MockAnswer> {
   const parsedCall = parseCall(decodeURIComponent(call))
   if (parsedCall === undefined || !['generateContent', 'streamGenerateContent'].includes(parsedCall.method))
     return googleError(404, `Method not found: ${call}`)
@@ -188,12 +195,12 @@ export async function handleGeminiModelCall(
   if (!Array.isArray(contents) || contents.length === 0)
     return googleError(400, '* GenerateContentRequest.contents: contents is not specified\n')
   const refused = context.refuse('gemini-generate', parsed, request.headers)
-  if (refused !== undefined) return jsonResponse(refused.status, refused.body)
+  if (refused !== undefined) return jsonAnswer(refused.status, refused.body)
   const early = context.failEarly('gemini-generate', parsed, geminiFaultResponse)
   if (early !== undefined) return early
   const answer = context.answer('gemini-generate', parsed)
   const simulation = context.simulate('gemini-generate', parsed, answer)
-  if (simulation instanceof SimulatorRejection) return jsonResponse(simulation.status, simulation.body)
+  if (simulation instanceof SimulatorRejection) return jsonAnswer(simulation.status, simulation.body)
   const fault = context.answerFault(parsed)
   const usage = geminiUsage(simulation.counts)
   const responseId = context.nextId('gemini-sim-')
@@ -219,7 +226,7 @@ export async function handleGeminiModelCall(
         500,
         'An internal error has occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting',
       )
-    return jsonResponse(
+    return jsonAnswer(
       200,
       { candidates: [candidate(parts, true)], usageMetadata: usage, modelVersion, responseId },
       headers,
@@ -247,7 +254,7 @@ export async function handleGeminiModelCall(
       }),
     })
   }
-  return sseResponse(
+  return sseAnswer(
     sseStream(frames, fault?.kind === 'stream-cut' ? { cutAfter: fault.afterFrames } : {}),
     headers,
   )
@@ -268,37 +275,34 @@ function cacheResource(cache: ExplicitCache): Record<string, unknown> {
 }
 
 /** Run a cache operation, answering a refusal in Google's envelope. */
-function cacheCall(operation: () => Response): Response {
+function cacheCall(operation: () => MockAnswer): MockAnswer {
   try {
     return operation()
   } catch (error) {
-    if (error instanceof SimulatorRejection) return jsonResponse(error.status, error.body)
+    if (error instanceof SimulatorRejection) return jsonAnswer(error.status, error.body)
     throw error
   }
 }
 
 /** Handle `POST …/cachedContents`. */
-export async function handleCreateCache(request: Request, context: MockContext): Promise<Response> {
+export async function handleCreateCache(request: MockHttpRequest, context: MockContext): Promise<MockAnswer> {
   const read = await readMockRequest(request, context)
   if ('problem' in read) return googleError(400, read.problem)
   return cacheCall(() =>
-    jsonResponse(
-      200,
-      cacheResource(context.simulators.gemini.createCache(read.body, read.at, EPOCH_SECONDS)),
-    ),
+    jsonAnswer(200, cacheResource(context.simulators.gemini.createCache(read.body, read.at, EPOCH_SECONDS))),
   )
 }
 
 /** The virtual time of a request without a body: its time header, else the clock. */
-function timeOf(request: Request, context: MockContext): number {
+function timeOf(request: MockHttpRequest, context: MockContext): number {
   const header = Number(request.headers.get(TIME_HEADER) ?? Number.NaN)
   return Number.isFinite(header) ? header : context.now()
 }
 
 /** Handle `GET …/cachedContents/{id}`. */
-export function handleGetCache(id: string, request: Request, context: MockContext): Response {
+export function handleGetCache(id: string, request: MockHttpRequest, context: MockContext): MockAnswer {
   return cacheCall(() =>
-    jsonResponse(
+    jsonAnswer(
       200,
       cacheResource(context.simulators.gemini.getCache(`cachedContents/${id}`, timeOf(request, context))),
     ),
@@ -306,21 +310,21 @@ export function handleGetCache(id: string, request: Request, context: MockContex
 }
 
 /** Handle `GET …/cachedContents`. */
-export function handleListCaches(request: Request, context: MockContext): Response {
+export function handleListCaches(request: MockHttpRequest, context: MockContext): MockAnswer {
   const caches = context.simulators.gemini.listCaches(timeOf(request, context))
-  return jsonResponse(200, caches.length === 0 ? {} : { cachedContents: caches.map(cacheResource) })
+  return jsonAnswer(200, caches.length === 0 ? {} : { cachedContents: caches.map(cacheResource) })
 }
 
 /** Handle `PATCH …/cachedContents/{id}` (only the expiry may change). */
 export async function handleUpdateCache(
   id: string,
-  request: Request,
+  request: MockHttpRequest,
   context: MockContext,
-): Promise<Response> {
+): Promise<MockAnswer> {
   const read = await readMockRequest(request, context)
   if ('problem' in read) return googleError(400, read.problem)
   return cacheCall(() =>
-    jsonResponse(
+    jsonAnswer(
       200,
       cacheResource(
         context.simulators.gemini.updateCache(`cachedContents/${id}`, read.body, read.at, EPOCH_SECONDS),
@@ -330,9 +334,9 @@ export async function handleUpdateCache(
 }
 
 /** Handle `DELETE …/cachedContents/{id}`. */
-export function handleDeleteCache(id: string, request: Request, context: MockContext): Response {
+export function handleDeleteCache(id: string, request: MockHttpRequest, context: MockContext): MockAnswer {
   return cacheCall(() => {
     context.simulators.gemini.deleteCache(`cachedContents/${id}`, timeOf(request, context))
-    return jsonResponse(200, {})
+    return jsonAnswer(200, {})
   })
 }

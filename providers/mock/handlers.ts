@@ -1,7 +1,9 @@
 // The MSW request handlers of every mocked provider API, bound to one MockContext. Base URLs are
 // parameters (the real hosts by default); the loopback server rewrites its paths onto the real hosts.
+// Each handler's resolver calls one endpoint function, which the loopback server may call itself
+// (dispatch.ts): the list below is the only definition of what is served, in process and over HTTP.
 
-import { type HttpHandler, http } from 'msw'
+import { type HttpHandler, http, type PathParams } from 'msw'
 import type { BuiltInVendor, Vendor } from '../catalog.ts'
 import { compatibleProviders, speaksMessages } from '../compatible.ts'
 import { DEFAULT_BASE_URLS } from '../endpoints.ts'
@@ -20,7 +22,28 @@ import {
   handleUpdateCache,
 } from './gemini.ts'
 import { handleModel, handleModelList } from './models.ts'
+import { type MockAnswer, type MockHttpRequest, toResponse } from './request.ts'
 import { handleResponses } from './responses.ts'
+
+/** What a handler answers a request with, given the request and the parameters its path matched. */
+export type Endpoint = (request: MockHttpRequest, params: PathParams) => MockAnswer | Promise<MockAnswer>
+
+/** The endpoint each handler's resolver calls, by handler. */
+const endpoints = new WeakMap<HttpHandler, Endpoint>()
+
+/** The endpoint a handler of `mockHandlers` resolves with; undefined for any other handler. */
+export function endpointOf(handler: HttpHandler): Endpoint | undefined {
+  return endpoints.get(handler)
+}
+
+/** An MSW handler whose resolver is `endpoint`, remembered so the loopback server can call it directly. */
+function route(method: 'get' | 'post' | 'patch' | 'delete', path: string, endpoint: Endpoint): HttpHandler {
+  const handler = http[method](path, async ({ request, params }) =>
+    toResponse(await endpoint(request, params)),
+  )
+  endpoints.set(handler, endpoint)
+  return handler
+}
 
 /** Build the handlers; `baseURLs` are the SDK base URLs the handlers answer under. */
 export function mockHandlers(
@@ -34,40 +57,40 @@ export function mockHandlers(
   const bedrock = baseURLs.bedrock.replace(/\/$/, '')
   const gemini = `${baseURLs.gemini.replace(/\/$/, '')}/${GEMINI_API_VERSION}`
   const models = (vendor: Vendor, root: string): HttpHandler[] => [
-    http.get(`${root}/models`, ({ request }) => handleModelList(vendor, request)),
-    http.get(`${root}/models/:model`, ({ params }) => handleModel(vendor, String(params.model))),
+    route('get', `${root}/models`, (request) => handleModelList(vendor, request)),
+    route('get', `${root}/models/:model`, (_request, params) => handleModel(vendor, String(params.model))),
   ]
   return [
-    http.post(`${anthropic}/messages`, ({ request }) => handleMessages(request, context)),
+    route('post', `${anthropic}/messages`, (request) => handleMessages(request, context)),
     ...models('anthropic', anthropic),
-    http.post(`${openai}/chat/completions`, ({ request }) => handleChat('openai', request, context)),
-    http.post(`${openai}/responses`, ({ request }) => handleResponses(request, context)),
+    route('post', `${openai}/chat/completions`, (request) => handleChat('openai', request, context)),
+    route('post', `${openai}/responses`, (request) => handleResponses(request, context)),
     ...models('openai', openai),
     ...deepseekRoots.flatMap((root) => [
-      http.post(`${root}/chat/completions`, ({ request }) => handleChat('deepseek', request, context)),
+      route('post', `${root}/chat/completions`, (request) => handleChat('deepseek', request, context)),
       ...models('deepseek', root),
     ]),
     ...models('gemini', gemini),
     // `models/{model}:generateContent` is one path segment: the handler splits model and method.
-    http.post(`${gemini}/models/:call`, ({ params, request }) =>
+    route('post', `${gemini}/models/:call`, (request, params) =>
       handleGeminiModelCall(String(params.call), request, context),
     ),
-    http.post(`${gemini}/cachedContents`, ({ request }) => handleCreateCache(request, context)),
-    http.get(`${gemini}/cachedContents`, ({ request }) => handleListCaches(request, context)),
-    http.get(`${gemini}/cachedContents/:id`, ({ params, request }) =>
+    route('post', `${gemini}/cachedContents`, (request) => handleCreateCache(request, context)),
+    route('get', `${gemini}/cachedContents`, (request) => handleListCaches(request, context)),
+    route('get', `${gemini}/cachedContents/:id`, (request, params) =>
       handleGetCache(String(params.id), request, context),
     ),
-    http.patch(`${gemini}/cachedContents/:id`, ({ params, request }) =>
+    route('patch', `${gemini}/cachedContents/:id`, (request, params) =>
       handleUpdateCache(String(params.id), request, context),
     ),
-    http.delete(`${gemini}/cachedContents/:id`, ({ params, request }) =>
+    route('delete', `${gemini}/cachedContents/:id`, (request, params) =>
       handleDeleteCache(String(params.id), request, context),
     ),
     // Bedrock Runtime: the model id (URL-encoded by the SDK: `…-v1%3A0`) is a path segment.
-    http.post(`${bedrock}/model/:modelId/converse`, ({ request, params }) =>
+    route('post', `${bedrock}/model/:modelId/converse`, (request, params) =>
       handleConverse(request, context, decodeURIComponent(String(params.modelId)), false),
     ),
-    http.post(`${bedrock}/model/:modelId/converse-stream`, ({ request, params }) =>
+    route('post', `${bedrock}/model/:modelId/converse-stream`, (request, params) =>
       handleConverse(request, context, decodeURIComponent(String(params.modelId)), true),
     ),
     // Each compatible provider on its own real base URL (the catalog's), as the OpenAI SDK reaches it.
@@ -76,13 +99,13 @@ export function mockHandlers(
       // An Anthropic-compatible API on its base URL, as Anthropic's SDK reaches it (`${base}/v1/messages`).
       if (speaksMessages(provider))
         return [
-          http.post(`${root}/v1/messages`, ({ request }) =>
+          route('post', `${root}/v1/messages`, (request) =>
             handleMessages(request, context, compatibleApi(provider.id, 'messages')),
           ),
           ...models(provider.id, `${root}/v1`),
         ]
       return [
-        http.post(`${root}/chat/completions`, ({ request }) => handleChat(provider.id, request, context)),
+        route('post', `${root}/chat/completions`, (request) => handleChat(provider.id, request, context)),
         ...models(provider.id, root),
       ]
     }),

@@ -17,6 +17,7 @@ interface Served {
   exchanges: unknown[]
   log: unknown[]
   reused: number
+  repeated: number
 }
 
 /** One request of the traffic: where it goes, its session and body. */
@@ -215,6 +216,7 @@ async function serve(reuseItems: boolean, sent: readonly Sent[]): Promise<Served
     exchanges: exchanges.map(timeless),
     log: log.map(timeless),
     reused: capture.reuseStats.reused,
+    repeated: capture.reuseStats.repeated,
   }
 }
 
@@ -255,6 +257,9 @@ describe('serve reuses the items a session sends again', () => {
     const reused = await serve(true, sent)
     expect(without.reused).toBe(0)
     expect(reused.reused).toBeGreaterThan(20)
+    // Items taken from an earlier body's bytes, not parsed again.
+    expect(without.repeated).toBe(0)
+    expect(reused.repeated).toBeGreaterThan(10)
     expect(without.answers.every((answer) => answer.startsWith('200 '))).toBe(true)
     expect(reused.answers).toEqual(without.answers)
     expect(reused.exchanges).toEqual(without.exchanges)
@@ -266,9 +271,10 @@ describe('serve reuses the items a session sends again', () => {
     // validation, the Responses store, the handlers) throws in strict mode and fails the request.
     const reuse = ItemReuse.prototype.reuse
     vi.spyOn(ItemReuse.prototype, 'reuse').mockImplementation(function (this: ItemReuse, body) {
-      reuse.call(this, body)
+      const remembered = reuse.call(this, body)
       for (const key of ['messages', 'contents', 'input'])
         if (Array.isArray(body[key])) for (const item of body[key]) deepFreeze(item)
+      return remembered
     })
     const served = await serve(true, traffic())
     expect(served.reused).toBeGreaterThan(20)

@@ -7,7 +7,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { setImmediate as nextTurn } from 'node:timers/promises'
-import { getResponse, type HttpHandler } from 'msw'
+import type { HttpHandler } from 'msw'
 import type { Usage } from '../../harness/types.ts'
 import { type BuiltInVendor, isBuiltInVendor, simulationModel, type Vendor } from '../catalog.ts'
 import { compatibleProvider, compatibleProviders, speaksMessages } from '../compatible.ts'
@@ -18,6 +18,7 @@ import type { ExchangeRecorder, ReplayAnswers } from '../wire/exchange.ts'
 import { responseIdOf } from '../wire/output.ts'
 import { type MockCall, MockContext } from './context.ts'
 import { type HealthState, handleControl, isControlPath } from './control.ts'
+import { HandlerTable, writtenAnswer } from './dispatch.ts'
 import {
   answerField,
   apiError,
@@ -34,7 +35,7 @@ import {
 import type { FaultRule } from './faults.ts'
 import { mockHandlers } from './handlers.ts'
 import type { ReplyBook } from './reply.ts'
-import { encodePlacement, nestingProblem, wireHeaders } from './request.ts'
+import { type MockAnswer, type MockHttpRequest, nestingProblem, wireHeaders } from './request.ts'
 import {
   DEFAULT_REPLY,
   EXCHANGE_HEADER,
@@ -113,8 +114,17 @@ function anthropicShaped(vendor: Vendor): boolean {
   return vendor === 'anthropic' || (!isBuiltInVendor(vendor) && speaksMessages(compatibleProvider(vendor)))
 }
 
+/** The routes of the compatible providers they were made from (every request looks its route up). */
+let routesMade: { providers: readonly unknown[]; routes: readonly LoopbackRoute[] } | undefined
+
 /** Every accepted prefix: the built-in vendors', then each compatible provider's (the catalog's, user files included). */
 export function loopbackRoutes(): readonly LoopbackRoute[] {
+  const providers = compatibleProviders()
+  if (routesMade?.providers !== providers) routesMade = { providers, routes: Object.freeze(makeRoutes()) }
+  return routesMade.routes
+}
+
+function makeRoutes(): LoopbackRoute[] {
   return [
     ...LOOPBACK_ROUTES,
     // An Anthropic-compatible provider is reached with and without /v1, as Anthropic's prefix is.
@@ -201,6 +211,12 @@ export interface LoopbackOptions {
   drainTimeoutMs?: number
   /** `serve --memory-budget` in bytes, reported by the health endpoint. */
   memoryBudgetBytes?: number
+  /**
+   * Call the matched handler's endpoint directly (default true) rather than through MSW's `getResponse`:
+   * the same handlers and the same answers, without MSW's per-request work (dispatch.ts). Off, every
+   * request goes through MSW as it did before.
+   */
+  directHandlers?: boolean
 }
 
 export interface LoopbackServer {
@@ -238,14 +254,15 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
       : undefined
   // The in-process handlers, on the real hosts: the server rewrites each path onto its vendor's root.
   const handlers = context === undefined ? [] : mockHandlers(context)
-  const vendorHandlers = new Map<Vendor, HttpHandler[]>()
-  const handlersOf = (vendor: Vendor): HttpHandler[] => {
-    let list = vendorHandlers.get(vendor)
-    if (list === undefined) {
-      list = underRoot(handlers, apiRoot(vendor, DEFAULT_BASE_URLS))
-      vendorHandlers.set(vendor, list)
+  const vendorHandlers = new Map<Vendor, HandlerTable>()
+  const handlersOf = (vendor: Vendor): HandlerTable => {
+    let table = vendorHandlers.get(vendor)
+    if (table === undefined) {
+      const list = underRoot(handlers, apiRoot(vendor, DEFAULT_BASE_URLS))
+      table = new HandlerTable(list, { direct: options.directHandlers !== false })
+      vendorHandlers.set(vendor, table)
     }
-    return list
+    return table
   }
   const liveBaseURLs = options.liveBaseURLs ?? DEFAULT_BASE_URLS
   const capture = options.capture
@@ -420,7 +437,18 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
     const turn = async () => {
       if (large) await nextTurn()
     }
-    const json = body === undefined ? undefined : parseJson(body)
+    // A session's history comes again in every request: the capture parses a body so that its items
+    // equal to earlier ones are those objects (the ones whose bytes repeat an earlier body's are not even
+    // parsed again), and the simulators and the digests skip what they already read (the numbers are the
+    // same). The reuse reads no item nested too deeply, and goes first so that the nesting check below
+    // measures only the items it has not seen before.
+    const api = apiOfPath(vendor, path)
+    const json =
+      body === undefined
+        ? undefined
+        : capture !== undefined && api !== undefined
+          ? capture.parseBody(body)
+          : parseJson(body)
     await turn()
     // Every reader of a body below (session identity, digests, validation, simulators) walks it
     // recursively: a body nested deeper than any real request is refused before any of them sees it.
@@ -429,10 +457,6 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
       writeError(outgoing, vendor, 400, nesting)
       return
     }
-    // A session's history comes again in every request: its items equal to earlier ones become those
-    // objects, so the simulators and the digests skip what they already read (the numbers are the same).
-    const api = apiOfPath(vendor, path)
-    if (json !== undefined && capture !== undefined && api !== undefined) capture.reuseItems(json)
     // Long texts are tokenized in worker threads meanwhile, so this request waits and no other does;
     // their tokens stay held until the request ends, so simulating it never tokenizes them here.
     if (json !== undefined && tokenizer !== undefined) releases.push(await tokenizer.prepare(json))
@@ -452,7 +476,9 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
     const exchange = String(exchanges)
     if (placement !== undefined && context !== undefined) {
       headers.set(SESSION_HEADER, placement.session)
-      headers.set(PLACE_HEADER, encodePlacement(placement))
+      // The handler takes the body and its place by the exchange id; the placement header says the
+      // server placed it (a client's own was dropped above).
+      headers.set(PLACE_HEADER, exchange)
       headers.set(EXCHANGE_HEADER, exchange)
     }
     let at = context?.now() ?? (Date.now() - started) / 1000
@@ -482,22 +508,25 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
         at = step.exchange.at
       }
     }
-    let response: Response
+    let response: Response | MockAnswer
     if (replayed !== undefined) {
       response = replayed
     } else if (context !== undefined) {
       // The handler of a placed request reads the body parsed above, not the text again: the request
       // then carries no copy of the text (MSW would clone it for every handler it runs).
       const handing = placement !== undefined && json !== undefined
-      const request = new Request(`${apiRoot(vendor, DEFAULT_BASE_URLS)}${rest}`, {
-        method,
-        headers,
-        ...(body !== undefined && !handing ? { body } : {}),
-      })
-      if (handing) context.handOver(exchange, json)
+      const url = `${apiRoot(vendor, DEFAULT_BASE_URLS)}${rest}`
+      // A POST whose body is handed over reaches its endpoint without a fetch `Request` at all (building
+      // one validates and copies every header again); anything else is built as before, and MSW's path
+      // (`directHandlers: false`) takes a `Request` only.
+      const request: MockHttpRequest =
+        handing && method === 'POST' && handlersOf(vendor).direct && body !== undefined
+          ? handedRequest(url, headers, body)
+          : new Request(url, { method, headers, ...(body !== undefined && !handing ? { body } : {}) })
+      if (handing) context.handOver(exchange, { body: json, placement })
       try {
         response =
-          (await getResponse(handlersOf(vendor), request)) ??
+          (await handlersOf(vendor).respond(request)) ??
           errorResponse(
             vendor,
             404,
@@ -509,8 +538,9 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
     } else {
       // The provider gets an allow-list of headers: no cookies, no x-forwarded-*, no cachelab headers.
       const forwarded = new Headers([...headers].filter(([name]) => isForwardedHeader(name)))
+      let upstream: Response
       try {
-        response = await fetchSameOrigin(`${apiRoot(vendor, liveBaseURLs)}${rest}`, {
+        upstream = await fetchSameOrigin(`${apiRoot(vendor, liveBaseURLs)}${rest}`, {
           method,
           headers: forwarded,
           ...(body !== undefined ? { body } : {}),
@@ -519,11 +549,13 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
       } catch (error) {
         if (!shutdown.signal.aborted) throw error
         // Shutdown cut a request the provider had not yet answered: recorded as refused, as a later one is.
-        response = errorResponse(vendor, 503, 'cachelab serve is shutting down')
+        upstream = errorResponse(vendor, 503, 'cachelab serve is shutting down')
       }
       // A provider's refusal may echo the caller's key (OpenAI's 401 quotes it): it is passed on without.
-      if (!response.ok && secrets.length > 0) response = await withoutEchoedKeys(response, secrets)
+      response = !upstream.ok && secrets.length > 0 ? await withoutEchoedKeys(upstream, secrets) : upstream
     }
+    const answer = writtenAnswer(response)
+    const ok = answer.status >= 200 && answer.status < 300
     const chunks: Uint8Array[] = []
     // A stream that breaks off (a cut fault, or the upstream's connection) is passed on as a dropped
     // connection, and recorded as the failed attempt it is.
@@ -541,11 +573,11 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
     if (departure.gone) abandoned = leaving('closed')
     else
       outgoing.writeHead(
-        response.status,
-        Object.fromEntries([...response.headers].filter(([name]) => !HOP_BY_HOP.has(name))),
+        answer.status,
+        Object.fromEntries([...answer.headers].filter(([name]) => !HOP_BY_HOP.has(name))),
       )
-    if (response.body !== null) {
-      const reader = response.body.getReader()
+    if (answer.body !== null) {
+      const reader = typeof answer.body === 'string' ? textReader(answer.body) : answer.body.getReader()
       try {
         while (abandoned === undefined) {
           const { done, value } = await reader.read()
@@ -578,7 +610,7 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
       await turn()
       if (body !== undefined) {
         const text = Buffer.concat(chunks).toString('utf8')
-        const contentType = response.headers.get('content-type') ?? ''
+        const contentType = answer.headers.get('content-type') ?? ''
         const call = served.get(exchange)
         served.delete(exchange)
         // A failed answer gave the client no usage, whatever frames it got before it failed.
@@ -590,28 +622,27 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
             (predictor === undefined
               ? undefined
               : predict(predictor, api, parsed, at, capture.previous(placement.conversation)))
-          const responseId =
-            api === 'openai-responses' && response.ok ? responseIdOf(text, contentType) : undefined
+          const responseId = api === 'openai-responses' && ok ? responseIdOf(text, contentType) : undefined
           if (responseId !== undefined) capture.noteResponse(responseId, placement.conversation)
           capture.add({
             placement,
             api,
             body: parsed,
             at: call?.at ?? at,
-            status: response.status,
+            status: answer.status,
             latencyMs: Math.round(performance.now() - begin),
             stream: contentType.includes('text/event-stream'),
             ...(raw !== undefined ? { usage: normalize(vendor, raw) } : {}),
             ...(simulation !== undefined ? { simulation } : {}),
             predicted: predictor !== undefined,
-            ...(response.status >= 400
-              ? { error: redactText(errorOf(response.status, text), secrets) }
+            ...(answer.status >= 400
+              ? { error: redactText(errorOf(answer.status, text), secrets) }
               : failure !== undefined
                 ? { error: failure }
                 : {}),
             response: text,
             secrets,
-            ...(predictor !== undefined && response.ok ? answerField(api, text, contentType) : {}),
+            ...(predictor !== undefined && ok ? answerField(api, text, contentType) : {}),
           })
         }
         const model = typeof parsed?.model === 'string' ? parsed.model : undefined
@@ -625,7 +656,7 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
           ...(placement !== undefined ? { conversation: placement.conversation } : {}),
           model,
           ...(simulatedAs !== undefined ? { simulatedAs } : {}),
-          status: response.status,
+          status: answer.status,
           latencyMs: Math.round(performance.now() - begin),
           ...(raw !== undefined ? { usage: normalize(vendor, raw) } : {}),
           ...(failure !== undefined ? { error: failure } : {}),
@@ -718,6 +749,30 @@ function deliver(
     departure.onGone = () => settle('closed')
     outgoing.write(frame, (error) => settle(error ? 'closed' : 'sent'))
   })
+}
+
+/**
+ * A POST as its endpoint reads it when the server hands its parsed body over: the URL as a fetch `Request`
+ * would serialize it (dispatch matches on it), the server's headers, and the body text should anything
+ * ask for it again, read as a `Request` reads it.
+ */
+function handedRequest(url: string, headers: Headers, body: Buffer): MockHttpRequest {
+  return { method: 'POST', url: new URL(url).href, headers, json: () => new Response(body).json() }
+}
+
+/** A text body's frames as a reader: one frame, none when the text is empty (as a `Response`'s stream). */
+function textReader(text: string): Pick<ReadableStreamDefaultReader<Uint8Array>, 'read' | 'cancel'> {
+  let frame: Uint8Array | undefined = text === '' ? undefined : Buffer.from(text, 'utf8')
+  return {
+    read: async () => {
+      const value = frame
+      frame = undefined
+      return value === undefined ? { done: true, value: undefined } : { done: false, value }
+    },
+    cancel: async () => {
+      frame = undefined
+    },
+  }
 }
 
 /** A session named by the client, as the log shows it: a name that holds a key is not shown. */

@@ -4,7 +4,7 @@
 // APIs' "unknown" values (the Unix epoch, null), never invented.
 
 import { catalogEntries, type ModelEntry, type Vendor } from '../catalog.ts'
-import { jsonResponse } from './request.ts'
+import { jsonAnswer, type MockAnswer, type MockHttpRequest } from './request.ts'
 
 /** Anthropic's `created_at` for a model whose release date is unknown (the API's own convention). */
 const UNKNOWN_RELEASE = '1970-01-01T00:00:00Z'
@@ -121,30 +121,30 @@ export function findModelObject(vendor: Vendor, id: string): Record<string, unkn
 }
 
 /** The vendor's error response of a model request. */
-function modelError(vendor: Vendor, status: number, message: string, code: string | null): Response {
+function modelError(vendor: Vendor, status: number, message: string, code: string | null): MockAnswer {
   if (vendor === 'gemini')
-    return jsonResponse(status, {
+    return jsonAnswer(status, {
       error: { code: status, message, status: status === 404 ? 'NOT_FOUND' : 'INVALID_ARGUMENT' },
     })
   if (vendor === 'anthropic')
-    return jsonResponse(status, {
+    return jsonAnswer(status, {
       type: 'error',
       error: { type: status === 404 ? 'not_found_error' : 'invalid_request_error', message },
     })
-  return jsonResponse(status, { error: { message, type: 'invalid_request_error', param: 'model', code } })
+  return jsonAnswer(status, { error: { message, type: 'invalid_request_error', param: 'model', code } })
 }
 
 /** Answer `GET …/models`. */
-export function handleModelList(vendor: Vendor, request: Request): Response {
+export function handleModelList(vendor: Vendor, request: MockHttpRequest): MockAnswer {
   const listed = modelList(vendor, new URL(request.url).searchParams)
   if ('problem' in listed) return modelError(vendor, 400, listed.problem, null)
-  return jsonResponse(200, listed.body)
+  return jsonAnswer(200, listed.body)
 }
 
 /** Answer `GET …/models/{id}`. */
-export function handleModel(vendor: Vendor, id: string): Response {
+export function handleModel(vendor: Vendor, id: string): MockAnswer {
   const model = findModelObject(vendor, id)
-  if (model !== undefined) return jsonResponse(200, model)
+  if (model !== undefined) return jsonAnswer(200, model)
   return vendor === 'anthropic'
     ? modelError(vendor, 404, `model: ${id}`, null)
     : modelError(vendor, 404, `The model '${id}' does not exist`, 'model_not_found')

@@ -15,6 +15,24 @@ import {
   TIME_HEADER,
 } from './script.ts'
 
+/**
+ * What a mock handler reads of an HTTP request. A fetch `Request` (MSW's) is one; the loopback server
+ * hands a lighter one to a handler it calls itself for a body it parsed and placed (dispatch.ts).
+ */
+export interface MockHttpRequest {
+  readonly method: string
+  /** The absolute URL, on the vendor's real host. */
+  readonly url: string
+  readonly headers: Headers
+  json(): Promise<unknown>
+}
+
+/** A body the loopback server parsed and placed, handed to the request's handler with its place. */
+export interface HandedBody {
+  body: Record<string, unknown>
+  placement: Placement
+}
+
 /** A parsed mock request. */
 export interface MockRequest {
   body: Record<string, unknown>
@@ -45,20 +63,6 @@ export function wireHeaders(headers: Headers): Record<string, string> {
     if (value !== null) kept[name] = value
   }
   return kept
-}
-
-/** A placement as the loopback server sends it to a handler. */
-export function encodePlacement(placement: Placement): string {
-  return Buffer.from(JSON.stringify(placement), 'utf8').toString('base64url')
-}
-
-function decodePlacement(header: string | null): Placement | undefined {
-  if (header === null || header === '') return undefined
-  try {
-    return JSON.parse(Buffer.from(header, 'base64url').toString('utf8')) as Placement
-  } catch {
-    return undefined
-  }
 }
 
 /**
@@ -140,31 +144,36 @@ function listHeight(items: readonly unknown[]): number {
 
 /** Parse a request, or return the reason it is malformed (answered with the API's 400). */
 export async function readMockRequest(
-  request: Request,
+  request: MockHttpRequest,
   context: {
     now(): number
-    takeBody(exchange: string): Record<string, unknown> | undefined
+    takeBody(exchange: string): HandedBody | undefined
     reuseItems?(body: Record<string, unknown>): void
   },
 ): Promise<MockRequest | { problem: string }> {
   let body: unknown
-  // The loopback server parsed a request it placed (only it sets the placement header) and hands the
-  // body over by its exchange id: the same value, its items perhaps shared with earlier requests.
+  // The loopback server parsed a request it placed (only it sets the placement header, to the exchange
+  // id) and hands the body over with its place by that id: the same value, its items perhaps shared with
+  // earlier requests, its nesting already checked.
   const exchangeId = request.headers.get(EXCHANGE_HEADER)
   const handed =
-    exchangeId !== null && request.headers.has(PLACE_HEADER) ? context.takeBody(exchangeId) : undefined
+    exchangeId !== null && request.headers.get(PLACE_HEADER) === exchangeId
+      ? context.takeBody(exchangeId)
+      : undefined
   try {
-    body = handed ?? (await request.json())
+    body = handed?.body ?? (await request.json())
   } catch {
     return { problem: 'We could not parse the JSON body of your request.' }
   }
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     return { problem: 'The request body must be a JSON object.' }
   }
-  // A body parsed here is no one else's: its items may become earlier requests' equal objects.
-  if (handed === undefined) context.reuseItems?.(body as Record<string, unknown>)
-  const nesting = nestingProblem(body)
-  if (nesting !== undefined) return { problem: nesting }
+  if (handed === undefined) {
+    // A body parsed here is no one else's: its items may become earlier requests' equal objects.
+    context.reuseItems?.(body as Record<string, unknown>)
+    const nesting = nestingProblem(body)
+    if (nesting !== undefined) return { problem: nesting }
+  }
   let script: AssistantMessage | undefined
   try {
     script = decodeScript(request.headers.get(SCRIPT_HEADER))
@@ -193,31 +202,41 @@ export async function readMockRequest(
     exchange: request.headers.get(EXCHANGE_HEADER) ?? undefined,
     ...(fault !== undefined ? { fault } : {}),
     headers: wireHeaders(request.headers),
-    ...placementField(request.headers.get(PLACE_HEADER)),
+    ...(handed !== undefined ? { placement: handed.placement } : {}),
   }
 }
 
-/** The loopback server's placement of a request it handed over. */
-function placementField(header: string | null): { placement?: Placement } {
-  const placement = decodePlacement(header)
-  return placement === undefined ? {} : { placement }
+/**
+ * An answer as a mock handler builds it, before it is a fetch `Response`: MSW's resolvers turn it into one
+ * (`toResponse`); the loopback server writes it as it is, skipping the `Response` and the reading of its
+ * stream for a body that is already text (dispatch.ts).
+ */
+export interface MockAnswer {
+  status: number
+  /** The answer's headers, `content-type` among them. */
+  headers: Readonly<Record<string, string>>
+  /** The whole body as text, or a stream of its frames. */
+  body: string | ReadableStream<Uint8Array>
 }
 
-/** A JSON response with the given status and headers. */
-export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), {
-    status,
-    headers: { 'content-type': 'application/json', ...headers },
-  })
+/** The fetch `Response` of an answer: its status, headers and body as they are. */
+export function toResponse(answer: MockAnswer): Response {
+  return new Response(answer.body, { status: answer.status, headers: answer.headers })
 }
 
-/** A streamed SSE response. */
-export function sseResponse(
+/** A JSON answer with the given status and headers. */
+export function jsonAnswer(status: number, body: unknown, headers: Record<string, string> = {}): MockAnswer {
+  return { status, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) }
+}
+
+/** A streamed SSE answer. */
+export function sseAnswer(
   stream: ReadableStream<Uint8Array>,
   headers: Record<string, string> = {},
-): Response {
-  return new Response(stream, {
+): MockAnswer {
+  return {
     status: 200,
     headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', ...headers },
-  })
+    body: stream,
+  }
 }

@@ -7,7 +7,7 @@ import { type SimCounts, SimulatorRejection } from '../sim/types.ts'
 import type { Answer } from './answer.ts'
 import { chatFaultResponse } from './chat.ts'
 import { EPOCH_SECONDS, type MockContext } from './context.ts'
-import { jsonResponse, readMockRequest, sseResponse } from './request.ts'
+import { jsonAnswer, type MockAnswer, type MockHttpRequest, readMockRequest, sseAnswer } from './request.ts'
 import { type SseFrame, sseStream, textPieces } from './sse.ts'
 
 type Item = Record<string, unknown>
@@ -26,8 +26,8 @@ export function responsesUsage(counts: SimCounts, reportsWrites: boolean): Recor
   }
 }
 
-function invalid(message: string, param: string | null): Response {
-  return jsonResponse(400, { error: { message, type: 'invalid_request_error', param, code: null } })
+function invalid(message: string, param: string | null): MockAnswer {
+  return jsonAnswer(400, { error: { message, type: 'invalid_request_error', param, code: null } })
 }
 
 const SERVER_ERROR = 'The server had an error while processing your request.'
@@ -214,7 +214,7 @@ function itemEvents(item: Item, outputIndex: number): Item[] {
 }
 
 /** Handle one `POST /responses`. */
-export async function handleResponses(request: Request, context: MockContext): Promise<Response> {
+export async function handleResponses(request: MockHttpRequest, context: MockContext): Promise<MockAnswer> {
   const parsed = await readMockRequest(request, context)
   if ('problem' in parsed) return invalid(parsed.problem, null)
   const { body, at } = parsed
@@ -224,10 +224,10 @@ export async function handleResponses(request: Request, context: MockContext): P
   if (body.input === undefined || body.input === null)
     return invalid("Missing required parameter: 'input'.", 'input')
   const refused = context.refuse('openai-responses', parsed, request.headers)
-  if (refused !== undefined) return jsonResponse(refused.status, refused.body)
+  if (refused !== undefined) return jsonAnswer(refused.status, refused.body)
   // The stored chain and referenced items: the input the model sees and the API bills.
   const chained = context.chainResponses(parsed)
-  if (chained instanceof SimulatorRejection) return jsonResponse(chained.status, chained.body)
+  if (chained instanceof SimulatorRejection) return jsonAnswer(chained.status, chained.body)
   const early = context.failEarly('openai-responses', parsed, chatFaultResponse)
   if (early !== undefined) return early
   // From here the request is its chained input: the answer is decided over the whole conversation, the
@@ -235,7 +235,7 @@ export async function handleResponses(request: Request, context: MockContext): P
   parsed.body = chained.body
   const answer = context.answer('openai-responses', parsed)
   const simulation = context.simulate('openai-responses', parsed, answer)
-  if (simulation instanceof SimulatorRejection) return jsonResponse(simulation.status, simulation.body)
+  if (simulation instanceof SimulatorRejection) return jsonAnswer(simulation.status, simulation.body)
   // Known only now: a request the simulator refused above never uses up a fault inside its answer.
   const fault = context.answerFault(parsed)
   const model = body.model
@@ -293,11 +293,11 @@ export async function handleResponses(request: Request, context: MockContext): P
 
   if (body.stream !== true) {
     if (fault?.kind === 'stream-cut' || fault?.kind === 'stream-error') {
-      return jsonResponse(500, {
+      return jsonAnswer(500, {
         error: { message: SERVER_ERROR, type: 'server_error', param: null, code: null },
       })
     }
-    return jsonResponse(200, completed, headers)
+    return jsonAnswer(200, completed, headers)
   }
 
   const pending = { ...base, status: 'in_progress', completed_at: null, output: [], usage: null }
@@ -328,7 +328,7 @@ export async function handleResponses(request: Request, context: MockContext): P
     event: String(event.type),
     data: JSON.stringify({ ...event, sequence_number: sequence }),
   }))
-  return sseResponse(
+  return sseAnswer(
     sseStream(frames, fault?.kind === 'stream-cut' ? { cutAfter: fault.afterFrames } : {}),
     headers,
   )

@@ -11,8 +11,9 @@ export const SESSION_HEADER = 'x-cachelab-session'
 /** Set by the loopback server on the request it hands a mock handler, to match the handler's report to it. */
 export const EXCHANGE_HEADER = 'x-cachelab-exchange'
 /**
- * Set by the loopback server on the request it hands a mock handler: the request's place (session,
- * conversation, kind, turn, step) as the capture numbers it, base64url JSON, so the replies use the same.
+ * Set by the loopback server, to the exchange id, on a request it placed: the handler takes the body the
+ * server parsed and the request's place (session, conversation, kind, turn, step, as the capture numbers
+ * it, so the replies use the same) by that id. A client's own is dropped; in process it is never set.
  */
 export const PLACE_HEADER = 'x-cachelab-place'
 

@@ -3,6 +3,7 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { handleChat } from './chat.ts'
 import { MockContext } from './context.ts'
+import { toResponse } from './request.ts'
 import { type SseFrame, sseStream, textPieces } from './sse.ts'
 
 const text = (stream: ReadableStream<Uint8Array>) => new Response(stream).text()
@@ -136,7 +137,7 @@ describe('the Chat Completions stream', () => {
         stream_options: { include_usage: true },
       }),
     })
-    const response = await handleChat('openai', request, new MockContext())
+    const response = toResponse(await handleChat('openai', request, new MockContext()))
     expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/)
     const received = parseFrames(await response.text())
     expect(received.at(-1)).toEqual({ data: '[DONE]' })

@@ -35,6 +35,22 @@ describe('routing OpenAI requests to machines', () => {
     )
   })
 
+  it('keys a segment it has cut before as a router that never saw it does, whatever budget or prompt follows', () => {
+    const seen = new OpenAIRouter(counter, undefined, false)
+    const start = 'A long shared start, cut by the routing budget. '.repeat(80)
+    const shared = prompt(start, 'one')
+    const routes = [256, 64, 256, 1024].map((budget) => [
+      seen.route(budget, 16, 15, body('k'), shared, 0),
+      seen.route(budget, 16, 15, body('k'), prompt(start, 'two'), 0),
+    ])
+    const fresh = [256, 64, 256, 1024].map((budget) => [
+      new OpenAIRouter(counter, undefined, false).route(budget, 16, 15, body('k'), shared, 0),
+      new OpenAIRouter(counter, undefined, false).route(budget, 16, 15, body('k'), prompt(start, 'two'), 0),
+    ])
+    expect(routes).toEqual(fresh)
+    expect(new Set(routes.map(([route]) => route?.key)).size).toBe(3)
+  })
+
   it('spills traffic above the per-key rate to other machines only when overflow is on with a seed', () => {
     const busy = (router: OpenAIRouter) =>
       new Set(

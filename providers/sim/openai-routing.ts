@@ -4,7 +4,7 @@
 import { hashString, type Random } from '../../harness/random.ts'
 import type { TokenCounter } from './tokens.ts'
 import { PrefixTrie } from './trie.ts'
-import type { Prompt, TrieMeter } from './types.ts'
+import type { Prompt, Segment, TrieMeter } from './types.ts'
 
 /** The machine a request was routed to and the routing key that chose it. */
 export interface Route {
@@ -18,6 +18,13 @@ export class OpenAIRouter {
   private readonly random: Random | undefined
   private readonly overflow: boolean
   private readonly traffic = new Map<string, number[]>()
+  /**
+   * The token ids the latest routing keys took of a segment cut short by the routing budget, most recent
+   * first: a session's system prompt is the same object on every request (segments never change once
+   * built), so its ids are joined once rather than twice a request. A few entries of a few kilobytes; the
+   * segments are held weakly, so a pruned one (a text of megabytes) is not kept alive here.
+   */
+  private cutIds: { segment: WeakRef<Segment>; budget: number; ids: string }[] = []
 
   /** `random` is the simulator's one seeded stream, shared with the eviction times it samples. */
   constructor(counter: TokenCounter, random: Random | undefined, overflow: boolean) {
@@ -79,13 +86,26 @@ export class OpenAIRouter {
         budget -= segment.tokens
       } else {
         const textBudget = Math.max(0, budget - segment.framing)
-        parts.push(segment.frame, this.counter.firstTokensOf(segment, textBudget).join(','))
+        parts.push(segment.frame, this.idsOf(segment, textBudget))
         budget = 0
       }
     }
     return String(hashString(parts.join('\u0003')))
   }
+
+  /** The first `budget` token ids of a segment's text, joined with commas. */
+  private idsOf(segment: Segment, budget: number): string {
+    const known = this.cutIds.find((cut) => cut.budget === budget && cut.segment.deref() === segment)
+    if (known !== undefined) return known.ids
+    // Tokenized only as far as the budget reaches (the whole text's first tokens).
+    const ids = this.counter.firstTokensOf(segment, budget).join(',')
+    this.cutIds = [{ segment: new WeakRef(segment), budget, ids }, ...this.cutIds.slice(0, CUT_IDS_KEPT - 1)]
+    return ids
+  }
 }
+
+/** Segments whose cut ids a router remembers. */
+const CUT_IDS_KEPT = 4
 
 /** One machine's store for one model (created empty on first use): a cached prefix is one model's KV state. */
 export function machine<T>(

@@ -1,10 +1,13 @@
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { CacheSimulators } from '../sim/index.ts'
 import {
   canonicalJson,
   configOf,
+  contentHash,
   digestRequest,
   firstDivergentSegment,
+  framedHash,
   isUserTurn,
   itemDigest,
 } from './digest.ts'
@@ -88,5 +91,28 @@ describe('request digests', () => {
     )
     expect(firstDivergentSegment(before.segments, digest('You are terse.').segments)).toBeUndefined()
     expect(firstDivergentSegment(before.segments, digest('You are brief.').segments)).toBe(0)
+  })
+})
+
+describe("a segment's hash", () => {
+  it('is the hash of its frame and text joined by U+0000, short or long, lone surrogates at the joins included', () => {
+    const text = fc.tuple(
+      fc.string({ unit: 'binary' }),
+      fc.nat({ max: 6_000 }),
+      fc.string({ unit: 'binary' }),
+    )
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), text, (frame, [start, filler, end]) => {
+        const joined = `${start}${'x'.repeat(filler)}${end}`
+        expect(framedHash(frame, joined)).toBe(contentHash(`${frame}\u0000${joined}`))
+      }),
+      { numRuns: 300 },
+    )
+    const long = 'y'.repeat(5_000)
+    for (const [frame, text] of [
+      ['user\ud800', `\udc00${long}`],
+      ['\ud83d', `\ude00${long}\ud800`],
+    ] as const)
+      expect(framedHash(frame, text)).toBe(contentHash(`${frame}\u0000${text}`))
   })
 })

@@ -3,7 +3,7 @@
 // cache markers removed; and the request's settings. Enough to find the first divergent node, tell an
 // edit from a truncation, and key a conversation, without keeping a word of the text.
 
-import { createHash } from 'node:crypto'
+import { createHash, hash } from 'node:crypto'
 import { describeNode } from '../sim/prompt.ts'
 import type { Prompt, Segment } from '../sim/types.ts'
 
@@ -113,8 +113,22 @@ const KNOWN_SETTINGS = new Set([
 
 /** A short, stable content hash (64 bits of SHA-256, hex). */
 export function contentHash(text: string): string {
-  return createHash('sha256').update(text).digest('hex').slice(0, 16)
+  // One call, no Hash object: a request hashes a few dozen short texts.
+  return hash('sha256', text, 'hex').slice(0, 16)
 }
+
+/**
+ * `contentHash` of a frame and a text joined by U+0000. A long text is hashed in parts rather than joined
+ * first (a copy of it): the separator leaves no surrogate pair across the parts, so the bytes hashed are
+ * the same.
+ */
+export function framedHash(frame: string, text: string): string {
+  if (text.length < FRAMED_IN_PARTS) return contentHash(`${frame}\u0000${text}`)
+  return createHash('sha256').update(frame).update('\u0000').update(text).digest('hex').slice(0, 16)
+}
+
+/** Texts at least this long are hashed in parts (below it, one call on the joined text is quicker). */
+const FRAMED_IN_PARTS = 4096
 
 /** A JSON value with every cache marker removed and object keys sorted: markers never change content. */
 export function canonicalJson(value: unknown): string {
@@ -255,11 +269,7 @@ const segmentDigests = new WeakMap<Segment, SegmentDigest>()
 function segmentDigest(segment: Segment): SegmentDigest {
   let digest = segmentDigests.get(segment)
   if (digest === undefined) {
-    digest = [
-      describeNode(segment.node),
-      contentHash(`${segment.frame}\u0000${segment.text}`),
-      segment.tokens,
-    ] as const
+    digest = [describeNode(segment.node), framedHash(segment.frame, segment.text), segment.tokens] as const
     segmentDigests.set(segment, digest)
   }
   return digest

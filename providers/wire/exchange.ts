@@ -171,8 +171,11 @@ export interface ExchangeRecorder {
     headers?: Readonly<Record<string, string>>,
     secrets?: readonly string[],
   ): Placement
-  /** Share a fresh body's items with equal earlier ones, for the memos keyed by item. */
-  reuseItems(body: Record<string, unknown>): void
+  /**
+   * A request body read off the wire, parsed as `JSON.parse` reads its UTF-8 text (undefined when it is
+   * not an object), its items shared with equal earlier ones for the memos keyed by item.
+   */
+  parseBody(bytes: Buffer): Record<string, unknown> | undefined
   /** Remember the conversation a response id was answered in. */
   noteResponse(id: string, conversation: string): void
   /** The previous successful request of a conversation, for its next simulation's counterfactual. */

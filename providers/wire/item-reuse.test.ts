@@ -60,6 +60,26 @@ describe('ItemReuse', () => {
     expect(reuse.reused).toBe(2)
   })
 
+  it('leaves an item nested too deeply to walk alone, and reads the rest of its body', () => {
+    const reuse = new ItemReuse()
+    // Deeper than the stack would take a recursive walk of.
+    const deep = `{"role":"user","content":${'['.repeat(50_000)}${']'.repeat(50_000)}}`
+    const body = () =>
+      JSON.parse(`{"messages":[${deep},{"role":"user","content":"${long('after')}"}]}`) as Record<
+        string,
+        unknown
+      >
+    const first = body()
+    reuse.reuse(first)
+    const second = body()
+    reuse.reuse(second)
+    const [deepItem, after] = second.messages as object[]
+    // (Compared by hand: a failing matcher would print the item, as deep as it is.)
+    expect(deepItem === (first.messages as object[])[0]).toBe(false)
+    expect(reuse.owns(deepItem as object)).toBe(false)
+    expect(after).toBe((first.messages as object[])[1])
+  })
+
   it('leaves a string input alone, and forgets the least recently used past its bytes', () => {
     const reuse = new ItemReuse()
     const body = { input: 'just text' }
@@ -132,5 +152,35 @@ describe('ItemReuse', () => {
     expect(reuse.reused).toBe(2)
     reuse.reuse(body('m1'))
     expect(reuse.reused).toBe(2)
+  })
+})
+
+describe('ItemReuse parsing bodies', () => {
+  const text = (turns: number) =>
+    JSON.stringify({
+      model: 'm',
+      messages: Array.from({ length: turns }, (_, index) => ({
+        role: 'user',
+        content: long(`turn ${index}`),
+      })),
+    })
+
+  it('takes the items a body repeats from the one before, counts the bodies it keeps, and forgets them with any item', () => {
+    const reuse = new ItemReuse()
+    const first = reuse.parse(Buffer.from(text(3))) as { messages: object[] }
+    const itemsOnly = new ItemReuse()
+    itemsOnly.reuse(JSON.parse(text(3)))
+    // The body's bytes are held beside its items.
+    expect(reuse.bytes).toBeGreaterThan(itemsOnly.bytes + text(3).length)
+    const second = reuse.parse(Buffer.from(text(4))) as { messages: object[] }
+    expect(reuse.repeated).toBe(3)
+    expect(second).toEqual(JSON.parse(text(4)))
+    expect(second.messages[2]).toBe(first.messages[2])
+    // Forgetting any item forgets the kept bodies too: none of their items outlives its count.
+    reuse.trim(reuse.bytes / 2)
+    expect(reuse.bytes).toBeLessThanOrEqual(itemsOnly.bytes * 2)
+    const third = reuse.parse(Buffer.from(text(5)))
+    expect(reuse.repeated).toBe(3)
+    expect(third).toEqual(JSON.parse(text(5)))
   })
 })

@@ -4,6 +4,7 @@ import { handleMessages } from '../mock/anthropic.ts'
 import { handleChat } from '../mock/chat.ts'
 import { MockContext } from '../mock/context.ts'
 import { handleGeminiModelCall } from '../mock/gemini.ts'
+import { toResponse } from '../mock/request.ts'
 import { handleResponses } from '../mock/responses.ts'
 import { encodeScript, SCRIPT_HEADER } from '../mock/script.ts'
 import type { WireApi } from '../types.ts'
@@ -42,7 +43,7 @@ async function rendered(
     body: JSON.stringify({ ...bodies[api], ...(stream ? { stream: true } : {}) }),
   })
   const geminiCall = `gemini-2.5-flash:${stream ? 'streamGenerateContent' : 'generateContent'}`
-  const response =
+  const served =
     api === 'gemini-generate'
       ? await handleGeminiModelCall(geminiCall, request, context)
       : api === 'anthropic-messages'
@@ -50,6 +51,7 @@ async function rendered(
         : api === 'openai-responses'
           ? await handleResponses(request, context)
           : await handleChat(api === 'openai-chat' ? 'openai' : 'deepseek', request, context)
+  const response = toResponse(served)
   return { text: await response.text(), type: response.headers.get('content-type') ?? '' }
 }
 

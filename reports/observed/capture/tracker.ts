@@ -5,8 +5,9 @@
 
 import { REDACTED, redactText } from '../../../providers/mock/serve-safety.ts'
 import { stringBytes } from '../../../providers/sim/bytes.ts'
-import type { PreviousRequest, Prompt } from '../../../providers/sim/types.ts'
+import type { PreviousRequest, Prompt, Segment } from '../../../providers/sim/types.ts'
 import { bodyModel, type WireApi } from '../../../providers/types.ts'
+import { parseJsonBody } from '../../../providers/wire/body-prefix.ts'
 import { digestRequest, type ItemDigest, itemDigest, itemsOf } from '../../../providers/wire/digest.ts'
 import {
   type CapturedExchange,
@@ -22,6 +23,8 @@ import { ConversationTracker } from './conversations.ts'
 interface ConversationState {
   /** The latest successful request's prompt and machine: the next simulation's previous request. */
   previous?: PreviousRequest
+  /** `promptBytes` of `previous`'s prompt, counted once when it was kept. */
+  previousBytes?: number
 }
 
 export interface TrackerOptions {
@@ -62,10 +65,21 @@ function modelField(body: Record<string, unknown>): { model?: string } {
  */
 function promptBytes(prompt: Prompt): number {
   let bytes = 160
-  for (const segment of prompt.segments)
-    bytes += SEGMENT_BYTES + stringBytes(segment.text) + stringBytes(segment.frame)
+  for (const segment of prompt.segments) {
+    // A session's history is the same segments request after request (never changed once built):
+    // their strings are measured once.
+    let counted = segmentBytes.get(segment)
+    if (counted === undefined) {
+      counted = SEGMENT_BYTES + stringBytes(segment.text) + stringBytes(segment.frame)
+      segmentBytes.set(segment, counted)
+    }
+    bytes += counted
+  }
   return bytes
 }
+
+/** `promptBytes`' count of each segment, by segment. */
+const segmentBytes = new WeakMap<Segment, number>()
 
 /** A segment's object, its wire node, and its slots in the prompt's arrays. */
 const SEGMENT_BYTES = 200
@@ -144,9 +158,29 @@ export class CaptureTracker implements ExchangeRecorder {
     this.reuse.trim(this.reuseRoom())
   }
 
-  /** Items replaced by `reuseItems` so far, and the estimated bytes of the items it keeps. */
-  get reuseStats(): { reused: number; items: number; bytes: number } {
-    return { reused: this.reuse.reused, items: this.reuse.size, bytes: this.reuse.bytes }
+  /**
+   * A request body read off the wire, parsed as `JSON.parse` reads its UTF-8 text (undefined when it is
+   * not an object), its items then reused as `reuseItems` does. The items whose bytes repeat a body
+   * parsed lately are that body's objects, not parsed again (wire/body-prefix.ts).
+   */
+  parseBody(bytes: Buffer): Record<string, unknown> | undefined {
+    if (this.options.reuseItems === false) return parseJsonBody(bytes)
+    const body = this.reuse.parse(bytes)
+    this.reuse.trim(this.reuseRoom())
+    return body
+  }
+
+  /**
+   * Items replaced by `reuseItems` so far, items `parseBody` took from an earlier body's bytes, and the
+   * estimated bytes of the items and bodies it keeps.
+   */
+  get reuseStats(): { reused: number; repeated: number; items: number; bytes: number } {
+    return {
+      reused: this.reuse.reused,
+      repeated: this.reuse.repeated,
+      items: this.reuse.size,
+      bytes: this.reuse.bytes,
+    }
   }
 
   /** Bytes the reused items may hold: what the previous requests leave of the budget. */
@@ -204,13 +238,14 @@ export class CaptureTracker implements ExchangeRecorder {
     const state = this.states.get(name) ?? {}
     if (ok && input.simulation !== undefined) {
       const machine = input.simulation.trace.machine
-      if (state.previous !== undefined) this.previousBytes -= promptBytes(state.previous.prompt)
+      this.previousBytes -= state.previousBytes ?? 0
       state.previous = {
         prompt: input.simulation.prompt,
         ...(machine !== undefined ? { machine } : {}),
         ...modelField(body),
       }
-      this.previousBytes += promptBytes(state.previous.prompt)
+      state.previousBytes = promptBytes(state.previous.prompt)
+      this.previousBytes += state.previousBytes
     }
     // Most recently active last: the conversations to forget first come first.
     this.states.delete(name)
@@ -270,15 +305,16 @@ export class CaptureTracker implements ExchangeRecorder {
     const limit = this.options.sessionLimit ?? SESSIONS_KEPT
     for (const [name, state] of this.states) {
       if (this.states.size <= limit) break
-      if (state.previous !== undefined) this.previousBytes -= promptBytes(state.previous.prompt)
+      this.previousBytes -= state.previousBytes ?? 0
       this.states.delete(name)
       this.holders.delete(name)
     }
     const budget = this.options.memoryBytes ?? Number.POSITIVE_INFINITY
     for (const [name, state] of this.holders) {
       if (this.previousBytes <= budget) break
-      if (state.previous !== undefined) this.previousBytes -= promptBytes(state.previous.prompt)
+      this.previousBytes -= state.previousBytes ?? 0
       delete state.previous
+      delete state.previousBytes
       this.holders.delete(name)
     }
     // The previous requests come first: the items kept for reuse only make requests cheaper.
