@@ -9,7 +9,7 @@ import { encode, TokenCounter } from '../sim/tokens.ts'
 import type { HealthState } from './control.ts'
 import { type LoopbackServer, startLoopback } from './loopback.ts'
 import { encodeScript } from './script.ts'
-import { longStrings, OFFLOAD_CHARACTERS, SHARE_CHARACTERS, TokenizerPool } from './tokenizer-pool.ts'
+import { longStrings, OFFLOAD_CHARACTERS, TokenizerPool } from './tokenizer-pool.ts'
 
 let server: LoopbackServer
 const linearizer = new CacheSimulators()
@@ -158,48 +158,5 @@ describe('tokenizing off the event loop', () => {
     expect(counter.encodeCalls).toBe(0)
     expect(counter.count(text)).toBe(encode(text).length)
     expect(Array.from(counter.tokens(text))).toEqual(encode(text))
-  })
-
-  it("counts a large request's new texts half in a loaded worker, half here, each as counting inline would", async () => {
-    const counter = new TokenCounter()
-    const pool = new TokenizerPool(counter, 1)
-    const texts = Array.from(
-      { length: 12 },
-      (_, index) => `Part ${index}: ${'a file line, with code() and <|endoftext|> in it; '.repeat(80)}`,
-    )
-    expect(texts.join('').length).toBeGreaterThan(SHARE_CHARACTERS)
-    try {
-      await pool.warm()
-      await pool.prepare({ messages: texts.map((content) => ({ role: 'user', content })) })
-      // Every text is known now, and this thread counted only some of them.
-      for (const text of texts) expect(counter.knows(text)).toBe(true)
-      expect(counter.encodeCalls).toBeGreaterThan(0)
-      expect(counter.encodeCalls).toBeLessThan(texts.length)
-      for (const text of texts) expect(counter.count(text)).toBe(encode(text).length)
-    } finally {
-      await pool.close()
-    }
-  })
-
-  it('shares nothing with a worker still loading, and nothing of a request the memo already counts', async () => {
-    const counter = new TokenCounter()
-    const pool = new TokenizerPool(counter, 1)
-    const texts = Array.from(
-      { length: 12 },
-      (_, index) => `Part ${index}: ${'one more line of text. '.repeat(160)}`,
-    )
-    const body = { messages: texts.map((content) => ({ role: 'user', content })) }
-    try {
-      // No loaded worker yet: nothing is counted before the simulation asks.
-      await pool.prepare(body)
-      for (const text of texts) expect(counter.knows(text)).toBe(false)
-      await pool.warm()
-      for (const text of texts) counter.count(text)
-      const counted = counter.encodeCalls
-      await pool.prepare(body)
-      expect(counter.encodeCalls).toBe(counted)
-    } finally {
-      await pool.close()
-    }
   })
 })

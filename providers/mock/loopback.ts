@@ -458,8 +458,11 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
       return
     }
     // Long texts are tokenized in worker threads meanwhile, so this request waits and no other does;
-    // their tokens stay held until the request ends, so simulating it never tokenizes them here.
-    if (json !== undefined && tokenizer !== undefined) releases.push(await tokenizer.prepare(json))
+    // their tokens stay held until the request ends, so simulating it never tokenizes them here. The
+    // placement below runs while the workers tokenize: the request waits for them only before it is
+    // simulated.
+    const prepared = json !== undefined && tokenizer !== undefined ? tokenizer.prepare(json) : undefined
+    if (prepared !== undefined) releases.push(() => void prepared.then((release) => release()))
     await turn()
     const parsed = json === undefined || api === undefined ? json : bodyInView(api, path, json)
     // The keys the request carries (key headers, query values, credential-named body fields): redacted
@@ -471,6 +474,7 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
       capture !== undefined && api !== undefined && parsed !== undefined
         ? capture.place(api, headers.get(SESSION_HEADER) ?? undefined, parsed, wireHeaders(headers), secrets)
         : undefined
+    await prepared
     await turn()
     exchanges += 1
     const exchange = String(exchanges)

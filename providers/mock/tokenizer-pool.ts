@@ -25,15 +25,9 @@ const ready = (async () => {
   const [{ O200k }, encoding] = await Promise.all([import(workerData.o200k), import(workerData.encoding)])
   return new O200k(encoding.default.bytePairEncodingCoreProcessor)
 })()
-ready.then(() => parentPort.postMessage({ ready: true }), () => {})
-parentPort.on('message', async ({ id, text, texts }) => {
+parentPort.on('message', async ({ id, text }) => {
   try {
-    const o200k = await ready
-    if (texts !== undefined) {
-      parentPort.postMessage({ id, counts: texts.map((each) => o200k.count(each)) })
-      return
-    }
-    const tokens = Uint32Array.from(o200k.encode(text))
+    const tokens = Uint32Array.from((await ready).encode(text))
     parentPort.postMessage({ id, tokens }, [tokens.buffer])
   } catch (error) {
     parentPort.postMessage({ id, error: String(error && error.message ? error.message : error) })
@@ -51,11 +45,8 @@ function workerModules(): { o200k: string; encoding: string; tsx?: string } {
   }
 }
 
-/** What a worker answers: a text's tokens, or the counts of a batch of texts. */
-type Answer = Uint32Array | number[]
-
 interface Pending {
-  resolve: (answer: Answer) => void
+  resolve: (tokens: Uint32Array) => void
   reject: (error: Error) => void
 }
 
@@ -63,17 +54,7 @@ interface PoolWorker {
   worker: Worker
   /** Texts sent and not yet answered, by id. */
   waiting: Set<number>
-  /** Whether its tokenizer is loaded (a cold thread takes most of a second: nothing is shared with it). */
-  ready: boolean
-  /** Resolves once it is (or once it failed). */
-  loaded: Promise<void>
 }
-
-/**
- * A request whose texts the memo does not know add up to this many characters (about 8,000 tokens, a
- * millisecond of counting) has part of them counted in an idle worker while this thread counts the rest.
- */
-export const SHARE_CHARACTERS = 32 * 1024
 
 /** A few tokenizer threads, started when first needed, feeding one token counter. */
 export class TokenizerPool {
@@ -100,9 +81,7 @@ export class TokenizerPool {
   async prepare(body: unknown): Promise<() => void> {
     const releases: (() => void)[] = []
     const waiting: Promise<void>[] = []
-    const { long, unknown, unknownCharacters } = this.stringsOf(body)
-    if (unknownCharacters >= SHARE_CHARACTERS) waiting.push(this.countShared(unknown, unknownCharacters))
-    for (const text of long) {
+    for (const text of longStrings(body)) {
       const known = this.counter.knownTokens(text)
       if (known !== undefined) releases.push(this.counter.hold(text, known))
       else
@@ -116,62 +95,6 @@ export class TokenizerPool {
     return () => {
       for (const release of releases) release()
     }
-  }
-
-  /**
-   * The long strings of `body`, and its shorter ones the memo cannot count yet (each text once), with
-   * their characters in all.
-   */
-  private stringsOf(body: unknown): { long: string[]; unknown: string[]; unknownCharacters: number } {
-    const long: string[] = []
-    const unknown = new Set<string>()
-    let unknownCharacters = 0
-    for (const text of stringsIn(body)) {
-      if (text.length >= OFFLOAD_CHARACTERS) long.push(text)
-      else if (text.length >= SHARED_TEXT_CHARACTERS && !unknown.has(text) && !this.counter.knows(text)) {
-        unknown.add(text)
-        unknownCharacters += text.length
-      }
-    }
-    return { long, unknown: [...unknown], unknownCharacters }
-  }
-
-  /**
-   * Count `texts` (unknown to the memo) two ways at once: about half their characters in an idle,
-   * loaded worker, the rest here meanwhile; the worker's counts are remembered as this thread's are.
-   * With no such worker (one is started for later requests) they are all left to the simulation.
-   */
-  private async countShared(texts: readonly string[], characters: number): Promise<void> {
-    const target = this.workers.find((entry) => entry.ready && entry.waiting.size === 0)
-    if (target === undefined) {
-      if (this.workers.length < this.size) this.start()
-      return
-    }
-    const sent: string[] = []
-    let sentCharacters = 0
-    const kept: string[] = []
-    for (const text of texts) {
-      if (sentCharacters < characters / 2) {
-        sent.push(text)
-        sentCharacters += text.length
-      } else kept.push(text)
-    }
-    const counted = this.send(target, { texts: sent })
-    for (const text of kept) this.counter.count(text)
-    try {
-      const counts = (await counted) as number[]
-      sent.forEach((text, index) => {
-        this.counter.rememberCount(text, counts[index] as number)
-      })
-    } catch {
-      // A worker's failure leaves its texts to be counted when the simulation asks for them.
-    }
-  }
-
-  /** Start a thread if none runs, and resolve once one has its tokenizer loaded (or failed to). */
-  async warm(): Promise<void> {
-    const entry = this.workers[0] ?? this.start()
-    await entry.loaded
   }
 
   /** Stop the threads (pending texts are counted inline when asked for). */
@@ -198,17 +121,13 @@ export class TokenizerPool {
   }
 
   private tokenize(text: string): Promise<Uint32Array> {
-    return this.send(this.leastBusy(), { text }) as Promise<Uint32Array>
-  }
-
-  /** Post one message to a worker; resolves with its answer. */
-  private send(target: PoolWorker, message: { text: string } | { texts: string[] }): Promise<Answer> {
+    const target = this.leastBusy()
     this.serial += 1
     const id = this.serial
     target.waiting.add(id)
-    return new Promise<Answer>((resolve, reject) => {
+    return new Promise<Uint32Array>((resolve, reject) => {
       this.pending.set(id, { resolve, reject })
-      target.worker.postMessage({ id, ...message })
+      target.worker.postMessage({ id, text })
     }).finally(() => {
       target.waiting.delete(id)
     })
@@ -229,32 +148,14 @@ export class TokenizerPool {
     })
     // The server's exit never waits for an idle tokenizer.
     worker.unref()
-    let loaded = () => {}
-    const entry: PoolWorker = {
-      worker,
-      waiting: new Set(),
-      ready: false,
-      loaded: new Promise<void>((resolve) => {
-        loaded = resolve
-      }),
-    }
-    worker.once('error', () => loaded())
-    worker.on(
-      'message',
-      (message: { ready?: true; id: number; tokens?: Uint32Array; counts?: number[]; error?: string }) => {
-        if (message.ready === true) {
-          entry.ready = true
-          loaded()
-          return
-        }
-        const pending = this.pending.get(message.id)
-        if (pending === undefined) return
-        this.pending.delete(message.id)
-        const answer = message.tokens ?? message.counts
-        if (answer !== undefined) pending.resolve(answer)
-        else pending.reject(new Error(message.error ?? 'tokenizer failed'))
-      },
-    )
+    const entry: PoolWorker = { worker, waiting: new Set() }
+    worker.on('message', (message: { id: number; tokens?: Uint32Array; error?: string }) => {
+      const pending = this.pending.get(message.id)
+      if (pending === undefined) return
+      this.pending.delete(message.id)
+      if (message.tokens !== undefined) pending.resolve(message.tokens)
+      else pending.reject(new Error(message.error ?? 'tokenizer failed'))
+    })
     worker.on('error', (error) => {
       // A dead thread is dropped; what it was tokenizing is counted inline.
       const index = this.workers.indexOf(entry)
@@ -269,22 +170,14 @@ export class TokenizerPool {
   }
 }
 
-/** Texts shorter than this are counted where they are met: sending them costs more than counting. */
-const SHARED_TEXT_CHARACTERS = 1024
-
 /** Every string in a JSON value at least `OFFLOAD_CHARACTERS` long (an explicit stack: no recursion). */
 export function longStrings(value: unknown): string[] {
-  return stringsIn(value).filter((text) => text.length >= OFFLOAD_CHARACTERS)
-}
-
-/** Every string in a JSON value of at least `SHARED_TEXT_CHARACTERS` (an explicit stack: no recursion). */
-function stringsIn(value: unknown): string[] {
   const found: string[] = []
   const stack: unknown[] = [value]
   while (stack.length > 0) {
     const next = stack.pop()
     if (typeof next === 'string') {
-      if (next.length >= SHARED_TEXT_CHARACTERS) found.push(next)
+      if (next.length >= OFFLOAD_CHARACTERS) found.push(next)
     } else if (Array.isArray(next)) {
       for (const item of next) stack.push(item)
     } else if (typeof next === 'object' && next !== null) {

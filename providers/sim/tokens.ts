@@ -244,11 +244,6 @@ export class TokenCounter {
     this.arrays.set(text, tokens, keyBytes(text) + ARRAY_OVERHEAD + tokens.byteLength)
   }
 
-  /** Remember a count taken elsewhere (a worker thread); it must be `encode(text)`'s length. */
-  rememberCount(text: string, count: number): void {
-    this.counts.set(text, count, keyBytes(text))
-  }
-
   /** Whether `text`'s count is in the memo (no tokenizing needed). */
   knows(text: string): boolean {
     return text === '' || this.counts.get(text) !== undefined
