@@ -1,5 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it, vi } from 'vitest'
+import { identicalPrefix } from '../harness/lineage.ts'
 import type { DerivedMessage, DerivedRequest, Message } from '../harness/types.ts'
 import { chatMessages } from './chat-wire.ts'
 import { assistantText, derivedRequest, surfaceMessage, userText } from './testing.ts'
@@ -172,6 +173,44 @@ describe('chatMessages: a session prefix is converted once', () => {
         }
       }),
       { numRuns: 40, seed: 7 },
+    )
+  })
+
+  it('claims no more of the previous list than it shares (so later stages may skip comparing it)', () => {
+    const pool = [
+      ...turns,
+      surfaceMessage({ role: 'developer', text: 'Tool added.' }, 5),
+      assistantText('six', 6),
+    ]
+    const step = fc.record({
+      keep: fc.nat(6),
+      add: fc.array(fc.nat(pool.length - 1), { maxLength: 3 }),
+      system: fc.constantFrom(undefined, { text: 'A', sourceSeq: 1 }, { text: 'B', sourceSeq: 2 }),
+    })
+    fc.assert(
+      fc.property(fc.array(step, { minLength: 2, maxLength: 6 }), (steps) => {
+        let messages: DerivedMessage[] = []
+        let previous: readonly unknown[] | undefined
+        for (const { keep, add, system } of steps) {
+          // A rewrite keeps the derived prefix and replaces the rest with other objects.
+          messages = [
+            ...messages.slice(0, keep),
+            ...add.map((index) => ({ ...(pool[index] as DerivedMessage) })),
+          ]
+          const built = chatMessages(request(messages, system), 'developer').messages
+          if (previous !== undefined) {
+            // Compared against objects it cannot share, the prefix found is exactly what the list claims.
+            const strangers = previous.map(() => ({}))
+            const claimed = identicalPrefix(built, strangers, previous)
+            let shared = 0
+            while (shared < Math.min(built.length, previous.length) && built[shared] === previous[shared])
+              shared += 1
+            expect(claimed).toBeLessThanOrEqual(shared)
+          }
+          previous = built
+        }
+      }),
+      { numRuns: 200, seed: 11 },
     )
   })
 

@@ -1,6 +1,7 @@
 // The Chat Completions message shape shared by OpenAI and DeepSeek: derived messages to wire messages
 // (with provenance), and a reply (JSON or a stream of chunks) back to an assistant message.
 
+import { builtFrom, identicalPrefix } from '../harness/lineage.ts'
 import type {
   AssistantMessage,
   DerivedRequest,
@@ -112,9 +113,10 @@ export function chatMessages(
   // Derived messages repeated from the previous request (the same frozen objects) keep their wire messages.
   let reused = 0
   if (last !== undefined) {
-    // Bounded by what was converted, in case a caller grew its array since.
+    // Bounded by what was converted, in case a caller grew its array since. What the derived list claims
+    // to share with the previous one (`builtFrom`) is not compared again.
     const bound = Math.min(request.messages.length, last.derived.length, last.messages.length - head)
-    while (reused < bound && request.messages[reused] === last.derived[reused]) reused += 1
+    reused = Math.min(identicalPrefix(request.messages, last.derived, last.derived), bound)
   }
   const added: ChatMessage[] = []
   const addedSources: Seq[][] = []
@@ -128,6 +130,7 @@ export function chatMessages(
     addedSources.push(sourceSeqs)
   }
   const messages = last === undefined ? added : joinPrefix(last.messages, head + reused, added)
+  if (last !== undefined) builtFrom(messages, last.messages, head + reused)
   const sources = last === undefined ? addedSources : joinPrefix(last.sources, head + reused, addedSources)
   lastBuilt = {
     role: developerRole,

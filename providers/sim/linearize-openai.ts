@@ -1,6 +1,7 @@
 // Linearizing OpenAI wire bodies (Chat Completions, which DeepSeek shares, and Responses) into the
 // prompt order the provider caches: tool definitions first, then instructions and messages in order.
 
+import { identicalPrefix } from '../../harness/lineage.ts'
 import { openaiImageTokens, pngSize, UNKNOWN_IMAGE_TOKENS } from './image.ts'
 import { joinPrefix, PromptBuilder, type SegmentDraft } from './prompt.ts'
 import type { TokenCounter } from './tokens.ts'
@@ -117,6 +118,8 @@ interface ItemCache {
   head: readonly Segment[]
   /** A copy of the caller's items: an element replaced in the caller's array must not look unchanged. */
   items: readonly unknown[]
+  /** The caller's list itself, which the next list may claim to be built from (`builtFrom`). */
+  source: readonly unknown[]
   /** Where each item's segments start in `prompt` (one more entry: where the items end). */
   starts: number[]
   prompt: Prompt
@@ -127,6 +130,7 @@ const EMPTY_CACHE: ItemCache = {
   variants: [],
   head: [],
   items: [],
+  source: [],
   starts: [0],
   prompt: { segments: [], cumulative: [], trailing: 0, total: 0 },
 }
@@ -182,8 +186,7 @@ function linearizeItems(
     )
   let reused = 0
   if (sameHead) {
-    const bound = Math.min(items.length, previous.items.length)
-    while (reused < bound && items[reused] === previous.items[reused]) reused += 1
+    reused = identicalPrefix(items, previous.items, previous.source)
     // An item that renders otherwise now (a new turn left its reasoning out) is linearized again.
     const pivots = pivot !== undefined && previous.pivot !== undefined
     const from = pivots ? Math.max(0, Math.min(pivot, previous.pivot ?? 0)) : 0
@@ -219,6 +222,7 @@ function linearizeItems(
     ...(pivot !== undefined ? { pivot } : {}),
     head,
     items: items.slice(),
+    source: items,
     starts,
     prompt: builder.build(PRIMING),
   }

@@ -2,6 +2,7 @@
 // `prompt_cache_breakpoint` markers exist from GPT-5.6 on, only on some content parts, with one mode
 // and one TTL. A body that breaks these rules gets the API's 400 before anything is cached.
 
+import { identicalPrefix } from '../../harness/lineage.ts'
 import { SimulatorRejection } from './types.ts'
 
 type Body = Record<string, unknown>
@@ -69,9 +70,9 @@ const unmarked = new WeakSet<object>()
 /**
  * The items of the last body that passed, per API and breakpoint support: the next body of a session
  * repeats them in the same places (the same objects), and each passes again there, so only the items
- * after them are walked.
+ * after them are walked. A list that claims its start is the last one's (`builtFrom`) is not compared there.
  */
-const lastPassed = new Map<string, readonly unknown[]>()
+const lastPassed = new Map<string, { kept: readonly unknown[]; source: readonly unknown[] }>()
 
 /** One place a marker sits: its parameter path and the content-part type it is on (none on an item). */
 interface Marker {
@@ -140,10 +141,8 @@ export function cacheOptions(api: Api, body: Body, breakpoints: boolean): CacheO
   const items = body[part]
   if (!Array.isArray(items)) return options
   const key = `${api}|${breakpoints}`
-  const passed = lastPassed.get(key) ?? []
-  const bound = Math.min(items.length, passed.length)
-  let start = 0
-  while (start < bound && items[start] === passed[start]) start += 1
+  const passed = lastPassed.get(key)
+  const start = passed === undefined ? 0 : identicalPrefix(items, passed.kept, passed.source)
   for (let index = start; index < items.length; index += 1) {
     const item = items[index]
     if (!isRecord(item) || unmarked.has(item)) continue
@@ -151,6 +150,6 @@ export function cacheOptions(api: Api, body: Body, breakpoints: boolean): CacheO
     if (markers.length === 0) unmarked.add(item)
     for (const marker of markers) checkMarker(api, marker, breakpoints)
   }
-  lastPassed.set(key, items.slice())
+  lastPassed.set(key, { kept: items.slice(), source: items })
   return options
 }
