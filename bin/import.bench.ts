@@ -4,8 +4,10 @@
 // rounds of the same run, and their ratio. cachelab runs as the package runs it (the built JavaScript,
 // without the repository's start-up checks), ccusage as its pinned version installs into the agents' cache
 // (harness/loops/agents/install.ts), never into the project; where it cannot be installed or run, the
-// figures are not measured and the reason is given. Then (j) the peak RSS of `cachelab import` on one
-// Claude Code session of 1 GB of small requests (bin/import-memory.ts's shape with the most rows a byte).
+// figures are not measured and the reason is given. Beside them, in the same rounds, a bare Node reader of
+// the same files (bin/import-floor.ts) shows what Node alone pays to parse every line. Then (j) the peak
+// RSS of `cachelab import` on one Claude Code session of 1 GB of small requests (bin/import-memory.ts's
+// shape with the most rows a byte).
 
 import { spawnSync } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
@@ -45,6 +47,8 @@ export interface ImportCpuFigures {
   /** Mean CPU milliseconds of a round. */
   cachelabCpuMs: number
   ccusageCpuMs: number
+  /** A bare Node reader's (bin/import-floor.ts: read, decode and `JSON.parse` every line, nothing else). */
+  floorCpuMs: number
 }
 
 /** What (i) found: the figures, or why there are none. */
@@ -105,6 +109,15 @@ function cachelabCommand(cli: string, args: readonly string[]): string[] {
   return [process.execPath, '--input-type=module', '-e', script, cli, ...args]
 }
 
+/** bin/import-floor.ts's bare reader over FOLDER, as a process started the way `cachelabCommand`'s is. */
+function floorCommand(cli: string, folder: string): string[] {
+  const floor = new URL('./import-floor.js', cli).href
+  const script =
+    'const [floor, folder] = process.argv.slice(1); const { readLinesBare } = await import(floor);' +
+    'process.stdout.write(JSON.stringify(readLinesBare(folder)))'
+  return [process.execPath, '--input-type=module', '-e', script, floor, folder]
+}
+
 /** How many days `ccusage daily --json` reports usage for (0 when its output is not that JSON). */
 function dailyEntries(output: string): number {
   try {
@@ -155,11 +168,17 @@ export async function benchImportAgainstCcusage(rounds = { small: 5, large: 2 })
       const own = cachelabRun()
       if (own.status !== 0)
         return { kind: 'not-measured', reason: `cachelab import failed: ${lastLine(own.stderr)}` }
+      const floorRun = () => timed(floorCommand(cli, join(each.path, 'projects')))
+      const floor = floorRun()
+      if (floor.status !== 0)
+        return { kind: 'not-measured', reason: `the bare reader failed: ${lastLine(floor.stderr)}` }
       let cachelabCpuMs = 0
       let ccusageCpuMs = 0
+      let floorCpuMs = 0
       for (let round = 0; round < each.rounds; round += 1) {
         ccusageCpuMs += ccusageRun().cpuMs
         cachelabCpuMs += cachelabRun().cpuMs
+        floorCpuMs += floorRun().cpuMs
       }
       figures.push({
         corpus: each.corpus,
@@ -168,6 +187,7 @@ export async function benchImportAgainstCcusage(rounds = { small: 5, large: 2 })
         rounds: each.rounds,
         cachelabCpuMs: cachelabCpuMs / each.rounds,
         ccusageCpuMs: ccusageCpuMs / each.rounds,
+        floorCpuMs: floorCpuMs / each.rounds,
       })
       rmSync(each.path, { recursive: true, force: true })
     }
@@ -242,6 +262,8 @@ export async function importPart(): Promise<ImportPart> {
         `    ${corpus.corpus.padEnd(9)} ${corpus.files} files, ${megabytes(corpus.bytes).toFixed(1)} MB, ${corpus.rounds} rounds: ` +
           `cachelab ${seconds(corpus.cachelabCpuMs)}, ccusage ${seconds(corpus.ccusageCpuMs)}: ` +
           `${figure.measured.toFixed(2)}× (goal ≤ ${BENCH_GOALS.importCpuOverCcusage}×)  ${holds(figure) ? 'holds' : 'MISSED'}`,
+        `    ${''.padEnd(9)} a bare Node reader of the same files (read, decode, JSON.parse every line; nothing else): ` +
+          `${seconds(corpus.floorCpuMs)}, ${(corpus.floorCpuMs / corpus.ccusageCpuMs).toFixed(2)}× ccusage's`,
       )
     }
   try {

@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net'
 import { Bench } from 'tinybench'
 import { CaptureTracker } from '../../reports/observed/capture/tracker.ts'
 import { CacheSimulators } from '../sim/index.ts'
+import { countTokens } from '../sim/tokens.ts'
 import { type LoopbackServer, startLoopback } from './loopback.ts'
 import { DEFAULT_MEMORY_BUDGET_MB, planMemory } from './memory-budget.ts'
 import { TIME_HEADER } from './script.ts'
@@ -322,8 +323,12 @@ export function growingSessions(requests: number): RateRequest[] {
   return shaped
 }
 
-/** A node HTTP server that reads each body, parses it and answers a fixed chat completion: the floor. */
-async function startBare(): Promise<{ url: string; close: () => Promise<void> }> {
+/**
+ * A node HTTP server that reads each body, parses it and answers a fixed chat completion: the floor. With
+ * `counting`, it also counts the tokens of every message's text with cachelab's tokenizer, from scratch:
+ * the floor of any server that must count a fresh body's tokens to answer its usage.
+ */
+async function startBare(counting = false): Promise<{ url: string; close: () => Promise<void> }> {
   const answer = JSON.stringify({
     id: 'chatcmpl-bare',
     object: 'chat.completion',
@@ -336,7 +341,10 @@ async function startBare(): Promise<{ url: string; close: () => Promise<void> }>
     const chunks: Buffer[] = []
     incoming.on('data', (chunk: Buffer) => chunks.push(chunk))
     incoming.on('end', () => {
-      JSON.parse(Buffer.concat(chunks).toString('utf8'))
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+        messages: Array<{ content: string }>
+      }
+      if (counting) for (const message of body.messages) countTokens(message.content)
       outgoing.writeHead(200, { 'content-type': 'application/json' })
       outgoing.end(answer)
     })
@@ -359,6 +367,8 @@ export interface RateFigures {
   /** CPU milliseconds of the whole process (client and server) per request. */
   serveCpuMs: number
   bareCpuMs: number
+  /** The bare server that also counts every message's tokens, when asked for: its rate over the bare one's. */
+  countingRatio?: number
 }
 
 /** Send the requests to `url` one after another; wall and CPU milliseconds. */
@@ -395,14 +405,17 @@ export async function benchServeRate(
   shape: (requests: number) => RateRequest[],
   requests = 100,
   rounds = 3,
+  options: { countingFloor?: boolean } = {},
 ): Promise<RateFigures> {
   const bodies = shape(requests * (rounds + 1))
   const { server } = await startServe()
   const bare = await startBare()
+  const counting = options.countingFloor === true ? await startBare(true) : undefined
   try {
     const round = (index: number) => bodies.slice(index * requests, (index + 1) * requests)
     // Warm-up: the JIT, the tokenizer; serve's caches see other sessions than the measured ones.
     await sendAll(bare.url, round(0))
+    if (counting !== undefined) await sendAll(counting.url, round(0))
     await sendAll(
       server.baseURLs.openai,
       round(0).map((request) => ({ ...request, session: `warm-${request.session}` })),
@@ -411,11 +424,14 @@ export async function benchServeRate(
       serve: { wallMs: Number.POSITIVE_INFINITY, cpuMs: 0 },
       bare: { wallMs: Number.POSITIVE_INFINITY, cpuMs: 0 },
     }
+    let countingWallMs = Number.POSITIVE_INFINITY
     for (let index = 1; index <= rounds; index += 1) {
       const bareRun = await sendAll(bare.url, round(index))
       const serveRun = await sendAll(server.baseURLs.openai, round(index))
       if (bareRun.wallMs < best.bare.wallMs) best = { ...best, bare: bareRun }
       if (serveRun.wallMs < best.serve.wallMs) best = { ...best, serve: serveRun }
+      if (counting !== undefined)
+        countingWallMs = Math.min(countingWallMs, (await sendAll(counting.url, round(index))).wallMs)
     }
     const serveRate = (requests * 1000) / best.serve.wallMs
     const bareRate = (requests * 1000) / best.bare.wallMs
@@ -425,8 +441,10 @@ export async function benchServeRate(
       ratio: serveRate / bareRate,
       serveCpuMs: best.serve.cpuMs / requests,
       bareCpuMs: best.bare.cpuMs / requests,
+      ...(counting !== undefined ? { countingRatio: best.bare.wallMs / countingWallMs } : {}),
     }
   } finally {
+    await counting?.close()
     await bare.close()
     await server.close()
   }
