@@ -1,7 +1,7 @@
 // Benchmark (i): `cachelab import` beside ccusage (`ccusage daily --offline --json`, the tool Claude Code
-// users run over the same files) on a synthetic Claude Code corpus (bin/import-corpus.ts), small and 100
-// times over: the CPU time (user + sys) of each whole process tree, the two run one after the other in
-// rounds of the same run, and their ratio. cachelab runs as the package runs it (the built JavaScript,
+// users run over the same files) on a synthetic Claude Code corpus
+// (reports/observed/transcripts/claude-code-corpus.ts), small and 100 times over: the CPU time (user + sys)
+// of each whole process tree, the two run one after the other in rounds of the same run, and their ratio. cachelab runs as the package runs it (the built JavaScript,
 // without the repository's start-up checks), ccusage as its pinned version installs into the agents' cache
 // (harness/loops/agents/install.ts), never into the project; where it cannot be installed or run, the
 // figures are not measured and the reason is given. Beside them, in the same rounds, a bare Node reader of
@@ -16,6 +16,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { CachelabError } from '../harness/errors.ts'
 import { installedAgent } from '../harness/loops/agents/install.ts'
+import { writeClaudeCodeCorpus } from '../reports/observed/transcripts/claude-code-corpus.ts'
 import {
   BENCH_GOALS,
   type ContractFigure,
@@ -24,7 +25,6 @@ import {
   importMemoryFigure,
   UNMEASURED_IN_RUN,
 } from '../scenarios/bench-contract.ts'
-import { writeClaudeCodeCorpus } from './import-corpus.ts'
 import { writeLongClaudeCodeSession } from './import-memory.ts'
 
 /**

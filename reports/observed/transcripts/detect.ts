@@ -8,7 +8,7 @@
 // Gemini `parts` as message content). opencode's database is a SQLite file with its tables; its
 // `opencode export` JSON opens `{"info": {"id": "ses_`.
 
-import { closeSync, openSync, readSync } from 'node:fs'
+import { headOf, isSqliteHead } from './file-head.ts'
 import { JsonPicker } from './json-pick.ts'
 import { isRecord, readJsonRecords } from './lines.ts'
 import type { TranscriptFormat } from './types.ts'
@@ -79,32 +79,6 @@ function isQwenCodeRecord(value: Record<string, unknown>): boolean {
 
 /** How an `opencode export` prints a session: its info first, its id first in that. */
 const OPENCODE_EXPORT = /^\s*\{\s*"info"\s*:\s*\{\s*"id"\s*:\s*"ses_/
-
-/** The first bytes of a file (none when it cannot be read). */
-function headOf(file: string, bytes = 256): Buffer {
-  let handle: number | undefined
-  try {
-    handle = openSync(file, 'r')
-    const head = Buffer.alloc(bytes)
-    return head.subarray(0, readSync(handle, head, 0, bytes, 0))
-  } catch {
-    return Buffer.alloc(0)
-  } finally {
-    if (handle !== undefined) closeSync(handle)
-  }
-}
-
-/** How a SQLite database file begins. */
-const SQLITE_MAGIC = Buffer.from('SQLite format 3\u0000', 'latin1')
-
-/** Whether the bytes begin as a SQLite database does. */
-const isSqliteHead = (head: Buffer) =>
-  head.length >= SQLITE_MAGIC.length && head.subarray(0, SQLITE_MAGIC.length).equals(SQLITE_MAGIC)
-
-/** Whether the file starts as a SQLite database does. */
-export function isSqliteFile(file: string): boolean {
-  return isSqliteHead(headOf(file, SQLITE_MAGIC.length))
-}
 
 /** The format one record shows, or undefined when the record alone does not tell. */
 export function formatOfRecord(value: Record<string, unknown>): TranscriptFormat | undefined {

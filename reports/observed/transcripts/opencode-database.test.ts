@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { describe, expect, it } from 'vitest'
-import { isSqliteFile } from './detect.ts'
+import { isSqliteFile } from './file-head.ts'
 import { isOpencodeDatabase, openOpencodeDatabase } from './opencode-database.ts'
 
 const folder = () => mkdtempSync(join(tmpdir(), 'cachelab-opencode-database-'))

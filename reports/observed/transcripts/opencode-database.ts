@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import type Database from 'better-sqlite3'
 import { CachelabError } from '../../../harness/errors.ts'
 import { installCommand } from '../../../harness/peers.ts'
-import { isSqliteFile } from './detect.ts'
+import { isSqliteFile } from './file-head.ts'
 
 /**
  * better-sqlite3, loaded when a database is first read: it is an optional peer of cachelab (a native module that

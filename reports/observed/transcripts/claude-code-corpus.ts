@@ -9,7 +9,7 @@
 
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import { type Random, seededRandom } from '../harness/random.ts'
+import { type Random, seededRandom } from '../../../harness/random.ts'
 
 /** One file of the corpus: its path under the config folder, and its text. */
 export interface CorpusFile {

@@ -2,10 +2,10 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { readClaudeCode } from '../reports/observed/transcripts/claude-code.ts'
-import { detectFormat } from '../reports/observed/transcripts/detect.ts'
-import { readAll } from '../reports/observed/transcripts/read-all.ts'
-import { claudeCodeCorpus } from './import-corpus.ts'
+import { readClaudeCode } from './claude-code.ts'
+import { claudeCodeCorpus } from './claude-code-corpus.ts'
+import { detectFormat } from './detect.ts'
+import { readAll } from './read-all.ts'
 
 describe('the synthetic Claude Code corpus', () => {
   it('is the same bytes every time', () => {
