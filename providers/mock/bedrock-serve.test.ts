@@ -1,16 +1,23 @@
 // The official Bedrock Runtime SDK as a user points it at `cachelab serve`: SigV4 with placeholder
 // credentials, the endpoint docs/serve.md's base-URL table gives (`…/bedrock`), and Smithy's HTTP/1.1 handler
 // (the client's default handler speaks HTTP/2 only, which `serve` does not: "Protocol error").
+// With capture on, its Converse and ConverseStream requests are recorded with the model id their path
+// names, the usage the client read (a stream's from its event-stream metadata) and whether it streamed.
 
 import {
   BedrockRuntimeClient,
   type ContentBlock,
   ConverseCommand,
+  ConverseStreamCommand,
   type Message,
+  type TokenUsage,
 } from '@aws-sdk/client-bedrock-runtime'
 import { NodeHttpHandler } from '@smithy/node-http-handler'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { fillerText } from '../../harness/filler.ts'
+import { CaptureTracker } from '../../reports/observed/capture/tracker.ts'
+import { CacheSimulators } from '../sim/index.ts'
+import type { CapturedExchange } from '../wire/exchange.ts'
 import { type LoopbackServer, startLoopback } from './loopback.ts'
 
 let server: LoopbackServer
@@ -53,5 +60,88 @@ describe('the AWS SDK against cachelab serve', () => {
     for (let index = 1; index < reads.length; index += 1)
       expect(reads[index]).toBeGreaterThan(reads[index - 1] ?? 0)
     client.destroy()
+  })
+})
+
+const MODEL_ID = 'anthropic.claude-sonnet-4-6'
+
+describe('a Bedrock client through serve with capture on', () => {
+  it('records every Converse and ConverseStream request with its model, its usage and its stream', async () => {
+    const exchanges: CapturedExchange[] = []
+    const linearizer = new CacheSimulators()
+    const server = await startLoopback({
+      upstream: 'sim',
+      port: 0,
+      capture: new CaptureTracker({
+        linearize: (api, body) => linearizer.linearize(api, body),
+        sink: (exchange) => exchanges.push(exchange),
+      }),
+    })
+    const client = new BedrockRuntimeClient({
+      region: 'us-east-1',
+      endpoint: server.baseURLs.bedrock,
+      maxAttempts: 1,
+      credentials: { accessKeyId: 'AKIAPLACEHOLDER', secretAccessKey: 'placeholder-secret' },
+      requestHandler: new NodeHttpHandler(),
+    })
+    const system = [
+      { text: fillerText(2_500, 'bedrock-capture-system') },
+      { cachePoint: { type: 'default' as const } },
+    ]
+    const messages: Message[] = []
+    const seen: Array<{ read: number; written: number; input: number }> = []
+    try {
+      for (let turn = 1; turn <= 4; turn += 1) {
+        messages.push({
+          role: 'user',
+          content: [{ text: `Question ${turn}: ${fillerText(40, `q-${turn}`)}` }],
+        })
+        const input = { modelId: MODEL_ID, system, messages: [...messages] }
+        let usage: TokenUsage | undefined
+        let text = ''
+        if (turn % 2 === 1) {
+          const reply = await client.send(new ConverseCommand(input))
+          usage = reply.usage
+          text = reply.output?.message?.content?.[0]?.text ?? ''
+        } else {
+          const reply = await client.send(new ConverseStreamCommand(input))
+          for await (const event of reply.stream ?? []) {
+            text += event.contentBlockDelta?.delta?.text ?? ''
+            if (event.metadata?.usage !== undefined) usage = event.metadata.usage
+          }
+        }
+        seen.push({
+          read: usage?.cacheReadInputTokens ?? 0,
+          written: usage?.cacheWriteInputTokens ?? 0,
+          input: usage?.inputTokens ?? 0,
+        })
+        messages.push({ role: 'assistant', content: [{ text }] })
+      }
+    } finally {
+      client.destroy()
+      await server.close()
+    }
+    expect(
+      exchanges.map((exchange) => [exchange.api, exchange.model, exchange.stream, exchange.status]),
+    ).toEqual([
+      ['bedrock-converse', MODEL_ID, false, 200],
+      ['bedrock-converse', MODEL_ID, true, 200],
+      ['bedrock-converse', MODEL_ID, false, 200],
+      ['bedrock-converse', MODEL_ID, true, 200],
+    ])
+    // One conversation, a turn a request.
+    expect(new Set(exchanges.map((exchange) => exchange.conversation)).size).toBe(1)
+    expect(exchanges.map((exchange) => exchange.turn)).toEqual([1, 2, 3, 4])
+    // The usage recorded is the one the client read, streamed or not.
+    expect(
+      exchanges.map((exchange) => ({
+        read: exchange.usage?.cacheRead,
+        written: exchange.usage?.cacheWrite,
+        input: exchange.usage?.uncached,
+      })),
+    ).toEqual(seen)
+    // The cached system prompt is read from the second request on.
+    expect(seen[0]?.written).toBeGreaterThan(2_000)
+    for (const later of seen.slice(1)) expect(later.read).toBeGreaterThanOrEqual(seen[0]?.written ?? 0)
   })
 })

@@ -85,3 +85,59 @@ export function eventStream(
     },
   })
 }
+
+/** The content type of an event-stream answer. */
+export const EVENT_STREAM_CONTENT_TYPE = 'application/vnd.amazon.eventstream'
+
+/** Bytes a header value of each type takes after its type byte; -1: a 2-byte length, then that many. */
+const HEADER_VALUE_BYTES: Readonly<Record<number, number>> = {
+  0: 0,
+  1: 0,
+  2: 1,
+  3: 2,
+  4: 4,
+  5: 8,
+  6: -1,
+  7: -1,
+  8: 8,
+  9: 16,
+}
+
+/**
+ * The messages of an event-stream answer, in order: their string headers (other header types are passed
+ * over) and their payloads as UTF-8. Reading stops at the first message that is not whole or whose
+ * checksums do not match, as a client's decoder would give up there (a stream cut mid-message).
+ */
+export function decodeEventMessages(bytes: Uint8Array): EventMessage[] {
+  const messages: EventMessage[] = []
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  const decoder = new TextDecoder()
+  let offset = 0
+  while (offset + 16 <= bytes.length) {
+    const total = view.getUint32(offset)
+    const headersLength = view.getUint32(offset + 4)
+    if (total < 16 || headersLength > total - 16 || offset + total > bytes.length) break
+    if (view.getUint32(offset + 8) !== crc32(bytes.subarray(offset, offset + 8))) break
+    if (view.getUint32(offset + total - 4) !== crc32(bytes.subarray(offset, offset + total - 4))) break
+    const headers: Record<string, string> = {}
+    let at = offset + 12
+    const headersEnd = at + headersLength
+    while (at < headersEnd) {
+      const nameLength = bytes[at] as number
+      const name = decoder.decode(bytes.subarray(at + 1, at + 1 + nameLength))
+      const type = bytes[at + 1 + nameLength] as number
+      at += 2 + nameLength
+      const fixed = HEADER_VALUE_BYTES[type]
+      if (fixed === undefined) break
+      if (fixed >= 0) at += fixed
+      else {
+        const length = view.getUint16(at)
+        if (type === STRING_TYPE) headers[name] = decoder.decode(bytes.subarray(at + 2, at + 2 + length))
+        at += 2 + length
+      }
+    }
+    messages.push({ headers, payload: decoder.decode(bytes.subarray(headersEnd, offset + total - 4)) })
+    offset += total
+  }
+  return messages
+}

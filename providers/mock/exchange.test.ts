@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest'
-import { apiError, apiOfPath, errorOf, normalize, sessionOf, usageFromResponse } from './exchange.ts'
+import { encodeEventMessage, eventMessage } from './event-stream.ts'
+import {
+  answerText,
+  apiError,
+  apiOfPath,
+  bodyInView,
+  errorOf,
+  normalize,
+  sessionOf,
+  usageFromResponse,
+} from './exchange.ts'
 
 describe('reading one exchange of the loopback server', () => {
   it('names the wire API of a path under its vendor, query and all, and nothing else', () => {
@@ -9,6 +19,47 @@ describe('reading one exchange of the loopback server', () => {
     expect(apiOfPath('openai', '/openai/v1/responses')).toBe('openai-responses')
     expect(apiOfPath('openai', '/openai/v1/models')).toBeUndefined()
     expect(apiOfPath('deepseek', '/deepseek/messages')).toBeUndefined()
+    expect(apiOfPath('bedrock', '/bedrock/model/anthropic.claude-sonnet-4-6/converse')).toBe(
+      'bedrock-converse',
+    )
+    expect(apiOfPath('bedrock', '/bedrock/model/a.b%3A0/converse-stream?x=1')).toBe('bedrock-converse')
+    expect(apiOfPath('bedrock', '/bedrock/model/anthropic.claude-sonnet-4-6/invoke')).toBeUndefined()
+    expect(apiOfPath('openai', '/openai/v1/model/m/converse')).toBeUndefined()
+  })
+
+  it("puts a Converse request's model id, as its path names it, into the body", () => {
+    const body = { messages: [] }
+    expect(
+      bodyInView('bedrock-converse', '/bedrock/model/arn%3Aaws%3Abedrock%2Fm/converse-stream', body),
+    ).toEqual({
+      modelId: 'arn:aws:bedrock/m',
+      messages: [],
+    })
+    expect(bodyInView('bedrock-converse', '/bedrock/model/bad%zz/converse', body)).toMatchObject({
+      modelId: 'bad%zz',
+    })
+    expect(bodyInView('openai-chat', '/openai/v1/chat/completions', body)).toBe(body)
+  })
+
+  it("reads an event-stream answer's usage as a server-sent stream's", () => {
+    const bytes = Buffer.concat(
+      [
+        eventMessage('messageStart', { role: 'assistant' }),
+        eventMessage('metadata', { usage: { inputTokens: 9, cacheReadInputTokens: 1604, outputTokens: 2 } }),
+      ].map(encodeEventMessage),
+    )
+    const answer = answerText(bytes, 'application/vnd.amazon.eventstream')
+    expect(answer.contentType).toBe('text/event-stream')
+    expect(answer.text.split('\n\n')[0]).toBe('event: messageStart\ndata: {"role":"assistant"}')
+    expect(normalize('bedrock', usageFromResponse(answer.text, answer.contentType) ?? {})).toMatchObject({
+      input: 1613,
+      cacheRead: 1604,
+      output: 2,
+    })
+    expect(answerText(Buffer.from('{"a":"é"}'), 'application/json')).toEqual({
+      text: '{"a":"é"}',
+      contentType: 'application/json',
+    })
   })
 
   it("takes a stream's final usage, Anthropic's message_delta counters over its message_start ones", () => {

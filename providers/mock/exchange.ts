@@ -21,6 +21,7 @@ import { digestRequest } from '../wire/digest.ts'
 import type { ReplayAnswers, ReplayStep } from '../wire/exchange.ts'
 import { answerOf } from '../wire/output.ts'
 import type { MockContext } from './context.ts'
+import { decodeEventMessages, EVENT_STREAM_CONTENT_TYPE } from './event-stream.ts'
 import { DEFAULT_REPLY, SESSION_HEADER } from './script.ts'
 
 /** A body's JSON: an object (or array), else undefined (one definition: `parseJsonBody`). */
@@ -142,18 +143,34 @@ export function apiOfPath(vendor: Vendor, path: string): WireApi | undefined {
   if (route.endsWith('/responses')) return vendor === 'openai' ? 'openai-responses' : undefined
   if (/\/models\/[^/]+:(stream)?[gG]enerateContent$/.test(route))
     return vendor === 'gemini' ? 'gemini-generate' : undefined
+  if (CONVERSE_PATH.test(route)) return vendor === 'bedrock' ? 'bedrock-converse' : undefined
   return undefined
 }
 
+/** Bedrock's Converse and ConverseStream paths; the model id, URL-encoded, is the first group. */
+const CONVERSE_PATH = /\/model\/([^/]+)\/converse(?:-stream)?$/
+
 /**
  * A request body in cachelab's view of its API: a Gemini body gains the model and streaming its URL
- * names (`…/models/{model}:streamGenerateContent`); every other body is its JSON as is.
+ * names (`…/models/{model}:streamGenerateContent`), a Bedrock Converse body the model id its path names
+ * (`…/model/{modelId}/converse`, as the mock's handler reads it); every other body is its JSON as is.
  */
 export function bodyInView(
   api: WireApi,
   path: string,
   body: Record<string, unknown>,
 ): Record<string, unknown> {
+  if (api === 'bedrock-converse') {
+    const encoded = CONVERSE_PATH.exec(path.split('?')[0] ?? '')?.[1]
+    if (encoded === undefined) return body
+    let modelId = encoded
+    try {
+      modelId = decodeURIComponent(encoded)
+    } catch {
+      // A malformed escape: the id as the path spells it.
+    }
+    return { modelId, ...body }
+  }
   if (api !== 'gemini-generate') return body
   const match = /\/models\/([^/:?]+):(\w+)/.exec(path)
   if (match === null) return body
@@ -220,6 +237,24 @@ export function sessionOf(headers: Headers, body: Record<string, unknown> | unde
   const system = body?.system ?? body?.instructions ?? body?.systemInstruction ?? null
   const anchor = JSON.stringify([system, first ?? null])
   return `prefix-${hashString(anchor).toString(16).padStart(8, '0')}`
+}
+
+/**
+ * An answer's bytes as the text its usage and output are read from, and the content type to read it as:
+ * UTF-8 as sent, except AWS event-stream framing (ConverseStream), whose messages become server-sent events
+ * (`event:` the event or exception type, `data:` the JSON payload) so that every stream is read one way.
+ */
+export function answerText(bytes: Uint8Array, contentType: string): { text: string; contentType: string } {
+  if (!contentType.includes(EVENT_STREAM_CONTENT_TYPE))
+    return {
+      text: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'),
+      contentType,
+    }
+  const events = decodeEventMessages(bytes).map((message) => {
+    const type = message.headers[':event-type'] ?? `exception:${message.headers[':exception-type'] ?? ''}`
+    return `event: ${type}\ndata: ${message.payload}\n\n`
+  })
+  return { text: events.join(''), contentType: 'text/event-stream' }
 }
 
 /**

@@ -14,6 +14,7 @@ import { compatibleProvider, compatibleProviders, speaksMessages } from '../comp
 import { DEFAULT_BASE_URLS, defaultBaseURL } from '../endpoints.ts'
 import { CacheSimulators, type SimulatorOptions } from '../sim/index.ts'
 import { sharedTokenCounter } from '../sim/tokens.ts'
+import { bodyModel } from '../types.ts'
 import type { ExchangeRecorder, ReplayAnswers } from '../wire/exchange.ts'
 import { responseIdOf } from '../wire/output.ts'
 import { type MockCall, MockContext } from './context.ts'
@@ -21,6 +22,7 @@ import { type HealthState, handleControl, isControlPath } from './control.ts'
 import { HandlerTable, writtenAnswer } from './dispatch.ts'
 import {
   answerField,
+  answerText,
   apiError,
   apiOfPath,
   bodyInView,
@@ -613,8 +615,10 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
     try {
       await turn()
       if (body !== undefined) {
-        const text = Buffer.concat(chunks).toString('utf8')
-        const contentType = answer.headers.get('content-type') ?? ''
+        const { text, contentType } = answerText(
+          Buffer.concat(chunks),
+          answer.headers.get('content-type') ?? '',
+        )
         const call = served.get(exchange)
         served.delete(exchange)
         // A failed answer gave the client no usage, whatever frames it got before it failed.
@@ -649,7 +653,8 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
             ...(predictor !== undefined && ok ? answerField(api, text, contentType) : {}),
           })
         }
-        const model = typeof parsed?.model === 'string' ? parsed.model : undefined
+        // Bedrock's model id travels in the path (bodyInView put it in the body).
+        const model = parsed === undefined ? undefined : bodyModel(parsed)
         const simulatedAs = model === undefined ? undefined : standIns(vendor, model)
         options.log?.({
           time: new Date().toISOString(),

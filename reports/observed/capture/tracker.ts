@@ -255,7 +255,7 @@ export class CaptureTracker implements ExchangeRecorder {
     this.bound()
     this.serial += 1
     const simulation = input.simulation
-    const model = typeof body.model === 'string' ? body.model : ''
+    const model = bodyModel(body) ?? ''
     const exchange: CapturedExchange = {
       seq: this.serial,
       session: placement.session,
