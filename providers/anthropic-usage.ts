@@ -1,13 +1,8 @@
 // Anthropic's usage object in cachelab's disjoint buckets: apart from the adapter (anthropic.ts), so that a
 // reader of recorded usage (Claude Code transcripts) loads no request building, SDK or endpoint code.
 
+import { asRecord, optionalNumber } from '../harness/json-fields.ts'
 import type { JsonValue, Usage } from '../harness/types.ts'
-
-type Raw = Record<string, unknown>
-
-const record = (value: unknown): Raw =>
-  typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Raw) : {}
-const optionalNumber = (value: unknown): number | undefined => (typeof value === 'number' ? value : undefined)
 
 /**
  * Normalize an Anthropic usage object. `input_tokens` counts only the tokens after the last cache
@@ -15,13 +10,13 @@ const optionalNumber = (value: unknown): number | undefined => (typeof value ===
  * from `cache_creation` when the API sends it.
  */
 export function parseAnthropicUsage(raw: unknown): Usage {
-  const usage = record(raw)
+  const usage = asRecord(raw)
   const uncached = optionalNumber(usage.input_tokens) ?? 0
   const cacheRead = optionalNumber(usage.cache_read_input_tokens)
   const creation =
     usage.cache_creation === undefined || usage.cache_creation === null
       ? undefined
-      : record(usage.cache_creation)
+      : asRecord(usage.cache_creation)
   const cacheWrite5m = optionalNumber(creation?.ephemeral_5m_input_tokens)
   const cacheWrite1h = optionalNumber(creation?.ephemeral_1h_input_tokens)
   const cacheWrite =
@@ -29,7 +24,7 @@ export function parseAnthropicUsage(raw: unknown): Usage {
     (cacheWrite5m !== undefined || cacheWrite1h !== undefined
       ? (cacheWrite5m ?? 0) + (cacheWrite1h ?? 0)
       : undefined)
-  const reasoning = optionalNumber(record(usage.output_tokens_details).thinking_tokens)
+  const reasoning = optionalNumber(asRecord(usage.output_tokens_details).thinking_tokens)
   return {
     input: uncached + (cacheRead ?? 0) + (cacheWrite ?? 0),
     uncached,

@@ -1,7 +1,7 @@
 import type Anthropic from '@anthropic-ai/sdk'
 import { describe, expect, it } from 'vitest'
-import type { DerivedMessage, DerivedRequest, Usage } from '../harness/types.ts'
-import { MessageEventAccumulator, mapStopReason, parseAnthropicUsage } from './anthropic.ts'
+import type { DerivedMessage, DerivedRequest } from '../harness/types.ts'
+import { MessageEventAccumulator, mapStopReason } from './anthropic.ts'
 import { buildAnthropicRequest, developerText, markedMessages } from './anthropic-request.ts'
 import { assistantText, derivedRequest, surfaceMessage, userText } from './testing.ts'
 import type { BreakpointStrategy, BuildOptions, StopReason } from './types.ts'
@@ -182,62 +182,6 @@ describe('buildAnthropicRequest', () => {
     expect(markedMessages('rolling', 23)).toEqual([8, 16, 22])
     expect(markedMessages('rolling', 26)).toEqual([16, 24, 25])
   })
-})
-
-describe('parseAnthropicUsage', () => {
-  const cases: Array<{ name: string; raw: Record<string, unknown>; expected: Omit<Usage, 'raw'> }> = [
-    {
-      name: 'a first call that writes',
-      raw: {
-        input_tokens: 21,
-        cache_creation_input_tokens: 188086,
-        cache_read_input_tokens: 0,
-        output_tokens: 393,
-      },
-      expected: { input: 188107, uncached: 21, cacheRead: 0, cacheWrite: 188086, output: 393 },
-    },
-    {
-      name: 'the documented mixed-TTL example',
-      raw: {
-        input_tokens: 2048,
-        cache_read_input_tokens: 1800,
-        cache_creation_input_tokens: 248,
-        output_tokens: 503,
-        cache_creation: { ephemeral_5m_input_tokens: 148, ephemeral_1h_input_tokens: 100 },
-      },
-      expected: {
-        input: 4096,
-        uncached: 2048,
-        cacheRead: 1800,
-        cacheWrite: 248,
-        cacheWrite5m: 148,
-        cacheWrite1h: 100,
-        output: 503,
-      },
-    },
-    {
-      name: 'cache fields not reported stay undefined',
-      raw: { input_tokens: 25, output_tokens: 15 },
-      expected: { input: 25, uncached: 25, output: 15 },
-    },
-    {
-      name: 'null cache fields stay undefined; thinking tokens are reasoning',
-      raw: {
-        input_tokens: 10,
-        cache_read_input_tokens: null,
-        cache_creation_input_tokens: null,
-        cache_creation: null,
-        output_tokens: 40,
-        output_tokens_details: { thinking_tokens: 30 },
-      },
-      expected: { input: 10, uncached: 10, output: 40, reasoning: 30 },
-    },
-  ]
-  for (const { name, raw, expected } of cases) {
-    it(`normalizes ${name}`, () => {
-      expect(parseAnthropicUsage(raw)).toEqual({ ...expected, raw })
-    })
-  }
 })
 
 describe('mapStopReason', () => {

@@ -14,6 +14,7 @@ import type {
   ConverseStreamOutput,
 } from '@aws-sdk/client-bedrock-runtime'
 import { CachelabError } from '../harness/errors.ts'
+import { asRecord, optionalNumber } from '../harness/json-fields.ts'
 import { builtFrom, identicalPrefix } from '../harness/lineage.ts'
 import type { AssistantMessage, DerivedRequest, JsonValue, Seq, Usage } from '../harness/types.ts'
 import { type StreamedBlock, streamedMessage } from './anthropic.ts'
@@ -35,24 +36,20 @@ import {
 
 type Raw = Record<string, unknown>
 
-const record = (value: unknown): Raw =>
-  typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Raw) : {}
-const optionalNumber = (value: unknown): number | undefined => (typeof value === 'number' ? value : undefined)
-
 /**
  * Normalize a Converse usage object. `inputTokens` counts only the tokens neither read from nor written
  * to the cache (notes/2026-11-30-bedrock-usage.md), so the request's input is it plus both; the write
  * split by TTL comes from `cacheDetails`.
  */
 export function parseBedrockUsage(raw: unknown): Usage {
-  const usage = record(raw)
+  const usage = asRecord(raw)
   const uncached = optionalNumber(usage.inputTokens) ?? 0
   const cacheRead = optionalNumber(usage.cacheReadInputTokens)
   const cacheWrite = optionalNumber(usage.cacheWriteInputTokens)
   let cacheWrite5m: number | undefined
   let cacheWrite1h: number | undefined
   if (Array.isArray(usage.cacheDetails)) {
-    for (const detail of usage.cacheDetails.map(record)) {
+    for (const detail of usage.cacheDetails.map(asRecord)) {
       const tokens = optionalNumber(detail.inputTokens) ?? 0
       if (detail.ttl === '1h') cacheWrite1h = (cacheWrite1h ?? 0) + tokens
       else if (detail.ttl === '5m') cacheWrite5m = (cacheWrite5m ?? 0) + tokens
@@ -91,13 +88,13 @@ export function mapConverseStopReason(reason: ConverseStopReason | string | unde
 
 /** A cache point block with the TTL a marker names. */
 function cachePoint(marker: unknown): Raw {
-  const ttl = record(marker).ttl
+  const ttl = asRecord(marker).ttl
   return { cachePoint: typeof ttl === 'string' ? { type: 'default', ttl } : { type: 'default' } }
 }
 
 /** Converse blocks of one Messages block: the block, then a cache point where it carried a marker. */
 function converseBlocks(value: unknown): Raw[] {
-  const block = record(value)
+  const block = asRecord(value)
   const marker = block.cache_control
   let converted: Raw
   switch (block.type) {
@@ -105,7 +102,7 @@ function converseBlocks(value: unknown): Raw[] {
       converted = { text: block.text }
       break
     case 'image': {
-      const source = record(block.source)
+      const source = asRecord(block.source)
       converted = {
         image: { format: String(source.media_type).replace('image/', ''), source: { bytes: source.data } },
       }
@@ -212,14 +209,14 @@ function converseMessage(value: unknown): ConverseMessage {
   const key = typeof value === 'object' && value !== null ? value : undefined
   const known = key === undefined ? undefined : converted.get(key)
   if (known !== undefined) return known
-  const message = record(value)
+  const message = asRecord(value)
   const content =
     typeof message.content === 'string'
       ? [{ type: 'text', text: message.content }]
       : (message.content as unknown[])
   const blocks = content.flatMap((block) => {
     if (message.role !== 'system') return converseBlocks(block)
-    const text = record(block)
+    const text = asRecord(block)
     return converseBlocks({ ...text, text: systemInHistoryText(String(text.text)) })
   })
   const converse: ConverseMessage = {
@@ -319,7 +316,7 @@ export function converseFromMessages(body: Record<string, unknown>): { input: Ra
   builtFrom(messages, previous, pointed ? Math.min(kept, messages.length - 1) : kept)
   lastConverse = messages
   const tools = (Array.isArray(body.tools) ? body.tools : [])
-    .map(record)
+    .map(asRecord)
     .filter((tool) => tool.defer_loading !== true)
     .map((tool) => ({
       toolSpec: { name: tool.name, description: tool.description, inputSchema: { json: tool.input_schema } },
@@ -378,7 +375,7 @@ export class ConverseEventAccumulator {
       } else if (delta?.toolUse !== undefined && block?.type === 'tool')
         block.json += delta.toolUse.input ?? ''
     } else if (event.messageStop !== undefined) this.stop = event.messageStop.stopReason
-    else if (event.metadata !== undefined) this.usage = record(event.metadata.usage)
+    else if (event.metadata !== undefined) this.usage = asRecord(event.metadata.usage)
     else {
       // Exceptions inside the stream: the SDK throws them from the iterator; anything else is ignored.
       const error = Object.values(event).find((value) => value !== undefined)
@@ -543,19 +540,19 @@ function withImageBytes(body: Raw): Raw {
     if (typeof value !== 'object' || value === null) return value
     const block = value as Raw
     if (block.image !== undefined) {
-      const image = record(block.image)
-      const bytes = record(image.source).bytes
+      const image = asRecord(block.image)
+      const bytes = asRecord(image.source).bytes
       if (typeof bytes === 'string')
         return { ...block, image: { ...image, source: { bytes: Buffer.from(bytes, 'base64') } } }
     }
     if (block.toolResult !== undefined) {
-      const result = record(block.toolResult)
+      const result = asRecord(block.toolResult)
       return { ...block, toolResult: { ...result, content: convert(result.content) } }
     }
     return block
   }
   const messages = Array.isArray(body.messages)
-    ? body.messages.map((message) => ({ ...record(message), content: convert(record(message).content) }))
+    ? body.messages.map((message) => ({ ...asRecord(message), content: convert(asRecord(message).content) }))
     : body.messages
   return { ...body, messages }
 }

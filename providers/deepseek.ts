@@ -1,6 +1,7 @@
 // DeepSeek's OpenAI-compatible Chat Completions over the `openai` SDK: the Chat body without OpenAI's
 // cache parameters, and DeepSeek's usage (hit and miss counts; cache writes are not reported).
 
+import { asRecord, optionalNumber } from '../harness/json-fields.ts'
 import type { DerivedRequest, JsonValue, Usage } from '../harness/types.ts'
 import { chatMessages, chatTools } from './chat-wire.ts'
 import type { Endpoint } from './endpoints.ts'
@@ -8,26 +9,21 @@ import { openAIClient, sendChat } from './openai-chat.ts'
 import { lazy } from './sdks.ts'
 import type { BuildOptions, BuiltRequest, ProviderAdapter } from './types.ts'
 
-type Raw = Record<string, unknown>
-
-const record = (value: unknown): Raw => (typeof value === 'object' && value !== null ? (value as Raw) : {})
-const optionalNumber = (value: unknown): number | undefined => (typeof value === 'number' ? value : undefined)
-
 /**
  * Normalize a DeepSeek usage object. `prompt_tokens` is hits plus misses; the hit count comes from
  * `prompt_cache_hit_tokens` (or the OpenAI-style `prompt_tokens_details.cached_tokens`, or the total
  * less `prompt_cache_miss_tokens`). DeepSeek bills no writes, so `cacheWrite` stays unreported.
  */
 export function parseDeepSeekUsage(raw: unknown): Usage {
-  const usage = record(raw)
+  const usage = asRecord(raw)
   const hit = optionalNumber(usage.prompt_cache_hit_tokens)
   const miss = optionalNumber(usage.prompt_cache_miss_tokens)
   const input = optionalNumber(usage.prompt_tokens) ?? (hit ?? 0) + (miss ?? 0)
   const cacheRead =
     hit ??
-    optionalNumber(record(usage.prompt_tokens_details).cached_tokens) ??
+    optionalNumber(asRecord(usage.prompt_tokens_details).cached_tokens) ??
     (miss !== undefined ? input - miss : undefined)
-  const reasoning = optionalNumber(record(usage.completion_tokens_details).reasoning_tokens)
+  const reasoning = optionalNumber(asRecord(usage.completion_tokens_details).reasoning_tokens)
   return {
     input,
     uncached: input - (cacheRead ?? 0),

@@ -3,6 +3,7 @@
 // thoughts are output), and sending, streamed (`streamGenerateContent?alt=sse`) or not.
 
 import type { GoogleGenAI } from '@google/genai'
+import { asRecord, optionalNumber } from '../harness/json-fields.ts'
 import { identicalPrefix } from '../harness/lineage.ts'
 import type {
   AssistantMessage,
@@ -29,10 +30,6 @@ import { ProviderError } from './types.ts'
 
 type Raw = Record<string, unknown>
 
-const record = (value: unknown): Raw =>
-  typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Raw) : {}
-const optionalNumber = (value: unknown): number | undefined => (typeof value === 'number' ? value : undefined)
-
 /** Ids cachelab gives function calls that came without one; never sent back (the API did not issue them). */
 const LOCAL_CALL_ID = 'gemini-local-call-'
 
@@ -56,7 +53,7 @@ export interface GeminiContent {
  * read and uncached. Output is `candidatesTokenCount` plus `thoughtsTokenCount` (both billed as output).
  */
 export function parseGeminiUsage(raw: unknown): Usage {
-  const usage = record(raw)
+  const usage = asRecord(raw)
   const input = optionalNumber(usage.promptTokenCount) ?? 0
   const cacheRead = optionalNumber(usage.cachedContentTokenCount) ?? 0
   const thoughts = optionalNumber(usage.thoughtsTokenCount)
@@ -292,7 +289,7 @@ export function sdkParameters(
   body: Raw,
   options: SendOptions,
 ): Parameters<GoogleGenAI['models']['generateContent']>[0] {
-  const generationConfig = record(body.generationConfig)
+  const generationConfig = asRecord(body.generationConfig)
   return {
     model: String(body.model),
     contents: body.contents as never,
@@ -334,14 +331,14 @@ class GeminiReplyAccumulator {
     if (typeof chunk.responseId === 'string') this.id = chunk.responseId
     // Usage counters are running totals: the last chunk's overwrite the earlier ones.
     if (chunk.usageMetadata !== undefined) this.usage = chunk.usageMetadata
-    const candidate = record((chunk.candidates as unknown[] | undefined)?.[0])
+    const candidate = asRecord((chunk.candidates as unknown[] | undefined)?.[0])
     if (candidate.finishReason !== undefined) this.finish = candidate.finishReason
-    for (const value of (record(candidate.content).parts as unknown[] | undefined) ?? []) {
-      const part = record(value)
+    for (const value of (asRecord(candidate.content).parts as unknown[] | undefined) ?? []) {
+      const part = asRecord(value)
       if (part.thought === true) continue
       if (typeof part.text === 'string') this.text += part.text
       if (part.functionCall !== undefined) {
-        const call = record(part.functionCall)
+        const call = asRecord(part.functionCall)
         this.calls.push({
           type: 'tool-call',
           callId:
@@ -396,7 +393,7 @@ export function toGeminiProviderError(error: unknown): ProviderError {
   } catch {
     body = undefined
   }
-  const statusName = record(record(body).error).status
+  const statusName = asRecord(asRecord(body).error).status
   return new ProviderError({
     status,
     errorType: typeof statusName === 'string' ? statusName : `http_${status}`,

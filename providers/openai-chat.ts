@@ -2,6 +2,7 @@
 // streamed (usage on the final chunk with `stream_options.include_usage`) or not.
 
 import type OpenAI from 'openai'
+import { asRecord, optionalNumber } from '../harness/json-fields.ts'
 import type { DerivedRequest, JsonValue, Usage } from '../harness/types.ts'
 import {
   assistantFrom,
@@ -18,18 +19,15 @@ import type { BuildOptions, BuiltRequest, ProviderAdapter, ProviderReply, SendOp
 
 type Raw = Record<string, unknown>
 
-const record = (value: unknown): Raw => (typeof value === 'object' && value !== null ? (value as Raw) : {})
-const optionalNumber = (value: unknown): number | undefined => (typeof value === 'number' ? value : undefined)
-
 /**
  * Normalize a Chat Completions (or Responses) usage object: `prompt_tokens` includes cached tokens and,
  * from GPT-5.6, cache writes, so both are subtracted to leave the uncached bucket.
  */
 export function parseOpenAIUsage(raw: unknown): Usage {
-  const usage = record(raw)
+  const usage = asRecord(raw)
   const input = optionalNumber(usage.prompt_tokens ?? usage.input_tokens) ?? 0
-  const details = record(usage.prompt_tokens_details ?? usage.input_tokens_details)
-  const outputDetails = record(usage.completion_tokens_details ?? usage.output_tokens_details)
+  const details = asRecord(usage.prompt_tokens_details ?? usage.input_tokens_details)
+  const outputDetails = asRecord(usage.completion_tokens_details ?? usage.output_tokens_details)
   const cacheRead = optionalNumber(details.cached_tokens)
   const cacheWrite = optionalNumber(details.cache_write_tokens)
   const reasoning = optionalNumber(outputDetails.reasoning_tokens)

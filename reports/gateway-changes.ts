@@ -1,6 +1,7 @@
 // What a gateway changed in one request that matters to a cache: the body the client sent the gateway
 // against the body the gateway sent upstream. Pure; the pairing and the cost are gateway-rows.ts's.
 
+import { asRecord } from '../harness/json-fields.ts'
 import { bodyShape, type WireApi } from '../providers/types.ts'
 import { systemText } from '../providers/wire/wire-text.ts'
 import type { GatewayChangeKind } from './types.ts'
@@ -18,9 +19,6 @@ export interface GatewayChange {
 }
 
 type Body = Record<string, unknown>
-
-const asRecord = (value: unknown): Body =>
-  typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Body) : {}
 
 /** How long a quoted text may be in a change's detail. */
 const QUOTED = 40

@@ -3,6 +3,7 @@
 // its output cap, whether it asks the model to reason or to answer in JSON, and the texts a replies rule
 // can match (its system prompt, its latest user message). One pure reader per wire API.
 
+import { asRecord } from '../../harness/json-fields.ts'
 import type { ReasoningMode } from '../catalog.ts'
 import { bodyShape, type WireApi } from '../types.ts'
 import { isUserTurn, itemsOf } from '../wire/digest.ts'
@@ -10,8 +11,6 @@ import { isUserTurn, itemsOf } from '../wire/digest.ts'
 type Body = Record<string, unknown>
 
 const asArray = (value: unknown): unknown[] => (Array.isArray(value) ? value : [])
-const asRecord = (value: unknown): Body =>
-  typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Body) : {}
 const asString = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined)
 
 /** Where a request stands in its conversation. */

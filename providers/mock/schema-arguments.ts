@@ -4,6 +4,8 @@
 // relative path. Enough for a client to parse and validate; not meant to be clever (a `pattern` is not
 // followed: an optional property that has one is left out).
 
+import { asRecord } from '../../harness/json-fields.ts'
+
 type Schema = Record<string, unknown>
 
 /** Schemas nested deeper than this become `null` (recursive `$ref`s end here). */
@@ -12,9 +14,6 @@ const MAX_DEPTH = 8
 /** Properties that name a file: they get `README.md`, a file most workspaces have. */
 const PATH_PROPERTY = /^(file_?path|path|filePath|absolute_path|file|filename)$/i
 const PATH_VALUE = 'README.md'
-
-const asRecord = (value: unknown): Schema =>
-  typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Schema) : {}
 
 /** A value the schema accepts, deterministic; `name` is the property it fills (it seeds plain strings). */
 export function exampleValue(schema: unknown, root: unknown = schema, name = 'value', depth = 0): unknown {

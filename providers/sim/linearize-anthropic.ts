@@ -2,6 +2,7 @@
 // system blocks, then every message content block. Request settings that invalidate a level are folded
 // into the frame of that level's first segment, so changing them breaks the prefix exactly there.
 
+import { asRecord } from '../../harness/json-fields.ts'
 import { identicalPrefix } from '../../harness/lineage.ts'
 import type { Route } from '../../harness/types.ts'
 import type { BillingBlock, ThinkingHistory } from '../catalog.ts'
@@ -40,8 +41,6 @@ export interface AnthropicLayout {
 }
 
 const asArray = (value: unknown): unknown[] => (Array.isArray(value) ? value : [])
-const asRecord = (value: unknown): Body =>
-  typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Body) : {}
 const asString = (value: unknown): string => (typeof value === 'string' ? value : '')
 
 /** The API's 400 for a request it refuses, in Anthropic's error shape. */

@@ -3,6 +3,7 @@
 // it, Converse blocks become Messages blocks, and where each Messages block came from is kept to name
 // wire nodes in Converse's own indices. Bedrock's checkpoint rules are checked here, in its error shape.
 
+import { asRecord } from '../../harness/json-fields.ts'
 import { builtFrom, identicalPrefix } from '../../harness/lineage.ts'
 import type { BedrockCacheRules } from '../catalog.ts'
 import { type Prompt, type Segment, SimulatorRejection, type WireNode } from './types.ts'
@@ -10,8 +11,6 @@ import { type Prompt, type Segment, SimulatorRejection, type WireNode } from './
 type Body = Record<string, unknown>
 
 const asArray = (value: unknown): unknown[] => (Array.isArray(value) ? value : [])
-const asRecord = (value: unknown): Body =>
-  typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Body) : {}
 const asString = (value: unknown): string => (typeof value === 'string' ? value : '')
 
 /** Bedrock's 400, with the `ValidationException` type its `x-amzn-ErrorType` header carries. */

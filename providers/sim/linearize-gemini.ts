@@ -3,6 +3,7 @@
 // Gemini body also holds `model` and `stream`, which the real API takes from the URL
 // (notes/2026-11-30-gemini-wire.md).
 
+import { asRecord } from '../../harness/json-fields.ts'
 import { hashString } from '../../harness/random.ts'
 import { pngSize } from './image.ts'
 import { PromptBuilder, type SegmentDraft } from './prompt.ts'
@@ -17,8 +18,6 @@ const TURN_FRAMING = 3
 const PRIMING = 3
 
 const asArray = (value: unknown): unknown[] => (Array.isArray(value) ? value : [])
-const asRecord = (value: unknown): Body =>
-  typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Body) : {}
 const asString = (value: unknown): string => (typeof value === 'string' ? value : '')
 
 /**

@@ -2,14 +2,13 @@
 // answer it asks for, read the same way from every wire API. Agent ports tell a title request from a
 // compaction by them, the capture tells a structured-output request by them, and reply rules match them.
 
+import { asRecord } from '../../harness/json-fields.ts'
 import { bodyShape, type WireApi } from '../types.ts'
 import { isAgentNote, isUserTurn, itemsOf } from './digest.ts'
 
 type Body = Record<string, unknown>
 
 const asArray = (value: unknown): unknown[] => (Array.isArray(value) ? value : [])
-const asRecord = (value: unknown): Body =>
-  typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Body) : {}
 const asString = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined)
 
 /** Structured output a request asks for: the answer's text is JSON, valid against the schema when one is given. */

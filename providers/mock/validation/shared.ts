@@ -2,6 +2,7 @@
 // envelope, and the walk that pairs Chat Completions tool calls with their tool messages (OpenAI and
 // DeepSeek enforce the same pairing and word their refusals differently).
 
+import { asRecord } from '../../../harness/json-fields.ts'
 import type { ModelEntry } from '../../catalog.ts'
 import { SimulatorRejection } from '../../sim/types.ts'
 
@@ -19,8 +20,7 @@ export interface ValidationRequest {
 /** One documented rule: the API's refusal of a request that breaks it, or undefined when it holds. */
 export type Rule = (request: ValidationRequest) => SimulatorRejection | undefined
 
-export const asRecord = (value: unknown): Body =>
-  typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Body) : {}
+export { asRecord }
 export const asArray = (value: unknown): unknown[] => (Array.isArray(value) ? value : [])
 /** JSON clients send `null` for a field they leave unset. */
 export const isSet = (value: unknown): boolean => value !== undefined && value !== null

@@ -2,14 +2,12 @@
 // and the tools it declares (as hashes), and whether it asks for structured output. Two requests of one
 // conversation share most of this; a title, a router or a subagent sent in the same session rarely does.
 
+import { asRecord } from '../../../harness/json-fields.ts'
 import type { WireApi } from '../../../providers/types.ts'
 import { canonicalJson, contentHash, type ItemDigest } from '../../../providers/wire/digest.ts'
 import { jsonOutputOf } from '../../../providers/wire/wire-text.ts'
 
 type Body = Record<string, unknown>
-
-const asRecord = (value: unknown): Body =>
-  typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Body) : {}
 
 /** The shape of one request, beside its conversation items. */
 export interface RequestShape {

@@ -1,0 +1,13 @@
+// Reading fields of untyped JSON (a wire body, a usage object, a JSON schema) without a cast at each step.
+
+/** The value's fields: a JSON object as it is; an array, a scalar, null or undefined as no fields. */
+export function asRecord(value: unknown): Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : {}
+}
+
+/** The value when it is a number, else undefined (a missing or mistyped count). */
+export function optionalNumber(value: unknown): number | undefined {
+  return typeof value === 'number' ? value : undefined
+}
