@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { Usage } from '../harness/types.ts'
-import { parseAnthropicUsage } from './anthropic-usage.ts'
+import { parseAnthropicUsage, usageOfBuckets } from './anthropic-usage.ts'
 
 describe('parseAnthropicUsage', () => {
   const cases: Array<{ name: string; raw: Record<string, unknown>; expected: Omit<Usage, 'raw'> }> = [
@@ -56,4 +56,36 @@ describe('parseAnthropicUsage', () => {
       expect(parseAnthropicUsage(raw)).toEqual({ ...expected, raw })
     })
   }
+})
+
+describe('usageOfBuckets', () => {
+  it('adds the cache reads and writes to the uncached count, and leaves out what was not reported', () => {
+    const raw = { any: 'thing' }
+    expect(
+      usageOfBuckets(
+        {
+          uncached: 9,
+          cacheRead: 1604,
+          cacheWrite: 10,
+          cacheWrite5m: undefined,
+          cacheWrite1h: 10,
+          output: 2,
+        },
+        raw,
+      ),
+    ).toEqual({ input: 1623, uncached: 9, cacheRead: 1604, cacheWrite: 10, cacheWrite1h: 10, output: 2, raw })
+    expect(
+      usageOfBuckets(
+        {
+          uncached: 5,
+          cacheRead: undefined,
+          cacheWrite: undefined,
+          cacheWrite5m: undefined,
+          cacheWrite1h: undefined,
+          output: 0,
+        },
+        undefined,
+      ),
+    ).toEqual({ input: 5, uncached: 5, output: 0, raw: null })
+  })
 })

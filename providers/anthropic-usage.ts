@@ -25,6 +25,38 @@ export function parseAnthropicUsage(raw: unknown): Usage {
       ? (cacheWrite5m ?? 0) + (cacheWrite1h ?? 0)
       : undefined)
   const reasoning = optionalNumber(asRecord(usage.output_tokens_details).thinking_tokens)
+  return usageOfBuckets(
+    {
+      uncached,
+      cacheRead,
+      cacheWrite,
+      cacheWrite5m,
+      cacheWrite1h,
+      output: optionalNumber(usage.output_tokens) ?? 0,
+      reasoning,
+    },
+    raw,
+  )
+}
+
+/** The buckets a usage object reports, each undefined when it does not report it. */
+export interface ReportedBuckets {
+  uncached: number
+  cacheRead: number | undefined
+  cacheWrite: number | undefined
+  cacheWrite5m: number | undefined
+  cacheWrite1h: number | undefined
+  output: number
+  reasoning?: number | undefined
+}
+
+/**
+ * Usage from buckets whose uncached count leaves the cache reads and writes out (Anthropic's
+ * `input_tokens`, Converse's `inputTokens`): the request's input is the three added. A bucket not
+ * reported stays absent.
+ */
+export function usageOfBuckets(buckets: ReportedBuckets, raw: unknown): Usage {
+  const { uncached, cacheRead, cacheWrite, cacheWrite5m, cacheWrite1h, output, reasoning } = buckets
   return {
     input: uncached + (cacheRead ?? 0) + (cacheWrite ?? 0),
     uncached,
@@ -32,7 +64,7 @@ export function parseAnthropicUsage(raw: unknown): Usage {
     ...(cacheWrite !== undefined ? { cacheWrite } : {}),
     ...(cacheWrite5m !== undefined ? { cacheWrite5m } : {}),
     ...(cacheWrite1h !== undefined ? { cacheWrite1h } : {}),
-    output: optionalNumber(usage.output_tokens) ?? 0,
+    output,
     ...(reasoning !== undefined ? { reasoning } : {}),
     raw: (raw ?? null) as JsonValue,
   }

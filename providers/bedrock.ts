@@ -16,9 +16,10 @@ import type {
 import { CachelabError } from '../harness/errors.ts'
 import { asRecord, optionalNumber } from '../harness/json-fields.ts'
 import { builtFrom, identicalPrefix } from '../harness/lineage.ts'
-import type { AssistantMessage, DerivedRequest, JsonValue, Seq, Usage } from '../harness/types.ts'
+import type { AssistantMessage, DerivedRequest, Seq, Usage } from '../harness/types.ts'
 import { type StreamedBlock, streamedMessage } from './anthropic.ts'
 import { buildAnthropicRequest } from './anthropic-request.ts'
+import { usageOfBuckets } from './anthropic-usage.ts'
 import { findModel } from './catalog.ts'
 import { type Endpoint, lateBoundFetch } from './endpoints.ts'
 import { toProviderError } from './sdk-errors.ts'
@@ -55,16 +56,8 @@ export function parseBedrockUsage(raw: unknown): Usage {
       else if (detail.ttl === '5m') cacheWrite5m = (cacheWrite5m ?? 0) + tokens
     }
   }
-  return {
-    input: uncached + (cacheRead ?? 0) + (cacheWrite ?? 0),
-    uncached,
-    ...(cacheRead !== undefined ? { cacheRead } : {}),
-    ...(cacheWrite !== undefined ? { cacheWrite } : {}),
-    ...(cacheWrite5m !== undefined ? { cacheWrite5m } : {}),
-    ...(cacheWrite1h !== undefined ? { cacheWrite1h } : {}),
-    output: optionalNumber(usage.outputTokens) ?? 0,
-    raw: (raw ?? null) as JsonValue,
-  }
+  const output = optionalNumber(usage.outputTokens) ?? 0
+  return usageOfBuckets({ uncached, cacheRead, cacheWrite, cacheWrite5m, cacheWrite1h, output }, raw)
 }
 
 /** Map a Converse stop reason; the ones the loop cannot continue from are errors naming the value. */

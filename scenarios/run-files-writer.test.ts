@@ -7,7 +7,8 @@ import { breaksCsv, stepsCsv, summaryCsv } from '../reports/csv.ts'
 import { RUN_FILES, RunFolder } from '../reports/run-folder.ts'
 import { summarize } from '../reports/summary.ts'
 import { sessionRows } from '../reports/testing.ts'
-import { RunFilesWriter, writeRunFiles } from './run-files.ts'
+import { writeRunFiles } from './run-files.ts'
+import { RunFilesWriter } from './run-files-writer.ts'
 
 /** Two interleaved sessions, long enough that steps.csv is written in several batches. */
 function rows() {
