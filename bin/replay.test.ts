@@ -187,3 +187,84 @@ describe('record once through a live proxy, replay keyless', () => {
     }
   })
 })
+
+describe('a recorded attempt that failed after its 200', () => {
+  it('fails the same way in the replay (an error event, a cut stream), and the retry gets the answer', async () => {
+    // The provider fails the first request's stream with an error event and the second's with a cut.
+    const provider = await startLoopback({
+      upstream: 'sim',
+      port: 0,
+      faults: [
+        { request: 1, fault: { kind: 'stream-error' } },
+        { request: 2, fault: { kind: 'stream-cut', afterFrames: 2 } },
+      ],
+    })
+    const dir = mkdtempSync(join(tmpdir(), 'cachelab-record-failed-'))
+    /** Three attempts of one request, streamed: what each one got (the answer's text, or the failure). */
+    const attempts = async (baseURL: string) => {
+      const client = new OpenAI({ apiKey: LIVE_KEY, baseURL, maxRetries: 0 })
+      const got: string[] = []
+      for (let attempt = 0; attempt < 3; attempt += 1) {
+        try {
+          const message = await client.chat.completions
+            .stream({
+              model: 'gpt-5.4',
+              messages: [
+                { role: 'system', content: SYSTEM },
+                { role: 'user', content: 'What is the weather in Berlin?' },
+              ],
+              stream: true,
+              stream_options: { include_usage: true },
+            })
+            .finalMessage()
+          got.push(`answer: ${message.content}`)
+        } catch (error) {
+          got.push(error instanceof OpenAI.APIError && error.status === undefined ? 'error event' : 'failed')
+        }
+      }
+      return got
+    }
+    const proxy = await serveWith({
+      upstream: 'live',
+      port: 0,
+      dir,
+      live: true,
+      liveBaseURLs: provider.baseURLs,
+    })
+    let recorded: string[]
+    try {
+      recorded = await attempts(proxy.baseURLs.openai)
+    } finally {
+      await proxy.close()
+      await provider.close()
+    }
+    expect(recorded).toEqual(['error event', 'failed', 'answer: OK.'])
+
+    const mismatches: string[] = []
+    const replayDir = mkdtempSync(join(tmpdir(), 'cachelab-replay-failed-'))
+    const replay = await serveWith({
+      upstream: 'sim',
+      port: 0,
+      dir: replayDir,
+      replay: new ReplaySource(openCapture(dir)),
+      onReplayMismatch: (message) => mismatches.push(message),
+    })
+    try {
+      expect(await attempts(replay.baseURLs.openai)).toEqual(recorded)
+      expect(mismatches).toEqual([])
+    } finally {
+      await replay.close()
+    }
+    // Both captures hold two failed attempts without usage and one answered request.
+    for (const capture of [dir, replayDir]) {
+      const exchanges = openCapture(capture).read(openCapture(capture).sessions[0] ?? '')
+      expect(
+        exchanges.map((exchange) => [exchange.status, exchange.error ?? null, exchange.usage !== undefined]),
+      ).toEqual([
+        [200, expect.stringMatching(/^error event in the stream/), false],
+        [200, expect.stringMatching(/^stream cut/), false],
+        [200, null, true],
+      ])
+    }
+  })
+})

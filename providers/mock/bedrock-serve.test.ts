@@ -145,3 +145,73 @@ describe('a Bedrock client through serve with capture on', () => {
     for (const later of seen.slice(1)) expect(later.read).toBeGreaterThanOrEqual(seen[0]?.written ?? 0)
   })
 })
+
+describe('a Bedrock client through serve --upstream live with capture on', () => {
+  it("keeps each answer for replay, and records a stream's exception as a failed attempt", async () => {
+    // The "provider" is cachelab's own sim upstream; it fails the third request's stream with an exception.
+    const provider = await startLoopback({
+      upstream: 'sim',
+      port: 0,
+      faults: [{ request: 3, fault: { kind: 'stream-error' } }],
+    })
+    const exchanges: CapturedExchange[] = []
+    const linearizer = new CacheSimulators()
+    const proxy = await startLoopback({
+      upstream: 'live',
+      port: 0,
+      liveBaseURLs: provider.baseURLs,
+      capture: new CaptureTracker({
+        linearize: (api, body) => linearizer.linearize(api, body),
+        keepAnswers: true,
+        sink: (exchange) => exchanges.push(exchange),
+      }),
+    })
+    const client = new BedrockRuntimeClient({
+      region: 'us-east-1',
+      endpoint: proxy.baseURLs.bedrock,
+      maxAttempts: 1,
+      credentials: { accessKeyId: 'AKIAPLACEHOLDER', secretAccessKey: 'placeholder-secret' },
+      requestHandler: new NodeHttpHandler(),
+    })
+    const messages: Message[] = []
+    const got: string[] = []
+    try {
+      for (let turn = 1; turn <= 3; turn += 1) {
+        messages.push({
+          role: 'user',
+          content: [{ text: `Question ${turn}: ${fillerText(40, `live-${turn}`)}` }],
+        })
+        const input = { modelId: MODEL_ID, messages: [...messages] }
+        let text = ''
+        try {
+          if (turn === 1)
+            text = (await client.send(new ConverseCommand(input))).output?.message?.content?.[0]?.text ?? ''
+          else
+            for await (const event of (await client.send(new ConverseStreamCommand(input))).stream ?? [])
+              text += event.contentBlockDelta?.delta?.text ?? ''
+          got.push(text)
+        } catch (error) {
+          got.push(`failed: ${(error as Error).name}`)
+        }
+        messages.push({ role: 'assistant', content: [{ text: text === '' ? 'OK.' : text }] })
+      }
+    } finally {
+      client.destroy()
+      await proxy.close()
+      await provider.close()
+    }
+    expect(got).toEqual(['OK.', 'OK.', 'failed: ServiceUnavailableException'])
+    expect(
+      exchanges.map((exchange) => [
+        exchange.status,
+        exchange.error ?? null,
+        exchange.usage !== undefined,
+        exchange.answer?.content,
+      ]),
+    ).toEqual([
+      [200, null, true, [{ type: 'text', text: 'OK.' }]],
+      [200, null, true, [{ type: 'text', text: 'OK.' }]],
+      [200, 'error event in the stream: serviceUnavailableException', false, undefined],
+    ])
+  })
+})

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { encodeEventMessage, eventMessage } from './event-stream.ts'
+import { encodeEventMessage, eventMessage, exceptionMessage } from './event-stream.ts'
 import {
   answerText,
   apiError,
@@ -8,6 +8,7 @@ import {
   errorOf,
   normalize,
   sessionOf,
+  streamFailureOf,
   usageFromResponse,
 } from './exchange.ts'
 
@@ -126,5 +127,95 @@ describe('reading one exchange of the loopback server', () => {
     expect(sessionOf(new Headers(), { ...body, prompt_cache_key: 'k' })).toBe('k')
     expect(sessionOf(new Headers(), body)).toBe(sessionOf(new Headers(), { ...body, max_tokens: 9 }))
     expect(sessionOf(new Headers(), body)).not.toBe(sessionOf(new Headers(), { ...body, system: 'T' }))
+  })
+})
+
+describe("a stream's failure after its 200", () => {
+  const sse = (...frames: Array<[string | undefined, unknown]>) =>
+    frames
+      .map(
+        ([event, data]) =>
+          `${event === undefined ? '' : `event: ${event}\n`}data: ${JSON.stringify(data)}\n\n`,
+      )
+      .join('')
+
+  it("names each API's in-band error by its type, never by its message", () => {
+    const secretMessage = 'your prompt mentioned sk-live-0123456789'
+    const cases: Array<[string, string]> = [
+      [
+        sse(
+          ['message_start', { type: 'message_start', message: { usage: { input_tokens: 9 } } }],
+          ['error', { type: 'error', error: { type: 'overloaded_error', message: secretMessage } }],
+        ),
+        'error event in the stream: overloaded_error',
+      ],
+      [
+        sse(['error', { type: 'error', code: 'rate_limit_exceeded', message: secretMessage, param: null }]),
+        'error event in the stream: rate_limit_exceeded',
+      ],
+      [
+        sse([
+          'response.failed',
+          { type: 'response.failed', response: { error: { code: 'server_error', message: secretMessage } } },
+        ]),
+        'error event in the stream: server_error',
+      ],
+      [
+        sse(
+          [undefined, { choices: [{ delta: { content: 'Hi' } }] }],
+          [undefined, { error: { message: secretMessage, type: 'server_error' } }],
+        ),
+        'error event in the stream: server_error',
+      ],
+      [
+        sse([undefined, { error: { code: 500, message: secretMessage, status: 'INTERNAL' } }]),
+        'error event in the stream: INTERNAL',
+      ],
+      // A type that is not a plain name is left out.
+      [sse(['error', { type: 'error', error: { type: secretMessage } }]), 'error event in the stream'],
+    ]
+    for (const [text, failure] of cases) {
+      expect(streamFailureOf(text, 'text/event-stream; charset=utf-8')).toBe(failure)
+      expect(streamFailureOf(text.replaceAll('\n', '\r\n'), 'text/event-stream')).toBe(failure)
+    }
+  })
+
+  it("reads a ConverseStream's exception or error message as the capture decodes it", () => {
+    const exception = answerText(
+      Buffer.concat(
+        [
+          eventMessage('messageStart', { role: 'assistant' }),
+          exceptionMessage('throttlingException', 'slow down'),
+        ].map(encodeEventMessage),
+      ),
+      'application/vnd.amazon.eventstream',
+    )
+    expect(streamFailureOf(exception.text, exception.contentType)).toBe(
+      'error event in the stream: throttlingException',
+    )
+    const error = answerText(
+      encodeEventMessage({
+        headers: { ':message-type': 'error', ':error-code': 'InternalFailure', ':error-message': 'x' },
+        payload: '',
+      }),
+      'application/vnd.amazon.eventstream',
+    )
+    expect(streamFailureOf(error.text, error.contentType)).toBe('error event in the stream: InternalFailure')
+  })
+
+  it('finds none in a whole stream, in text that mentions errors, or in a JSON body', () => {
+    const whole = sse(
+      ['message_start', { type: 'message_start', message: { usage: { input_tokens: 9 } } }],
+      [
+        'content_block_delta',
+        { type: 'content_block_delta', delta: { type: 'text_delta', text: '{"error": {"type": "x"}}' } },
+      ],
+      ['message_stop', { type: 'message_stop' }],
+    )
+    expect(streamFailureOf(whole, 'text/event-stream')).toBeUndefined()
+    expect(
+      streamFailureOf(`${sse([undefined, { choices: [] }])}data: [DONE]\n\n`, 'text/event-stream'),
+    ).toBeUndefined()
+    expect(streamFailureOf('{"error":{"type":"server_error"}}', 'application/json')).toBeUndefined()
   })
 })

@@ -251,7 +251,10 @@ export function answerText(bytes: Uint8Array, contentType: string): { text: stri
       contentType,
     }
   const events = decodeEventMessages(bytes).map((message) => {
-    const type = message.headers[':event-type'] ?? `exception:${message.headers[':exception-type'] ?? ''}`
+    // An exception names its type; an error message (`:message-type` error) its code.
+    const type =
+      message.headers[':event-type'] ??
+      `exception:${message.headers[':exception-type'] ?? message.headers[':error-code'] ?? ''}`
     return `event: ${type}\ndata: ${message.payload}\n\n`
   })
   return { text: events.join(''), contentType: 'text/event-stream' }
@@ -284,6 +287,48 @@ export function usageFromResponse(text: string, contentType: string): Record<str
     usage = { ...usage, ...Object.fromEntries(Object.entries(found).filter(([, value]) => value !== null)) }
   }
   return usage
+}
+
+/** A provider's name for an error, when it is one (a word or a dotted or colon path, at most 64 characters). */
+function errorName(value: unknown): string | undefined {
+  return typeof value === 'string' && /^[\w.:-]{1,64}$/.test(value) ? value : undefined
+}
+
+/**
+ * Why a stream that began with a 200 failed inside its body, in a few words and never the message text,
+ * or undefined when no frame says it failed. Each API's in-band failure:
+ * - Anthropic: an `error` event, `{type: "error", error: {type}}`;
+ * - Responses: an `error` event (`{type: "error", code}`) or `response.failed` (`response.error.code`);
+ * - Chat Completions and Gemini: a chunk holding an `error` object (`type`, or Google's `status`);
+ * - ConverseStream: an exception message (`answerText` names it `exception:<type>`).
+ * The client's SDK throws on each, so the attempt failed and gave no usage, whatever frames came first.
+ */
+export function streamFailureOf(text: string, contentType: string): string | undefined {
+  if (!contentType.includes('text/event-stream')) return undefined
+  for (const frame of text.split(/\r?\n\r?\n/)) {
+    let event = ''
+    const data: string[] = []
+    for (const line of frame.split(/\r?\n/)) {
+      if (line.startsWith('event:')) event = line.slice(6).trim()
+      else if (line.startsWith('data:')) data.push(line.slice(5).trimStart())
+    }
+    if (event.startsWith('exception:')) return failedWith(errorName(event.slice(10)))
+    const payload = data.length === 0 ? undefined : parseJsonText(data.join('\n'))
+    if (payload === undefined) continue
+    const error = payload.error as Record<string, unknown> | undefined
+    if (payload.type === 'response.failed') {
+      const response = payload.response as Record<string, unknown> | undefined
+      return failedWith(errorName((response?.error as Record<string, unknown> | undefined)?.code))
+    }
+    if (payload.type === 'error') return failedWith(errorName(error?.type) ?? errorName(payload.code))
+    if (typeof error === 'object' && error !== null)
+      return failedWith(errorName(error.type) ?? errorName(error.status) ?? errorName(error.code))
+  }
+  return undefined
+}
+
+function failedWith(name: string | undefined): string {
+  return name === undefined ? 'error event in the stream' : `error event in the stream: ${name}`
 }
 
 function usageIn(value: Record<string, unknown> | undefined): Record<string, unknown> | undefined {

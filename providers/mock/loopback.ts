@@ -8,7 +8,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net'
 import { setImmediate as nextTurn } from 'node:timers/promises'
 import type { HttpHandler } from 'msw'
-import type { Usage } from '../../harness/types.ts'
+import type { Fault, Usage } from '../../harness/types.ts'
 import { type BuiltInVendor, isBuiltInVendor, simulationModel, type Vendor } from '../catalog.ts'
 import { compatibleProvider, compatibleProviders, speaksMessages } from '../compatible.ts'
 import { DEFAULT_BASE_URLS, defaultBaseURL } from '../endpoints.ts'
@@ -32,6 +32,7 @@ import {
   predict,
   replayStep,
   sessionOf,
+  streamFailureOf,
   usageFromResponse,
 } from './exchange.ts'
 import type { FaultRule } from './faults.ts'
@@ -489,6 +490,8 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
     }
     let at = context?.now() ?? (Date.now() - started) / 1000
     let replayed: Response | undefined
+    // A recorded answer that failed after its 200 fails so again (handed to the handler with the body).
+    let replayedFault: Fault | undefined
     if (
       options.replay !== undefined &&
       context !== undefined &&
@@ -512,6 +515,7 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
         headers.set(SCRIPT_HEADER, encodeScript(step.answer ?? DEFAULT_REPLY))
         headers.set(TIME_HEADER, String(step.exchange.at))
         at = step.exchange.at
+        replayedFault = step.fault
       }
     }
     let response: Response | MockAnswer
@@ -529,7 +533,12 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
         handing && method === 'POST' && handlersOf(vendor).direct && body !== undefined
           ? handedRequest(url, headers, body)
           : new Request(url, { method, headers, ...(body !== undefined && !handing ? { body } : {}) })
-      if (handing) context.handOver(exchange, { body: json, placement })
+      if (handing)
+        context.handOver(exchange, {
+          body: json,
+          placement,
+          ...(replayedFault !== undefined ? { fault: replayedFault } : {}),
+        })
       try {
         response =
           (await handlersOf(vendor).respond(request)) ??
@@ -621,8 +630,13 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
         )
         const call = served.get(exchange)
         served.delete(exchange)
-        // A failed answer gave the client no usage, whatever frames it got before it failed.
-        const failure = abandoned ?? call?.failure ?? (cut ? 'stream cut' : undefined)
+        // A failed answer gave the client no usage, whatever frames it got before it failed. The mock's
+        // handler tells its own failures (`call`); a live stream's in-band error is read off its frames.
+        const inBand = ok && call === undefined ? streamFailureOf(text, contentType) : undefined
+        const failure =
+          abandoned ??
+          call?.failure ??
+          (cut ? 'stream cut' : inBand === undefined ? undefined : redactText(inBand, secrets))
         const raw = failure === undefined ? usageFromResponse(text, contentType) : undefined
         if (capture !== undefined && placement !== undefined && api !== undefined && parsed !== undefined) {
           const simulation =
@@ -650,7 +664,10 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
                 : {}),
             response: text,
             secrets,
-            ...(predictor !== undefined && ok ? answerField(api, text, contentType) : {}),
+            // A failed attempt's frames are no answer to serve again.
+            ...(predictor !== undefined && ok && failure === undefined
+              ? answerField(api, text, contentType)
+              : {}),
           })
         }
         // Bedrock's model id travels in the path (bodyInView put it in the body).

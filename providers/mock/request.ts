@@ -1,7 +1,7 @@
 // The prelude every mock handler shares: parse the JSON body, read the script, time, session and fault
 // headers. Queued faults stay queued: the handler takes one only for a request it accepts.
 
-import type { AssistantMessage } from '../../harness/types.ts'
+import type { AssistantMessage, Fault } from '../../harness/types.ts'
 import { type Placement, WIRE_HEADERS } from '../wire/exchange.ts'
 import { parseFaultHeader } from './fault-spec.ts'
 import { FAULT_HEADER, type HeaderFault } from './faults.ts'
@@ -31,6 +31,11 @@ export interface MockHttpRequest {
 export interface HandedBody {
   body: Record<string, unknown>
   placement: Placement
+  /**
+   * The failure inside the answer that a replayed request gets because its recording failed so (a cut
+   * stream, an error event): the request fails once, whatever the same body got before.
+   */
+  fault?: Fault
 }
 
 /** A parsed mock request. */
@@ -193,6 +198,8 @@ export async function readMockRequest(
   } catch (error) {
     return { problem: `Invalid ${FAULT_HEADER} header: ${(error as Error).message}` }
   }
+  // A replayed failure is told apart from any earlier one by its exchange id, so it always fails once.
+  if (handed?.fault !== undefined) fault = { fault: handed.fault, times: 1, text: `replayed ${exchangeId}` }
   return {
     body: body as Record<string, unknown>,
     script,

@@ -3,7 +3,7 @@
 // recorder (captures) and a replay (a recorded capture answering again). The mocks name these types; the
 // captures in reports/observed/capture/ implement them.
 
-import type { AssistantMessage, ProviderId, Usage } from '../../harness/types.ts'
+import type { AssistantMessage, Fault, ProviderId, Usage } from '../../harness/types.ts'
 import type { Counterfactual, PreviousRequest, Shortfall, SimCounts, Simulation } from '../sim/types.ts'
 import { type BuiltInWireApi, compatibleProviderOfApi, isBuiltInApi, type WireApi } from '../types.ts'
 import type { RequestDigest } from './digest.ts'
@@ -143,7 +143,13 @@ export interface ExchangeInput {
 
 /** What a replayed request gets. */
 export type ReplayStep =
-  | { kind: 'answer'; exchange: CapturedExchange; answer: AssistantMessage | undefined }
+  | {
+      kind: 'answer'
+      exchange: CapturedExchange
+      answer: AssistantMessage | undefined
+      /** The recording's answer failed after its 200 (a cut stream, an error event): it fails so again. */
+      fault?: Fault
+    }
   | { kind: 'failure'; exchange: CapturedExchange }
   | { kind: 'mismatch'; message: string }
 

@@ -1,13 +1,15 @@
 import { describe, expect, it } from 'vitest'
 import type { AssistantMessage } from '../../harness/types.ts'
 import { handleMessages } from '../mock/anthropic.ts'
+import { handleConverse } from '../mock/bedrock.ts'
 import { handleChat } from '../mock/chat.ts'
 import { MockContext } from '../mock/context.ts'
+import { answerText } from '../mock/exchange.ts'
 import { handleGeminiModelCall } from '../mock/gemini.ts'
 import { toResponse } from '../mock/request.ts'
 import { handleResponses } from '../mock/responses.ts'
 import { encodeScript, SCRIPT_HEADER } from '../mock/script.ts'
-import type { WireApi } from '../types.ts'
+import type { BuiltInWireApi } from '../types.ts'
 import { answerOf, errorMessageOf } from './output.ts'
 
 const answer: AssistantMessage = {
@@ -18,8 +20,7 @@ const answer: AssistantMessage = {
   ],
 }
 
-// Bedrock's answers are AWS event streams, which captures do not read (notes/2026-11-30-bedrock-serve.md).
-const bodies: Record<Exclude<WireApi, 'bedrock-converse'>, Record<string, unknown>> = {
+const bodies: Record<BuiltInWireApi, Record<string, unknown>> = {
   'anthropic-messages': {
     model: 'claude-sonnet-4-6',
     max_tokens: 256,
@@ -29,13 +30,14 @@ const bodies: Record<Exclude<WireApi, 'bedrock-converse'>, Record<string, unknow
   'deepseek-chat': { model: 'deepseek-flash', messages: [{ role: 'user', content: 'hi' }] },
   'openai-responses': { model: 'gpt-5.4', input: 'hi' },
   'gemini-generate': { contents: [{ role: 'user', parts: [{ text: 'hi' }] }] },
+  'bedrock-converse': { messages: [{ role: 'user', content: [{ text: 'hi' }] }] },
 }
 
-/** The mock's own response to a request scripted with `answer`: the text and content type as sent. */
-async function rendered(
-  api: Exclude<WireApi, 'bedrock-converse'>,
-  stream: boolean,
-): Promise<{ text: string; type: string }> {
+/**
+ * The mock's own response to a request scripted with `answer`: the text and content type as sent, a
+ * ConverseStream's event-stream bytes read as the capture reads them (`answerText`).
+ */
+async function rendered(api: keyof typeof bodies, stream: boolean): Promise<{ text: string; type: string }> {
   const context = new MockContext()
   const request = new Request('https://example.test/', {
     method: 'POST',
@@ -44,15 +46,21 @@ async function rendered(
   })
   const geminiCall = `gemini-2.5-flash:${stream ? 'streamGenerateContent' : 'generateContent'}`
   const served =
-    api === 'gemini-generate'
-      ? await handleGeminiModelCall(geminiCall, request, context)
-      : api === 'anthropic-messages'
-        ? await handleMessages(request, context)
-        : api === 'openai-responses'
-          ? await handleResponses(request, context)
-          : await handleChat(api === 'openai-chat' ? 'openai' : 'deepseek', request, context)
+    api === 'bedrock-converse'
+      ? await handleConverse(request, context, 'anthropic.claude-sonnet-4-6', stream)
+      : api === 'gemini-generate'
+        ? await handleGeminiModelCall(geminiCall, request, context)
+        : api === 'anthropic-messages'
+          ? await handleMessages(request, context)
+          : api === 'openai-responses'
+            ? await handleResponses(request, context)
+            : await handleChat(api === 'openai-chat' ? 'openai' : 'deepseek', request, context)
   const response = toResponse(served)
-  return { text: await response.text(), type: response.headers.get('content-type') ?? '' }
+  const read = answerText(
+    new Uint8Array(await response.arrayBuffer()),
+    response.headers.get('content-type') ?? '',
+  )
+  return { text: read.text, type: read.contentType }
 }
 
 describe("reading the model's answer back from a response", () => {
@@ -62,6 +70,7 @@ describe("reading the model's answer back from a response", () => {
     'deepseek-chat',
     'openai-responses',
     'gemini-generate',
+    'bedrock-converse',
   ] as const) {
     for (const stream of [false, true]) {
       it(`${api}, ${stream ? 'streamed' : 'not streamed'}: text and tool calls, ids and arguments as sent`, async () => {

@@ -146,6 +146,55 @@ function responsesOutput(body: Json | undefined, stream: Json[]): AssistantMessa
 }
 
 /**
+ * Bedrock Converse: the output message's text and `toolUse` blocks, or ConverseStream's block starts and
+ * deltas (its event-stream read as server-sent events, `answerText` in mock/exchange.ts). A stream's
+ * payloads carry no event type, but each kind has its own shape: `start.toolUse`, `delta.text`,
+ * `delta.toolUse.input`. Reasoning is left out, as every other reader leaves it.
+ */
+function converseOutput(body: Json | undefined, stream: Json[]): AssistantMessage {
+  if (body !== undefined) {
+    let text = ''
+    const calls: ToolCallBlock[] = []
+    for (const block of asArray(asRecord(asRecord(body.output).message).content).map(asRecord)) {
+      if (typeof block.text === 'string') text += block.text
+      const use = asRecord(block.toolUse)
+      if (block.toolUse !== undefined)
+        calls.push({
+          type: 'tool-call',
+          callId: asString(use.toolUseId),
+          name: asString(use.name),
+          arguments: JSON.stringify(use.input ?? {}),
+        })
+    }
+    return message(text, calls)
+  }
+  let text = ''
+  const calls = new Map<number, ToolCallBlock>()
+  for (const event of stream) {
+    const index = typeof event.contentBlockIndex === 'number' ? event.contentBlockIndex : -1
+    const use = asRecord(asRecord(event.start).toolUse)
+    if (asRecord(event.start).toolUse !== undefined)
+      calls.set(index, {
+        type: 'tool-call',
+        callId: asString(use.toolUseId),
+        name: asString(use.name),
+        arguments: '',
+      })
+    const delta = asRecord(event.delta)
+    text += asString(delta.text)
+    const call = calls.get(index)
+    if (call !== undefined) call.arguments += asString(asRecord(delta.toolUse).input)
+  }
+  return message(
+    text,
+    [...calls.values()].map((call) => ({
+      ...call,
+      arguments: call.arguments === '' ? '{}' : call.arguments,
+    })),
+  )
+}
+
+/**
  * The assistant message of a successful response of `api`, from its text as sent (JSON, or an event
  * stream when `contentType` says so); undefined when the text holds no answer.
  */
@@ -164,6 +213,8 @@ export function answerOf(api: WireApi, text: string, contentType: string): Assis
       return responsesOutput(body, stream)
     case 'gemini-generate':
       return geminiAnswerOf(body === undefined ? stream : [body])
+    case 'bedrock-converse':
+      return converseOutput(body, stream)
   }
 }
 

@@ -4,6 +4,7 @@
 // answer (text and tool calls, ids included) or the recorded failure, at the recorded time, and the
 // simulator computes the usage. A request that differs is refused, naming the first differing node.
 
+import type { Fault } from '../../../harness/types.ts'
 import type { RequestDigest } from '../../../providers/wire/digest.ts'
 import { firstDivergentSegment } from '../../../providers/wire/digest.ts'
 import type { CapturedExchange, ReplayAnswers, ReplayStep } from '../../../providers/wire/exchange.ts'
@@ -17,6 +18,20 @@ export function divergence(recorded: RequestDigest, current: RequestDigest): str
     (current.segments.length > recorded.segments.length ? recorded.segments.length : undefined)
   if (index === undefined) return undefined
   return (current.segments[index] ?? recorded.segments[index])?.[0] ?? 'the request'
+}
+
+/**
+ * The failure inside a 200 answer that a recorded error names, for the replay to fail the same way: a cut
+ * stream (after as many frames as the mock's own fault said; a live provider's cut counts no frames of
+ * the mock's, so one), or an error event. A client that left or stopped reading failed on its own side:
+ * its request is answered.
+ */
+export function faultInside(error: string | undefined): Fault | undefined {
+  if (error === undefined) return undefined
+  if (error.startsWith('error event in the stream')) return { kind: 'stream-error' }
+  const cut = /^stream cut(?: after (\d+) frames?)?$/.exec(error)
+  if (cut === null) return undefined
+  return { kind: 'stream-cut', afterFrames: cut[1] === undefined ? 1 : Number(cut[1]) }
 }
 
 export class ReplaySource implements ReplayAnswers {
@@ -58,7 +73,8 @@ export class ReplaySource implements ReplayAnswers {
       }
     this.positions.set(session, position + 1)
     if (exchange.status < 200 || exchange.status >= 300) return { kind: 'failure', exchange }
-    return { kind: 'answer', exchange, answer: exchange.answer }
+    const fault = faultInside(exchange.error)
+    return { kind: 'answer', exchange, answer: exchange.answer, ...(fault !== undefined ? { fault } : {}) }
   }
 
   private exchangesOf(session: string): CapturedExchange[] | undefined {

@@ -1,0 +1,96 @@
+// A live provider's stream can fail after its 200: an error event (Anthropic, Responses), an error chunk
+// (Chat Completions, Gemini). The client's SDK throws, so `serve --upstream live` must record the attempt
+// as failed, without the usage the frames before the error carried (Anthropic's message_start has it).
+// The provider here is cachelab's own sim upstream, failing every stream with its `stream-error` fault.
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { CaptureTracker } from '../../reports/observed/capture/tracker.ts'
+import { CacheSimulators } from '../sim/index.ts'
+import type { CapturedExchange } from '../wire/exchange.ts'
+import { type LoopbackServer, type ServeLogRecord, startLoopback } from './loopback.ts'
+
+let upstream: LoopbackServer
+let proxy: LoopbackServer
+const exchanges: CapturedExchange[] = []
+const records: ServeLogRecord[] = []
+
+beforeAll(async () => {
+  upstream = await startLoopback({
+    upstream: 'sim',
+    port: 0,
+    faults: [{ fault: { kind: 'stream-error' }, times: 1_000 }],
+  })
+  const linearizer = new CacheSimulators()
+  proxy = await startLoopback({
+    upstream: 'live',
+    port: 0,
+    liveBaseURLs: upstream.baseURLs,
+    log: (record) => records.push(record),
+    capture: new CaptureTracker({
+      linearize: (api, body) => linearizer.linearize(api, body),
+      keepAnswers: true,
+      sink: (exchange) => exchanges.push(exchange),
+    }),
+  })
+})
+afterAll(async () => {
+  await proxy.close()
+  await upstream.close()
+})
+
+const question = 'Which stations reported frost last night, and where was it coldest?'
+
+const streams = [
+  [
+    '/anthropic/v1/messages',
+    {
+      model: 'claude-sonnet-4-6',
+      max_tokens: 64,
+      stream: true,
+      messages: [{ role: 'user', content: question }],
+    },
+    'error event in the stream: overloaded_error',
+  ],
+  [
+    '/openai/v1/chat/completions',
+    {
+      model: 'gpt-5.4',
+      stream: true,
+      stream_options: { include_usage: true },
+      messages: [{ role: 'user', content: question }],
+    },
+    'error event in the stream: server_error',
+  ],
+  ['/openai/v1/responses', { model: 'gpt-5.4', stream: true, input: question }, 'error event in the stream'],
+  [
+    '/gemini/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse',
+    { contents: [{ role: 'user', parts: [{ text: question }] }] },
+    'error event in the stream: INTERNAL',
+  ],
+] as const
+
+describe('a live stream that fails after its 200', () => {
+  it('is recorded and logged as a failed attempt without usage, on every streaming API', async () => {
+    for (const [path, body] of streams) {
+      const response = await fetch(`${proxy.url}${path}`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-api-key': 'placeholder',
+          'x-goog-api-key': 'placeholder',
+        },
+        body: JSON.stringify(body),
+      })
+      expect(response.status).toBe(200)
+      // The client gets the stream as the provider sent it, error and all.
+      expect(await response.text()).toContain('error')
+    }
+    expect(exchanges.map((exchange) => [exchange.status, exchange.error, exchange.usage])).toEqual(
+      streams.map(([, , error]) => [200, expect.stringMatching(new RegExp(`^${error}`)), undefined]),
+    )
+    expect(records.map((record) => [record.status, record.error, record.usage])).toEqual(
+      streams.map(([, , error]) => [200, expect.stringMatching(new RegExp(`^${error}`)), undefined]),
+    )
+    expect(exchanges.every((exchange) => exchange.answer === undefined)).toBe(true)
+  })
+})
