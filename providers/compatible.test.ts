@@ -6,7 +6,8 @@ import { resolveModel } from './catalog.ts'
 import { compatibleProviders, findCompatible, knownProviderIds, useCatalog } from './compatible.ts'
 import { buildCompatibleRequest, compatibleWireUsage, parseCompatibleUsage } from './compatible-chat.ts'
 import { parseCatalogFile } from './compatible-file.ts'
-import { loopbackRoutes, startLoopback } from './mock/loopback.ts'
+import { startLoopback } from './mock/loopback.ts'
+import { loopbackRoutes } from './mock/loopback-routes.ts'
 import { simulate } from './simulate.ts'
 
 /** A catalog file with one provider whose numbers differ from every shipped one. */

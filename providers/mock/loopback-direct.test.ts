@@ -5,7 +5,8 @@ import { CaptureTracker } from '../../reports/observed/capture/tracker.ts'
 import { compatibleProvider } from '../compatible.ts'
 import { CacheSimulators } from '../sim/index.ts'
 import type { CapturedExchange } from '../wire/exchange.ts'
-import { type LoopbackServer, loopbackRoutes, type ServeLogRecord, startLoopback } from './loopback.ts'
+import { type LoopbackServer, type ServeLogRecord, startLoopback } from './loopback.ts'
+import { loopbackRoutes } from './loopback-routes.ts'
 import { TIME_HEADER } from './script.ts'
 
 /** One request as it goes on the wire: method, path, extra header lines and the body text. */

@@ -7,7 +7,8 @@ import { fillerText } from '../../harness/filler.ts'
 import { CaptureTracker } from '../../reports/observed/capture/tracker.ts'
 import { CacheSimulators } from '../sim/index.ts'
 import type { CapturedExchange } from '../wire/exchange.ts'
-import { type LoopbackServer, loopbackRoutes, type ServeLogRecord, startLoopback } from './loopback.ts'
+import { type LoopbackServer, type ServeLogRecord, startLoopback } from './loopback.ts'
+import { loopbackRoutes } from './loopback-routes.ts'
 
 const secret = 'sk-test-loopback-secret-0123456789abcdefghij'
 const system = fillerText(3000, 'loopback-system')

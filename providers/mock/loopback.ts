@@ -7,11 +7,9 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { setImmediate as nextTurn } from 'node:timers/promises'
-import type { HttpHandler } from 'msw'
 import type { Fault, Usage } from '../../harness/types.ts'
-import { type BuiltInVendor, isBuiltInVendor, simulationModel, type Vendor } from '../catalog.ts'
-import { compatibleProvider, compatibleProviders, speaksMessages } from '../compatible.ts'
-import { DEFAULT_BASE_URLS, defaultBaseURL } from '../endpoints.ts'
+import { type BuiltInVendor, simulationModel, type Vendor } from '../catalog.ts'
+import { DEFAULT_BASE_URLS } from '../endpoints.ts'
 import { CacheSimulators, type SimulatorOptions } from '../sim/index.ts'
 import { sharedTokenCounter } from '../sim/tokens.ts'
 import { bodyModel } from '../types.ts'
@@ -23,7 +21,6 @@ import { HandlerTable, writtenAnswer } from './dispatch.ts'
 import {
   answerField,
   answerText,
-  apiError,
   apiOfPath,
   bodyInView,
   errorOf,
@@ -37,6 +34,28 @@ import {
 } from './exchange.ts'
 import type { FaultRule } from './faults.ts'
 import { mockHandlers } from './handlers.ts'
+import {
+  deliver,
+  errorResponse,
+  fetchSameOrigin,
+  HOP_BY_HOP,
+  handedRequest,
+  readBody,
+  textReader,
+  tooLarge,
+  watchDeparture,
+  withoutEchoedKeys,
+  writeError,
+} from './loopback-http.ts'
+import {
+  acceptedPrefixes,
+  apiRoot,
+  LOOPBACK_PREFIXES,
+  loopbackPrefix,
+  routeOf,
+  servedUnder,
+  underRoot,
+} from './loopback-routes.ts'
 import type { ReplyBook } from './reply.ts'
 import { type MockAnswer, type MockHttpRequest, nestingProblem, wireHeaders } from './request.ts'
 import {
@@ -70,77 +89,6 @@ export const DEFAULT_SHUTDOWN_GRACE_MS = 10_000
  * stops reading but keeps its connection open would otherwise hold its request in flight forever.
  */
 export const DEFAULT_DRAIN_TIMEOUT_MS = 30_000
-
-/** The base URL path of each vendor on the loopback server; SDK base URLs are `http://host:port` + these. */
-export const LOOPBACK_PREFIXES: Readonly<Record<BuiltInVendor, string>> = {
-  openai: '/openai/v1',
-  anthropic: '/anthropic',
-  deepseek: '/deepseek',
-  bedrock: '/bedrock',
-  gemini: '/gemini',
-}
-
-/** A path prefix the loopback server accepts, and the vendor whose API root it stands for. */
-export interface LoopbackRoute {
-  prefix: string
-  vendor: Vendor
-}
-
-/**
- * Every accepted prefix, longest first. Each stands for the vendor's API root (where `/messages`,
- * `/chat/completions`, `/responses`, `/models` live), so clients that disagree on who appends the
- * version all work: Anthropic's SDK posts `${base}/v1/messages`, the AI SDK `${base}/messages`, and
- * DeepSeek's own API answers with and without `/v1`. OpenAI's API has no unversioned paths, so neither
- * does its prefix (notes/2026-11-30-serve-base-urls.md).
- */
-export const LOOPBACK_ROUTES: readonly LoopbackRoute[] = [
-  { prefix: '/anthropic/v1', vendor: 'anthropic' },
-  { prefix: '/anthropic', vendor: 'anthropic' },
-  { prefix: '/openai/v1', vendor: 'openai' },
-  { prefix: '/deepseek/v1', vendor: 'deepseek' },
-  { prefix: '/deepseek', vendor: 'deepseek' },
-  { prefix: '/bedrock', vendor: 'bedrock' },
-  { prefix: '/gemini', vendor: 'gemini' },
-]
-
-/**
- * A vendor's base URL path on the loopback server: a compatible provider's is `/<id>/v1`, as OpenAI's; an
- * Anthropic-compatible one's `/<id>`, as Anthropic's (its SDK appends `/v1`).
- */
-export function loopbackPrefix(vendor: Vendor): string {
-  if (isBuiltInVendor(vendor)) return LOOPBACK_PREFIXES[vendor]
-  return speaksMessages(compatibleProvider(vendor)) ? `/${vendor}` : `/${vendor}/v1`
-}
-
-/** Whether a vendor's API is Anthropic's Messages (Anthropic, or an Anthropic-compatible provider). */
-function anthropicShaped(vendor: Vendor): boolean {
-  return vendor === 'anthropic' || (!isBuiltInVendor(vendor) && speaksMessages(compatibleProvider(vendor)))
-}
-
-/** The routes of the compatible providers they were made from (every request looks its route up). */
-let routesMade: { providers: readonly unknown[]; routes: readonly LoopbackRoute[] } | undefined
-
-/** Every accepted prefix: the built-in vendors', then each compatible provider's (the catalog's, user files included). */
-export function loopbackRoutes(): readonly LoopbackRoute[] {
-  const providers = compatibleProviders()
-  if (routesMade?.providers !== providers) routesMade = { providers, routes: Object.freeze(makeRoutes()) }
-  return routesMade.routes
-}
-
-function makeRoutes(): LoopbackRoute[] {
-  return [
-    ...LOOPBACK_ROUTES,
-    // An Anthropic-compatible provider is reached with and without /v1, as Anthropic's prefix is.
-    ...compatibleProviders().flatMap((provider) =>
-      speaksMessages(provider)
-        ? [
-            { prefix: `/${provider.id}/v1`, vendor: provider.id },
-            { prefix: `/${provider.id}`, vendor: provider.id },
-          ]
-        : [{ prefix: loopbackPrefix(provider.id), vendor: provider.id }],
-    ),
-  ]
-}
 
 /** One line of the server's log. */
 export interface ServeLogRecord {
@@ -732,223 +680,7 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
   }
 }
 
-/** Whether the client's connection closed before its answer was done, and who to tell when it does. */
-interface Departure {
-  gone: boolean
-  /** Called once, when the connection closes (set by whoever waits on it). */
-  onGone: (() => void) | undefined
-}
-
-/** Watch a response for its connection closing before the response finished. */
-function watchDeparture(outgoing: ServerResponse): Departure {
-  const departure: Departure = { gone: false, onGone: undefined }
-  outgoing.once('close', () => {
-    if (outgoing.writableFinished) return
-    departure.gone = true
-    departure.onGone?.()
-  })
-  return departure
-}
-
-/**
- * Write one frame and wait until the client's connection took it: `sent`, or `closed` when the connection
- * closed or failed first, or `stalled` when the client took nothing for `timeoutMs` (it stopped reading).
- */
-function deliver(
-  outgoing: ServerResponse,
-  frame: Uint8Array,
-  departure: Departure,
-  timeoutMs: number,
-): Promise<'sent' | 'closed' | 'stalled'> {
-  if (departure.gone) return Promise.resolve('closed')
-  return new Promise((resolve) => {
-    let settled = false
-    const settle = (outcome: 'sent' | 'closed' | 'stalled') => {
-      // A late callback of a write already given up on changes nothing.
-      if (settled) return
-      settled = true
-      clearTimeout(timer)
-      departure.onGone = undefined
-      resolve(outcome)
-    }
-    const timer = setTimeout(() => settle('stalled'), timeoutMs)
-    departure.onGone = () => settle('closed')
-    outgoing.write(frame, (error) => settle(error ? 'closed' : 'sent'))
-  })
-}
-
-/**
- * A POST as its endpoint reads it when the server hands its parsed body over: the URL as a fetch `Request`
- * would serialize it (dispatch matches on it), the server's headers, and the body text should anything
- * ask for it again, read as a `Request` reads it.
- */
-function handedRequest(url: string, headers: Headers, body: Buffer): MockHttpRequest {
-  return { method: 'POST', url: new URL(url).href, headers, json: () => new Response(body).json() }
-}
-
-/** A text body's frames as a reader: one frame, none when the text is empty (as a `Response`'s stream). */
-function textReader(text: string): Pick<ReadableStreamDefaultReader<Uint8Array>, 'read' | 'cancel'> {
-  let frame: Uint8Array | undefined = text === '' ? undefined : Buffer.from(text, 'utf8')
-  return {
-    read: async () => {
-      const value = frame
-      frame = undefined
-      return value === undefined ? { done: true, value: undefined } : { done: false, value }
-    },
-    cancel: async () => {
-      frame = undefined
-    },
-  }
-}
-
 /** A session named by the client, as the log shows it: a name that holds a key is not shown. */
 function sessionLabel(name: string, secrets: readonly string[]): string {
   return looksLikeSecret(name, secrets) ? REDACTED : name
-}
-
-/** A refusal with every one of `secrets` in its body redacted; its status and headers as they were. */
-async function withoutEchoedKeys(response: Response, secrets: readonly string[]): Promise<Response> {
-  const text = await response.text()
-  return new Response(redactText(text, secrets), { status: response.status, headers: response.headers })
-}
-
-const HOP_BY_HOP = new Set([
-  'host',
-  'connection',
-  'content-length',
-  'transfer-encoding',
-  'keep-alive',
-  'content-encoding',
-])
-
-/** The vendor of a request path and the rest of the path (query included) below its prefix. */
-export function routeOf(path: string): { vendor: Vendor; rest: string } | undefined {
-  for (const { prefix, vendor } of loopbackRoutes()) {
-    if (path.startsWith(`${prefix}/`)) return { vendor, rest: path.slice(prefix.length) }
-  }
-  return undefined
-}
-
-/**
- * The handlers that can answer a URL under `root`: MSW parses a request against every handler it tries
- * until one matches, so a request is offered only those whose literal path starts at its root (a handler
- * whose path is not a plain string is always offered).
- */
-function underRoot(handlers: readonly HttpHandler[], root: string): HttpHandler[] {
-  return handlers.filter(({ info }) => typeof info.path !== 'string' || info.path.startsWith(`${root}/`))
-}
-
-/** The vendor's API root under a base URL in the SDKs' convention (Anthropic's omits its /v1). */
-function apiRoot(vendor: Vendor, baseURLs: Readonly<Record<BuiltInVendor, string>>): string {
-  const base = (isBuiltInVendor(vendor) ? baseURLs[vendor] : defaultBaseURL(vendor)).replace(/\/$/, '')
-  return anthropicShaped(vendor) ? `${base}/v1` : base
-}
-
-const acceptedPrefixes = () =>
-  `cachelab serve answers under ${loopbackRoutes()
-    .map(({ prefix }) => prefix)
-    .join(', ')}`
-
-/** What the simulator serves for a vendor, read off its handlers, for a 404 that says what would work. */
-function servedUnder(vendor: Vendor, handlers: readonly HttpHandler[]): string {
-  const root = apiRoot(vendor, DEFAULT_BASE_URLS)
-  // DeepSeek's handlers repeat under /v1, an alias of its root: list each endpoint once.
-  const endpoints = handlers.flatMap(({ info }) => {
-    const rest =
-      typeof info.path === 'string' && info.path.startsWith(`${root}/`) ? info.path.slice(root.length) : ''
-    return rest === '' || rest.startsWith('/v1/')
-      ? []
-      : [`${String(info.method)} ${rest.replace(/:(\w+)/g, '{$1}')}`]
-  })
-  const prefixes = loopbackRoutes()
-    .filter((route) => route.vendor === vendor)
-    .map(({ prefix }) => prefix)
-  return `under ${prefixes.join(' and ')} the simulator serves ${endpoints.join(', ')}`
-}
-
-/**
- * The request body, or `too-large` past `limit` bytes (by its declared length, or as it arrives). A
- * refused body is read to its end and dropped, not kept: the client then reads its 413 rather than a
- * connection reset in the middle of its upload.
- */
-function readBody(incoming: IncomingMessage, limit: number): Promise<Buffer | 'too-large'> {
-  const declared = Number(incoming.headers['content-length'])
-  let over = Number.isFinite(declared) && declared > limit
-  const parts: Buffer[] = []
-  let size = 0
-  return new Promise((resolve, reject) => {
-    incoming.on('data', (part: Buffer) => {
-      if (over) return
-      size += part.length
-      if (size <= limit) parts.push(part)
-      else {
-        over = true
-        parts.length = 0
-      }
-    })
-    incoming.once('end', () => resolve(over ? 'too-large' : Buffer.concat(parts)))
-    incoming.once('error', reject)
-  })
-}
-
-/** What a 413 for a body past the limit says (in the vendor's envelope: Anthropic's `request_too_large`). */
-function tooLarge(limit: number): string {
-  return `Request exceeds the maximum allowed number of bytes (${limit}; cachelab serve --max-body).`
-}
-
-/**
- * An error the server answers itself, in the envelope of the vendor whose prefix the path is under. A path
- * under no vendor's prefix (or a control path) has no vendor; it gets Anthropic's envelope, which names the
- * error's type and message as every other client reads them.
- */
-function writeError(
-  outgoing: ServerResponse,
-  vendor: Vendor | undefined,
-  status: number,
-  message: string,
-  headers: Record<string, string> = {},
-): void {
-  const error = apiError(vendor ?? 'anthropic', status, message)
-  writeJson(outgoing, status, error.body, { ...error.headers, ...headers })
-}
-
-/** The same error as a `Response`, for answers that go through the exchange's recording. */
-function errorResponse(vendor: Vendor, status: number, message: string, type?: string): Response {
-  const error = apiError(vendor, status, message, type)
-  return new Response(JSON.stringify(error.body), {
-    status,
-    headers: { 'content-type': 'application/json', ...error.headers },
-  })
-}
-
-function writeJson(
-  outgoing: ServerResponse,
-  status: number,
-  body: unknown,
-  headers: Record<string, string> = {},
-): void {
-  outgoing.writeHead(status, { 'content-type': 'application/json', ...headers })
-  outgoing.end(JSON.stringify(body))
-}
-
-/** Redirects the live proxy follows itself, within the upstream's origin. */
-const MAX_REDIRECTS = 5
-
-/**
- * A provider request that follows a redirect only within the upstream's origin, and only one that keeps
- * the method and body (307, 308): the caller's key never travels to another host. Any other redirect is
- * passed back to the client as it came.
- */
-export async function fetchSameOrigin(url: string, init: RequestInit): Promise<Response> {
-  let target = new URL(url)
-  for (let hop = 0; ; hop += 1) {
-    const response = await fetch(target, { ...init, redirect: 'manual' })
-    const location = response.headers.get('location')
-    if ((response.status !== 307 && response.status !== 308) || location === null || hop === MAX_REDIRECTS)
-      return response
-    const next = new URL(location, target)
-    if (next.origin !== target.origin) return response
-    await response.body?.cancel()
-    target = next
-  }
 }
