@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { encodeEventMessage, eventMessage, exceptionMessage } from './event-stream.ts'
 import {
+  answerFailureOf,
   answerText,
   apiError,
   apiOfPath,
@@ -8,7 +9,6 @@ import {
   errorOf,
   normalize,
   sessionOf,
-  streamFailureOf,
   usageFromResponse,
 } from './exchange.ts'
 
@@ -175,8 +175,8 @@ describe("a stream's failure after its 200", () => {
       [sse(['error', { type: 'error', error: { type: secretMessage } }]), 'error event in the stream'],
     ]
     for (const [text, failure] of cases) {
-      expect(streamFailureOf(text, 'text/event-stream; charset=utf-8')).toBe(failure)
-      expect(streamFailureOf(text.replaceAll('\n', '\r\n'), 'text/event-stream')).toBe(failure)
+      expect(answerFailureOf(text, 'text/event-stream; charset=utf-8')).toBe(failure)
+      expect(answerFailureOf(text.replaceAll('\n', '\r\n'), 'text/event-stream')).toBe(failure)
     }
   })
 
@@ -190,7 +190,7 @@ describe("a stream's failure after its 200", () => {
       ),
       'application/vnd.amazon.eventstream',
     )
-    expect(streamFailureOf(exception.text, exception.contentType)).toBe(
+    expect(answerFailureOf(exception.text, exception.contentType)).toBe(
       'error event in the stream: throttlingException',
     )
     const error = answerText(
@@ -200,7 +200,7 @@ describe("a stream's failure after its 200", () => {
       }),
       'application/vnd.amazon.eventstream',
     )
-    expect(streamFailureOf(error.text, error.contentType)).toBe('error event in the stream: InternalFailure')
+    expect(answerFailureOf(error.text, error.contentType)).toBe('error event in the stream: InternalFailure')
   })
 
   it('finds none in a whole stream, in text that mentions errors, or in a JSON body', () => {
@@ -212,10 +212,31 @@ describe("a stream's failure after its 200", () => {
       ],
       ['message_stop', { type: 'message_stop' }],
     )
-    expect(streamFailureOf(whole, 'text/event-stream')).toBeUndefined()
+    expect(answerFailureOf(whole, 'text/event-stream')).toBeUndefined()
     expect(
-      streamFailureOf(`${sse([undefined, { choices: [] }])}data: [DONE]\n\n`, 'text/event-stream'),
+      answerFailureOf(`${sse([undefined, { choices: [] }])}data: [DONE]\n\n`, 'text/event-stream'),
     ).toBeUndefined()
-    expect(streamFailureOf('{"error":{"type":"server_error"}}', 'application/json')).toBeUndefined()
+    expect(
+      answerFailureOf('{"id":"resp_1","status":"completed","error":null}', 'application/json'),
+    ).toBeUndefined()
+    expect(answerFailureOf('not json', 'application/json')).toBeUndefined()
+    expect(answerFailureOf('{"error":{"type":"x"}}', 'text/plain')).toBeUndefined()
+  })
+
+  it("names an error a JSON answer holds: OpenRouter's after the model started, a failed Responses response", () => {
+    expect(
+      answerFailureOf('{"error":{"code":502,"message":"upstream said sk-0123456789"}}', 'application/json'),
+    ).toBe('error in the answer: 502')
+    expect(
+      answerFailureOf(
+        '{"id":"resp_1","status":"failed","error":{"code":"server_error","message":"m"}}',
+        'application/json; charset=utf-8',
+      ),
+    ).toBe('error in the answer: server_error')
+    // Gemini's stream without alt=sse is one JSON array; an error may end it.
+    expect(
+      answerFailureOf('[{"candidates":[]},{"error":{"code":500,"status":"INTERNAL"}}]', 'application/json'),
+    ).toBe('error in the answer: INTERNAL')
+    expect(answerFailureOf('{"error":{"code":1.5}}', 'application/json')).toBe('error in the answer')
   })
 })

@@ -289,22 +289,53 @@ export function usageFromResponse(text: string, contentType: string): Record<str
   return usage
 }
 
-/** A provider's name for an error, when it is one (a word or a dotted or colon path, at most 64 characters). */
+/**
+ * A provider's name for an error, when it is one: a word or a dotted or colon path of at most 64
+ * characters, or a whole number (OpenRouter's `code` is the HTTP status it stands for).
+ */
 function errorName(value: unknown): string | undefined {
+  if (typeof value === 'number') return Number.isInteger(value) ? String(value) : undefined
   return typeof value === 'string' && /^[\w.:-]{1,64}$/.test(value) ? value : undefined
 }
 
+/** An `error` object's name: its `type`, Google's `status`, or its `code`. */
+function nameOf(error: Record<string, unknown>): string | undefined {
+  return errorName(error.type) ?? errorName(error.status) ?? errorName(error.code)
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
+
 /**
- * Why a stream that began with a 200 failed inside its body, in a few words and never the message text,
- * or undefined when no frame says it failed. Each API's in-band failure:
+ * Why an answer that came with a 200 failed inside its body, in a few words and never the message text,
+ * or undefined when nothing in it says it failed. The client's SDK throws on each (or finds no answer),
+ * so the attempt failed and gave no usage, whatever came before the failure. A stream's in-band failure:
  * - Anthropic: an `error` event, `{type: "error", error: {type}}`;
  * - Responses: an `error` event (`{type: "error", code}`) or `response.failed` (`response.error.code`);
  * - Chat Completions and Gemini: a chunk holding an `error` object (`type`, or Google's `status`);
  * - ConverseStream: an exception message (`answerText` names it `exception:<type>`).
- * The client's SDK throws on each, so the attempt failed and gave no usage, whatever frames came first.
+ * A JSON body fails with an `error` object: OpenRouter answers a failure after the model started with a
+ * 200 and `{error: {code, message}}`, a background Responses response with `status: "failed"` holds
+ * one, and Gemini's JSON-array stream may end with one.
  */
-export function streamFailureOf(text: string, contentType: string): string | undefined {
-  if (!contentType.includes('text/event-stream')) return undefined
+export function answerFailureOf(text: string, contentType: string): string | undefined {
+  if (contentType.includes('text/event-stream')) return streamFailure(text)
+  if (!contentType.includes('json')) return undefined
+  let body: unknown
+  try {
+    body = JSON.parse(text)
+  } catch {
+    return undefined
+  }
+  for (const value of Array.isArray(body) ? body : [body])
+    if (isObject(value) && isObject(value.error)) {
+      const name = nameOf(value.error)
+      return name === undefined ? 'error in the answer' : `error in the answer: ${name}`
+    }
+  return undefined
+}
+
+function streamFailure(text: string): string | undefined {
   for (const frame of text.split(/\r?\n\r?\n/)) {
     let event = ''
     const data: string[] = []
@@ -315,14 +346,13 @@ export function streamFailureOf(text: string, contentType: string): string | und
     if (event.startsWith('exception:')) return failedWith(errorName(event.slice(10)))
     const payload = data.length === 0 ? undefined : parseJsonText(data.join('\n'))
     if (payload === undefined) continue
-    const error = payload.error as Record<string, unknown> | undefined
     if (payload.type === 'response.failed') {
-      const response = payload.response as Record<string, unknown> | undefined
-      return failedWith(errorName((response?.error as Record<string, unknown> | undefined)?.code))
+      const response = isObject(payload.response) ? payload.response : {}
+      return failedWith(isObject(response.error) ? errorName(response.error.code) : undefined)
     }
+    const error = isObject(payload.error) ? payload.error : undefined
     if (payload.type === 'error') return failedWith(errorName(error?.type) ?? errorName(payload.code))
-    if (typeof error === 'object' && error !== null)
-      return failedWith(errorName(error.type) ?? errorName(error.status) ?? errorName(error.code))
+    if (error !== undefined) return failedWith(nameOf(error))
   }
   return undefined
 }

@@ -3,6 +3,8 @@
 // as failed, without the usage the frames before the error carried (Anthropic's message_start has it).
 // The provider here is cachelab's own sim upstream, failing every stream with its `stream-error` fault.
 
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CaptureTracker } from '../../reports/observed/capture/tracker.ts'
 import { CacheSimulators } from '../sim/index.ts'
@@ -92,5 +94,45 @@ describe('a live stream that fails after its 200', () => {
       streams.map(([, , error]) => [200, expect.stringMatching(new RegExp(`^${error}`)), undefined]),
     )
     expect(exchanges.every((exchange) => exchange.answer === undefined)).toBe(true)
+  })
+})
+
+describe('a live answer that is not streamed and holds an error with its 200', () => {
+  it('is recorded as a failed attempt, named by its code, and its message is kept out', async () => {
+    // OpenRouter's failure once the model has started: a 200 whose body is `{error: {code, message}}`.
+    const provider = createServer((incoming, outgoing) => {
+      incoming.resume()
+      outgoing.writeHead(200, { 'content-type': 'application/json' })
+      outgoing.end(JSON.stringify({ error: { code: 502, message: 'the model said: frost at EDDB' } }))
+    })
+    await new Promise<void>((resolve) => provider.listen(0, '127.0.0.1', resolve))
+    const providerURL = `http://127.0.0.1:${(provider.address() as AddressInfo).port}/v1`
+    const seen: CapturedExchange[] = []
+    const linearizer = new CacheSimulators()
+    const server = await startLoopback({
+      upstream: 'live',
+      port: 0,
+      liveBaseURLs: { ...upstream.baseURLs, openai: providerURL },
+      capture: new CaptureTracker({
+        linearize: (api, body) => linearizer.linearize(api, body),
+        sink: (exchange) => seen.push(exchange),
+      }),
+    })
+    try {
+      const response = await fetch(`${server.url}/openai/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: 'Bearer placeholder' },
+        body: JSON.stringify({ model: 'gpt-5.4', messages: [{ role: 'user', content: question }] }),
+      })
+      expect(response.status).toBe(200)
+      await response.text()
+    } finally {
+      await server.close()
+      await new Promise<void>((resolve) => provider.close(() => resolve()))
+    }
+    expect(seen.map((exchange) => [exchange.status, exchange.error, exchange.usage])).toEqual([
+      [200, 'error in the answer: 502', undefined],
+    ])
+    expect(JSON.stringify(seen)).not.toContain('frost at EDDB')
   })
 })

@@ -29,7 +29,7 @@ import {
   predict,
   replayStep,
   sessionOf,
-  streamFailureOf,
+  answerFailureOf,
   usageFromResponse,
 } from './exchange.ts'
 import type { FaultRule } from './faults.ts'
@@ -579,8 +579,8 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
         const call = served.get(exchange)
         served.delete(exchange)
         // A failed answer gave the client no usage, whatever frames it got before it failed. The mock's
-        // handler tells its own failures (`call`); a live stream's in-band error is read off its frames.
-        const inBand = ok && call === undefined ? streamFailureOf(text, contentType) : undefined
+        // handler tells its own failures (`call`); a live answer's in-band error is read off its body.
+        const inBand = ok && call === undefined ? answerFailureOf(text, contentType) : undefined
         const failure =
           abandoned ??
           call?.failure ??

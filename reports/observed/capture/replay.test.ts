@@ -28,6 +28,7 @@ describe('the failure a recorded 200 answer replays with', () => {
     expect(faultInside(undefined)).toBeUndefined()
     expect(faultInside('error event in the stream')).toEqual({ kind: 'stream-error' })
     expect(faultInside('error event in the stream: overloaded_error')).toEqual({ kind: 'stream-error' })
+    expect(faultInside('error in the answer: 502')).toEqual({ kind: 'stream-error' })
     expect(faultInside('stream cut after 3 frames')).toEqual({ kind: 'stream-cut', afterFrames: 3 })
     expect(faultInside('stream cut')).toEqual({ kind: 'stream-cut', afterFrames: 1 })
     expect(faultInside('client went away after 2 frames')).toBeUndefined()
