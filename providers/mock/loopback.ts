@@ -19,6 +19,7 @@ import { type MockCall, MockContext } from './context.ts'
 import { type HealthState, handleControl, isControlPath } from './control.ts'
 import { HandlerTable, writtenAnswer } from './dispatch.ts'
 import {
+  answerFailureOf,
   answerField,
   answerText,
   apiOfPath,
@@ -29,7 +30,6 @@ import {
   predict,
   replayStep,
   sessionOf,
-  answerFailureOf,
   usageFromResponse,
 } from './exchange.ts'
 import type { FaultRule } from './faults.ts'
