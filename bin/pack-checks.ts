@@ -16,7 +16,7 @@ export const REQUIRED_PACK_FILES = [
   'dist/bin/cli.js',
   'dist/bin/api.js',
   'dist/bin/api.d.ts',
-  'dist/bin/session-worker.js',
+  'dist/scenarios/session-worker.js',
   'dist/reports/vitest.js',
   'dist/reports/vitest.d.ts',
   'dist/reports/msw.js',

@@ -147,7 +147,7 @@ export function canTransfer(plans: readonly SessionPlan[]): boolean {
 /** The worker's module beside this one: TypeScript in the repository, JavaScript in the built package. */
 function workerEntry(): { url: URL; typescript: boolean } {
   const typescript = import.meta.url.endsWith('.ts')
-  return { url: new URL(`../bin/session-worker.${typescript ? 'ts' : 'js'}`, import.meta.url), typescript }
+  return { url: new URL(`./session-worker.${typescript ? 'ts' : 'js'}`, import.meta.url), typescript }
 }
 
 /** A promise with its settlers, marked handled so a failure nobody awaits yet does not end the process. */
@@ -217,7 +217,7 @@ export class SessionPool {
     for (let count = 0; count < Math.min(jobs, plans.length); count += 1) {
       // In the repository the worker is TypeScript: a small JavaScript module registers tsx first.
       const worker = entry.typescript
-        ? new Worker(new URL('../bin/tsx-worker.mjs', import.meta.url), {
+        ? new Worker(new URL('./tsx-worker.mjs', import.meta.url), {
             workerData,
             argv: [entry.url.href],
           })

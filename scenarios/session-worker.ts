@@ -1,4 +1,4 @@
-// A worker thread of a simulated run (scenarios/session-jobs.ts): its own mock providers, one session at a
+// A worker thread of a simulated run (session-jobs.ts): its own mock providers, one session at a
 // time as the parent sends them, each session's log written to its planned path and its rows sent back.
 
 import { readFileSync } from 'node:fs'
@@ -7,7 +7,7 @@ import { CachelabError } from '../harness/errors.ts'
 import { useCatalog } from '../providers/compatible.ts'
 import { parseCatalogFile } from '../providers/compatible-file.ts'
 import { startMockProviders } from '../providers/index.ts'
-import { runSession, type SessionPlan } from '../scenarios/run.ts'
+import { runSession, type SessionPlan } from './run.ts'
 import {
   type FinishedSession,
   type FromWorker,
@@ -15,7 +15,7 @@ import {
   sessionBreakEvents,
   type ToWorker,
   type WorkerSetup,
-} from '../scenarios/session-jobs.ts'
+} from './session-jobs.ts'
 
 const port = parentPort
 if (port === null) throw new CachelabError('invariant', 'session-worker runs as a worker thread only')
