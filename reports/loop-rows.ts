@@ -5,7 +5,7 @@
 // previous request explains a break there.
 
 import type { LoopName } from '../harness/loops/types.ts'
-import type { HeaderReason, ProviderId, Route, Usage } from '../harness/types.ts'
+import type { HeaderReason, Route, Usage } from '../harness/types.ts'
 import type { Prices } from '../providers/catalog.ts'
 import type { PreviousRequest } from '../providers/sim/types.ts'
 import { bodyModel } from '../providers/types.ts'
@@ -13,7 +13,7 @@ import { digestRequest, type RequestDigest } from '../providers/wire/digest.ts'
 import type { Attribution } from './attribution.ts'
 import { type RowLabels, stepRow } from './rows.ts'
 import type { Observation } from './session-row-builder.ts'
-import type { BreakCause, StepRow } from './types.ts'
+import type { BreakCause, SeriesLabels, StepRow } from './types.ts'
 import { wireBreak, withProviderSide } from './wire-attribution.ts'
 
 /** The part of an external loop's log event attribution reads. */
@@ -52,12 +52,7 @@ export interface LoopExchange {
 }
 
 /** Labels and lookups of one external-loop session. */
-export interface LoopRowContext {
-  runId: string
-  scenario: string
-  variant: string
-  provider: ProviderId
-  model: string
+export interface LoopRowContext extends SeriesLabels {
   prices: Prices
   route: Route
   loop: LoopName

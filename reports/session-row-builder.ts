@@ -4,12 +4,12 @@
 // memory for one request, not all of them.
 
 import type { RequestRecord } from '../harness/ports.ts'
-import type { ProviderId, Seq, SessionEvent } from '../harness/types.ts'
+import type { Seq, SessionEvent } from '../harness/types.ts'
 import type { Prices } from '../providers/catalog.ts'
 import type { PreviousRequest, Prompt, SimCounts, SimTrace } from '../providers/sim/types.ts'
 import { type AttributedRequest, type Attribution, clientBreak } from './attribution.ts'
 import { type Measured, type RowLabels, stepRow } from './rows.ts'
-import type { StepRow } from './types.ts'
+import type { SeriesLabels, StepRow } from './types.ts'
 
 /** The simulator's view of one request. */
 export interface Observation {
@@ -20,12 +20,7 @@ export interface Observation {
 }
 
 /** Labels and lookups of one session's rows. */
-export interface SessionRowContext {
-  runId: string
-  scenario: string
-  variant: string
-  provider: ProviderId
-  model: string
+export interface SessionRowContext extends SeriesLabels {
   prices: Prices
   /** The session log as it grows (the loop's projection log). */
   log: readonly SessionEvent[]

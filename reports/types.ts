@@ -110,13 +110,17 @@ export type GatewayChangeKind =
   /** The request went upstream on another wire API (Anthropic Messages to OpenAI Chat, or back). */
   | 'gateway-wire-translated'
 
-/** One provider request (a retried attempt is its own row). */
-export interface StepRow {
+/** What names a series of rows: its run, scenario, variant, provider and model. */
+export interface SeriesLabels {
   runId: string
   scenario: string
   variant: string
   provider: ProviderId
   model: string
+}
+
+/** One provider request (a retried attempt is its own row). */
+export interface StepRow extends SeriesLabels {
   route: Route
   turn: number
   /** 0 for a compaction summarizer call. */
@@ -182,12 +186,7 @@ export interface StepRow {
 }
 
 /** One (scenario, variant, provider) of a run. */
-export interface SummaryRow {
-  runId: string
-  scenario: string
-  variant: string
-  provider: ProviderId
-  model: string
+export interface SummaryRow extends SeriesLabels {
   requests: number
   failedAttempts: number
   inputTokens: number
