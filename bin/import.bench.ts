@@ -256,6 +256,7 @@ export async function importPart(): Promise<ImportPart> {
         corpus.corpus,
         megabytes(corpus.bytes),
         corpus.cachelabCpuMs / corpus.ccusageCpuMs,
+        corpus.floorCpuMs / corpus.ccusageCpuMs,
       )
       figures.push(figure)
       lines.push(

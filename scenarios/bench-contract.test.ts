@@ -12,11 +12,13 @@ import {
   matrixFigures,
   NOT_MEASURED,
   performanceSection,
+  readBounds,
   readSection,
   replaceSection,
   SECTION_END,
   SECTION_START,
   serveFigures,
+  serveRateFigure,
   UNMEASURED_IN_RUN,
 } from './bench-contract.ts'
 
@@ -130,6 +132,32 @@ describe('the bench contract', () => {
     expect(holds(importMemoryFigure(1, 600))).toBe(false)
   })
 
+  it("states a figure's bound (the best possible, measured in the same run) after the table, read back", () => {
+    const fresh = serveRateFigure('fresh 22k-token sessions', 0.23, 0.48)
+    const growing = serveRateFigure('growing sessions', 0.57)
+    const small = importFigure('small', 3.9, 1.82, 0.63)
+    expect(growing.bound).toBeUndefined()
+    expect(contractLines([fresh, growing, small])).toEqual([
+      expect.stringMatching(/23%\s+goal ≥ 50%\s+MISSED {2}\(at best 48%\)$/),
+      expect.stringMatching(/57%\s+goal ≥ 50%\s+holds$/),
+      expect.stringMatching(/1\.82×\s+goal ≤ 1\.00×\s+MISSED {2}\(at best 0\.63×\)$/),
+    ])
+    const section = performanceSection([fresh, growing, small], machine, [])
+    expect(readSection(section)).toHaveLength(3)
+    expect(readBounds(section)).toEqual([
+      { name: fresh.name, measured: 0.48, what: fresh.bound?.what },
+      { name: small.name, measured: 0.63, what: small.bound?.what },
+    ])
+    expect(section).toContain(
+      `- At best for "serve, fresh 22k-token sessions: req/s ÷ a bare node server's": 48%, a bare node server`,
+    )
+    // A section without bounds says nothing about them.
+    expect(performanceSection([growing], machine, [])).not.toContain('At best')
+    expect(() => readBounds(`${SECTION_START}\n- At best for "x": soon.\n${SECTION_END}`)).toThrow(
+      /not a bound/,
+    )
+  })
+
   it('replaces only what lies between the markers, and says so when they are missing', () => {
     const text = `before\n${SECTION_START}\nold\n${SECTION_END}\nafter\n`
     expect(replaceSection(text, 'NEW')).toBe('before\nNEW\nafter\n')
@@ -176,6 +204,11 @@ describe("the README's performance section", () => {
         Object.values(UNMEASURED_IN_RUN).some((words) => line.startsWith(words)),
         line,
       ).toBe(true)
+  })
+
+  it('gives a bound only to a figure of its table', () => {
+    const names = rows.map((row) => row.name)
+    for (const bound of readBounds(readme)) expect(names).toContain(bound.name)
   })
 
   it('has the import figures, or names them as not measured in the run it shows', () => {
