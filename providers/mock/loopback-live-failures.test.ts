@@ -136,3 +136,34 @@ describe('a live answer that is not streamed and holds an error with its 200', (
     expect(JSON.stringify(seen)).not.toContain('frost at EDDB')
   })
 })
+
+describe("the mock's own in-band failure, served without a capture", () => {
+  it('is logged as the failed attempt it is, without the usage its first frames carried', async () => {
+    const logged: ServeLogRecord[] = []
+    const server = await startLoopback({
+      upstream: 'sim',
+      port: 0,
+      faults: [{ fault: { kind: 'stream-error' } }],
+      log: (record) => logged.push(record),
+    })
+    try {
+      for (let request = 0; request < 2; request += 1) {
+        const response = await fetch(`${server.url}/anthropic/v1/messages`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-api-key': 'placeholder' },
+          body: JSON.stringify({ ...streams[0][1] }),
+        })
+        await response.text()
+      }
+    } finally {
+      await server.close()
+    }
+    // The first request failed in its stream; the second, the retry, was answered.
+    expect(logged.map((record) => [record.status, record.error ?? null, record.usage !== undefined])).toEqual(
+      [
+        [200, 'error event in the stream: overloaded_error', false],
+        [200, null, true],
+      ],
+    )
+  })
+})

@@ -579,7 +579,8 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
         const call = served.get(exchange)
         served.delete(exchange)
         // A failed answer gave the client no usage, whatever frames it got before it failed. The mock's
-        // handler tells its own failures (`call`); a live answer's in-band error is read off its body.
+        // handler tells its own failures (`call`) when serve captures; a live answer's in-band error, and
+        // the mock's when nothing captures, is read off the answer.
         const inBand = ok && call === undefined ? answerFailureOf(text, contentType) : undefined
         const failure =
           abandoned ??
