@@ -42,44 +42,13 @@ function message(text: string, calls: ToolCallBlock[]): AssistantMessage {
   return { role: 'assistant', content: [...content, ...calls] }
 }
 
-/** Anthropic Messages: content blocks, or the stream's block starts and deltas. */
-function anthropicOutput(body: Json | undefined, stream: Json[]): AssistantMessage {
-  if (body !== undefined) {
-    let text = ''
-    const calls: ToolCallBlock[] = []
-    for (const block of asArray(body.content).map(asRecord)) {
-      if (block.type === 'text') text += asString(block.text)
-      if (block.type === 'tool_use')
-        calls.push({
-          type: 'tool-call',
-          callId: asString(block.id),
-          name: asString(block.name),
-          arguments: JSON.stringify(block.input ?? {}),
-        })
-    }
-    return message(text, calls)
-  }
-  let text = ''
-  const calls = new Map<number, ToolCallBlock>()
-  for (const event of stream) {
-    const index = typeof event.index === 'number' ? event.index : -1
-    if (event.type === 'content_block_start') {
-      const block = asRecord(event.content_block)
-      if (block.type === 'tool_use')
-        calls.set(index, {
-          type: 'tool-call',
-          callId: asString(block.id),
-          name: asString(block.name),
-          arguments: '',
-        })
-    } else if (event.type === 'content_block_delta') {
-      const delta = asRecord(event.delta)
-      if (delta.type === 'text_delta') text += asString(delta.text)
-      const call = calls.get(index)
-      if (delta.type === 'input_json_delta' && call !== undefined)
-        call.arguments += asString(delta.partial_json)
-    }
-  }
+/** A tool call from its id, name and argument JSON as the response spelled them. */
+function toolCall(callId: unknown, name: unknown, args: string): ToolCallBlock {
+  return { type: 'tool-call', callId: asString(callId), name: asString(name), arguments: args }
+}
+
+/** A streamed message: its text, and its calls by block index with their argument pieces joined (none: `{}`). */
+function streamedMessage(text: string, calls: ReadonlyMap<number, ToolCallBlock>): AssistantMessage {
   return message(
     text,
     [...calls.values()].map((call) => ({
@@ -89,20 +58,45 @@ function anthropicOutput(body: Json | undefined, stream: Json[]): AssistantMessa
   )
 }
 
+/** Anthropic Messages: content blocks, or the stream's block starts and deltas. */
+function anthropicOutput(body: Json | undefined, stream: Json[]): AssistantMessage {
+  if (body !== undefined) {
+    let text = ''
+    const calls: ToolCallBlock[] = []
+    for (const block of asArray(body.content).map(asRecord)) {
+      if (block.type === 'text') text += asString(block.text)
+      if (block.type === 'tool_use')
+        calls.push(toolCall(block.id, block.name, JSON.stringify(block.input ?? {})))
+    }
+    return message(text, calls)
+  }
+  let text = ''
+  const calls = new Map<number, ToolCallBlock>()
+  for (const event of stream) {
+    const index = typeof event.index === 'number' ? event.index : -1
+    if (event.type === 'content_block_start') {
+      const block = asRecord(event.content_block)
+      if (block.type === 'tool_use') calls.set(index, toolCall(block.id, block.name, ''))
+    } else if (event.type === 'content_block_delta') {
+      const delta = asRecord(event.delta)
+      if (delta.type === 'text_delta') text += asString(delta.text)
+      const call = calls.get(index)
+      if (delta.type === 'input_json_delta' && call !== undefined)
+        call.arguments += asString(delta.partial_json)
+    }
+  }
+  return streamedMessage(text, calls)
+}
+
 /** Chat Completions (OpenAI, DeepSeek): the first choice's message, or its deltas. */
 function chatOutput(body: Json | undefined, stream: Json[]): AssistantMessage {
   if (body !== undefined) {
     const reply = asRecord(asRecord(asArray(body.choices)[0]).message)
     const calls = asArray(reply.tool_calls)
       .map(asRecord)
-      .map((call): ToolCallBlock => {
+      .map((call) => {
         const fn = asRecord(call.function)
-        return {
-          type: 'tool-call',
-          callId: asString(call.id),
-          name: asString(fn.name),
-          arguments: asString(fn.arguments),
-        }
+        return toolCall(call.id, fn.name, asString(fn.arguments))
       })
     return message(asString(reply.content), calls)
   }
@@ -114,7 +108,7 @@ function chatOutput(body: Json | undefined, stream: Json[]): AssistantMessage {
     for (const part of asArray(delta.tool_calls).map(asRecord)) {
       const index = typeof part.index === 'number' ? part.index : 0
       const fn = asRecord(part.function)
-      const call = calls.get(index) ?? { type: 'tool-call' as const, callId: '', name: '', arguments: '' }
+      const call = calls.get(index) ?? toolCall('', '', '')
       if (typeof part.id === 'string') call.callId = part.id
       if (typeof fn.name === 'string') call.name = fn.name
       call.arguments += asString(fn.arguments)
@@ -134,13 +128,7 @@ function responsesOutput(body: Json | undefined, stream: Json[]): AssistantMessa
     if (item.type === 'message')
       for (const part of asArray(item.content).map(asRecord))
         if (part.type === 'output_text') text += asString(part.text)
-    if (item.type === 'function_call')
-      calls.push({
-        type: 'tool-call',
-        callId: asString(item.call_id),
-        name: asString(item.name),
-        arguments: asString(item.arguments),
-      })
+    if (item.type === 'function_call') calls.push(toolCall(item.call_id, item.name, asString(item.arguments)))
   }
   return message(text, calls)
 }
@@ -159,12 +147,7 @@ function converseOutput(body: Json | undefined, stream: Json[]): AssistantMessag
       if (typeof block.text === 'string') text += block.text
       const use = asRecord(block.toolUse)
       if (block.toolUse !== undefined)
-        calls.push({
-          type: 'tool-call',
-          callId: asString(use.toolUseId),
-          name: asString(use.name),
-          arguments: JSON.stringify(use.input ?? {}),
-        })
+        calls.push(toolCall(use.toolUseId, use.name, JSON.stringify(use.input ?? {})))
     }
     return message(text, calls)
   }
@@ -172,26 +155,15 @@ function converseOutput(body: Json | undefined, stream: Json[]): AssistantMessag
   const calls = new Map<number, ToolCallBlock>()
   for (const event of stream) {
     const index = typeof event.contentBlockIndex === 'number' ? event.contentBlockIndex : -1
-    const use = asRecord(asRecord(event.start).toolUse)
-    if (asRecord(event.start).toolUse !== undefined)
-      calls.set(index, {
-        type: 'tool-call',
-        callId: asString(use.toolUseId),
-        name: asString(use.name),
-        arguments: '',
-      })
+    const start = asRecord(event.start)
+    const use = asRecord(start.toolUse)
+    if (start.toolUse !== undefined) calls.set(index, toolCall(use.toolUseId, use.name, ''))
     const delta = asRecord(event.delta)
     text += asString(delta.text)
     const call = calls.get(index)
     if (call !== undefined) call.arguments += asString(asRecord(delta.toolUse).input)
   }
-  return message(
-    text,
-    [...calls.values()].map((call) => ({
-      ...call,
-      arguments: call.arguments === '' ? '{}' : call.arguments,
-    })),
-  )
+  return streamedMessage(text, calls)
 }
 
 /**
