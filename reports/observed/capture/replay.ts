@@ -21,11 +21,12 @@ export function divergence(recorded: RequestDigest, current: RequestDigest): str
 }
 
 /**
- * The failure inside a 200 answer that a recorded error names, for the replay to fail the same way: a cut
- * stream (after as many frames as the mock's own fault said; a live provider's cut counts no frames of
- * the mock's, so one), or an error event (an error in a JSON answer too: the mock fails a request that
- * does not stream with the API's 500, a failure the client sees as one as well). A client that left or stopped reading failed on its own side:
- * its request is answered.
+ * The failure inside a 200 answer that a recorded error names, for the replay to fail the same way:
+ * - a cut stream, after as many frames as the mock's own fault said (a live provider's cut counts no
+ *   frames of the mock's, so one);
+ * - an error event, or an error in a JSON answer (the mock fails a request that does not stream with the
+ *   API's 500, which the client also sees as a failure).
+ * A client that left or stopped reading failed on its own side: its request is answered.
  */
 export function faultInside(error: string | undefined): Fault | undefined {
   if (error === undefined) return undefined
