@@ -1,11 +1,25 @@
 import { describe, expect, it } from 'vitest'
-import { asRecord, optionalNumber } from './json-fields.ts'
+import { asRecord, isRecord, optionalNumber } from './json-fields.ts'
 
 describe('fields of untyped JSON', () => {
   it('reads an object as itself and anything else as no fields', () => {
     const object = { a: 1 }
     expect(asRecord(object)).toBe(object)
     for (const other of [[1, 2], null, undefined, 'text', 3, true]) expect(asRecord(other)).toEqual({})
+  })
+
+  it('tells a JSON object from an array, null and scalars', () => {
+    expect([{}, { a: 1 }, [], [{}], null, undefined, 'text', 3, true].map(isRecord)).toEqual([
+      true,
+      true,
+      false,
+      false,
+      false,
+      false,
+      false,
+      false,
+      false,
+    ])
   })
 
   it('keeps a number, and nothing else, as a count', () => {

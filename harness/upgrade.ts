@@ -3,19 +3,16 @@
 // format-2 line passes through unchanged, so a format-1 log resumed (and appended to) by this version
 // still reads.
 
-type Json = Record<string, unknown>
-
-const isObject = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value)
+import { isRecord } from './json-fields.ts'
 
 /** A parsed log line with format 1's field names replaced by format 2's. */
 export function upgradeLogLine(value: unknown): unknown {
-  if (!isObject(value) || !isObject(value.data)) return value
+  if (!isRecord(value) || !isRecord(value.data)) return value
   const data = value.data
   switch (value.type) {
     case 'request/header': {
       const header = data.header
-      if (!isObject(header) || !('sessionPrefix' in header)) return value
+      if (!isRecord(header) || !('sessionPrefix' in header)) return value
       const { sessionPrefix, ...rest } = header
       return { ...value, data: { ...data, header: { ...rest, messagePrefix: sessionPrefix } } }
     }

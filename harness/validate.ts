@@ -1,13 +1,11 @@
 // Shape validation of session log lines read from disk: each known event type's data is checked field
 // by field, so a hand-edited or foreign log fails with a reason instead of deep inside a projection.
 
+import { isRecord } from './json-fields.ts'
 import { KNOWN_EVENT_TYPES, SURFACE_EVENT_TYPES } from './session.ts'
 import { COMPATIBLE_ID_PATTERN, PROVIDER_IDS, type SessionEvent } from './types.ts'
 
 type Check = (value: unknown, path: string) => string | undefined
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value)
 
 const num: Check = (value, path) =>
   typeof value === 'number' && Number.isFinite(value) ? undefined : `${path} must be a number`
@@ -43,7 +41,7 @@ const optional =
 const shape =
   (fields: Record<string, Check>): Check =>
   (value, path) => {
-    if (!isObject(value)) return `${path} must be an object`
+    if (!isRecord(value)) return `${path} must be an object`
     for (const [key, check] of Object.entries(fields)) {
       const problem = check(value[key], `${path}.${key}`)
       if (problem !== undefined) return problem
@@ -53,7 +51,7 @@ const shape =
 const union =
   (discriminant: string, variants: Record<string, Check>): Check =>
   (value, path) => {
-    if (!isObject(value)) return `${path} must be an object`
+    if (!isRecord(value)) return `${path} must be an object`
     const tag = value[discriminant]
     const check = typeof tag === 'string' ? variants[tag] : undefined
     if (check === undefined)
@@ -189,13 +187,13 @@ const DATA_CHECKS: Record<string, Check> = {
 
 const surfaceOp: Check = (value, path) => {
   if (value === 'append') return undefined
-  if (!isObject(value)) return `${path} must be "append" or a replace object`
+  if (!isRecord(value)) return `${path} must be "append" or a replace object`
   return shape({ op: oneOf('replace'), startSeq: count, endSeq: count })(value, path)
 }
 
 /** Check that a parsed log line is a well-formed event; returns it typed, or a reason it is not. */
 export function checkEventShape(value: unknown): { event: SessionEvent } | { problem: string } {
-  if (!isObject(value)) return { problem: 'a log line must be a JSON object' }
+  if (!isRecord(value)) return { problem: 'a log line must be a JSON object' }
   const envelope = shape({ seq: count, time: num, type: str })(value, 'event')
   if (envelope !== undefined) return { problem: envelope }
   const type = value.type as string

@@ -2,6 +2,7 @@
 // field by field, each problem an input error naming the file and the field. Pure: the caller reads the file.
 
 import { CachelabError } from '../harness/errors.ts'
+import { isRecord } from '../harness/json-fields.ts'
 import { COMPATIBLE_ID_PATTERN } from '../harness/types.ts'
 import type { Prices } from './catalog.ts'
 import {
@@ -20,9 +21,6 @@ type Raw = Record<string, unknown>
 
 /** A problem at a field path, reported with the file by `parseCatalogFile`. */
 class FieldProblem extends Error {}
-
-const isRecord = (value: unknown): value is Raw =>
-  typeof value === 'object' && value !== null && !Array.isArray(value)
 
 function object(value: unknown, path: string): Raw {
   if (!isRecord(value)) throw new FieldProblem(`${path} must be an object`)

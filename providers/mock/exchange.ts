@@ -2,6 +2,7 @@
 // model's answer its response carried, a failure in a few words, the session a bare request belongs to —
 // and what a replay answers it with. Pure functions over the request and response texts.
 
+import { isRecord } from '../../harness/json-fields.ts'
 import { hashString } from '../../harness/random.ts'
 import type { AssistantMessage, CompatibleProviderId, Usage } from '../../harness/types.ts'
 import { parseAnthropicUsage } from '../anthropic.ts'
@@ -303,9 +304,6 @@ function nameOf(error: Record<string, unknown>): string | undefined {
   return errorName(error.type) ?? errorName(error.status) ?? errorName(error.code)
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value)
-
 /**
  * Why an answer that came with a 200 failed inside its body, in a few words and never the message text,
  * or undefined when nothing in it says it failed. The client's SDK throws on each (or finds no answer),
@@ -328,7 +326,7 @@ export function answerFailureOf(text: string, contentType: string): string | und
     return undefined
   }
   for (const value of Array.isArray(body) ? body : [body])
-    if (isObject(value) && isObject(value.error)) {
+    if (isRecord(value) && isRecord(value.error)) {
       const name = nameOf(value.error)
       return name === undefined ? 'error in the answer' : `error in the answer: ${name}`
     }
@@ -347,10 +345,10 @@ function streamFailure(text: string): string | undefined {
     const payload = data.length === 0 ? undefined : parseJsonText(data.join('\n'))
     if (payload === undefined) continue
     if (payload.type === 'response.failed') {
-      const response = isObject(payload.response) ? payload.response : {}
-      return failedWith(isObject(response.error) ? errorName(response.error.code) : undefined)
+      const response = isRecord(payload.response) ? payload.response : {}
+      return failedWith(isRecord(response.error) ? errorName(response.error.code) : undefined)
     }
-    const error = isObject(payload.error) ? payload.error : undefined
+    const error = isRecord(payload.error) ? payload.error : undefined
     if (payload.type === 'error') return failedWith(errorName(error?.type) ?? errorName(payload.code))
     if (error !== undefined) return failedWith(nameOf(error))
   }

@@ -4,6 +4,7 @@
 
 import { readFileSync } from 'node:fs'
 import { CachelabError } from '../../harness/errors.ts'
+import { isRecord } from '../../harness/json-fields.ts'
 import type { Fault, ProviderId } from '../../harness/types.ts'
 import { isProviderId, knownProviderIds } from '../compatible.ts'
 import type { FaultRule, HeaderFault } from './faults.ts'
@@ -43,9 +44,6 @@ const RULE_FIELDS = ['session', 'request', 'sessionRequest', 'provider', 'fault'
 
 const isWhole = (value: unknown, min: number): value is number =>
   typeof value === 'number' && Number.isInteger(value) && value >= min
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value)
 
 /** Thrown by the parsers below: the message says what is wrong, without saying where (the caller does). */
 class SpecProblem extends Error {}
@@ -168,7 +166,7 @@ function parseFaultObject(value: Record<string, unknown>): Fault {
 
 /** One rule of a schedule, checked: unknown fields are refused (most likely a typo). */
 function parseRule(value: unknown): FaultRule {
-  if (!isObject(value)) throw new SpecProblem('a rule must be a JSON object')
+  if (!isRecord(value)) throw new SpecProblem('a rule must be a JSON object')
   for (const name of Object.keys(value)) {
     if (!RULE_FIELDS.includes(name))
       throw new SpecProblem(`unknown field ${JSON.stringify(name)} (a rule has ${RULE_FIELDS.join(', ')})`)
@@ -191,7 +189,7 @@ function parseRule(value: unknown): FaultRule {
       if (error instanceof SpecProblem) throw new SpecProblem(`fault: ${error.message}`)
       throw error
     }
-  } else if (isObject(fault)) {
+  } else if (isRecord(fault)) {
     parsed = parseFaultObject(fault)
   } else {
     throw new SpecProblem(
@@ -239,10 +237,10 @@ export function parseFaultSchedule(text: string, file: string): FaultRule[] {
     wholeError = (error as Error).message
   }
   if (wholeError === undefined) {
-    const rules = isObject(document) && 'faults' in document ? document.faults : document
-    if (isObject(document) && 'faults' in document && Object.keys(document).length > 1)
+    const rules = isRecord(document) && 'faults' in document ? document.faults : document
+    if (isRecord(document) && 'faults' in document && Object.keys(document).length > 1)
       throw new CachelabError('input', `${file}: an object with "faults" holds nothing else`)
-    const list = Array.isArray(rules) ? rules : isObject(rules) && rules === document ? [rules] : undefined
+    const list = Array.isArray(rules) ? rules : isRecord(rules) && rules === document ? [rules] : undefined
     if (list === undefined)
       throw new CachelabError(
         'input',

@@ -4,6 +4,7 @@
 
 import { readFileSync } from 'node:fs'
 import { CachelabError } from '../../harness/errors.ts'
+import { isRecord } from '../../harness/json-fields.ts'
 import { CONVERSATION_KINDS, type ConversationKind } from '../wire/exchange.ts'
 import {
   type ReasoningSpec,
@@ -70,9 +71,6 @@ class FieldError extends Error {
     this.field = field
   }
 }
-
-const isRecord = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value)
 
 function count(value: unknown, field: string, minimum: number): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < minimum)

@@ -4,6 +4,7 @@
 // Memory is bounded: the most recent STORED_RESPONSES responses can be named; an older id is forgotten
 // (answered like an id never stored), though a kept response still reaches its ancestors' items.
 
+import { isRecord } from '../../harness/json-fields.ts'
 import type { SimulatorRejection } from '../sim/types.ts'
 import { itemNotFound, previousResponseNotFound } from './validation/index.ts'
 
@@ -27,9 +28,6 @@ export interface ChainedRequest {
   /** The request's own input items, references resolved. */
   input: readonly Item[]
 }
-
-const isRecord = (value: unknown): value is Item =>
-  typeof value === 'object' && value !== null && !Array.isArray(value)
 
 /** A request's own input as items: a string input is one user message, as the API reads it. */
 function inputItems(input: unknown): Item[] {

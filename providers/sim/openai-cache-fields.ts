@@ -2,6 +2,7 @@
 // `prompt_cache_breakpoint` markers exist from GPT-5.6 on, only on some content parts, with one mode
 // and one TTL. A body that breaks these rules gets the API's 400 before anything is cached.
 
+import { isRecord } from '../../harness/json-fields.ts'
 import { identicalPrefix } from '../../harness/lineage.ts'
 import { SimulatorRejection } from './types.ts'
 
@@ -29,8 +30,6 @@ const MARKABLE: Record<Api, ReadonlySet<string>> = {
 
 const MARKER = 'prompt_cache_breakpoint'
 
-const isRecord = (value: unknown): value is Body =>
-  typeof value === 'object' && value !== null && !Array.isArray(value)
 /** JSON clients send `null` for a field they leave unset. */
 const isSet = (value: unknown): boolean => value !== undefined && value !== null
 

@@ -4,9 +4,10 @@
 // total: lines are grouped by message id, the first line is the request's source, the last one's usage
 // counts. Sidechains and subagents are sessions of their own. See notes/2026-11-30-import-claude-code.md.
 
+import { isRecord } from '../../../harness/json-fields.ts'
 import { parseAnthropicUsage } from '../../../providers/anthropic-usage.ts'
 import { JsonPicker } from './json-pick.ts'
-import { isRecord, type JsonRecord, lineProblem, readJsonRecordBatches } from './lines.ts'
+import { type JsonRecord, lineProblem, readJsonRecordBatches } from './lines.ts'
 import type { ObservedRequest, ReadOptions, TranscriptEvent, TranscriptReader } from './types.ts'
 
 /** What the reader knows of one session of the file (the main one, a sidechain or a subagent). */

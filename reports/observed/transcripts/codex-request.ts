@@ -5,7 +5,7 @@
 // content stands for (a stand-in of the recorded reasoning tokens). See
 // notes/2026-11-30-import-codex-rebuild.md.
 
-import { isRecord } from './lines.ts'
+import { isRecord } from '../../../harness/json-fields.ts'
 import type { ObservedRequest } from './types.ts'
 
 /** Response items the model produced; everything else in the history is input the client added. */

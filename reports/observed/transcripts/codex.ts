@@ -7,9 +7,10 @@
 // notes/2026-12-02-import-codex-0169.md.
 
 import { basename } from 'node:path'
+import { isRecord } from '../../../harness/json-fields.ts'
 import type { JsonValue, Usage } from '../../../harness/types.ts'
 import { CodexHistory } from './codex-request.ts'
-import { isRecord, type JsonRecord, lineProblem, readJsonRecords } from './lines.ts'
+import { type JsonRecord, lineProblem, readJsonRecords } from './lines.ts'
 import type { ObservedRequest, ReadOptions, TranscriptEvent, TranscriptReader } from './types.ts'
 
 const text = (value: unknown): string | undefined =>

@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { describe, expect, it } from 'vitest'
+import { isRecord } from '../../../harness/json-fields.ts'
 import { DETECT_FIELDS, DETECT_RECORDS, detectFormat, formatOfRecord } from './detect.ts'
 import { pickJson } from './json-pick.ts'
 import { LineSplitter } from './line-bytes.ts'
-import { isRecord } from './lines.ts'
 import { TRANSCRIPT_FORMATS } from './types.ts'
 
 const testdata = (name: string) => join(import.meta.dirname, 'testdata', name)

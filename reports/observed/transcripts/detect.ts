@@ -8,9 +8,10 @@
 // Gemini `parts` as message content). opencode's database is a SQLite file with its tables; its
 // `opencode export` JSON opens `{"info": {"id": "ses_`.
 
+import { isRecord } from '../../../harness/json-fields.ts'
 import { headOf, isSqliteHead } from './file-head.ts'
 import { JsonPicker } from './json-pick.ts'
-import { isRecord, readJsonRecords } from './lines.ts'
+import { readJsonRecords } from './lines.ts'
 import type { TranscriptFormat } from './types.ts'
 
 /** Records read before giving up: a transcript shows its format on its first lines. */

@@ -11,10 +11,11 @@ import { existsSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { basename, dirname } from 'node:path'
 import { CachelabError } from '../../../harness/errors.ts'
+import { isRecord } from '../../../harness/json-fields.ts'
 import type { JsonValue, Usage } from '../../../harness/types.ts'
 import { parseGeminiUsage } from '../../../providers/gemini.ts'
 import { type Fields, fieldsOf, listOf, numberOf, textOf } from './fields.ts'
-import { isRecord, lineProblem, readJsonRecords, recordProblem, SkipTally } from './lines.ts'
+import { lineProblem, readJsonRecords, recordProblem, SkipTally } from './lines.ts'
 import type { ObservedRequest, ReadOptions, TranscriptEvent, TranscriptReader } from './types.ts'
 
 /**

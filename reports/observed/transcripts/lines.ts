@@ -5,6 +5,7 @@
 // (`.zstd` files decompressed as they stream; no file is ever held whole).
 
 import { CachelabError, unreachable } from '../../../harness/errors.ts'
+import { isRecord } from '../../../harness/json-fields.ts'
 import { type JsonPicker, pickJson } from './json-pick.ts'
 import { FileChunks, LineLimit, LineSplitter, MAX_LINE_BYTES, TOO_LONG_MARK } from './line-bytes.ts'
 import type { ReadOptions } from './types.ts'
@@ -26,11 +27,6 @@ export type LineContent =
   | { kind: 'objects'; values: Array<Record<string, unknown>> }
   /** Not JSON objects: the reason, in a few words. */
   | { kind: 'corrupt'; reason: string }
-
-/** A JSON object (not an array, not null), as the transcript formats write each record. */
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
 
 /**
  * Split text into the top-level JSON values written back to back in it (`{…}{…}`), by tracking nesting
