@@ -28,14 +28,23 @@ afterAll(() => server.close())
 
 const point: ContentBlock = { cachePoint: { type: 'default' } }
 
+/**
+ * The AWS SDK as docs/serve.md points it at serve: SigV4 with placeholder credentials, Smithy's HTTP/1.1
+ * handler, and no retries (a failure is the test's to see).
+ */
+function bedrockClient(endpoint: string): BedrockRuntimeClient {
+  return new BedrockRuntimeClient({
+    region: 'us-east-1',
+    endpoint,
+    maxAttempts: 1,
+    credentials: { accessKeyId: 'AKIAPLACEHOLDER', secretAccessKey: 'placeholder-secret' },
+    requestHandler: new NodeHttpHandler(),
+  })
+}
+
 describe('the AWS SDK against cachelab serve', () => {
   it('sees cached tokens grow over a 5-turn conversation', async () => {
-    const client = new BedrockRuntimeClient({
-      region: 'us-east-1',
-      endpoint: server.baseURLs.bedrock,
-      credentials: { accessKeyId: 'AKIAPLACEHOLDER', secretAccessKey: 'placeholder-secret' },
-      requestHandler: new NodeHttpHandler(),
-    })
+    const client = bedrockClient(server.baseURLs.bedrock)
     const messages: Message[] = []
     const reads: number[] = []
     for (let turn = 0; turn < 5; turn += 1) {
@@ -77,13 +86,7 @@ describe('a Bedrock client through serve with capture on', () => {
         sink: (exchange) => exchanges.push(exchange),
       }),
     })
-    const client = new BedrockRuntimeClient({
-      region: 'us-east-1',
-      endpoint: server.baseURLs.bedrock,
-      maxAttempts: 1,
-      credentials: { accessKeyId: 'AKIAPLACEHOLDER', secretAccessKey: 'placeholder-secret' },
-      requestHandler: new NodeHttpHandler(),
-    })
+    const client = bedrockClient(server.baseURLs.bedrock)
     const system = [
       { text: fillerText(2_500, 'bedrock-capture-system') },
       { cachePoint: { type: 'default' as const } },
@@ -166,13 +169,7 @@ describe('a Bedrock client through serve --upstream live with capture on', () =>
         sink: (exchange) => exchanges.push(exchange),
       }),
     })
-    const client = new BedrockRuntimeClient({
-      region: 'us-east-1',
-      endpoint: proxy.baseURLs.bedrock,
-      maxAttempts: 1,
-      credentials: { accessKeyId: 'AKIAPLACEHOLDER', secretAccessKey: 'placeholder-secret' },
-      requestHandler: new NodeHttpHandler(),
-    })
+    const client = bedrockClient(proxy.baseURLs.bedrock)
     const messages: Message[] = []
     const got: string[] = []
     try {
