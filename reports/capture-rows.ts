@@ -53,7 +53,10 @@ export class CaptureRowBuilder {
       return stepRow({ labels, conversation })
     const previous = this.previous
     this.previous = exchange
-    const attribution = previous === undefined ? undefined : wireBreak(previous.digest, exchange.digest)
+    const attribution =
+      previous === undefined
+        ? undefined
+        : wireBreak(previous.digest, exchange.digest, exchange.compactedBy !== undefined)
     const counterfactual = withProviderSide(
       attribution,
       previous === undefined ? undefined : exchange.simulation?.counterfactual,

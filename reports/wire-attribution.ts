@@ -95,9 +95,15 @@ export function withProviderSide(
 /**
  * The break between two consecutive successful requests of a captured conversation, or undefined when
  * `current` extends `previous` on the same model: the client's, or the provider's own re-rendering of
- * what the client resent unchanged (`reasoning-dropped`, see `isProviderSide`).
+ * what the client resent unchanged (`reasoning-dropped`, see `isProviderSide`). `compacted`: a compaction
+ * request of the session summarized the conversation just before `current` (its placement's
+ * `compactedBy`), so a rewrite of its history or prompt is that summary's, however the agent rebuilt it.
  */
-export function wireBreak(previous: RequestDigest, current: RequestDigest): Attribution | undefined {
+export function wireBreak(
+  previous: RequestDigest,
+  current: RequestDigest,
+  compacted = false,
+): Attribution | undefined {
   if (bodyModel(previous.config) !== bodyModel(current.config))
     return { node: 'model', cause: 'config-changed' }
   const index = firstDivergentSegment(previous.segments, current.segments)
@@ -108,6 +114,8 @@ export function wireBreak(previous: RequestDigest, current: RequestDigest): Attr
   if (dropped !== undefined) return dropped
   const node = segment[0]
   const parsed = parseNode(node)
+  if (compacted && parsed?.part !== 'tools' && parsed?.part !== 'response_format')
+    return { node, cause: 'history-summarized' }
   switch (parsed?.part) {
     case 'tools':
     case 'response_format':

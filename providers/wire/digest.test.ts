@@ -30,6 +30,18 @@ describe('request digests', () => {
     expect(itemDigest({ role: 'tool', content: 'x' }).userTurn).toBe(false)
   })
 
+  it("go on with the turn on tool results whatever the agent sends beside them (Claude Code's ToolSearch)", () => {
+    const loaded = {
+      role: 'user',
+      content: [
+        { type: 'tool_result', tool_use_id: 't', content: [{ type: 'tool_reference', tool_name: 'echo' }] },
+        { type: 'text', text: 'Tool loaded.' },
+      ],
+    }
+    expect(itemDigest(loaded).userTurn).toBe(false)
+    expect(isUserTurn(loaded)).toBe(false)
+  })
+
   it('tell a user turn without digesting, exactly as the digest tells it', () => {
     const items: unknown[] = [
       { role: 'user', content: 'go on' },

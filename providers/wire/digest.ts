@@ -15,7 +15,7 @@ export interface ItemDigest {
   /** `user`, `assistant`, `system`, `developer`, `tool`, or a Responses item type (`function_call_output`). */
   role: string
   hash: string
-  /** Whether the item opens a user turn: a user message that is not only tool results. */
+  /** Whether the item opens a user turn: a user message that answers no tool call and is not only agent notes. */
   userTurn: boolean
   /** Characters of its JSON, markers removed: how distinctive a match on it is. */
   size: number
@@ -226,7 +226,7 @@ export function isAgentNote(block: unknown): boolean {
 }
 
 /**
- * Whether an item opens a user turn (a user message that is not only tool results and agent notes), as
+ * Whether an item opens a user turn (a user message that carries no tool result and is not only agent notes), as
  * `itemDigest` says, without digesting its content: a reader that needs only this (a request's position)
  * stays linear in the number of items, not in the bytes of the conversation.
  */
@@ -237,7 +237,9 @@ export function isUserTurn(item: unknown): boolean {
   const content = record.content ?? record.parts
   if (typeof content === 'string') return !isNoteText(content)
   const blocks = Array.isArray(content) ? content.filter((block) => !isCachePoint(block)) : []
-  return !(blocks.length > 0 && blocks.every((block) => isToolResultBlock(block) || isAgentNote(block)))
+  // A message that answers the model's tool calls goes on with its turn, whatever the agent sends beside
+  // the results (Claude Code's "Tool loaded." after a ToolSearch result).
+  return !(blocks.length > 0 && (blocks.some(isToolResultBlock) || blocks.every(isAgentNote)))
 }
 
 function recordOf(item: unknown): Record<string, unknown> {

@@ -60,6 +60,11 @@ export interface Placement {
    * attempt (a retry after a failure, or the same request sent again): the same turn and step.
    */
   attempt: number
+  /**
+   * The compaction conversation of the session that summarized this conversation just before this
+   * request rewrote its history: the rewrite is that compaction's.
+   */
+  compactedBy?: string
 }
 
 /** The simulator's view of one captured request. */
@@ -101,6 +106,8 @@ export interface CapturedExchange {
   step: number
   /** 0 for a first attempt; a request identical to a failed one before it is its next attempt. */
   attempt: number
+  /** The compaction conversation whose summary this request's rewritten history holds (`Placement`). */
+  compactedBy?: string
   /** The usage the client received, normalized (`raw`: the provider's object as sent); absent for a failed attempt. */
   usage?: Usage
   simulation?: SimulatedView

@@ -156,6 +156,37 @@ describe('the continuation score', () => {
     expect(truncated).toBeGreaterThan(0)
     expect(stranger).toBe(0)
   })
+
+  it('ranks a history whose first message alone was rebuilt between an edit and a truncation', () => {
+    const previous = digests([user('workspace: a.md'), assistant(long('a1')), user('q2')])
+    const rebuilt = continuationScore(
+      previous,
+      digests([
+        user('workspace: a.md, new.md'),
+        assistant(long('a1')),
+        user('q2'),
+        assistant('a2'),
+        user('q3'),
+      ]),
+    )
+    const edited = continuationScore(
+      previous,
+      digests([user('workspace: a.md'), assistant('EDITED'), user('q2'), user('q3')]),
+    )
+    const truncated = continuationScore(
+      digests([user('q1'), assistant(long('a1'))]),
+      digests([assistant(long('a1')), user('q3')]),
+    )
+    expect(rebuilt).toBeLessThan(edited)
+    expect(rebuilt).toBeGreaterThan(truncated)
+    // Too little after the first message to tell one chat from another.
+    expect(
+      continuationScore(
+        digests([user('hi'), assistant('ok')]),
+        digests([user('hello'), assistant('ok'), user('x')]),
+      ),
+    ).toBe(0)
+  })
 })
 
 /** Place a body of `api` with `headers`, as the capture does. */

@@ -59,11 +59,35 @@ export function conversationKey(
   return undefined
 }
 
-/** A strict extension beats a repetition, which beats an edit after a shared start, which beats a truncation. */
+/**
+ * A strict extension beats a repetition, which beats an edit after a shared start, which beats a history
+ * whose first message was rebuilt, which beats a truncation.
+ */
 const EXTENDS = 4_000_000
 const REPEATS = 3_000_000
 const EDITS = 2_000_000
+const REBUILDS = 1_500_000
 const TRUNCATES = 1_000_000
+
+/**
+ * Whether `current` is `previous` with only its first item rebuilt, then extended: every later item of
+ * `previous` is resent in its place, and they are distinctive enough to tell one conversation (an agent
+ * that renders its workspace into the first message again on resume, Gemini CLI's `contents[0]`).
+ */
+function rebuildsFirst(
+  previous: readonly ItemDigest[],
+  current: readonly ItemDigest[],
+  key: (item: ItemDigest) => string,
+): boolean {
+  if (previous.length < 2 || current.length < previous.length) return false
+  let size = 0
+  for (let index = 1; index < previous.length; index += 1) {
+    const item = previous[index] as ItemDigest
+    if (key(item) !== key(current[index] as ItemDigest)) return false
+    size += item.size
+  }
+  return size >= DISTINCTIVE_SIZE
+}
 
 /** How strongly `current` continues `previous`, items compared by `key`; see `continuationScore`. */
 function scoreBy(
@@ -81,6 +105,7 @@ function scoreBy(
   if (previous.length > 0 && shared === previous.length)
     return (current.length > previous.length ? EXTENDS : REPEATS) + shared
   if (shared > 0 && current.length >= previous.length) return EDITS + shared
+  if (shared === 0 && rebuildsFirst(previous, current, key)) return REBUILDS + previous.length
   const last = previous.at(-1)
   if (last !== undefined && last.size >= DISTINCTIVE_SIZE && current.some((item) => key(item) === key(last)))
     return TRUNCATES + shared
@@ -90,8 +115,9 @@ function scoreBy(
 /**
  * How strongly `current` continues a conversation whose latest request sent `previous` (conversation
  * items): 0 when it does not. Extending it beats repeating it, which beats a history edited after a shared
- * start, which beats a truncated history that kept the latest message. A history whose only changes are
- * the agent's notes (a date reminder left out on resume) is an edit of it.
+ * start, which beats a history whose first message alone was rebuilt, which beats a truncated history that
+ * kept the latest message. A history whose only changes are the agent's notes (a date reminder left out on
+ * resume) is an edit of it.
  */
 export function continuationScore(previous: readonly ItemDigest[], current: readonly ItemDigest[]): number {
   const exact = scoreBy(previous, current, (item) => item.hash)
@@ -99,6 +125,9 @@ export function continuationScore(previous: readonly ItemDigest[], current: read
   const loose = scoreBy(previous, current, (item) => item.loose ?? item.hash)
   return loose >= EDITS ? EDITS + (loose % 1_000_000) : loose
 }
+
+/** Whether a continuation score is of a history whose first message was rebuilt (`rebuildsFirst`). */
+const isRebuild = (score: number) => score >= REBUILDS && score < EDITS
 
 /** One conversation the tracker can continue. */
 interface Conversation {
@@ -124,6 +153,8 @@ interface Conversation {
   turnsAt: readonly number[]
   /** The latest request's fingerprint: an identical next request is its next attempt. */
   fingerprint: string
+  /** The compaction conversation that summarized it since its latest request, until its next request. */
+  compactedBy?: string
 }
 
 /** A session's conversations by name, its main conversation, and its keyed conversations by key. */
@@ -249,6 +280,20 @@ function sameShape(left: RequestShape, right: RequestShape): boolean {
   return left.system === right.system || left.tools === right.tools
 }
 
+function sameSystemAndTools(left: RequestShape, right: RequestShape): boolean {
+  return left.system === right.system && left.tools === right.tools
+}
+
+/**
+ * Whether a request that continues nothing cannot be a turn of a main conversation whose latest request
+ * had `main`'s shape, whatever session id it carries: it declares no tools where the conversation has
+ * some (a one-message probe sent before a model switch, a classifier). An agent's own turns always carry
+ * its tools; a summarized or re-rendered history keeps them.
+ */
+function cannotContinue(main: RequestShape, shape: RequestShape): boolean {
+  return shape.tools === '' && main.tools !== ''
+}
+
 /**
  * The kind of a conversation the wire does not name, from how it differs from its session's main one:
  * no tools where the main conversation has some is a side request; other tools and another system prompt
@@ -256,7 +301,7 @@ function sameShape(left: RequestShape, right: RequestShape): boolean {
  */
 function inferredKind(main: Conversation | undefined, shape: RequestShape): ConversationKind {
   if (main === undefined) return 'main'
-  if (shape.tools === '' && main.shape.tools !== '') return 'side'
+  if (cannotContinue(main.shape, shape)) return 'side'
   if (!sameShape(main.shape, shape)) return 'subagent'
   return 'main'
 }
@@ -293,19 +338,28 @@ export class ConversationTracker {
     const reading = readAgent(request)
     const chained = options.chained === undefined ? undefined : this.conversations.get(options.chained)
     const { session, identity } = this.sessionOf(request, reading, options.declared, options.secrets)
-    const kind = reading?.kind ?? (shape.structured ? 'side' : undefined)
-    const purpose = reading?.purpose ?? (shape.structured ? 'structured' : undefined)
+    let kind = reading?.kind ?? (shape.structured ? 'side' : undefined)
+    let purpose = reading?.purpose ?? (shape.structured ? 'structured' : undefined)
     let conversation =
       chained ?? this.continued(request.api, session, current, shape, kind, purpose, reading?.key)
     let joined = conversation !== undefined
     if (conversation === undefined && session !== undefined && (kind === undefined || kind === 'main')) {
-      // A session's main conversation rewritten past recognition (summarized, cleared): still the main one.
       const main = this.mainOf(session)
-      if (
+      if (main !== undefined && cannotContinue(main.shape, shape)) {
+        // Sent as the main conversation's, yet no turn of it: a side request (Claude Code's one-message
+        // probe of a model before switching to it), which the switch must not be measured against.
+        if (kind === 'main') {
+          kind = 'side'
+          purpose ??= 'probe'
+          conversation = this.continued(request.api, session, current, shape, kind, purpose, undefined)
+          joined = conversation !== undefined
+        }
+      } else if (
         main !== undefined &&
         main.api === request.api &&
         (kind === 'main' || sameShape(main.shape, shape))
       ) {
+        // A session's main conversation rewritten past recognition (summarized, cleared): still the main one.
         conversation = main
         joined = true
       }
@@ -315,7 +369,8 @@ export class ConversationTracker {
         kind ?? inferredKind(session === undefined ? undefined : this.mainOf(session), shape)
       conversation = this.open(request.api, session, resolvedKind, purpose, reading, current, shape)
     }
-    const position = this.advance(conversation, request, items, current, shape)
+    if (conversation.kind === 'compaction') this.noteCompaction(conversation, session, current)
+    const { compactedBy, ...position } = this.advance(conversation, request, items, current, shape)
     return {
       session: conversation.session,
       conversation: conversation.name,
@@ -326,7 +381,28 @@ export class ConversationTracker {
         ? { agent: reading.version === undefined ? reading.agent : `${reading.agent}/${reading.version}` }
         : {}),
       ...position,
+      ...(compactedBy !== undefined ? { compactedBy } : {}),
     }
+  }
+
+  /**
+   * Remember that `compaction` summarized the conversation of its session whose history it quotes best,
+   * so that conversation's next request, if it rewrites its history, is named as compacted by it.
+   */
+  private noteCompaction(
+    compaction: Conversation,
+    session: string | undefined,
+    current: readonly ItemDigest[],
+  ): void {
+    let best: { conversation: Conversation; score: number } | undefined
+    for (const name of this.candidates(current)) {
+      const conversation = this.conversations.get(name)
+      if (conversation === undefined || conversation.kind === 'compaction') continue
+      if (session === undefined ? conversation.grouped : conversation.session !== session) continue
+      const score = continuationScore(conversation.items, current)
+      if (score > 0 && (best === undefined || score > best.score)) best = { conversation, score }
+    }
+    if (best !== undefined) best.conversation.compactedBy = compaction.name
   }
 
   /** The session a request declares or its agent or key names, and how it was told. */
@@ -374,6 +450,8 @@ export class ConversationTracker {
       // Only a request that adds to a conversation may change both its system prompt and its tools: a
       // title or a router that repeats the conversation's messages under its own prompt is another one.
       if (score < EXTENDS && !sameShape(conversation.shape, shape)) continue
+      // A rebuilt first message is the same chat only when everything else is: its system prompt and tools.
+      if (isRebuild(score) && !sameSystemAndTools(conversation.shape, shape)) continue
       const weaker =
         best !== undefined &&
         (score < best.score || (score === best.score && conversation.active < best.conversation.active))
@@ -463,15 +541,21 @@ export class ConversationTracker {
     return state
   }
 
-  /** Move a conversation on by one request: its turn, step and attempt, and what it sent last. */
+  /**
+   * Move a conversation on by one request: its turn, step and attempt, and what it sent last; and the
+   * compaction that rewrote its history, when this request rewrote it after one.
+   */
   private advance(
     conversation: Conversation,
     request: WireRequest,
     items: readonly ItemDigest[],
     current: readonly ItemDigest[],
     shape: RequestShape,
-  ): Pick<Placement, 'turn' | 'step' | 'attempt'> {
+  ): Pick<Placement, 'turn' | 'step' | 'attempt' | 'compactedBy'> {
     const fingerprint = fingerprintOf(request, items, shape)
+    const compaction = conversation.compactedBy
+    delete conversation.compactedBy
+    const rewritten = conversation.turn > 0 && !extendsOrRepeats(conversation.items, current)
     if (conversation.turn > 0 && fingerprint === conversation.fingerprint) {
       conversation.attempt += 1
     } else {
@@ -488,7 +572,12 @@ export class ConversationTracker {
     this.clock += 1
     conversation.active = this.clock
     this.remember(conversation)
-    return { turn: conversation.turn, step: conversation.step, attempt: conversation.attempt }
+    return {
+      turn: conversation.turn,
+      step: conversation.step,
+      attempt: conversation.attempt,
+      ...(compaction !== undefined && rewritten ? { compactedBy: compaction } : {}),
+    }
   }
 
   /**
@@ -553,6 +642,14 @@ function compactionNumber(state: Session | undefined, current: readonly ItemDige
   if (state === undefined) return contentHash(current.map((item) => item.hash).join(',')).slice(0, 8)
   state.compactions += 1
   return String(state.compactions)
+}
+
+/** Whether `current` resends every item of `previous` in its place (an extension or a repetition). */
+function extendsOrRepeats(previous: readonly ItemDigest[], current: readonly ItemDigest[]): boolean {
+  if (current.length < previous.length) return false
+  for (let index = 0; index < previous.length; index += 1)
+    if (current[index]?.hash !== previous[index]?.hash) return false
+  return true
 }
 
 /** Whether `current` is `previous` with at most its last item changed. */

@@ -275,6 +275,7 @@ export class CaptureTracker implements ExchangeRecorder {
       turn: placement.turn,
       step: placement.step,
       attempt: placement.attempt,
+      ...(placement.compactedBy !== undefined ? { compactedBy: placement.compactedBy } : {}),
       ...(input.usage !== undefined ? { usage: input.usage } : {}),
       ...(simulation !== undefined
         ? {
