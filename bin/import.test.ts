@@ -157,7 +157,14 @@ describe('cachelab import on a Claude Code session with idle gaps', () => {
     ]).replaceAll('claude-sonnet-4-6', 'claude-sonnet-9-1')
     const dir = mkdtempSync(join(tmpdir(), 'cachelab-import-standin-'))
     writeFileSync(join(dir, 'a.jsonl'), session)
-    writeFileSync(join(dir, 'b.jsonl'), session.replaceAll(SESSION, '7e57ca5e-0000-4000-8000-000000000002'))
+    // Another session: its own session id and the provider's own ids for its requests.
+    writeFileSync(
+      join(dir, 'b.jsonl'),
+      session
+        .replaceAll(SESSION, '7e57ca5e-0000-4000-8000-000000000002')
+        .replaceAll('"req_', '"req_b')
+        .replaceAll('"msg_', '"msg_b'),
+    )
     const out = mkdtempSync(join(tmpdir(), 'cachelab-import-out-'))
     const { code, stdout } = await runCli(['import', dir, '--out', out])
     expect(code).toBe(0)

@@ -74,6 +74,8 @@ export async function calibrateFiles(
       lenient: options.lenient,
       onProblem: (problem) => problems.push(problem),
     })) {
+      // A copy of another session's request (a fork's) is calibrated where it was made.
+      if (request.copied !== undefined) continue
       const index = requests.add(request)
       if (placed(request)) deepseek.push({ request, index })
     }

@@ -185,6 +185,10 @@ export function skippedText(result: ImportResult): string[] {
     lines.push(`${result.problems.length} lines skipped (--lenient): ${byReason(result.problems).join('; ')}`)
   if (result.notes.length > 0) lines.push(`not imported: ${byReason(result.notes).join('; ')}`)
   if (result.outOfRange > 0) lines.push(`${result.outOfRange} requests outside --since/--until left out`)
+  if (result.copies.count > 0)
+    lines.push(
+      `${result.copies.count} request${result.copies.count === 1 ? '' : 's'} read again in another session's file (a fork's or resume's copy, first at ${result.copies.first ?? '?'}): counted once, where made`,
+    )
   for (const entry of result.unrecorded)
     lines.push(
       `unrecorded in the transcript: ${entry.format} · ${entry.session}: ${dollarText(entry.agentUsd - entry.recordedUsd)} of the agent's own ${dollarText(entry.agentUsd)}${entry.tokens === undefined ? '' : ` (${countText(entry.tokens.cacheRead)} read, ${countText(entry.tokens.cacheWrite)} written, ${countText(entry.tokens.input)} uncached, ${countText(entry.tokens.output)} output tokens)`}: requests it made and did not write down (compaction summaries, titles)`,

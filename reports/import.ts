@@ -1,14 +1,15 @@
 // `cachelab import` as a function: transcript files (or directories of them) read one at a time through
 // their format's reader, each recorded request turned into a row by the imported-transcript port, with
-// its place in the rewrites table, and handed on as it is built. Memory holds one request per session and
-// running totals, not the rows or the files; a file whose requests carry their body holds those requests
-// (and the rows after the first of them) until its end, when the simulator's prediction fills them in.
+// its place in the rewrites table, and handed on as it is built. Memory holds one request per session,
+// running totals and the id of every request given a row (a request copied into another file is counted
+// once), not the rows or the files; a file whose requests carry their body holds those requests (and the
+// rows after the first of them) until its end, when the simulator's prediction fills them in.
 
 import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs'
 import { basename, join } from 'node:path'
 import { CachelabError } from '../harness/errors.ts'
 import type { SeriesStartPolicy } from '../harness/policies.ts'
-import { hashString } from '../harness/random.ts'
+import { hashKey64, hashString } from '../harness/random.ts'
 import {
   type AgentTotal,
   type ObservedRequest,
@@ -57,7 +58,10 @@ export interface ImportOptions {
 export interface Unrecorded {
   format: TranscriptFormat
   session: string
-  /** The agent's own total, and the transcript's requests priced by the catalog. */
+  /**
+   * The agent's own total (of a fork, what it added to the total it took over from its parent), and the
+   * transcript's requests priced by the catalog.
+   */
   agentUsd: number
   recordedUsd: number
   /** Tokens the agent counted and the transcript's requests do not hold, where it gives its tokens. */
@@ -80,6 +84,11 @@ export interface ImportResult {
   notes: TranscriptProblem[]
   /** Requests left out because they were made outside `--since`/`--until`. */
   outOfRange: number
+  /**
+   * Requests read again in another session's file (a fork's or a resume's copy of its parent's entries)
+   * and counted once, where they were made; `first` is where the first such copy was read.
+   */
+  copies: { count: number; first?: string }
   /**
    * Per session whose agent keeps a running total: what that total counts beyond the requests the
    * transcript recorded (requests the agent made and did not write down), when it counts more.
@@ -191,6 +200,24 @@ export async function importFiles(
   const standIns = new StandInTally()
   const read: ImportResult['files'] = []
   const totals = new Map<string, { format: TranscriptFormat; total: AgentTotal }>()
+  // Every running total by the request it was written after: what a fork of the session took over.
+  const totalsAfter = new Map<string, AgentTotal>()
+  // The sessions that copied another's requests: the session they came from and the last one copied.
+  const forks = new Map<string, { from: string; lastCopy: string }>()
+  // The ids of the requests given a row (with their time: a simulated provider's ids repeat across
+  // servers), so that one read again in another file (a copy no reader marked) is counted once; each
+  // held as a 64-bit hash, about 50 bytes a request (notes/2026-12-07-import-forks.md).
+  const given = new Set<string>()
+  const copies: ImportResult['copies'] = { count: 0 }
+  const builderOf = (request: ObservedRequest) => {
+    const key = `${request.format}\u0000${request.session}`
+    let builder = builders.get(key)
+    if (builder === undefined) {
+      builder = new ObservedRowBuilder({ runId })
+      builders.set(key, builder)
+    }
+    return builder
+  }
   const inRange = (time: string) => {
     const at = Date.parse(time)
     return (
@@ -228,21 +255,35 @@ export async function importFiles(
       lenient: options.lenient,
       onProblem: (problem) => problems.push(problem),
       onNote: (note) => notes.push(note),
-      onAgentTotal: (total) => totals.set(`${format}\u0000${total.session}`, { format, total }),
+      onAgentTotal: (total) => {
+        totals.set(`${format}\u0000${total.session}`, { format, total })
+        if (total.after !== undefined)
+          totalsAfter.set(`${format}\u0000${total.session}\u0000${total.after}`, total)
+      },
       ...(options.seriesStart !== undefined ? { seriesStart: options.seriesStart } : {}),
     })) {
+      // One request once: a copy (the reader says so, or its id was given a row already) is counted where
+      // it was made, and is what its session's next request goes on from.
+      const id =
+        request.requestId === undefined
+          ? undefined
+          : hashKey64(`${request.format}\u0000${request.requestId}\u0000${request.time}`)
+      if (request.copied !== undefined || (id !== undefined && given.has(id))) {
+        copies.count += 1
+        copies.first ??= request.source
+        builderOf(request).follow(request)
+        const from = request.copied?.from
+        if (from !== undefined && request.requestId !== undefined)
+          forks.set(`${request.format}\u0000${request.session}`, { from, lastCopy: request.requestId })
+        continue
+      }
       if (!inRange(request.time)) {
         outOfRange += 1
         continue
       }
       count += 1
-      const key = `${request.format}\u0000${request.session}`
-      let builder = builders.get(key)
-      if (builder === undefined) {
-        builder = new ObservedRowBuilder({ runId })
-        builders.set(key, builder)
-      }
-      const entry = builder.add(request)
+      if (id !== undefined) given.add(id)
+      const entry = builderOf(request).add(request)
       if (options.predict !== undefined && request.request !== undefined) {
         bodied.push(request)
         bodiedEntries.set(request, entry)
@@ -272,7 +313,9 @@ export async function importFiles(
   }
   // A date range leaves requests out on purpose: the agent's totals are set beside the whole history only.
   const unrecorded =
-    options.since === undefined && options.until === undefined ? unrecordedOf(totals, recorded) : []
+    options.since === undefined && options.until === undefined
+      ? unrecordedOf(totals, recorded, { totalsAfter, forks })
+      : []
   return {
     runId,
     requests: emitted,
@@ -280,6 +323,7 @@ export async function importFiles(
     problems,
     notes,
     outOfRange,
+    copies,
     standIns: standIns.result(),
     costUsd: standIns.totalUsd(),
     unrecorded,
@@ -332,29 +376,45 @@ class RecordedTally {
   }
 }
 
-/** The sessions whose agent counted more than their recorded requests (a sub-cent rounding is not "more"). */
+/**
+ * The sessions whose agent counted more than their recorded requests (a sub-cent rounding is not "more").
+ * A fork's total goes on from its parent's as it was after the last request the fork copied: that part is
+ * the parent's, and a fork whose parent's total is not at hand is left out rather than charged with it.
+ */
 function unrecordedOf(
   totals: ReadonlyMap<string, { format: TranscriptFormat; total: AgentTotal }>,
   recorded: RecordedTally,
+  inherited: {
+    totalsAfter: ReadonlyMap<string, AgentTotal>
+    forks: ReadonlyMap<string, { from: string; lastCopy: string }>
+  },
 ): Unrecorded[] {
   const found: Unrecorded[] = []
   for (const { format, total } of totals.values()) {
+    const fork = inherited.forks.get(`${format}\u0000${total.session}`)
+    const base =
+      fork === undefined
+        ? undefined
+        : inherited.totalsAfter.get(`${format}\u0000${fork.from}\u0000${fork.lastCopy}`)
+    if (fork !== undefined && base === undefined) continue
     const sums = recorded.of(format, total.session)
     const recordedUsd = sums.costUsd
+    const agentUsd = total.costUsd - (base?.costUsd ?? 0)
+    const before = base?.tokens ?? { input: 0, cacheRead: 0, cacheWrite: 0, output: 0 }
     const tokens =
       total.tokens === undefined
         ? undefined
         : {
-            input: total.tokens.input - sums.uncached,
-            cacheRead: total.tokens.cacheRead - sums.cacheRead,
-            cacheWrite: total.tokens.cacheWrite - sums.cacheWrite,
-            output: total.tokens.output - sums.output,
+            input: total.tokens.input - before.input - sums.uncached,
+            cacheRead: total.tokens.cacheRead - before.cacheRead - sums.cacheRead,
+            cacheWrite: total.tokens.cacheWrite - before.cacheWrite - sums.cacheWrite,
+            output: total.tokens.output - before.output - sums.output,
           }
-    if (total.costUsd - recordedUsd < 0.00005) continue
+    if (agentUsd - recordedUsd < 0.00005) continue
     found.push({
       format,
       session: total.session,
-      agentUsd: total.costUsd,
+      agentUsd,
       recordedUsd,
       ...(tokens !== undefined ? { tokens } : {}),
     })

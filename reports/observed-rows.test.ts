@@ -80,8 +80,15 @@ describe('classifying the cache rewrites of a recorded session', () => {
   })
 
   it('names the event the transcript shows before a rewrite', () => {
+    // An agent's compaction is its history summarized, as a capture of it says; a loop's log names its own.
     const compacted = rows([claude(0, 0, 5000), claude(1, 0, 2000, { events: [{ kind: 'compaction' }] })])
-    expect(compacted[1]?.row).toMatchObject({ breakCause: 'compaction-summary' })
+    expect(compacted[1]?.row).toMatchObject({ breakCause: 'history-summarized' })
+    expect(compacted[1]?.rewrite.class).toBe('compaction')
+    const logged = rows([
+      claude(0, 0, 5000),
+      claude(1, 0, 2000, { events: [{ kind: 'compaction', cause: 'compaction-summary' }] }),
+    ])
+    expect(logged[1]?.row).toMatchObject({ breakCause: 'compaction-summary' })
     const switched = rows([
       claude(0, 0, 5000),
       claude(1, 0, 5300, {

@@ -112,7 +112,8 @@ const EVENT_CLASSES: ReadonlyArray<{
   cause: BreakCause
   node?: string
 }> = [
-  { kind: 'compaction', class: 'compaction', cause: 'compaction-summary' },
+  // An agent's compaction replaced the history by a summary: a capture of the request says the same.
+  { kind: 'compaction', class: 'compaction', cause: 'history-summarized' },
   { kind: 'model-switch', class: 'model-switch', cause: 'config-changed', node: 'model' },
   { kind: 'system-change', class: 'system-change', cause: 'system-replace' },
   { kind: 'tools-change', class: 'tools-change', cause: 'tools-changed' },
@@ -161,6 +162,15 @@ export class ObservedRowBuilder {
 
   constructor(labels: ObservedLabels) {
     this.labels = labels
+  }
+
+  /**
+   * Go on from a request counted elsewhere (a fork's copy of its parent's last request): the session's next
+   * request is read against what that one left cached, and no row is made of it.
+   */
+  follow(request: ObservedRequest): void {
+    this.previous = request
+    this.previousAt = Date.parse(request.time)
   }
 
   add(request: ObservedRequest): ObservedRow {
@@ -232,8 +242,10 @@ export class ObservedRowBuilder {
         counterfactual = { ideal: read + missed, warm: read + missed }
         const found = EVENT_CLASSES.find(({ kind }) => request.events.some((event) => event.kind === kind))
         rewriteClass = found?.class ?? 'unexplained'
+        // A log that names its loop's own compaction event gives the loop's cause.
+        const named = request.events.find((event) => event.kind === found?.kind)
         attribution = {
-          cause: found?.cause ?? 'unexplained',
+          cause: (named?.kind === 'compaction' ? named.cause : undefined) ?? found?.cause ?? 'unexplained',
           ...(found?.node !== undefined ? { node: found.node } : {}),
         }
       }

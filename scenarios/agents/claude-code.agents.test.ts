@@ -1,7 +1,8 @@
 // Claude Code 2.1.328 against serve: two prompts with file reads, a prompt that starts a subagent, a turn
-// on claude-haiku-4-5, `/compact`, a turn after it, then a second conversation in the same folder. The
-// report keeps the conversations apart, numbers the main one's turns as typed, breaks only where the
-// conversation changed, names them by Claude Code's own ids, and its transcript imports to the same rows.
+// on claude-haiku-4-5, `/compact`, a turn after it, a second conversation in the same folder, then a fork
+// of the first (`--resume ID --fork-session`). The report keeps the conversations apart, numbers the main
+// one's turns as typed, breaks only where the conversation changed, names them by Claude Code's own ids,
+// and its transcript imports to the same rows: the fork's copy of its parent's entries counted once.
 
 import { execFileSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
@@ -16,6 +17,8 @@ let bench: AgentBench
 let session: AgentSession
 let rows: StepRow[]
 let sessionIds: string[]
+/** The session `--fork-session` made of the first. */
+let forkId: string
 
 beforeAll(async () => {
   bench = await startAgentBench()
@@ -72,6 +75,13 @@ beforeAll(async () => {
     expect(outcome.code, outcome.stderr).toBe(0)
     sessionIds.push((JSON.parse(outcome.stdout) as { session_id: string }).session_id)
   }
+  const forked = await session.step({
+    prompt: 'A question in the fork',
+    resume: sessionIds[0] as string,
+    fork: true,
+  })
+  expect(forked.code, forked.stderr).toBe(0)
+  forkId = (JSON.parse(forked.stdout) as { session_id: string }).session_id
   rows = bench.rows()
 })
 
@@ -86,14 +96,16 @@ describe('Claude Code 2.1.328 captured through serve', () => {
     ).toEqual([])
   })
 
-  it('keeps the main conversation, the subagent, the compaction and the second conversation apart', () => {
+  it('keeps the main conversation, the subagent, the compaction, the second conversation and the fork apart', () => {
     const [first, , , , , , second] = sessionIds as string[]
     expect(sessionIds.slice(0, 6).every((id) => id === first)).toBe(true)
     expect(second).not.toBe(first)
+    expect([first, second]).not.toContain(forkId)
     const kinds = new Map(rows.map((row) => [row.variant, row.conversationKind ?? 'main']))
     expect(kinds.get(first as string)).toBe('main')
     expect(kinds.get(second as string)).toBe('main')
-    const others = [...kinds].filter(([name]) => name !== first && name !== second)
+    expect(kinds.get(forkId)).toBe('main')
+    const others = [...kinds].filter(([name]) => name !== first && name !== second && name !== forkId)
     expect(others.some(([name, kind]) => kind === 'subagent' && name.startsWith(`${first}.subagent-a`))).toBe(
       true,
     )
@@ -129,7 +141,7 @@ describe('Claude Code 2.1.328 captured through serve', () => {
     ).userID
     expect(device.length).toBeGreaterThan(16)
     const names = [...new Set(rows.map((row) => row.variant))]
-    expect(names.every((name) => sessionIds.some((id) => name.startsWith(id)))).toBe(true)
+    expect(names.every((name) => [...sessionIds, forkId].some((id) => name.startsWith(id)))).toBe(true)
     expect(names.some((name) => name.includes(device))).toBe(false)
     expect(rows.every((row) => row.agent === 'claude-code/2.1.328')).toBe(true)
   })
@@ -156,7 +168,13 @@ describe('Claude Code 2.1.328 captured through serve', () => {
         )
     const recorded = [...new Set(imported.map((row) => row.variant))]
     expect(recorded.length).toBeGreaterThan(2)
+    expect(recorded).toContain(forkId)
+    // Request for request, the fork's file repeating its parent's entries: each counted once, where made.
     for (const name of recorded) expect(usage(imported, name), name).toEqual(usage(rows, name))
+    expect(printed).toMatch(/\d+ requests? read again in another session's file/)
+    // The fork goes on from what its parent left cached: a session start only where a session started.
+    const rewrites = readFileSync(join(out, 'rewrites.csv'), 'utf8')
+    expect(/^session-start,(\d+),/m.exec(rewrites)?.[1]).toBe('2')
     // The compaction summaries Claude Code made and did not write down: its own total counts them.
     const compacted = rows.filter(
       (row) => row.conversationKind === 'compaction' && row.session === sessionIds[0],
@@ -166,5 +184,7 @@ describe('Claude Code 2.1.328 captured through serve', () => {
       .split('\n')
       .find((text) => text.includes(`unrecorded in the transcript: claude-code · ${sessionIds[0]}`))
     expect(Number(/: \$([\d.]+) of/.exec(line ?? '')?.[1])).toBeCloseTo(cost, 3)
+    // The fork's running total goes on from its parent's: none of that is the fork's unrecorded.
+    expect(printed).not.toContain(`unrecorded in the transcript: claude-code · ${forkId}`)
   })
 })

@@ -1,8 +1,9 @@
-// Codex CLI 0.169.0 against serve: four `exec` / `exec resume` turns, a switch to gpt-5.4-mini, an
-// automatic compaction, and a spawned agent. The capture numbers four turns of the main conversation, the
-// replies answer each turn by the capture's number, and the compaction and the spawned agent are
-// conversations of their own. `cachelab import` with no path reads Codex's own rollouts of the same
-// session back into the capture's rows, conversation for conversation.
+// Codex CLI 0.169.0 against serve: five `exec` / `exec resume` turns, a switch to gpt-5.4-mini, an
+// automatic compaction, a spawned agent, and one spawned with the main thread's history forked into it
+// (`fork_context: true`). The capture numbers five turns of the main conversation, the replies answer each
+// turn by the capture's number, and the compaction and the spawned agents are conversations of their
+// own. `cachelab import` with no path reads Codex's own rollouts of the same session back into the
+// capture's rows, conversation for conversation.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { StepRow } from '../../reports/types.ts'
@@ -23,6 +24,7 @@ const prompts = [
   'Read the notes',
   'Now summarize them',
   'Spawn a helper to check the docs',
+  'Spawn a forked helper to check the notes',
 ]
 
 beforeAll(async () => {
@@ -33,6 +35,19 @@ beforeAll(async () => {
       user: 'Spawn a helper',
       step: 1,
       tools: [{ name: 'spawn_agent', arguments: { message: 'Check the docs folder.' } }],
+    },
+    {
+      kind: 'main',
+      user: 'Spawn a forked helper',
+      step: 1,
+      tools: [{ name: 'spawn_agent', arguments: { message: 'Check the notes.', fork_context: true } }],
+    },
+    // The turn waits a while, so the forked agent's requests are written before `exec` ends.
+    {
+      kind: 'main',
+      user: 'Spawn a forked helper',
+      step: 2,
+      tools: [{ name: 'exec_command', arguments: { cmd: 'sleep 5' } }],
     },
   ])
   // A context limit just above Codex's own prompt: a turn that grows past it is compacted first.
@@ -47,12 +62,16 @@ beforeAll(async () => {
     const outcome = await session.step(step)
     expect(outcome.code, outcome.stderr.slice(-2000)).toBe(0)
   }
+  // `resume --last` would now take up the spawned agent's thread, the latest: the main one by its id.
+  const [mainName] = new Set(mainRows(bench.rows()).map((row) => row.variant))
+  const forked = await session.step({ prompt: prompts[4] as string, resume: mainName as string })
+  expect(forked.code, forked.stderr.slice(-2000)).toBe(0)
   rows = bench.rows()
 })
 
 afterAll(() => bench?.close())
 
-const mainRows = () => rows.filter((row) => (row.conversationKind ?? 'main') === 'main')
+const mainRows = (list = rows) => list.filter((row) => (row.conversationKind ?? 'main') === 'main')
 
 describe('Codex 0.169.0 captured through serve', () => {
   it('is served every request, none refused', () => {
@@ -61,9 +80,9 @@ describe('Codex 0.169.0 captured through serve', () => {
     ).toEqual([])
   })
 
-  it('numbers four turns in its main conversation, one per prompt', () => {
+  it('numbers five turns in its main conversation, one per prompt', () => {
     expect(new Set(mainRows().map((row) => row.variant)).size).toBe(1)
-    expect([...new Set(mainRows().map((row) => row.turn))]).toEqual([1, 2, 3, 4])
+    expect([...new Set(mainRows().map((row) => row.turn))]).toEqual([1, 2, 3, 4, 5])
   })
 
   it("answers each turn by the capture's own number", () => {
@@ -77,15 +96,18 @@ describe('Codex 0.169.0 captured through serve', () => {
       expect(outcome.stdout).toContain(`Answer to turn ${index + 1}.`)
   })
 
-  it('puts the automatic compaction and the spawned agent in conversations of their own', () => {
+  it('puts the automatic compaction and each spawned agent in conversations of their own', () => {
     const [mainName] = new Set(mainRows().map((row) => row.variant))
     const kinds = rows.filter((row) => row.conversationKind !== undefined)
     expect(kinds.some((row) => row.conversationKind === 'compaction' && row.session === mainName)).toBe(true)
-    expect(
-      kinds.some(
-        (row) => row.conversationKind === 'subagent' && row.variant.startsWith(`${mainName}.subagent-`),
-      ),
-    ).toBe(true)
+    const subagents = new Set(
+      kinds
+        .filter(
+          (row) => row.conversationKind === 'subagent' && row.variant.startsWith(`${mainName}.subagent-`),
+        )
+        .map((row) => row.variant),
+    )
+    expect(subagents.size).toBe(2)
     expect(rows.every((row) => row.agent === 'codex/0.169.0')).toBe(true)
   })
 
@@ -102,14 +124,14 @@ describe('Codex 0.169.0 captured through serve', () => {
 })
 
 describe('Codex 0.169.0 rollouts imported with no path', () => {
-  it('read as four turns, every request on the model it was sent with, each conversation as captured', async () => {
+  it('read as five turns, every request on the model it was sent with, each conversation as captured, the forked agent too', async () => {
     const imported = await importAgentSession(session.place)
-    expect(imported.stdout).toContain('read codex (2 files')
+    expect(imported.stdout).toContain('read codex (3 files')
     const [mainName] = new Set(mainRows().map((row) => row.variant))
     const importedMain = imported.rows.filter((row) => row.variant === mainName)
-    expect([...new Set(importedMain.map((row) => row.turn))]).toEqual([1, 2, 3, 4])
-    // The main conversation and both compactions (each on the model of the turn it compacts for): Codex
-    // records every request it sent. The spawned agent has a rollout of its own, which Codex writes as its
+    expect([...new Set(importedMain.map((row) => row.turn))]).toEqual([1, 2, 3, 4, 5])
+    // The main conversation and every compaction (each on the model of the turn it compacts for): Codex
+    // records every request it sent. A spawned agent has a rollout of its own, which Codex writes as its
     // thread runs: when `exec` ends while the agent's last request is still answered (seen on a loaded
     // machine), that request is served and captured but never reaches the rollout. So the agent's imported
     // requests are the first ones of what was captured, the same usage each, and never one more.

@@ -42,7 +42,11 @@ export const claudeCode: AgentDriver = {
         'json',
         '--allowedTools',
         'Read,Glob,Grep,Agent,Bash',
-        ...(step.continues === true ? ['--continue'] : []),
+        ...(step.resume !== undefined
+          ? ['--resume', step.resume, ...(step.fork === true ? ['--fork-session'] : [])]
+          : step.continues === true
+            ? ['--continue']
+            : []),
         ...(model !== undefined ? ['--model', model] : []),
         ...((options.mcpServers ?? []).length > 0 ? ['--mcp-config', mcpConfigPath(place)] : []),
       ],

@@ -57,7 +57,11 @@ export const codex: AgentDriver = {
         '--skip-git-repo-check',
         '--dangerously-bypass-approvals-and-sandbox',
         '--json',
-        ...(step.continues === true ? ['resume', '--last'] : []),
+        ...(step.resume !== undefined
+          ? ['resume', step.resume]
+          : step.continues === true
+            ? ['resume', '--last']
+            : []),
         ...(step.model !== undefined ? ['-m', step.model] : []),
         step.prompt,
       ],

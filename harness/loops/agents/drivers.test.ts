@@ -40,6 +40,20 @@ describe('the agent drivers', () => {
     expect(args('qwen-code')).toEqual(expect.arrayContaining(['--continue', '--model', 'm']))
     expect(args('pi')).toEqual(expect.arrayContaining(['-c', '--model', 'cachelab/m']))
   })
+
+  it('resume a session by its id, and fork Claude Code from it into a new one', () => {
+    const args = (name: 'claude-code' | 'codex', fork?: boolean) =>
+      AGENT_DRIVERS[name].command(
+        place,
+        urls,
+        { prompt: 'p', resume: 'id-1', continues: true, ...(fork !== undefined ? { fork } : {}) },
+        {},
+      ).args
+    expect(args('claude-code', true)).toEqual(expect.arrayContaining(['--resume', 'id-1', '--fork-session']))
+    expect(args('claude-code')).not.toContain('--fork-session')
+    expect(args('claude-code')).not.toContain('--continue')
+    expect(args('codex').slice(4)).toEqual(['resume', 'id-1', 'p'])
+  })
 })
 
 describe("the drivers' capabilities", () => {

@@ -26,6 +26,13 @@ export interface AgentStep {
   prompt: string
   /** Continue the latest session of the workspace (`--continue`, `resume --last`, …) instead of a new one. */
   continues?: boolean
+  /**
+   * Continue this session (the agent's id of it) rather than the latest: Claude Code `--resume ID`, Codex
+   * `exec resume ID` (whose latest may be a subagent's thread). Claude Code and Codex only.
+   */
+  resume?: string
+  /** With `resume`, go on in a new session that starts from it: Claude Code's `--fork-session`. */
+  fork?: boolean
   /** Run the step on this model (the agent's own switch). */
   model?: string
 }

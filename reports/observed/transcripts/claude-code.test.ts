@@ -128,6 +128,72 @@ describe('readClaudeCode', () => {
     ])
   })
 
+  describe('on a --fork-session of a compacted session (Claude Code 2.1.328 against serve)', () => {
+    const PARENT = '558128f3-64ed-445d-9c75-7290f338a43e'
+    const FORK = 'b472b2d3-e78a-4395-aa47-838c9f672403'
+    const usage = (request: ObservedRequest) =>
+      `${request.usage.input}/${request.usage.cacheRead ?? 0}/${request.usage.cacheWrite ?? 0}/${request.usage.output}`
+
+    it("gives the fork's repeat of its parent's entries as copies naming the parent, then its own requests", async () => {
+      const { requests } = await read(testdata('claude-code-fork-child.jsonl'))
+      expect(requests.map((request) => [request.requestId, request.session, request.copied])).toEqual([
+        // The last request before /compact, kept with its usage zeroed, and the one after it.
+        ['req_sim000007', FORK, { from: PARENT }],
+        ['req_sim000011', FORK, { from: PARENT }],
+        ['req_sim000014', FORK, undefined],
+        ['req_sim000016', FORK, undefined],
+      ])
+      expect(requests.map(usage)).toEqual([
+        '0/0/0/0',
+        '12176/9501/2672/34',
+        '12189/12173/13/43',
+        '12221/12186/32/34',
+      ])
+      expect(requests.every((request) => request.parent === undefined)).toBe(true)
+    })
+
+    it('goes on from the copies with a resume: a new process, forked from the parent', async () => {
+      const { requests } = await read(testdata('claude-code-fork-child.jsonl'))
+      expect(requests[2]?.events).toEqual([{ kind: 'resume', detail: `forked from ${PARENT}` }])
+      expect(requests[3]?.events).toEqual([])
+    })
+
+    it('names, with each running total, the request it was written after', async () => {
+      const totals: Array<{ after?: string; costUsd: number }> = []
+      const requests: ObservedRequest[] = []
+      for await (const request of readClaudeCode(testdata('claude-code-fork-parent.jsonl'), {
+        lenient: false,
+        onProblem: () => {},
+        onAgentTotal: ({ after, costUsd }) =>
+          totals.push({ ...(after !== undefined ? { after } : {}), costUsd }),
+      }))
+        requests.push(request)
+      expect(requests.map((request) => request.requestId)).toEqual([
+        'req_sim000002',
+        'req_sim000005',
+        'req_sim000007',
+        'req_sim000011',
+      ])
+      expect(totals).toEqual([
+        { after: 'req_sim000002', costUsd: 0.059537 },
+        { after: 'req_sim000007', costUsd: 0.0660414 },
+        // /compact: its summary request is in the total, not in the transcript.
+        { after: 'req_sim000007', costUsd: 0.074496 },
+        { after: 'req_sim000011', costUsd: 0.0904482 },
+      ])
+    })
+
+    it("reads the parent's own requests, none a copy, the one after /compact carrying the compaction", async () => {
+      const { requests } = await read(testdata('claude-code-fork-parent.jsonl'))
+      expect(requests.map((request) => request.copied)).toEqual([undefined, undefined, undefined, undefined])
+      expect(requests[3]?.events).toEqual([
+        { kind: 'compaction', detail: 'manual, 11853 tokens before' },
+        // The deferred tools announced again after the summary.
+        { kind: 'tools-change', detail: 'deferred tools +3 −0' },
+      ])
+    })
+  })
+
   it('does not open a turn at a compact summary', async () => {
     const { requests } = await read(testdata('claude-code-events.jsonl'))
     expect(requests.map((request) => [request.turn, request.step])).toEqual([

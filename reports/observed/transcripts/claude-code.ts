@@ -2,7 +2,9 @@
 // `<sessionId>/subagents/agent-<agentId>.jsonl`) read into the requests they record. Claude Code writes one
 // API response as one assistant line per content block, each repeating the usage with output as a running
 // total: lines are grouped by message id, the first line is the request's source, the last one's usage
-// counts. Sidechains and subagents are sessions of their own. See notes/2026-11-30-import-claude-code.md.
+// counts. Sidechains and subagents are sessions of their own. A `--fork-session` file repeats its
+// parent's entries, each naming the session that made it (`requestSessionId`): those are given out as
+// copies. See notes/2026-11-30-import-claude-code.md and notes/2026-12-07-import-forks.md.
 
 import { isRecord } from '../../../harness/json-fields.ts'
 import { parseAnthropicUsage } from '../../../providers/anthropic-usage.ts'
@@ -27,6 +29,10 @@ interface SessionState {
   events: TranscriptEvent[]
   /** The key of its latest request, whose lines may still follow. */
   openKey?: string
+  /** The provider's id of its latest request, for the running total written after it. */
+  lastRequestId?: string
+  /** The session its copied requests came from, until its own first request (a fork's parent). */
+  copiedFrom?: string
 }
 
 /** A request whose lines may still follow, held until its session moves on or the file ends. */
@@ -110,7 +116,14 @@ export class ClaudeCodeReading {
       tokens.cacheWrite += count('cacheCreationInputTokens')
       tokens.output += count('outputTokens')
     }
-    this.options.onAgentTotal?.({ session, where: record.where, costUsd: value.totalCostUSD, tokens })
+    const after = this.sessions.get(session)?.lastRequestId
+    this.options.onAgentTotal?.({
+      session,
+      where: record.where,
+      ...(after !== undefined ? { after } : {}),
+      costUsd: value.totalCostUSD,
+      tokens,
+    })
   }
 
   /** The requests still held: the file has ended, so none has more lines to come. */
@@ -265,7 +278,10 @@ export class ClaudeCodeReading {
       // A later block of the same response: its usage is the running total so far, so it replaces.
       open.request.usage = parseAnthropicUsage(usage)
       const requestId = text(value.requestId)
-      if (requestId !== undefined) open.request.requestId = requestId
+      if (requestId !== undefined) {
+        open.request.requestId = requestId
+        if (session.openKey === key) session.lastRequestId = requestId
+      }
       this.noteToolSearch(message, session)
       return []
     }
@@ -278,6 +294,15 @@ export class ClaudeCodeReading {
     if (session.openKey !== undefined) {
       const previous = this.open.get(session.openKey)
       if (previous !== undefined) previous.closed = true
+    }
+    // A line another session's request wrote (a fork's repeat of its parent's entries) is a copy of it.
+    const madeBy = text(value.requestSessionId)
+    const copiedFrom = madeBy !== undefined && madeBy !== text(value.sessionId) ? madeBy : undefined
+    if (copiedFrom !== undefined) session.copiedFrom = copiedFrom
+    else if (session.copiedFrom !== undefined) {
+      // The fork's own first request: a new process going on from the parent's last one.
+      this.addEvent(session, { kind: 'resume', detail: `forked from ${session.copiedFrom}` })
+      delete session.copiedFrom
     }
     if (session.started && session.model !== undefined && session.model !== model)
       session.events.push({ kind: 'model-switch', from: session.model, to: model })
@@ -301,11 +326,13 @@ export class ClaudeCodeReading {
       turn: session.turn,
       step: session.step,
       requestId,
+      ...(copiedFrom !== undefined ? { copied: { from: copiedFrom } } : {}),
     }
     const pending: PendingRequest = { key, request, closed: false }
     this.pending.push(pending)
     this.open.set(key, pending)
     session.openKey = key
+    session.lastRequestId = requestId
     session.started = true
     session.model = model
     session.events = []
@@ -343,6 +370,7 @@ export const CLAUDE_CODE_FIELDS = new JsonPicker({
     version: 'whole',
     timestamp: 'whole',
     requestId: 'whole',
+    requestSessionId: 'whole',
     isMeta: 'whole',
     isCompactSummary: 'whole',
     isApiErrorMessage: 'whole',

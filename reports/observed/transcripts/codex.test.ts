@@ -112,16 +112,27 @@ describe('readCodex', () => {
   it.each([
     ['codex-fork-child.jsonl', 'rewritten to the moment of the fork'],
     ['codex-fork-child-kept-times.jsonl', 'kept from before the child started'],
-  ])('reads only a fork child’s own requests (%s: copied times %s)', async (name) => {
-    const { requests } = await read(testdata(name))
-    expect(requests.map(line)).toEqual([9, 10])
-    expect(requests.map((request) => [request.session, request.parent])).toEqual([
-      ['child-0001', 'parent-0001'],
-      ['child-0001', 'parent-0001'],
-    ])
-    expect(requests[0]?.events).toEqual([{ kind: 'resume', detail: 'forked from parent-0001' }])
-    expect(requests[0]?.usage).toMatchObject({ input: 3000, cacheRead: 2560 })
-  })
+  ])(
+    'gives a fork child’s copy of its parent’s requests as copies, then its own (%s: copied times %s)',
+    async (name) => {
+      const { requests } = await read(testdata(name))
+      const own = requests.filter((request) => request.copied === undefined)
+      expect(own.map(line)).toEqual([9, 10])
+      expect(own.map((request) => [request.session, request.parent])).toEqual([
+        ['child-0001', 'parent-0001'],
+        ['child-0001', 'parent-0001'],
+      ])
+      expect(own[0]?.events).toEqual([{ kind: 'resume', detail: 'forked from parent-0001' }])
+      expect(own[0]?.usage).toMatchObject({ input: 3000, cacheRead: 2560 })
+      // The parent's two requests, as the copy recorded them: the child's first own goes on from the last.
+      expect(
+        requests.slice(0, 2).map((request) => [line(request), request.copied, request.usage.input]),
+      ).toEqual([
+        [5, { from: 'parent-0001' }, 2000],
+        [6, { from: 'parent-0001' }, 2600],
+      ])
+    },
+  )
 })
 
 describe('readCodex on Codex 0.169 (a session of ours against serve: four turns, a switch, compactions, a spawned agent)', () => {
@@ -226,9 +237,47 @@ describe('CodexReading', () => {
       tokenCount('2026-05-01T10:00:00.500Z', 200),
     ]
     const requests = lines.flatMap((value, index) => reading.accept(record(index + 1, value)))
-    expect(requests.map((request) => [request.source, request.events])).toEqual([
-      ['child.jsonl:4', [{ kind: 'resume', detail: 'forked from p' }]],
+    expect(requests.map((request) => [request.source, request.events, request.copied])).toEqual([
+      ['child.jsonl:2', [], { from: 'p' }],
+      ['child.jsonl:4', [{ kind: 'resume', detail: 'forked from p' }], undefined],
     ])
+  })
+})
+
+describe('readCodex on a subagent spawned with fork_context: true (Codex 0.169 against serve)', () => {
+  const ROOT = '01a2527c-7d2f-7090-b8fd-8e43c7ad45f0'
+  const CHILD = '01a2527c-8ced-76e2-b6ec-fc0f97a63fec'
+  const usage = (request: ObservedRequest) =>
+    `${request.usage.input}/${request.usage.cacheRead ?? 0}/${request.usage.output}`
+
+  it('reads it as a subagent of its root, as a capture names it, with its own requests', async () => {
+    // Its rollout opens with its header (`forked_from_id`, `subagent_history_start_ordinal`), then the
+    // root's header and history, written in the same millisecond as its own first records.
+    const { requests } = await read(testdata('codex-0169-forked-subagent.jsonl'))
+    expect(
+      requests.map((request) => [
+        request.session,
+        request.parent,
+        request.kind,
+        request.copied,
+        usage(request),
+      ]),
+    ).toEqual([
+      [`${ROOT}.subagent-${CHILD}`, ROOT, 'subagent', undefined, '5735/0/11'],
+      [`${ROOT}.subagent-${CHILD}`, ROOT, 'subagent', undefined, '5801/5632/2'],
+    ])
+    expect(requests.map((request) => [request.turn, request.step])).toEqual([
+      [1, 1],
+      [1, 2],
+    ])
+  })
+
+  it('rebuilds its requests with the history it was forked with, the root’s id as cache key', async () => {
+    const { requests } = await read(testdata('codex-0169-forked-subagent.jsonl'))
+    const body = requests[0]?.request?.body as { input: Array<{ role?: string }>; prompt_cache_key: string }
+    expect(body.prompt_cache_key).toBe(ROOT)
+    // The root's skills and environment messages and its two prompts, then the subagent's own prompt.
+    expect(body.input.map((item) => item.role)).toEqual(['developer', 'user', 'user', 'user', 'user'])
   })
 })
 
@@ -276,9 +325,11 @@ const SAMPLE_COUNTS: Record<
 
 describe.skipIf(!existsSync(SAMPLES))('readCodex on the real samples', () => {
   it.each(Object.entries(SAMPLE_COUNTS))(
-    '%s: requests and token sums match the independent count',
+    '%s: its own requests and token sums match the independent count',
     async (name, expected) => {
-      const { requests, problems } = await read(join(SAMPLES, name))
+      const whole = await read(join(SAMPLES, name))
+      const { problems } = whole
+      const requests = whole.requests.filter((request) => request.copied === undefined)
       const sum = (pick: (request: ObservedRequest) => number | undefined) =>
         requests.reduce((total, request) => total + (pick(request) ?? 0), 0)
       expect(problems).toEqual([])
@@ -292,7 +343,7 @@ describe.skipIf(!existsSync(SAMPLES))('readCodex on the real samples', () => {
     },
   )
 
-  it('counts none of the parent’s usage in the fork child, and names the parent', async () => {
+  it('gives the parent’s usage in the fork child only as copies, and names the parent', async () => {
     const parentTotals = new Set<string>()
     for await (const record of readJsonRecords(join(SAMPLES, 'codex-steipete-fork-parent-sanitized.jsonl'), {
       lenient: false,
@@ -302,14 +353,21 @@ describe.skipIf(!existsSync(SAMPLES))('readCodex on the real samples', () => {
       if (payload.type === 'token_count') parentTotals.add(JSON.stringify(payload.info?.total_token_usage))
     }
     const child = join(SAMPLES, 'codex-steipete-fork-child-sanitized.jsonl')
-    const { requests } = await read(child)
-    const childTotals = new Map<number, string>()
+    const totalsByLine = new Map<number, string>()
     for await (const record of readJsonRecords(child, { lenient: false, onProblem: () => {} })) {
       const payload = record.value.payload as { type?: string; info?: { total_token_usage?: unknown } }
       if (payload.type === 'token_count')
-        childTotals.set(record.line, JSON.stringify(payload.info?.total_token_usage))
+        totalsByLine.set(record.line, JSON.stringify(payload.info?.total_token_usage))
     }
-    expect(requests.every((request) => !parentTotals.has(childTotals.get(line(request)) ?? ''))).toBe(true)
+    const childTotals = (request: ObservedRequest) => totalsByLine.get(line(request)) ?? ''
+    const all = (await read(child)).requests
+    const requests = all.filter((request) => request.copied === undefined)
+    const copies = all.filter((request) => request.copied !== undefined)
+    // The child's copy holds every request of the parent's file, each one named a copy of the parent's.
+    expect(copies).toHaveLength(SAMPLE_COUNTS['codex-steipete-fork-parent-sanitized.jsonl']?.requests ?? 0)
+    expect(copies.every((request) => parentTotals.has(childTotals(request)))).toBe(true)
+    expect(new Set(copies.map((request) => request.copied?.from))).toEqual(new Set(['parent-session']))
+    expect(requests.every((request) => !parentTotals.has(childTotals(request)))).toBe(true)
     expect(new Set(requests.map((request) => `${request.session} < ${request.parent}`))).toEqual(
       new Set(['child-session < parent-session']),
     )

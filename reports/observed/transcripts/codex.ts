@@ -1,10 +1,11 @@
 // OpenAI Codex CLI rollouts (`$CODEX_HOME/sessions/YYYY/MM/DD/rollout-*.jsonl`) read into the requests
 // they record: one per `token_count` event whose running total moved, its usage the event's
 // `last_token_usage` (cached input is part of input, reasoning part of output). A forked child opens with
-// a copy of its parent's history, usage included: that prefix is read for state, never counted. From
-// 0.169 a turn opens at its `UserMessage` item, a compaction request is its own conversation, and a
-// spawned agent's rollout is a subagent of the root session. See notes/2026-11-30-import-codex.md and
-// notes/2026-12-02-import-codex-0169.md.
+// a copy of its parent's history, usage included: that prefix is read for state and its requests given
+// out as copies, never counted. From 0.169 a turn opens at its `UserMessage` item, a compaction request is
+// its own conversation, and a spawned agent's rollout (forked context or not) is a subagent of the root
+// session. See notes/2026-11-30-import-codex.md, notes/2026-12-02-import-codex-0169.md and
+// notes/2026-12-07-import-forks.md.
 
 import { basename } from 'node:path'
 import { isRecord } from '../../../harness/json-fields.ts'
@@ -100,7 +101,16 @@ export class CodexReading {
   private readonly file: string
   private readonly options: ReadOptions
   private session: string
+  /** The rollout's own thread id (a spawned agent's session is named after its root). */
+  private threadId: string | undefined
   private parent: string | undefined
+  /** The thread a fork child copied its history from. */
+  private forkedFrom: string | undefined
+  /**
+   * The ordinal of a forked spawned agent's first own record (`subagent_history_start_ordinal`): records
+   * numbered before it are the copy.
+   */
+  private historyStart: number | undefined
   /** A spawned agent's conversation is a subagent of its root session. */
   private kind: ObservedRequest['kind']
   /** `codex/<cli_version>`, from the header. */
@@ -239,22 +249,26 @@ export class CodexReading {
   }
 
   /**
-   * Whether the fork's copied history goes on: a copied line was written within the burst at the fork
-   * (Codex rewrites copied timestamps to the moment it writes them) or keeps a time from before the
-   * child's start (a copy that kept them); the child's own header, repeated, ends it too.
+   * Whether the fork's copied history goes on. A spawned agent's header numbers its first own record
+   * (0.169 on: every record carries its `ordinal`). Without that: a copied line was written within the
+   * burst at the fork (Codex rewrites copied timestamps to the moment it writes them) or keeps a time from
+   * before the child's start (a copy that kept them); the child's own header, repeated, ends it too.
    */
   private followFork(value: Record<string, unknown>, payload: Record<string, unknown>, time: number): void {
-    const ownHeader = value.type === 'session_meta' && text(payload.id) === this.session
+    const ordinal = count(value.ordinal)
+    const ownHeader = value.type === 'session_meta' && text(payload.id) === this.threadId
     const copied =
-      !ownHeader &&
-      (!Number.isFinite(time) ||
-        time < this.forkStart ||
-        !Number.isFinite(this.previousTime) ||
-        time - this.previousTime <= FORK_BURST_MS)
+      this.historyStart !== undefined && ordinal !== undefined
+        ? ordinal < this.historyStart
+        : !ownHeader &&
+          (!Number.isFinite(time) ||
+            time < this.forkStart ||
+            !Number.isFinite(this.previousTime) ||
+            time - this.previousTime <= FORK_BURST_MS)
     if (copied) return
     this.fork = 'done'
     // The child goes on from the parent's last request: what the copy did before it is the parent's.
-    this.events = [{ kind: 'resume', detail: `forked from ${this.parent ?? 'its parent'}` }]
+    this.events = [{ kind: 'resume', detail: `forked from ${this.forkedFrom ?? 'its parent'}` }]
   }
 
   /** Add an event to the next request; a compaction or a resume shown twice counts once. */
@@ -273,16 +287,20 @@ export class CodexReading {
     const tools = settingText(payload.dynamic_tools)
     if (!this.metaSeen) {
       this.metaSeen = true
-      if (id !== undefined) this.session = id
+      if (id !== undefined) {
+        this.session = id
+        this.threadId = id
+      }
       const version = text(payload.cli_version)
       if (version !== undefined) this.agent = `codex/${version}`
       const spawn =
         isRecord(payload.source) && isRecord(payload.source.subagent) ? payload.source.subagent : {}
       const spawnedBy = isRecord(spawn.thread_spawn) ? text(spawn.thread_spawn.parent_thread_id) : undefined
       const forkedFrom = text(payload.forked_from_id)
-      if (spawnedBy !== undefined && forkedFrom === undefined) {
-        // A spawned agent is a conversation of the root session (0.169 names it in `session_id`), as a
-        // capture names it: `<root>.subagent-<its thread id>`; it sends the root's id as its cache key.
+      if (spawnedBy !== undefined) {
+        // A spawned agent, its parent's history forked into it (`fork_context`) or not, is a conversation
+        // of the root session (0.169 names it in `session_id`), as a capture names it:
+        // `<root>.subagent-<its thread id>`; it sends the root's id as its cache key.
         const root = text(payload.session_id) ?? spawnedBy
         this.parent = root
         this.kind = 'subagent'
@@ -293,7 +311,9 @@ export class CodexReading {
       if (parent !== undefined && this.parent === undefined) this.parent = parent
       if (forkedFrom !== undefined) {
         this.fork = 'replaying'
+        this.forkedFrom = forkedFrom
         this.forkStart = Date.parse(text(payload.timestamp) ?? '')
+        this.historyStart = count(payload.subagent_history_start_ordinal)
       }
     } else if (
       this.fork !== 'replaying' &&
@@ -388,13 +408,32 @@ export class CodexReading {
     if (total !== undefined) this.previousTotal = total
     this.history.count(count(raw.reasoning_output_tokens) ?? 0)
     const model = this.model ?? 'unknown'
+    const time = text(record.value.timestamp)
     if (this.fork === 'replaying') {
-      // The parent's request, copied: it moves the state on but was counted in the parent's file.
+      // The parent's request, copied: it moves the state on and is what the child's first request goes
+      // on from, but was counted in the parent's file.
       this.started = true
       this.requestModel = model
-      return []
+      this.responseId = undefined
+      this.responseInput = undefined
+      if (time === undefined) return []
+      return [
+        {
+          format: 'codex',
+          source: record.where,
+          session: this.session,
+          ...(this.parent !== undefined ? { parent: this.parent } : {}),
+          ...(this.kind !== undefined ? { kind: this.kind } : {}),
+          ...(this.agent !== undefined ? { agent: this.agent } : {}),
+          provider: 'openai-responses',
+          model,
+          time,
+          usage: parseCodexUsage(raw),
+          events: [],
+          copied: this.forkedFrom !== undefined ? { from: this.forkedFrom } : {},
+        },
+      ]
     }
-    const time = text(record.value.timestamp)
     if (time === undefined) {
       lineProblem(this.file, record.line, 'a token_count without a timestamp', this.options)
       return []

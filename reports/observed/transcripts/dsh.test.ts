@@ -91,7 +91,13 @@ describe('a DSH session log', () => {
         { kind: 'model-switch', from: 'deepseek-v4-flash', to: 'deepseek-v4-pro' },
       ],
       [],
-      [{ kind: 'compaction', detail: 'summary of 4 surface nodes (about 180 tokens)' }],
+      [
+        {
+          kind: 'compaction',
+          cause: 'compaction-summary',
+          detail: 'summary of 4 surface nodes (about 180 tokens)',
+        },
+      ],
       [
         { kind: 'resume', detail: 'a new loop instance resumed the log' },
         { kind: 'system-change', detail: '414 → 465 characters, first difference at character 414' },
@@ -151,7 +157,11 @@ describe('a DSH session log', () => {
       content: '(no output)',
     })
     expect(requests[1]?.events).toEqual([
-      { kind: 'compaction', detail: 'prune of 1 surface node (about 120 tokens)' },
+      {
+        kind: 'compaction',
+        cause: 'compaction-summary',
+        detail: 'prune of 1 surface node (about 120 tokens)',
+      },
     ])
     expect(requests[1]?.request?.estimated).toMatch(/placeholder/)
     expect(requests[1]?.time).toBe(new Date(0).toISOString())

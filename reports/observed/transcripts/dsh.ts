@@ -333,6 +333,7 @@ export class DshLog {
     const tokens = numberOf(data.shadowedTokenCount)
     this.pending.push({
       kind: 'compaction',
+      cause: 'compaction-summary',
       detail: `${kind} of ${shadowed} surface node${shadowed === 1 ? '' : 's'}${tokens === undefined ? '' : ` (about ${tokens} tokens)`}`,
     })
     if (kind === 'prune' || data.usage === undefined) return []

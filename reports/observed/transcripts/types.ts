@@ -36,8 +36,12 @@ export type RecordSource = TranscriptFormat | 'keyed-run' | 'capture'
 
 /** Something a transcript shows happened before a request, which can explain a cache rewrite. */
 export type TranscriptEvent =
-  /** A compaction boundary or summary (Claude Code `compact_boundary`, Codex `compacted`, DSH `compaction/*`, pi `compaction`). */
-  | { kind: 'compaction'; detail?: string }
+  /**
+   * A compaction boundary or summary (Claude Code `compact_boundary`, Codex `compacted`, DSH `compaction/*`,
+   * pi `compaction`). An agent's is the history replaced by a summary, what a capture of the same request
+   * names `history-summarized`; a loop's log that names its own compaction event (DSH) gives its cause.
+   */
+  | { kind: 'compaction'; detail?: string; cause?: 'compaction-summary' }
   /** The model changed from the session's previous request. */
   | { kind: 'model-switch'; from: string; to: string }
   /** The session was resumed or continued in a new process (a new file header, a resume header reason). */
@@ -82,6 +86,13 @@ export interface ObservedRequest {
   step?: number
   /** The provider's id of the request or response (the deduplication key), when recorded. */
   requestId?: string
+  /**
+   * Set on a copy of a request another session made, written again into this session's file (a Claude Code
+   * `--fork-session` repeats its parent's entries; a Codex fork child opens with its parent's history):
+   * never counted here, where the original is counted, but the request this session's next one continues
+   * from. `from` is the session that made it, where the file says.
+   */
+  copied?: { from?: string }
   /**
    * The request as sent, where the transcript holds all of it (DSH logs, which keep the header and every
    * message); `estimated` says what was reconstructed rather than recorded.
@@ -134,6 +145,11 @@ export interface AgentTotal {
   session: string
   /** `file:line` of the record. */
   where: string
+  /**
+   * The id of the session's latest request before the record: a fork of the session starts from the total
+   * written after the last request it copied (Claude Code carries a resumed session's total on).
+   */
+  after?: string
   costUsd: number
   /** Its token totals, summed over models, where it gives them. */
   tokens?: { input: number; cacheRead: number; cacheWrite: number; output: number }
