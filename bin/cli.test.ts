@@ -3,6 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { AGENT_DRIVERS } from '../harness/loops/agents/index.ts'
 import { STEP_COLUMNS } from '../reports/types.ts'
 import { runCli, withEnv } from './testing.ts'
 
@@ -117,6 +118,14 @@ describe('the cachelab executable', () => {
     const result = spawnSync(process.execPath, ['bin/cachelab.js', 'list'], { encoding: 'utf8' })
     expect(result.status).toBe(0)
     expect(result.stdout).toContain('append-only')
+  })
+
+  it('lists the coding agents at their pinned versions and the agent scenarios', () => {
+    const { stdout } = spawnSync(process.execPath, ['bin/cachelab.js', 'list'], { encoding: 'utf8' })
+    for (const [name, driver] of Object.entries(AGENT_DRIVERS))
+      expect(stdout).toContain(`${name}: ${driver.package}@${driver.version}`)
+    expect(stdout).toMatch(/Agent scenarios[^\n]*\n {2}resume: /)
+    expect(stdout).toContain('  model-switch: ')
   })
 })
 

@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest'
 import { AGENT_DRIVERS } from '../harness/loops/agents/index.ts'
-import { CATALOG, DEFAULT_MODELS, findModel, simulationModel, type Vendor } from './catalog.ts'
+import { CATALOG, DEFAULT_MODELS, findModel, resolveModel, simulationModel, type Vendor } from './catalog.ts'
+
+describe("the providers' own model ids", () => {
+  it("resolve DeepSeek's API id, which DSH's catalog names otherwise, for --model and for a request", () => {
+    expect(resolveModel('deepseek', 'deepseek-v4-flash').model).toBe('deepseek-flash')
+    expect(simulationModel('deepseek', 'deepseek-v4-flash').simulatedAs).toBeUndefined()
+  })
+})
 
 describe('the catalog prices', () => {
   it('give every built-in model a dated source', () => {

@@ -190,9 +190,11 @@ export function standInModel(vendor: Vendor, model: string): ModelEntry {
   }
   const fallback = findModel(vendor, defaultModel(vendor))
   if (fallback === undefined) throw new CachelabError('invariant', `no default model for ${vendor}`)
+  // An entry shares as much as the closest of its names (the catalog's, and the API's own ids).
+  const closeness = (entry: ModelEntry) => Math.max(...[entry.model, ...(entry.snapshots ?? [])].map(shared))
   return catalogEntries()
     .filter((entry) => entry.vendor === vendor)
-    .reduce((best, entry) => (shared(entry.model) > shared(best.model) ? entry : best), fallback)
+    .reduce((best, entry) => (closeness(entry) > closeness(best) ? entry : best), fallback)
 }
 
 /**

@@ -164,9 +164,15 @@ describe('recorded model names', () => {
       entry: { model: 'claude-opus-4-8' },
       mappedFrom: 'claude-opus-4-9-20270101',
     })
-    expect(importedModel('deepseek', 'deepseek-v4-flash')).toMatchObject({
+    expect(importedModel('deepseek', 'deepseek-v4-flashier')).toMatchObject({
       entry: { model: 'deepseek-flash' },
-      mappedFrom: 'deepseek-v4-flash',
+      mappedFrom: 'deepseek-v4-flashier',
     })
+  })
+
+  it("takes the API's own id of a model the catalog names otherwise as that model, not a stand-in", () => {
+    const imported = importedModel('deepseek', 'deepseek-v4-flash')
+    expect(imported.entry.model).toBe('deepseek-flash')
+    expect(imported.mappedFrom).toBeUndefined()
   })
 })

@@ -45,6 +45,8 @@ export const DEEPSEEK_MODELS: readonly ModelEntry[] = [
   {
     vendor: 'deepseek',
     model: 'deepseek-flash',
+    // DSH's catalog name; DeepSeek's API (and pi-ai, and DSH's logs) name the model `deepseek-v4-flash`.
+    snapshots: ['deepseek-v4-flash'],
     route: 'in-history',
     toolUpdate: 'addition-only',
     cache: DEEPSEEK_V4_UNITS,

@@ -11,8 +11,10 @@ import { parseStepsCsv } from '../../reports/parse.ts'
 import type { StepRow } from '../../reports/types.ts'
 
 export {
+  AGENT_VERSIONS_VARIABLE,
   type AgentBench,
   type AgentSession,
+  agentVersion,
   type SessionOptions,
   STEP_TIMEOUT_MS,
   startAgentBench,
@@ -62,6 +64,21 @@ export function usageByConversation(rows: readonly StepRow[]): Record<string, st
     list.push(
       `${row.model} ${row.inputTokens}/${row.cacheReadTokens}/${row.cacheWriteTokens}/${row.outputTokens}`,
     )
+    found[row.variant] = list
+  }
+  return found
+}
+
+/**
+ * Each conversation's breaks as `turn.step cause@node lost`, in order: what an import must name as the
+ * capture did, request for request (a transcript that lacks a request is listed by the import, not here).
+ */
+export function breaksByConversation(rows: readonly StepRow[]): Record<string, string[]> {
+  const found: Record<string, string[]> = {}
+  for (const row of rows) {
+    if (!row.ok || row.breakCause === undefined) continue
+    const list = found[row.variant] ?? []
+    list.push(`${row.turn}.${row.step} ${row.breakCause}@${row.breakNode ?? ''} ${row.lostTokens}`)
     found[row.variant] = list
   }
   return found

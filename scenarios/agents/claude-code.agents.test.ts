@@ -11,7 +11,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { parseStepsCsv } from '../../reports/parse.ts'
 import type { StepRow } from '../../reports/types.ts'
-import { type AgentBench, type AgentSession, startAgentBench } from './bench.ts'
+import { type AgentBench, type AgentSession, agentVersion, startAgentBench } from './bench.ts'
 
 let bench: AgentBench
 let session: AgentSession
@@ -89,7 +89,7 @@ afterAll(() => bench?.close())
 
 const main = () => rows.filter((row) => row.variant === sessionIds[0])
 
-describe('Claude Code 2.1.328 captured through serve', () => {
+describe(`Claude Code ${agentVersion('claude-code')} captured through serve`, () => {
   it('is served every request, none refused', () => {
     expect(
       bench.exchanges.filter((exchange) => exchange.status !== 200).map((exchange) => exchange.error),
@@ -143,7 +143,7 @@ describe('Claude Code 2.1.328 captured through serve', () => {
     const names = [...new Set(rows.map((row) => row.variant))]
     expect(names.every((name) => [...sessionIds, forkId].some((id) => name.startsWith(id)))).toBe(true)
     expect(names.some((name) => name.includes(device))).toBe(false)
-    expect(rows.every((row) => row.agent === 'claude-code/2.1.328')).toBe(true)
+    expect(rows.every((row) => row.agent === `claude-code/${agentVersion('claude-code')}`)).toBe(true)
   })
 
   it('imports from its own transcript to the same conversations with the same per-request usage, and names what it did not record', () => {

@@ -10,6 +10,7 @@ import type { StepRow } from '../../reports/types.ts'
 import {
   type AgentBench,
   type AgentSession,
+  agentVersion,
   importAgentSession,
   startAgentBench,
   usageByConversation,
@@ -73,7 +74,7 @@ afterAll(() => bench?.close())
 
 const mainRows = (list = rows) => list.filter((row) => (row.conversationKind ?? 'main') === 'main')
 
-describe('Codex 0.169.0 captured through serve', () => {
+describe(`Codex ${agentVersion('codex')} captured through serve`, () => {
   it('is served every request, none refused', () => {
     expect(
       bench.exchanges.filter((exchange) => exchange.status !== 200).map((exchange) => exchange.error),
@@ -108,7 +109,7 @@ describe('Codex 0.169.0 captured through serve', () => {
         .map((row) => row.variant),
     )
     expect(subagents.size).toBe(2)
-    expect(rows.every((row) => row.agent === 'codex/0.169.0')).toBe(true)
+    expect(rows.every((row) => row.agent === `codex/${agentVersion('codex')}`)).toBe(true)
   })
 
   it('never blames the main conversation for its side requests: a model break only where the model changed', () => {
@@ -123,7 +124,7 @@ describe('Codex 0.169.0 captured through serve', () => {
   })
 })
 
-describe('Codex 0.169.0 rollouts imported with no path', () => {
+describe(`Codex ${agentVersion('codex')} rollouts imported with no path`, () => {
   it('read as five turns, every request on the model it was sent with, each conversation as captured, the forked agent too', async () => {
     const imported = await importAgentSession(session.place)
     expect(imported.stdout).toContain('read codex (3 files')
@@ -153,7 +154,7 @@ describe('Codex 0.169.0 rollouts imported with no path', () => {
       ),
     ]
     expect(kinds(imported.rows).sort()).toEqual(kinds(rows).sort())
-    expect(imported.rows.every((row) => row.agent === 'codex/0.169.0')).toBe(true)
+    expect(imported.rows.every((row) => row.agent === `codex/${agentVersion('codex')}`)).toBe(true)
     // The rollouts hold no tool schemas: no predicted read is set beside the recorded one, and it says so.
     expect(imported.rows.every((row) => row.predictedCacheReadTokens === undefined)).toBe(true)
     expect(imported.stdout).toContain(`no predicted read or write for ${imported.rows.length} requests`)

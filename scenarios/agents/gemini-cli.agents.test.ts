@@ -10,6 +10,7 @@ import type { StepRow } from '../../reports/types.ts'
 import {
   type AgentBench,
   type AgentSession,
+  agentVersion,
   importAgentSession,
   startAgentBench,
   usageByConversation,
@@ -38,7 +39,7 @@ beforeAll(async () => {
 
 afterAll(() => bench?.close())
 
-describe('Gemini CLI 0.61.0 on auto routing, captured through serve', () => {
+describe(`Gemini CLI ${agentVersion('gemini-cli')} on auto routing, captured through serve`, () => {
   it('is served every request, none refused', () => {
     expect(
       bench.exchanges.filter((exchange) => exchange.status !== 200).map((exchange) => exchange.error),
@@ -58,7 +59,7 @@ describe('Gemini CLI 0.61.0 on auto routing, captured through serve', () => {
     const main = rows.filter((row) => (row.conversationKind ?? 'main') === 'main')
     expect(new Set(main.map((row) => row.variant)).size).toBe(1)
     expect([...new Set(main.map((row) => row.turn))]).toEqual([1, 2])
-    expect(rows.every((row) => row.agent === 'gemini-cli/0.61.0')).toBe(true)
+    expect(rows.every((row) => row.agent === `gemini-cli/${agentVersion('gemini-cli')}`)).toBe(true)
     // Whether Gemini CLI resends its prefix unchanged is its own behaviour: on our machines it does, but
     // one CI run saw its resumed process send another system instruction. What cachelab answers for is
     // that a break is reported where, and only where, the request did not extend the previous one.

@@ -15,6 +15,7 @@ import type { StepRow } from '../../reports/types.ts'
 import {
   type AgentBench,
   type AgentSession,
+  agentVersion,
   importAgentSession,
   startAgentBench,
   usageByConversation,
@@ -53,7 +54,7 @@ afterAll(() => bench?.close())
 
 const mainSession = () => bench.exchanges.find((exchange) => exchange.purpose === 'title')?.session
 
-describe('opencode 1.18.33 on the OpenAI-compatible wire, captured through serve', () => {
+describe(`opencode ${agentVersion('opencode')} on the OpenAI-compatible wire, captured through serve`, () => {
   it('is served every request, none refused', () => {
     expect(
       bench.exchanges.filter((exchange) => exchange.status !== 200).map((exchange) => exchange.error),
@@ -75,7 +76,7 @@ describe('opencode 1.18.33 on the OpenAI-compatible wire, captured through serve
     const first = bench.exchanges.find((exchange) => exchange.kind === 'main')
     expect(first?.response).toContain('glob')
     expect(main.filter((row) => row.breakCause !== undefined)).toEqual([])
-    expect(rows.every((row) => row.agent === 'opencode/1.18.33')).toBe(true)
+    expect(rows.every((row) => row.agent === `opencode/${agentVersion('opencode')}`)).toBe(true)
   })
 
   it('puts the task subagent in a conversation of its own under the session', () => {
@@ -100,7 +101,7 @@ describe("opencode's own records import to the capture's usage", () => {
     const imported = await importAgentSession(session.place)
     expect(imported.stdout).toContain('opencode.db')
     expect(usageByConversation(imported.rows)).toEqual(captured())
-    expect(imported.rows.every((row) => row.agent === 'opencode/1.18.33')).toBe(true)
+    expect(imported.rows.every((row) => row.agent === `opencode/${agentVersion('opencode')}`)).toBe(true)
     const subagent = imported.rows.find((row) => row.conversationKind === 'subagent')
     expect(subagent?.session).toBe(mainSession())
   })

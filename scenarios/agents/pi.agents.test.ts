@@ -10,6 +10,7 @@ import type { StepRow } from '../../reports/types.ts'
 import {
   type AgentBench,
   type AgentSession,
+  agentVersion,
   importAgentSession,
   startAgentBench,
   usageByConversation,
@@ -36,7 +37,7 @@ beforeAll(async () => {
 
 afterAll(() => bench?.close())
 
-describe('pi 0.73.1 on a custom Anthropic provider, captured through serve', () => {
+describe(`pi ${agentVersion('pi')} on a custom Anthropic provider, captured through serve`, () => {
   it('is served every request, none refused', () => {
     expect(
       bench.exchanges.filter((exchange) => exchange.status !== 200).map((exchange) => exchange.error),

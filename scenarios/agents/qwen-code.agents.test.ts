@@ -12,6 +12,7 @@ import type { StepRow } from '../../reports/types.ts'
 import {
   type AgentBench,
   type AgentSession,
+  agentVersion,
   importAgentSession,
   startAgentBench,
   usageByConversation,
@@ -38,7 +39,7 @@ beforeAll(async () => {
 
 afterAll(() => bench?.close())
 
-describe('qwen-code 0.24.4 with managed memory, captured through serve', () => {
+describe(`qwen-code ${agentVersion('qwen-code')} with managed memory, captured through serve`, () => {
   it('is served every request, none refused', () => {
     expect(
       bench.exchanges.filter((exchange) => exchange.status !== 200).map((exchange) => exchange.error),
@@ -58,7 +59,7 @@ describe('qwen-code 0.24.4 with managed memory, captured through serve', () => {
     expect(
       main.filter((row) => row.breakCause === 'tools-changed' || row.breakCause === 'config-changed'),
     ).toEqual([])
-    expect(rows.every((row) => row.agent === 'qwen-code/0.24.4')).toBe(true)
+    expect(rows.every((row) => row.agent === `qwen-code/${agentVersion('qwen-code')}`)).toBe(true)
   })
 })
 

@@ -10,9 +10,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { AGENT_DRIVERS } from '../../harness/loops/agents/index.ts'
 import { type AgentRow, parseAgentsCsv } from '../../reports/agents.ts'
 import { parseStepsCsv } from '../../reports/parse.ts'
+import { agentVersion } from './bench.ts'
 
 const execFileAsync = promisify(execFile)
 const cli = (args: readonly string[]) =>
@@ -29,7 +29,7 @@ beforeAll(async () => {
   ;({ stdout } = await cli([
     'run',
     '--agent',
-    'claude-code,opencode',
+    `claude-code@${agentVersion('claude-code')},opencode@${agentVersion('opencode')}`,
     '--scenario',
     'memory-edit,mcp-add',
     '--out',
@@ -57,7 +57,7 @@ describe('cachelab run --agent claude-code,opencode', () => {
     const steps = parseStepsCsv(readFileSync(join(out, 'agent-steps.csv'), 'utf8'), 'agent-steps.csv')
     const versions = new Set(steps.map((row) => row.agent))
     expect(versions).toEqual(
-      new Set(agents.map((row) => `${row.agent}/${AGENT_DRIVERS[row.agent as 'opencode'].version}`)),
+      new Set(agents.map((row) => `${row.agent}/${agentVersion(row.agent as 'opencode')}`)),
     )
   })
 

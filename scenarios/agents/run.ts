@@ -16,6 +16,8 @@ import {
   type AgentOptions,
   cachelabMcpServer,
   installedAgent,
+  LATEST,
+  latestVersion,
 } from '../../harness/loops/agents/index.ts'
 import type { ReplyRuleInput } from '../../providers/mock/reply-file.ts'
 import {
@@ -35,7 +37,7 @@ import { startAgentBench } from './session.ts'
 
 const execFileAsync = promisify(execFile)
 
-/** An agent as `--agent` names it: `opencode`, or `opencode@1.18.33` for that version. */
+/** An agent as `--agent` names it: `opencode`, `opencode@1.18.33` for that version, `opencode@latest`. */
 export interface AgentSpec {
   name: AgentName
   version?: string
@@ -105,8 +107,9 @@ async function versionOf(bin: string): Promise<string | undefined> {
 }
 
 /**
- * The agent of a spec: the version asked for, installed into the cache folder; else the one on PATH
- * (its `--version`); else the driver's pinned version from the cache folder, installed if need be.
+ * The agent of a spec: the version asked for (`latest`: the registry's newest), installed into the cache
+ * folder; else the one on PATH (its `--version`); else the driver's pinned version from the cache folder,
+ * installed if need be.
  */
 export async function resolveAgent(spec: AgentSpec): Promise<ResolvedAgent> {
   const pinned = AGENT_DRIVERS[spec.name]
@@ -116,8 +119,9 @@ export async function resolveAgent(spec: AgentSpec): Promise<ResolvedAgent> {
     if (found !== undefined && version !== undefined)
       return { driver: { ...pinned, version }, bin: found, version, source: 'path' }
   }
-  const driver = { ...pinned, version: spec.version ?? pinned.version }
-  return { driver, bin: await installedAgent(driver), version: driver.version, source: 'cache' }
+  const version = spec.version === LATEST ? await latestVersion(pinned) : (spec.version ?? pinned.version)
+  const driver = { ...pinned, version }
+  return { driver, bin: await installedAgent(driver), version, source: 'cache' }
 }
 
 /** The end of what a failed step printed: its last non-empty line, clipped. */
@@ -172,8 +176,10 @@ export async function runAgentScenario(
     let note: string | undefined
     for (const [index, turn] of planTurns(driver, scenario).entries()) {
       if (turn.idleSeconds > 0) bench.server.context?.advance(turn.idleSeconds)
-      if (turn.memory !== undefined)
-        writeFileSync(join(session.place.workspace, turn.memory.path), turn.memory.text)
+      for (const file of [...(turn.memory === undefined ? [] : [turn.memory]), ...turn.files]) {
+        mkdirSync(dirname(join(session.place.workspace, file.path)), { recursive: true })
+        writeFileSync(join(session.place.workspace, file.path), file.text)
+      }
       const latest = bench.exchanges.findLast((exchange) => exchange.kind === 'main' && exchange.usage)
       const autoCompactTokens =
         turn.autoCompactAbove === undefined || latest?.usage === undefined

@@ -16,6 +16,7 @@ describe('the agent scenarios', () => {
       expect.arrayContaining([
         'resume',
         'memory-edit',
+        'new-file',
         'mcp-add',
         'model-switch',
         'compaction',
@@ -38,6 +39,26 @@ describe('the agent scenarios', () => {
         AGENT_DRIVERS[name].capabilities.memoryFile,
       ])
       expect(turns[2]?.events).toEqual(['memory-edit'])
+    }
+  })
+
+  it('answer the turns before a resume in text for an agent that cannot resume after tool calls', () => {
+    const gemini = planTurns(AGENT_DRIVERS['gemini-cli'], scenario('new-file'))
+    expect(gemini.map((turn) => turn.replies.map((rule) => rule.user))).toEqual([
+      ['What does README.md say?'],
+      ['And src/calc.js?'],
+      [],
+    ])
+    expect(gemini[0]?.replies[0]).toMatchObject({ kind: 'main', text: { tokens: 600 } })
+    expect(planTurns(AGENT_DRIVERS.codex, scenario('new-file')).flatMap((turn) => turn.replies)).toEqual([])
+  })
+
+  it('write a new workspace file before the resumed third turn, for every agent', () => {
+    for (const name of AGENT_NAMES) {
+      const turns = planTurns(AGENT_DRIVERS[name], scenario('new-file'))
+      expect(turns.map((turn) => turn.files.map((file) => file.path))).toEqual([[], [], ['NOTES.md']])
+      expect(turns[2]?.step.continues).toBe(true)
+      expect(notApplicable(AGENT_DRIVERS[name], scenario('new-file')), name).toEqual([])
     }
   })
 

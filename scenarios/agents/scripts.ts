@@ -11,6 +11,8 @@ import type { ReplyRuleInput } from '../../providers/mock/reply-file.ts'
 export type AgentEvent =
   /** The agent's memory file (CLAUDE.md, AGENTS.md, …) written or rewritten in the workspace. */
   | { kind: 'memory-edit'; text: string }
+  /** Another file written into the workspace (one the agent lists in its context, if it lists any). */
+  | { kind: 'workspace-file'; path: string; text: string }
   /** cachelab's MCP server added to the agent's settings. */
   | { kind: 'mcp-add' }
   /** The next turn runs on the driver's switch model. */
@@ -43,6 +45,9 @@ const WORKSPACE = {
   'src/calc.js': 'export const add = (a, b) => a + b\n',
 }
 
+/** The length of a turn answered in text instead of a file read (an agent that cannot resume after tools). */
+const TEXT_TURN_TOKENS = 600
+
 /** Two turns to warm the cache before the event, one after it. */
 const around = (name: string, description: string, event: AgentEvent): AgentScenario => ({
   name,
@@ -63,12 +68,17 @@ export const AGENT_SCENARIOS: readonly AgentScenario[] = [
     workspace: WORKSPACE,
     turns: [{ prompt: 'What does README.md say?' }, { prompt: 'And src/calc.js?' }, { prompt: 'Thanks' }],
   },
-  around('memory-edit', "the agent's memory file written before turn 3", {
+  around('memory-edit', "the agent's memory file written before turn 3, a resume", {
     kind: 'memory-edit',
     text: '# Project notes\nAlways answer in one sentence.\n',
   }),
+  around('new-file', 'a new file in the workspace before turn 3, a resume', {
+    kind: 'workspace-file',
+    path: 'NOTES.md',
+    text: '# Notes\nWritten between two turns.\n',
+  }),
   around('mcp-add', "cachelab's MCP server (one tool) added before turn 3", { kind: 'mcp-add' }),
-  around('model-switch', "turn 3 on the agent's second model", { kind: 'model-switch' }),
+  around('model-switch', "turn 3 on the agent's second model, a resume", { kind: 'model-switch' }),
   around('compaction', 'the conversation compacted before turn 3', { kind: 'compact' }),
   around('idle', 'two idle hours on the virtual clock before turn 3', { kind: 'idle', seconds: 7200 }),
   around('subagent', "turn 3's answer starts the agent's subagent", { kind: 'subagent' }),
@@ -115,6 +125,8 @@ export interface PlannedTurn {
   preludes: AgentStep[]
   /** The memory file to write first (relative to the workspace), with its text. */
   memory?: { path: string; text: string }
+  /** Other files to write into the workspace first (relative to it), with their texts. */
+  files: Array<{ path: string; text: string }>
   /** Add cachelab's MCP server to the settings first. */
   addMcp: boolean
   /**
@@ -141,6 +153,7 @@ export function planTurns(driver: AgentDriver, scenario: AgentScenario): Planned
     const planned: PlannedTurn = {
       step: { prompt: turn.prompt, ...(index > 0 ? { continues: true } : {}) },
       preludes: [],
+      files: [],
       addMcp: false,
       idleSeconds: 0,
       replies: [],
@@ -148,6 +161,7 @@ export function planTurns(driver: AgentDriver, scenario: AgentScenario): Planned
     }
     for (const event of turn.before ?? []) {
       if (event.kind === 'memory-edit') planned.memory = { path: capabilities.memoryFile, text: event.text }
+      else if (event.kind === 'workspace-file') planned.files.push({ path: event.path, text: event.text })
       else if (event.kind === 'mcp-add') planned.addMcp = true
       else if (event.kind === 'model-switch') model = capabilities.switchModel
       else if (event.kind === 'idle') planned.idleSeconds += event.seconds
@@ -172,6 +186,10 @@ export function planTurns(driver: AgentDriver, scenario: AgentScenario): Planned
       }
     }
     if (model !== undefined) planned.step = { ...planned.step, model }
+    // An agent that cannot resume after tool calls gets its turns before a resume answered in text, as
+    // long as a turn that reads a file would be.
+    if (capabilities.resumeAfterTools !== undefined && index < scenario.turns.length - 1)
+      planned.replies.push({ kind: 'main', user: turn.prompt, text: { tokens: TEXT_TURN_TOKENS } })
     return planned
   })
 }

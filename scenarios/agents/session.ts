@@ -11,10 +11,12 @@ import {
   type AgentOptions,
   type AgentPlace,
   type AgentStep,
+  type AgentTerminal,
   installedAgent,
   runAgentStep,
   type ServerUrls,
   type StepOutcome,
+  startTerminal,
   writeAgentFiles,
 } from '../../harness/loops/agents/index.ts'
 import { type LoopbackServer, startLoopback } from '../../providers/mock/loopback.ts'
@@ -26,12 +28,29 @@ import { captureRows } from '../../reports/capture-rows.ts'
 import { CaptureTracker } from '../../reports/observed/capture/tracker.ts'
 import type { StepRow } from '../../reports/types.ts'
 
+/**
+ * The versions the agents suite runs instead of the pins, as `NAME@VERSION,…`: `npm run test:agents --
+ * --latest` sets it to the registry's newest (bin/test-agents.ts).
+ */
+export const AGENT_VERSIONS_VARIABLE = 'CACHELAB_AGENT_VERSIONS'
+
+/** The version of an agent the suite runs: the one `CACHELAB_AGENT_VERSIONS` names, else the driver's pin. */
+export function agentVersion(name: AgentName, env: NodeJS.ProcessEnv = process.env): string {
+  for (const part of (env[AGENT_VERSIONS_VARIABLE] ?? '').split(',')) {
+    const at = part.lastIndexOf('@')
+    if (at > 0 && part.slice(0, at).trim() === name) return part.slice(at + 1).trim()
+  }
+  return AGENT_DRIVERS[name].version
+}
+
 /** How long one step of an agent may take before it is killed: room for a cold start on a loaded machine. */
 export const STEP_TIMEOUT_MS = 240_000
 
 /** One agent session: its place on disk, and its steps, each a new process. */
 export interface AgentSession {
   name: AgentName
+  /** The agent's version that runs (`agentVersion`, unless the session was given a command of its own). */
+  version: string
   place: AgentPlace
   /** Every step run so far, in order, with how it ended. */
   outcomes: StepOutcome[]
@@ -39,6 +58,8 @@ export interface AgentSession {
   step(step: AgentStep): Promise<StepOutcome>
   /** Change the session's options from the next step on, its files written again (an MCP server added). */
   configure(options: AgentOptions): void
+  /** Start the agent's interactive interface in the session's place (a driver that has one). */
+  terminal(): AgentTerminal
 }
 
 /** How a session starts beside its options: a setup of its place, a place of its own, the agent's command. */
@@ -126,7 +147,7 @@ export async function startAgentBench(replies: readonly ReplyRuleInput[] = []): 
       return session
     },
     async session(name, options = {}) {
-      const driver = AGENT_DRIVERS[name]
+      const driver = { ...AGENT_DRIVERS[name], version: agentVersion(name) }
       const bin = options.bin ?? (await installedAgent(driver))
       sessions += 1
       const base = join(root, `${name}-${sessions}`)
@@ -141,6 +162,7 @@ export async function startAgentBench(replies: readonly ReplyRuleInput[] = []): 
       const outcomes: StepOutcome[] = []
       return {
         name,
+        version: driver.version,
         place,
         outcomes,
         async step(step) {
@@ -156,6 +178,13 @@ export async function startAgentBench(replies: readonly ReplyRuleInput[] = []): 
         configure(next) {
           current = next
           writeAgentFiles(place, driver.files(place, mine, current))
+        },
+        terminal() {
+          if (driver.interactive === undefined)
+            throw new Error(`${name} has no interactive interface cachelab drives`)
+          const { command, files } = driver.interactive(place, mine, current)
+          writeAgentFiles(place, files)
+          return startTerminal(bin, place, command)
         },
       }
     },

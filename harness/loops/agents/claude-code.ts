@@ -3,7 +3,7 @@
 // root, print mode refuses to skip permissions.
 
 import { join } from 'node:path'
-import type { AgentDriver, AgentOptions, AgentPlace } from './types.ts'
+import type { AgentDriver, AgentOptions, AgentPlace, ServerUrls } from './types.ts'
 import { PLACEHOLDER_KEY } from './types.ts'
 
 export const claudeCode: AgentDriver = {
@@ -35,6 +35,7 @@ export const claudeCode: AgentDriver = {
   command(place, urls, step, options) {
     const model = step.model ?? options.model
     return {
+      env: environment(urls),
       args: [
         '-p',
         step.prompt,
@@ -50,17 +51,38 @@ export const claudeCode: AgentDriver = {
         ...(model !== undefined ? ['--model', model] : []),
         ...((options.mcpServers ?? []).length > 0 ? ['--mcp-config', mcpConfigPath(place)] : []),
       ],
-      env: {
-        ANTHROPIC_BASE_URL: urls.anthropic,
-        ANTHROPIC_API_KEY: PLACEHOLDER_KEY,
-        DISABLE_TELEMETRY: '1',
-        DISABLE_AUTOUPDATER: '1',
-        DISABLE_ERROR_REPORTING: '1',
-        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    }
+  },
+  // The TUI: `~/.claude.json` says onboarding is done, the placeholder key was accepted (by its last 20
+  // characters, as Claude Code keeps it) and the workspace trusted, so it opens on its prompt.
+  interactive(place, urls, options) {
+    const state = {
+      hasCompletedOnboarding: true,
+      customApiKeyResponses: { approved: [PLACEHOLDER_KEY.slice(-20)], rejected: [] },
+      projects: { [place.workspace]: { hasTrustDialogAccepted: true, allowedTools: [] } },
+    }
+    return {
+      command: {
+        args: [
+          ...(options.model !== undefined ? ['--model', options.model] : []),
+          ...((options.mcpServers ?? []).length > 0 ? ['--mcp-config', mcpConfigPath(place)] : []),
+        ],
+        env: environment(urls),
       },
+      files: [{ path: join(place.home, '.claude.json'), text: `${JSON.stringify(state, null, 2)}\n` }],
     }
   },
 }
+
+/** Claude Code's environment: the server, the placeholder key, telemetry, reports and updates off. */
+const environment = (urls: ServerUrls) => ({
+  ANTHROPIC_BASE_URL: urls.anthropic,
+  ANTHROPIC_API_KEY: PLACEHOLDER_KEY,
+  DISABLE_TELEMETRY: '1',
+  DISABLE_AUTOUPDATER: '1',
+  DISABLE_ERROR_REPORTING: '1',
+  CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+})
 
 const mcpConfigPath = (place: AgentPlace) => join(place.home, 'cachelab-mcp.json')
 

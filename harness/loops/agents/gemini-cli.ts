@@ -19,6 +19,9 @@ export const geminiCli: AgentDriver = {
     compact: { prompt: '/compress' },
     subagent: { unsupported: 'its subagents are experimental and off by default in this version' },
     mcp: true,
+    // It resends a tool call's response twice on resume, which the API refuses with a 400 ("the number of
+    // function response parts is equal to the number of function call parts"; google-gemini/gemini-cli#16543).
+    resumeAfterTools: { unsupported: 'its resume resends two responses for one tool call (refused)' },
   },
   files(place, _urls, options) {
     const settings = {

@@ -8,9 +8,10 @@ import { pi } from './pi.ts'
 import { qwenCode } from './qwen-code.ts'
 import type { AgentDriver, AgentName } from './types.ts'
 
-export { agentsCache, installedAgent, installFolder } from './install.ts'
+export { agentsCache, installedAgent, installFolder, LATEST, latestVersion } from './install.ts'
 export { cachelabMcpServer, MCP_SERVER_NAME, MCP_SERVER_SCRIPT, MCP_TOOL_NAME } from './mcp.ts'
 export { runAgentStep, type StepOutcome, writeAgentFiles } from './process.ts'
+export { type AgentTerminal, startTerminal, terminalText } from './terminal.ts'
 export type {
   AgentCapabilities,
   AgentCommand,

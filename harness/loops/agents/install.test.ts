@@ -1,9 +1,24 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { claudeCode } from './claude-code.ts'
-import { agentsCache, installedAgent, installFolder } from './install.ts'
+import { agentsCache, installedAgent, installFolder, latestVersion } from './install.ts'
+
+/** Run `body` with an `npm` on PATH that prints `stdout` and exits with `code`. */
+async function withFakeNpm<T>(stdout: string, code: number, body: () => Promise<T>): Promise<T> {
+  const folder = mkdtempSync(join(tmpdir(), 'cachelab-fake-npm-'))
+  const script = join(folder, 'npm')
+  writeFileSync(script, `#!/bin/sh\necho "$*" > "${folder}/args"\nprintf '%s\\n' '${stdout}'\nexit ${code}\n`)
+  chmodSync(script, 0o755)
+  const path = process.env.PATH
+  process.env.PATH = `${folder}:${path ?? ''}`
+  try {
+    return await body()
+  } finally {
+    process.env.PATH = path
+  }
+}
 
 describe('the agents cache', () => {
   it('is CACHELAB_AGENTS_DIR, else a folder under the home cache', () => {
@@ -18,5 +33,15 @@ describe('the agents cache', () => {
     mkdirSync(join(folder, 'node_modules', '.bin'), { recursive: true })
     writeFileSync(join(folder, 'node_modules', '.bin', 'claude'), '')
     expect(await installedAgent(claudeCode, cache)).toBe(join(folder, 'node_modules', '.bin', 'claude'))
+  })
+
+  it("asks the registry for an agent's latest version, and says which package it could not find", async () => {
+    expect(await withFakeNpm('2.1.999', 0, () => latestVersion(claudeCode))).toBe('2.1.999')
+    await expect(withFakeNpm('npm error 404 Not Found', 1, () => latestVersion(claudeCode))).rejects.toThrow(
+      /cannot find the latest version of @anthropic-ai\/claude-code/,
+    )
+    await expect(withFakeNpm('<html>', 0, () => latestVersion(claudeCode))).rejects.toThrow(
+      /answered "<html>"/,
+    )
   })
 })

@@ -28,6 +28,32 @@ export function installFolder(driver: InstallSpec, cache = agentsCache()): strin
   return join(cache, `${driver.package.replace('/', '+')}@${driver.version}`)
 }
 
+/** A version of an agent as `--agent NAME@VERSION` may ask for it: `latest` is the registry's newest. */
+export const LATEST = 'latest'
+
+/**
+ * The version the npm registry publishes as `latest` for a package (`npm view PACKAGE version`): what users
+ * of the agent run. A registry that cannot be reached is an input error naming the package.
+ */
+export async function latestVersion(spec: Pick<InstallSpec, 'package'>): Promise<string> {
+  try {
+    const { stdout } = await run(
+      'npm',
+      ['view', `${spec.package}@${LATEST}`, 'version', '--loglevel=error'],
+      {
+        timeout: 120_000,
+      },
+    )
+    const version = stdout.trim().split('\n').at(-1)?.trim() ?? ''
+    if (/^\d+\.\d+\.\d+[0-9A-Za-z.+-]*$/.test(version)) return version
+    throw new Error(`the registry answered ${JSON.stringify(version)}`)
+  } catch (error) {
+    const stderr =
+      (error as { stderr?: string }).stderr?.trim().split('\n').at(-1) ?? (error as Error).message
+    throw new CachelabError('input', `cannot find the latest version of ${spec.package}: ${stderr}`)
+  }
+}
+
 /** The agent's command, installing its pinned version first when the cache lacks it. */
 export async function installedAgent(driver: InstallSpec, cache = agentsCache()): Promise<string> {
   const folder = installFolder(driver, cache)

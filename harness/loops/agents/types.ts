@@ -89,6 +89,11 @@ export interface AgentCapabilities {
   subagent: { tool: string; arguments: Record<string, unknown> } | Unsupported
   /** Whether `files`/`command` honour `AgentOptions.mcpServers`. */
   mcp: true | Unsupported
+  /**
+   * Set when the agent cannot resume a session whose turn ended in tool calls (the provider refuses what
+   * it resends): the turns before a resume are answered in text, and this says why.
+   */
+  resumeAfterTools?: Unsupported
 }
 
 export interface AgentDriver {
@@ -106,6 +111,16 @@ export interface AgentDriver {
   files(place: AgentPlace, urls: ServerUrls, options: AgentOptions): AgentFile[]
   /** The command line and environment of one step. */
   command(place: AgentPlace, urls: ServerUrls, step: AgentStep, options: AgentOptions): AgentCommand
+  /**
+   * The agent's interactive interface, where it has one worth driving (terminal.ts): the command that
+   * starts it in the session's place and the files it needs first (onboarding done, the key accepted, the
+   * workspace trusted), so it opens on its prompt.
+   */
+  interactive?(
+    place: AgentPlace,
+    urls: ServerUrls,
+    options: AgentOptions,
+  ): { command: AgentCommand; files: AgentFile[] }
 }
 
 /** A placeholder key: every server answers a non-empty one; nothing real is ever needed or sent. */
