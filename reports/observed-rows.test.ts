@@ -100,6 +100,24 @@ describe('classifying the cache rewrites of a recorded session', () => {
     expect(switched[1]?.rewrite.class).toBe('model-switch')
   })
 
+  it('names a message the agent rebuilt where the transcript says, as a capture names it', () => {
+    const [, edited] = rows([
+      claude(0, 0, 5000),
+      claude(1, 0, 5300, {
+        events: [
+          { kind: 'resume', detail: 'chat resumed' },
+          { kind: 'message-edit', node: 'messages[0].0', detail: 'rebuilt on resume' },
+        ],
+      }),
+    ])
+    expect(edited?.row).toMatchObject({
+      breakCause: 'message-edited',
+      breakNode: 'messages[0].0',
+      lostTokens: 5000,
+    })
+    expect(edited?.rewrite.class).toBe('message-edit')
+  })
+
   it('does not call a shortfall of a few tokens a rewrite', () => {
     const [, , small] = rows([claude(0, 0, 5000), claude(1, 5000, 300), claude(2, 5250, 360)])
     expect(small?.rewrite.class).toBe('growth')

@@ -28,6 +28,8 @@ export type RewriteClass =
   | 'config-change'
   | 'tools-change'
   | 'system-change'
+  /** A message already sent was rebuilt (an agent's first message rendered anew on resume). */
+  | 'message-edit'
   /** A rewrite nothing in the transcript explains. */
   | 'unexplained'
 
@@ -118,6 +120,7 @@ const EVENT_CLASSES: ReadonlyArray<{
   { kind: 'system-change', class: 'system-change', cause: 'system-replace' },
   { kind: 'tools-change', class: 'tools-change', cause: 'tools-changed' },
   { kind: 'config-change', class: 'config-change', cause: 'config-changed' },
+  { kind: 'message-edit', class: 'message-edit', cause: 'message-edited' },
   { kind: 'resume', class: 'resume', cause: 'resume' },
 ]
 
@@ -244,9 +247,10 @@ export class ObservedRowBuilder {
         rewriteClass = found?.class ?? 'unexplained'
         // A log that names its loop's own compaction event gives the loop's cause.
         const named = request.events.find((event) => event.kind === found?.kind)
+        const node = named?.kind === 'message-edit' ? named.node : found?.node
         attribution = {
           cause: (named?.kind === 'compaction' ? named.cause : undefined) ?? found?.cause ?? 'unexplained',
-          ...(found?.node !== undefined ? { node: found.node } : {}),
+          ...(node !== undefined ? { node } : {}),
         }
       }
     }

@@ -136,6 +136,53 @@ describe('a Gemini CLI session read from its chat file', () => {
     ])
   })
 
+  it('names the first message rebuilt on a resume (a new file in the workspace listing) where a capture does', async () => {
+    // Gemini CLI 0.61.0 resumed after a file was added: the message list set again holds the session
+    // context message under its id with the new listing, then the prompts as before.
+    const context = (files: string) => ({
+      id: 'ctx',
+      timestamp: '2026-12-02T00:00:00.500Z',
+      type: 'user',
+      content: [{ text: `<session_context>${files}</session_context>` }],
+    })
+    const first = prompt('p1', 'What does README.md say?')
+    const reply = answer('a1', 'gemini-3.8-flash', tokens(10030, 9418))
+    const file = chatFile([
+      header,
+      { $set: { messages: [context('README.md')] } },
+      first,
+      answer('a0', 'gemini-3.8-flash', tokens(9421, 0)),
+      { ...header, startTime: '2026-12-02T00:01:00.000Z' },
+      { $set: { sessionId: header.sessionId } },
+      { $set: { messages: [context('README.md'), first, answer('a0', 'gemini-3.8-flash', undefined)] } },
+      prompt('p2', 'And more?'),
+      reply,
+      { $set: { sessionId: header.sessionId } },
+      {
+        $set: {
+          messages: [
+            context('NEW.md README.md'),
+            first,
+            answer('a0', 'gemini-3.8-flash', undefined),
+            prompt('p2', 'And more?'),
+            reply,
+          ],
+        },
+      },
+      prompt('p3', 'And now?'),
+      answer('a2', 'gemini-3.8-flash', tokens(10645, 9401)),
+    ])
+    const { requests } = await read(file)
+    expect(requests.map((request) => request.events)).toEqual([
+      [],
+      [{ kind: 'resume', detail: 'chat resumed' }],
+      [
+        { kind: 'resume', detail: 'chat resumed' },
+        { kind: 'message-edit', node: 'contents[0].0', detail: 'rebuilt on resume' },
+      ],
+    ])
+  })
+
   it('is told apart from the other formats by its header', async () => {
     expect(await detectFormat(SESSION)).toBe('gemini-cli')
   })

@@ -14,6 +14,7 @@ import { CachelabError } from '../../../harness/errors.ts'
 import { isRecord } from '../../../harness/json-fields.ts'
 import type { JsonValue, Usage } from '../../../harness/types.ts'
 import { parseGeminiUsage } from '../../../providers/gemini.ts'
+import { canonicalJson, contentHash } from '../../../providers/wire/digest.ts'
 import { type Fields, fieldsOf, listOf, numberOf, textOf } from './fields.ts'
 import { lineProblem, readJsonRecords, recordProblem, SkipTally } from './lines.ts'
 import type { ObservedRequest, ReadOptions, TranscriptEvent, TranscriptReader } from './types.ts'
@@ -52,7 +53,36 @@ function isPrompt(content: unknown): boolean {
   })
 }
 
-/** Why requests were not counted, by reason, with the first line of each. */
+/**
+ * Where the first user message of `messages` that `contents` held otherwise (by id) sits on the wire, as a capture
+ * names it: `contents[i].j`, Gemini joining a run of messages of one role into one content whose parts are
+ * theirs in order. Undefined when every message it knew is as it was.
+ */
+export function rebuiltNode(
+  messages: readonly unknown[],
+  contents: ReadonlyMap<string, string>,
+): string | undefined {
+  let content = -1
+  let part = 0
+  let role: string | undefined
+  for (const message of messages) {
+    const fields = fieldsOf(message)
+    const wireRole = fields.type === 'gemini' ? 'model' : 'user'
+    if (wireRole !== role) {
+      content += 1
+      part = 0
+      role = wireRole
+    }
+    // A model message is kept in the list in another form than its record (its thoughts as parts): only
+    // a user message can be compared with what it was.
+    const id = wireRole === 'user' ? textOf(fields.id) : undefined
+    const before = id === undefined ? undefined : contents.get(id)
+    if (before !== undefined && before !== contentHash(canonicalJson(fields.content ?? null)))
+      return `contents[${content}].${part}`
+    part += typeof fields.content === 'string' ? 1 : Math.max(1, listOf(fields.content).length)
+  }
+  return undefined
+}
 
 /** The fold of one Gemini CLI file: fed its records in order, it answers the requests each completes. */
 export class GeminiCliLog {
@@ -63,6 +93,8 @@ export class GeminiCliLog {
   private readonly waiting = new Map<string, string>()
   /** Every message id the file has shown, in records or in `$set` message lists. */
   private readonly known = new Set<string>()
+  /** The hash of what each message id held when last shown: a message list that holds it otherwise rebuilt it. */
+  private readonly contents = new Map<string, string>()
   private pending: TranscriptEvent[] = []
   private previousModel: string | undefined
   /** A chat was (re)started on the file since its last message list: a resume, unless it was compressed. */
@@ -98,7 +130,10 @@ export class GeminiCliLog {
       this.start({})
     }
     const id = textOf(record.id)
-    if (id !== undefined) this.known.add(id)
+    if (id !== undefined) {
+      this.known.add(id)
+      this.contents.set(id, contentHash(canonicalJson(record.content ?? null)))
+    }
     switch (type) {
       case 'user':
         if (isPrompt(record.content)) {
@@ -158,9 +193,20 @@ export class GeminiCliLog {
     const fresh = ids.some((id) => !this.known.has(id))
     const dropped = [...this.counted].some((id) => !listed.has(id))
     if (fresh && dropped) this.event({ kind: 'compaction', detail: 'chat compression' })
-    else if (this.restarted && this.counted.size > 0) this.event({ kind: 'resume', detail: 'chat resumed' })
+    else if (this.restarted && this.counted.size > 0) {
+      this.event({ kind: 'resume', detail: 'chat resumed' })
+      const edited = rebuiltNode(update.messages, this.contents)
+      if (edited !== undefined)
+        this.event({ kind: 'message-edit', node: edited, detail: 'rebuilt on resume' })
+    }
     this.restarted = false
-    for (const id of ids) this.known.add(id)
+    for (const message of update.messages) {
+      const fields = fieldsOf(message)
+      const id = textOf(fields.id)
+      if (id === undefined) continue
+      this.known.add(id)
+      this.contents.set(id, contentHash(canonicalJson(fields.content ?? null)))
+    }
     return []
   }
 

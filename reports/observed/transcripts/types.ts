@@ -52,6 +52,11 @@ export type TranscriptEvent =
   | { kind: 'tools-change'; detail?: string }
   /** The system prompt or instructions changed (where the transcript holds them). */
   | { kind: 'system-change'; detail?: string }
+  /**
+   * A message already sent was sent again otherwise (Gemini CLI renders its first message, the workspace
+   * listing, anew on resume): `node` is where the request first differs, as a capture names it.
+   */
+  | { kind: 'message-edit'; node: string; detail?: string }
 
 /** One provider request as a transcript records it. */
 export interface ObservedRequest {
