@@ -12,10 +12,12 @@ import { fillerText } from '../harness/filler.ts'
 import { parseFaultSchedule } from '../providers/mock/fault-spec.ts'
 import type { FaultRule } from '../providers/mock/faults.ts'
 import { type LoopbackServer, startLoopback } from '../providers/mock/loopback.ts'
-import { CacheSimulators } from '../providers/sim/index.ts'
+import { DEFAULT_MEMORY_BUDGET_MB, planMemory } from '../providers/mock/memory-budget.ts'
+import { CacheSimulators, type SimulatorOptions } from '../providers/sim/index.ts'
 import type { CapturedExchange } from '../providers/wire/exchange.ts'
 import { CaptureWriter } from '../reports/observed/capture/store.ts'
 import { CaptureTracker } from '../reports/observed/capture/tracker.ts'
+import type { StepRow } from '../reports/types.ts'
 import { reportCapture } from './report.ts'
 import { serveCommand } from './serve-command.ts'
 import { runCli } from './testing.ts'
@@ -27,8 +29,11 @@ afterEach(async () => {
   for (const server of servers.splice(0)) await server.close()
 })
 
-/** A simulated server that records into a capture directory, with a fault schedule when given. */
-async function serve(faults?: readonly FaultRule[]) {
+/**
+ * A simulated server that records into a capture directory, with a fault schedule when given, and the
+ * simulators' options (`memoryBytes`: serve's budget for the tries).
+ */
+async function serve(faults?: readonly FaultRule[], simulator?: SimulatorOptions) {
   const dir = mkdtempSync(join(tmpdir(), 'cachelab-serve-faults-'))
   const writer = CaptureWriter.open(
     dir,
@@ -51,6 +56,7 @@ async function serve(faults?: readonly FaultRule[]) {
     port: 0,
     capture,
     ...(faults !== undefined ? { faults } : {}),
+    ...(simulator !== undefined ? { simulator } : {}),
   })
   servers.push(server)
   return { server, dir, exchanges }
@@ -334,6 +340,101 @@ describe('virtual time over HTTP', () => {
     const none = await fetch(`${live.url}/cachelab/clock`)
     expect(none.status).toBe(404)
     expect(await none.text()).toContain('there is no virtual clock with --upstream live')
+  })
+})
+
+describe("an idle gap under serve's memory budget, however its cache entries went", () => {
+  /**
+   * Session `name`'s Anthropic conversation: each call sends one more turn (at virtual time `at` when
+   * given, the `x-cachelab-at` header). Each session has a system prompt of its own.
+   */
+  function conversation(server: LoopbackServer, name: string) {
+    const client = new Anthropic({ apiKey: 'test-key', baseURL: server.baseURLs.anthropic, maxRetries: 0 })
+    const messages: Anthropic.MessageParam[] = []
+    return async (at?: number) => {
+      messages.push({ role: 'user', content: question(messages.length / 2 + 1) })
+      const reply = await client.messages.create(
+        {
+          model: 'claude-sonnet-4-6',
+          max_tokens: 64,
+          system: [{ type: 'text', text: `${name}: ${SYSTEM}`, cache_control: { type: 'ephemeral' } }],
+          messages: [...messages],
+        },
+        {
+          headers: {
+            'x-cachelab-session': name,
+            ...(at !== undefined ? { 'x-cachelab-at': String(at) } : {}),
+          },
+        },
+      )
+      messages.push({ role: 'assistant', content: reply.content })
+    }
+  }
+
+  /** A budget (estimated bytes) that one session's entries stay under and two pass: about 12 kB each. */
+  const ONE_SESSION_AND_A_HALF = 18_000
+
+  /** Session a's rows, and what the simulators' pruning did. */
+  async function report(server: LoopbackServer, dir: string) {
+    const stats = server.context?.simulators.pruneStats
+    await server.close()
+    return { rows: reportCapture(dir).rows.filter((row) => row.variant === 'a'), stats }
+  }
+
+  /** What the row after the gap must say: nothing read, the tokens the previous request left cached lost to `cause`. */
+  const lostToTheGap = (rows: StepRow[], cause: string) => {
+    expect(rows.map((row) => `${row.turn}.${row.step}`)).toEqual(['1.1', '2.1', '3.1'])
+    const [, left, after] = rows
+    const carried = (left?.cacheReadTokens ?? 0) + (left?.cacheWriteTokens ?? 0)
+    expect(carried).toBeGreaterThan(1900)
+    expect(after).toMatchObject({
+      cacheReadTokens: 0,
+      idealCacheReadTokens: 0,
+      lostTokens: 0,
+      breakCause: cause,
+      providerCause: cause,
+      providerLostTokens: carried,
+    })
+    expect(after?.providerLostUsd).toBeGreaterThan(0)
+  }
+
+  it('POST /cachelab/clock under the default budget removes the expired entries, and the report still says ttl-expired with the tokens it cost', async () => {
+    const memory = planMemory(DEFAULT_MEMORY_BUDGET_MB)
+    const { server, dir } = await serve(undefined, { memoryBytes: memory.simulatorBytes })
+    const send = conversation(server, 'a')
+    await send()
+    await send()
+    await fetch(`${server.url}/cachelab/clock`, { method: 'POST', body: JSON.stringify({ advance: 400 }) })
+    expect(server.context?.simulators.pruneStats.bytes).toBe(0)
+    await send()
+    const { rows, stats } = await report(server, dir)
+    expect(stats?.removed).toBeGreaterThan(0)
+    lostToTheGap(rows, 'ttl-expired')
+  })
+
+  it("x-cachelab-at, another session's request after the gap pruning the tries under the budget: the same row", async () => {
+    const { server, dir } = await serve(undefined, { memoryBytes: ONE_SESSION_AND_A_HALF })
+    const send = conversation(server, 'a')
+    await send(0)
+    await send(10)
+    await conversation(server, 'b')(500)
+    await send(510)
+    const { rows, stats } = await report(server, dir)
+    expect(stats?.removed).toBeGreaterThan(0)
+    expect(stats?.evicted).toBe(0)
+    lostToTheGap(rows, 'ttl-expired')
+  })
+
+  it('a live entry evicted for memory is named evicted, with the tokens the provider would have read', async () => {
+    const { server, dir } = await serve(undefined, { memoryBytes: ONE_SESSION_AND_A_HALF })
+    const send = conversation(server, 'a')
+    await send(0)
+    await send(10)
+    await conversation(server, 'b')(20)
+    await send(30)
+    const { rows, stats } = await report(server, dir)
+    expect(stats?.evicted).toBeGreaterThan(0)
+    lostToTheGap(rows, 'evicted')
   })
 })
 

@@ -67,6 +67,27 @@ describe('breaks', () => {
   })
 })
 
+describe('a break for memory', () => {
+  it("says that serve's memory budget dropped a live entry, and what to do about it", () => {
+    const evicted = sessionRows({ scenario: 'capture', variant: 's1', model: 'claude-sonnet-4-6' }, [
+      { write: 6000, uncached: 3 },
+      {
+        write: 6100,
+        uncached: 3,
+        turn: 2,
+        breakCause: 'evicted',
+        providerCause: 'evicted',
+        providerLost: 6000,
+      },
+    ])
+    const [entry] = breaksOf(evicted)
+    if (entry === undefined) throw new Error('a break expected')
+    expect(breakLine(entry)).toBe(
+      "capture · s1 · anthropic 2.2: evicted on the provider side, 6,000 tokens ($0.0162); serve's --memory-budget dropped it while live: a larger budget keeps it",
+    )
+  })
+})
+
 describe('breaks of a captured agent', () => {
   const found = breaksOf(capturedAgent())
 

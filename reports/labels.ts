@@ -21,11 +21,14 @@ export function breakDescription(
 /**
  * What a longer cache lifetime would have cost instead of an expiry: holding the lost prefix written at
  * the 1-hour price rather than the 5-minute one (Anthropic), or nothing (OpenAI's 24h retention is billed
- * like in-memory). Undefined for other causes and providers without a lifetime option.
+ * like in-memory). An eviction for memory is serve's, not the provider's: a larger budget keeps it.
+ * Undefined for other causes and providers without a lifetime option.
  */
 export function providerAdvice(
   row: Pick<StepRow, 'provider' | 'model' | 'providerCause' | 'providerLostTokens'>,
 ): string | undefined {
+  if (row.providerCause === 'evicted')
+    return "serve's --memory-budget dropped it while live: a larger budget keeps it"
   if (row.providerCause !== 'ttl-expired') return undefined
   const vendor = vendorOf(row.provider)
   const prices = findModel(vendor, row.model)?.prices

@@ -203,11 +203,12 @@ export class LoopRowBuilder {
   previousRequest(): PreviousRequest | undefined {
     const previous = this.previous
     if (previous === undefined) return undefined
-    const { machine } = previous.observation.trace
+    const { machine, carry } = previous.observation.trace
     return {
       prompt: previous.observation.prompt,
       ...(machine !== undefined ? { machine } : {}),
       ...(previous.model !== undefined ? { model: previous.model } : {}),
+      carry,
     }
   }
 }

@@ -84,3 +84,51 @@ describe('cachelab/msw: lenient mocks', () => {
     expect(lenient.recorder.rows()[0]?.inputTokens).toBeGreaterThan(0)
   })
 })
+
+describe('cachelab/msw: an idle gap made with advance under a memory budget', () => {
+  const system = 'You review pull requests: name the risk first, then the fix. '.repeat(200)
+
+  /** One more turn of session `session`'s Anthropic conversation, answered by `handlers`. */
+  function conversation(handlers: ReturnType<typeof cachelabHandlers>['handlers'], session: string) {
+    const messages: Array<{ role: string; content: string }> = []
+    return async () => {
+      messages.push({ role: 'user', content: `Review change ${messages.length / 2 + 1}.` })
+      const response = await getResponse(
+        handlers,
+        new Request('https://api.anthropic.com/v1/messages', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-cachelab-session': session },
+          body: JSON.stringify({
+            model: 'claude-sonnet-4-6',
+            max_tokens: 64,
+            system: [{ type: 'text', text: system, cache_control: { type: 'ephemeral' } }],
+            messages,
+          }),
+        }),
+      )
+      const answer = (await response?.json()) as { content: Array<{ text?: string }> }
+      messages.push({ role: 'assistant', content: answer.content[0]?.text ?? 'OK.' })
+    }
+  }
+
+  it('removes what expired at once, as the HTTP clock does, and the next request names ttl-expired with its tokens', async () => {
+    const { handlers, context, recorder } = cachelabHandlers({
+      clock: () => 0,
+      simulator: { memoryBytes: 64 * 1024 * 1024 },
+    })
+    const send = conversation(handlers, 'review')
+    await send()
+    await send()
+    context.advance(400)
+    expect(context.simulators.pruneStats.bytes).toBe(0)
+    await send()
+    const [, left, after] = recorder.rows('review')
+    const carried = (left?.cacheReadTokens ?? 0) + (left?.cacheWriteTokens ?? 0)
+    expect(carried).toBeGreaterThan(2000)
+    expect(after).toMatchObject({
+      cacheReadTokens: 0,
+      providerCause: 'ttl-expired',
+      providerLostTokens: carried,
+    })
+  })
+})

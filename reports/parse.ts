@@ -43,6 +43,7 @@ const BREAK_CAUSES: Record<BreakCause, true> = {
   'below-minimum': true,
   'lookback-miss': true,
   'routing-miss': true,
+  evicted: true,
   'prefix-drift': true,
   'after-slot': true,
   'image-offload': true,

@@ -117,8 +117,13 @@ export class SessionRowBuilder {
   previousRequest(): PreviousRequest | undefined {
     const previous = this.previous
     if (previous === undefined) return undefined
-    const machine = previous.trace.machine
-    return { prompt: previous.prompt, ...(machine !== undefined ? { machine } : {}), model: previous.model }
+    const { machine, carry } = previous.trace
+    return {
+      prompt: previous.prompt,
+      ...(machine !== undefined ? { machine } : {}),
+      model: previous.model,
+      carry,
+    }
   }
 
   /** The seq of the latest compaction/start before `logLength`. */

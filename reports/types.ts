@@ -56,6 +56,11 @@ export type BreakCause =
   | 'below-minimum'
   | 'lookback-miss'
   | 'routing-miss'
+  /**
+   * Provider side, on a simulator under serve's memory budget: a still-live entry was evicted to keep
+   * within `--memory-budget`, so the request read less than the provider's cache would have given it.
+   */
+  | 'evicted'
   | 'prefix-drift'
   | 'after-slot'
   | 'image-offload'

@@ -184,12 +184,15 @@ export class MockContext {
 
   /**
    * Move virtual time forward, so an idle gap (a TTL expiry) takes no real time. A request's
-   * `x-cachelab-at` header still sets that one request's time, leaving the clock alone.
+   * `x-cachelab-at` header still sets that one request's time, leaving the clock alone. Under a memory
+   * budget, what the move expired goes at once (a server left idle holds none of it); a later request's
+   * counterfactual still knows what its session's previous request left, so the gap is named either way.
    */
   advance(seconds: number): void {
     if (!Number.isFinite(seconds) || seconds < 0)
       throw new RangeError(`the clock only moves forward: cannot advance it by ${seconds} seconds`)
     this.offset += seconds
+    this.simulators.advanceTo(this.now())
   }
 
   /** Seconds `advance` has added in all. */

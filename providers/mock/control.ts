@@ -103,8 +103,6 @@ export function handleControl(
   const seconds = advanceOf(body)
   if (typeof seconds === 'string') return problem(400, 'invalid_request_error', seconds)
   context.advance(seconds)
-  // Under a budget, what the move expired goes now: a server left idle holds none of it.
-  context.simulators.advanceTo(context.now())
   return { status: 200, body: clockState(context) }
 }
 

@@ -91,14 +91,16 @@ export class AnthropicCacheSimulator {
     const matched = tokensThrough(prompt, deepestEntry(found.path))
     // Staying on the model the previous request ran on would have read that model's cache.
     const stayed = previousModel(request.previous, entry, (model) => this.entryOf(model))
-    const measured = counterfactualTrace(
-      request.previous,
-      prompt,
-      { read, shortfall: found.missed },
-      this.probe(entry, at),
-      'lookback-miss',
-      stayed === undefined ? undefined : this.probe(stayed, at),
-    )
+    const measured = counterfactualTrace({
+      previous: request.previous,
+      current: prompt,
+      actual: { read, shortfall: found.missed },
+      probe: this.probe(entry, at),
+      otherwise: 'lookback-miss',
+      switched: stayed === undefined ? undefined : this.probe(stayed, at),
+      at,
+      meter: this.meter,
+    })
     const readNode = found.path[readDepth - 1]
     if (readNode?.data !== undefined) {
       readNode.data.expiresAt = Math.max(readNode.data.expiresAt, at + readNode.data.ttlSeconds)
@@ -157,9 +159,13 @@ export class AnthropicCacheSimulator {
     const rules = anthropicRules(entry)
     const trie = this.tries.get(entry.model)
     return (candidate, bounds) => {
-      if (trie === undefined) return { read: 0, shortfall: undefined }
+      if (trie === undefined) return { read: 0, shortfall: undefined, stored: 0 }
       const probed = readEntries(trie, candidate, at, rules, bounds)
-      return { read: tokensThrough(candidate, probed.depth), shortfall: probed.missed }
+      return {
+        read: tokensThrough(candidate, probed.depth),
+        shortfall: probed.missed,
+        stored: tokensThrough(candidate, probed.path.length),
+      }
     }
   }
 

@@ -13,6 +13,7 @@ import type {
   ReadBounds,
   Segment,
   Shortfall,
+  TrieMeter,
 } from './types.ts'
 
 /** Index of the first segment where `current` stops extending `previous`; undefined when it extends it. */
@@ -105,6 +106,11 @@ export function cacheableTokens(prompt: Prompt): number {
 export interface ProbeResult {
   read: number
   shortfall: Shortfall | undefined
+  /**
+   * Tokens of the prompt through the deepest node the cache still holds on its path, live or not; absent
+   * where the read does not come from stored prefixes (a request that uses no caching, an explicit cache).
+   */
+  stored?: number
 }
 
 /** A simulator's read of a prompt under some bounds, from its current cache state, without changing it. */
@@ -133,49 +139,82 @@ export function previousModel(
   return entry.model === current.model ? undefined : entry
 }
 
-/**
- * The trace field of a simulation given the previous request of its session (none without one): the
- * counterfactual of `current` against it. Called between a simulator's read and write phases. `probe`
- * reads the current model's cache; `switched`, given when the previous request ran on another model
- * (`previousModel`), reads that model's cache with its rules and is the one the counterfactual reads.
- */
-export function counterfactualTrace(
-  previous: PreviousRequest | undefined,
-  current: Prompt,
-  actual: ProbeResult,
-  probe: Probe,
-  otherwise: Shortfall,
-  switched?: Probe,
-): { counterfactual?: Counterfactual } {
-  if (previous === undefined) return {}
-  return { counterfactual: counterfactual(previous.prompt, current, actual, probe, otherwise, switched) }
+/** What a simulator gives the counterfactual of one request, between its read and write phases. */
+export interface CounterfactualInput {
+  /** The previous request of the session; without one there is no counterfactual. */
+  previous: PreviousRequest | undefined
+  current: Prompt
+  /** The request's own read. */
+  actual: ProbeResult
+  /** Reads the current model's cache. */
+  probe: Probe
+  /** The cause when the strict read reports none (a request routed to another machine than the previous one). */
+  otherwise: Shortfall
+  /**
+   * Given when the previous request ran on another model (`previousModel`): reads that model's cache with
+   * its rules, and is the one the counterfactual reads.
+   */
+  switched?: Probe | undefined
+  /** The request's virtual time. */
+  at: number
+  /** The meter of the simulator's tries: what pruning under a memory budget may have removed. */
+  meter: TrieMeter
+}
+
+/** The trace field of a simulation given the previous request of its session (none without one). */
+export function counterfactualTrace(input: CounterfactualInput): { counterfactual?: Counterfactual } {
+  if (input.previous === undefined) return {}
+  return { counterfactual: counterfactual(input, input.previous) }
 }
 
 /**
- * The counterfactual of `current` against `previous`: its ideal (the strict read of an unchanged
- * extension, capped at what `current` holds, never below the actual read) and its warm read (the same
- * with expiry and lookback lifted). `otherwise` names the cause when the strict read reports none (a
- * request routed to another machine than the previous one). After a model switch the actual read came
- * from another cache than the counterfactual's, so even an extension is probed.
+ * The counterfactual of the current request against `previous`: its ideal (the strict read of an
+ * unchanged extension, capped at what the current request holds, never below the actual read) and its
+ * warm read (the same with expiry and lookback lifted, or what the previous request left cached where
+ * pruning removed it: `removedCarry`). After a model switch the actual read came from another cache than
+ * the counterfactual's, so even an extension is probed.
  */
-function counterfactual(
-  previous: Prompt,
-  current: Prompt,
-  actual: ProbeResult,
-  own: Probe,
-  otherwise: Shortfall,
-  switched: Probe | undefined,
-): Counterfactual {
-  const candidate = counterfactualPrompt(previous, current)
+function counterfactual(input: CounterfactualInput, previous: PreviousRequest): Counterfactual {
+  const { current, actual, otherwise, switched } = input
+  const candidate = counterfactualPrompt(previous.prompt, current)
   const limit = cacheableTokens(current)
-  const probe = switched ?? own
+  const probe = switched ?? input.probe
   const strict =
     candidate === current && switched === undefined
       ? actual
       : probe(candidate, { limit, ignoreExpiry: false, unbounded: false })
   const ideal = Math.max(actual.read, strict.read)
-  const warm = Math.max(ideal, probe(candidate, { limit, ignoreExpiry: true, unbounded: true }).read)
+  const lifted = probe(candidate, { limit, ignoreExpiry: true, unbounded: true })
+  const removed = removedCarry(previous, lifted.stored, limit, input.at, input.meter)
+  const warm = Math.max(ideal, lifted.read, removed?.tokens ?? 0)
   if (warm === ideal) return { ideal, warm }
+  if (removed !== undefined && removed.tokens > lifted.read) return { ideal, warm, cause: removed.cause }
   const blocked = strict.shortfall === 'below-minimum' ? undefined : strict.shortfall
   return { ideal, warm, cause: blocked ?? otherwise }
+}
+
+/**
+ * What the previous request left cached (`carry`) when the cache no longer holds the path to it although
+ * it once did: pruning under a memory budget removed it, expired (`ttl-expired`, the request came after
+ * `liveUntil`) or evicted while live (`evicted`). A warm cache would have read those tokens. Undefined
+ * when the path is still there (the probe's own read says it all), when nothing was ever pruned (a fresh
+ * cache never held it), or when the request holds fewer tokens than the carry (which shorter entry it
+ * would have read is not kept).
+ */
+function removedCarry(
+  previous: PreviousRequest,
+  stored: number | undefined,
+  limit: number,
+  at: number,
+  meter: TrieMeter,
+): { tokens: number; cause: Shortfall } | undefined {
+  const carry = previous.carry
+  if (carry === undefined || stored === undefined || carry.tokens === 0 || carry.tokens > limit)
+    return undefined
+  // The previous request's own path must be missing: an answer rendered otherwise than the next request
+  // resent it (DeepSeek's carry reaches past the prompt) leaves a shorter path with nothing removed.
+  if (stored >= Math.min(carry.tokens, cacheableTokens(previous.prompt))) return undefined
+  const pruned = carry.liveUntil <= (meter.expiredBy ?? Number.NEGATIVE_INFINITY)
+  if (!pruned && (meter.evicted ?? 0) === 0) return undefined
+  return { tokens: carry.tokens, cause: at >= carry.liveUntil ? 'ttl-expired' : 'evicted' }
 }

@@ -122,13 +122,14 @@ export class DeepSeekCacheSimulator {
     const rules = entry.cache as DeepSeekCacheRules
     const trie = this.tries.get(entry.model)
     return (candidate, bounds) => {
-      if (trie === undefined) return { read: 0, shortfall: undefined }
+      if (trie === undefined) return { read: 0, shortfall: undefined, stored: 0 }
       if (rules.mode === 'legacy')
         return this.readLegacy(trie, candidate, at, rules, entry.tokenScale, bounds)
       const probed = this.readUnits(trie, candidate, at, rules, bounds)
       return {
         read: onGrid(probed.hit?.tokens ?? 0, rules.readGranularityTokens),
         shortfall: probed.shortfall,
+        stored: tokensThrough(candidate, probed.path.length),
       }
     }
   }
@@ -161,14 +162,16 @@ export class DeepSeekCacheSimulator {
     const { path } = found
     const unitRead = found.hit?.tokens ?? 0
     const read = onGrid(unitRead, rules.readGranularityTokens)
-    const measured = counterfactualTrace(
-      request.previous,
-      prompt,
-      { read, shortfall: found.shortfall },
-      probes.own,
-      'ttl-expired',
-      probes.switched,
-    )
+    const measured = counterfactualTrace({
+      previous: request.previous,
+      current: prompt,
+      actual: { read, shortfall: found.shortfall },
+      probe: probes.own,
+      otherwise: 'ttl-expired',
+      switched: probes.switched,
+      at,
+      meter: this.meter,
+    })
     if (found.hit !== undefined) found.hit.state.lastUsed = at
     const shortfall = found.shortfall
 
@@ -388,14 +391,16 @@ export class DeepSeekCacheSimulator {
     const scale = this.model(request.body).tokenScale
     const found = this.readLegacy(trie, prompt, at, rules, scale, UNBOUNDED_READ)
     const { read, common } = found
-    const measured = counterfactualTrace(
-      request.previous,
-      prompt,
-      found,
-      probes.own,
-      'ttl-expired',
-      probes.switched,
-    )
+    const measured = counterfactualTrace({
+      previous: request.previous,
+      current: prompt,
+      actual: found,
+      probe: probes.own,
+      otherwise: 'ttl-expired',
+      switched: probes.switched,
+      at,
+      meter: this.meter,
+    })
     for (const node of trie.insert(prompt, prompt.segments.length, () => ({}))) {
       node.data ??= {}
       node.data.unit = { availableAt: at, lastUsed: at }
@@ -427,7 +432,7 @@ export class DeepSeekCacheSimulator {
     rules: DeepSeekCacheRules,
     scale: number,
     bounds: ReadBounds,
-  ): { read: number; common: number; shortfall: Shortfall | undefined } {
+  ): { read: number; common: number; shortfall: Shortfall | undefined; stored: number } {
     const live = (state: NodeState | undefined) =>
       state?.unit !== undefined && (bounds.ignoreExpiry || at - state.unit.lastUsed < rules.evictionSeconds)
     const path = trie.walk(prompt)
@@ -440,9 +445,10 @@ export class DeepSeekCacheSimulator {
     const common = Math.min(stored, bounds.limit)
     const unit = rules.legacyUnitTokens
     const read = Math.floor(common / unit) * unit
-    const expired = depth < path.length && Math.floor(tokensThrough(prompt, path.length) / unit) * unit > read
-    if (expired) return { read, common, shortfall: 'ttl-expired' }
-    return { read, common, shortfall: read === 0 && common > 0 ? 'below-minimum' : undefined }
+    const walked = tokensThrough(prompt, path.length)
+    const expired = depth < path.length && Math.floor(walked / unit) * unit > read
+    if (expired) return { read, common, shortfall: 'ttl-expired', stored: walked }
+    return { read, common, shortfall: read === 0 && common > 0 ? 'below-minimum' : undefined, stored: walked }
   }
 }
 

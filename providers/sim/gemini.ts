@@ -49,6 +49,8 @@ export interface ExplicitCache {
 interface ImplicitRead {
   read: number
   matched: number
+  /** Tokens of the prompt through the deepest node stored on its path, live or not. */
+  stored: number
   shortfall?: Shortfall
 }
 
@@ -144,20 +146,21 @@ export class GeminiCacheSimulator {
     // Staying on the model the previous request ran on would have read that model's implicit store (an
     // explicit cache belongs to one model: the other model's request could not have named this one).
     const stayed = previousModel(request.previous, entry, (model) => this.model({ model }))
-    const measured = counterfactualTrace(
-      request.previous,
-      prompt,
-      { read, shortfall: explicit === undefined ? implicit.shortfall : undefined },
-      (candidate, bounds) => {
+    const measured = counterfactualTrace({
+      previous: request.previous,
+      current: prompt,
+      actual: { read, shortfall: explicit === undefined ? implicit.shortfall : undefined },
+      probe: (candidate, bounds) => {
         const probed = this.readImplicit(trie, candidate, at, rules, entry.tokenScale, bounds)
-        return {
-          read: readOf(probed, bounds.limit),
-          shortfall: explicit === undefined ? probed.shortfall : undefined,
-        }
+        // A request naming an explicit cache reads exactly it: the implicit store has no say.
+        if (explicit !== undefined) return { read: readOf(probed, bounds.limit), shortfall: undefined }
+        return { read: probed.read, shortfall: probed.shortfall, stored: probed.stored }
       },
-      'routing-miss',
-      stayed === undefined ? undefined : this.implicitProbe(stayed, at),
-    )
+      otherwise: 'routing-miss',
+      switched: stayed === undefined ? undefined : this.implicitProbe(stayed, at),
+      at,
+      meter: this.meter,
+    })
     // The whole prompt is kept (free), and every node it passes is renewed.
     const renewal = this.renewals.get(trie)
     if (renewal === undefined) this.renewals.set(trie, { latest: at, ordered: true })
@@ -360,11 +363,12 @@ export class GeminiCacheSimulator {
     const partial = depth === path.length ? this.partialMatch(trie, path, prompt, depth, live, scale) : 0
     const matched = Math.min(tokensThrough(prompt, depth) + partial, bounds.limit)
     const read = floorToIncrement(matched, rules.minTokens, rules.increment)
-    const stored = Math.min(tokensThrough(prompt, path.length), bounds.limit)
+    const stored = tokensThrough(prompt, path.length)
     let shortfall: Shortfall | undefined
-    if (floorToIncrement(stored, rules.minTokens, rules.increment) > read) shortfall = 'ttl-expired'
+    if (floorToIncrement(Math.min(stored, bounds.limit), rules.minTokens, rules.increment) > read)
+      shortfall = 'ttl-expired'
     else if (read === 0 && matched > 0) shortfall = 'below-minimum'
-    return { read, matched, ...(shortfall !== undefined ? { shortfall } : {}) }
+    return { read, matched, stored, ...(shortfall !== undefined ? { shortfall } : {}) }
   }
 
   /** A read of a model's implicit store at `at` under its rules, changing nothing: a counterfactual's probe. */
@@ -372,9 +376,9 @@ export class GeminiCacheSimulator {
     const rules = entry.cache as GeminiCacheRules
     const trie = this.tries.get(entry.model)
     return (candidate, bounds) => {
-      if (trie === undefined) return { read: 0, shortfall: undefined }
+      if (trie === undefined) return { read: 0, shortfall: undefined, stored: 0 }
       const probed = this.readImplicit(trie, candidate, at, rules, entry.tokenScale, bounds)
-      return { read: probed.read, shortfall: probed.shortfall }
+      return { read: probed.read, shortfall: probed.shortfall, stored: probed.stored }
     }
   }
 

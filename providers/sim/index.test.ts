@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest'
 import type { AssistantMessage } from '../../harness/types.ts'
 import type { WireApi } from '../types.ts'
 import { CacheSimulators } from './index.ts'
+import type { PreviousRequest, Simulation } from './types.ts'
 
 const output: AssistantMessage = { role: 'assistant', content: [{ type: 'text', text: 'Fine.' }] }
 
@@ -135,5 +136,218 @@ describe('simulators under a memory budget', () => {
       output,
     })
     expect(wide.pruneStats.bytes - long.pruneStats.bytes).toBeGreaterThanOrEqual(100_000)
+  })
+})
+
+/**
+ * A family of bodies: session `session`'s request after `turns` user turns, each session with a file of
+ * its own (the tries hold a path per session), on a model of one simulator; `gap` outlives its lifetime.
+ */
+interface GapFamily {
+  name: string
+  api: WireApi
+  body: (session: number, turns: number) => Record<string, unknown>
+  /** Seconds of idle that outlive the cache (5 minutes, half an hour, six hours). */
+  gap: number
+}
+
+const file = (session: number) =>
+  Array.from(
+    { length: 260 },
+    (_, line) => `line ${line} of file ${session}: x${line} = ${session * line}`,
+  ).join('\n')
+const turnsOf = <T>(turns: number, user: (text: string) => T, assistant: () => T): T[] =>
+  Array.from({ length: turns }, (_, turn) => turn).flatMap((turn) => [
+    ...(turn > 0 ? [assistant()] : []),
+    user(turn === 0 ? `Review:\n${file(0)}` : `And part ${turn}?`),
+  ])
+const chat = (model: string) => (session: number, turns: number) => ({
+  model,
+  messages: [
+    { role: 'system', content: `Review file ${session}.` },
+    ...turnsOf(
+      turns,
+      (text) => ({ role: 'user', content: text.replace(file(0), file(session)) }),
+      () => ({ role: 'assistant', content: 'Fine.' }),
+    ),
+  ],
+})
+
+const GAP_FAMILIES: readonly GapFamily[] = [
+  {
+    name: 'Anthropic (5-minute entries at breakpoints)',
+    api: 'anthropic-messages',
+    gap: 400,
+    body: (session, turns) => ({
+      model: 'claude-sonnet-4-6',
+      max_tokens: 50,
+      cache_control: { type: 'ephemeral' },
+      system: `Review file ${session}.`,
+      messages: turnsOf(
+        turns,
+        (text) => ({ role: 'user', content: text.replace(file(0), file(session)) }),
+        () => ({ role: 'assistant', content: 'Fine.' }),
+      ),
+    }),
+  },
+  {
+    name: 'Bedrock (cache points)',
+    api: 'bedrock-converse',
+    gap: 400,
+    body: (session, turns) => ({
+      modelId: 'anthropic.claude-sonnet-4-6',
+      system: [{ text: `Review file ${session}.` }],
+      messages: turnsOf(
+        turns,
+        (text): Record<string, unknown> => ({
+          role: 'user',
+          content: [{ text: text.replace(file(0), file(session)) }, { cachePoint: { type: 'default' } }],
+        }),
+        () => ({ role: 'assistant', content: [{ text: 'Fine.' }] }),
+      ),
+      inferenceConfig: { maxTokens: 50 },
+    }),
+  },
+  { name: 'OpenAI prefixes (gpt-5.4)', api: 'openai-chat', gap: 7_200, body: chat('gpt-5.4') },
+  { name: 'OpenAI breakpoints (gpt-5.6-sol)', api: 'openai-chat', gap: 7_200, body: chat('gpt-5.6-sol') },
+  { name: 'DeepSeek units', api: 'deepseek-chat', gap: 7 * 3_600, body: chat('deepseek-flash') },
+  {
+    name: 'Gemini implicit prefixes',
+    api: 'gemini-generate',
+    gap: 400,
+    body: (session, turns) => ({
+      model: 'gemini-2.5-flash',
+      systemInstruction: { parts: [{ text: `Review file ${session}.` }] },
+      contents: turnsOf(
+        turns,
+        (text) => ({ role: 'user', parts: [{ text: text.replace(file(0), file(session)) }] }),
+        () => ({ role: 'model', parts: [{ text: 'Fine.' }] }),
+      ),
+    }),
+  },
+]
+
+/**
+ * The simulators as a capture drives them: each request of a session given the session's previous
+ * request (its prompt, machine and what it left cached), as serve's tracker gives it.
+ */
+class Sessions {
+  private readonly previous = new Map<number, PreviousRequest>()
+  constructor(
+    readonly simulators: CacheSimulators,
+    private readonly family: GapFamily,
+  ) {}
+
+  send(session: number, turns: number, at: number): Simulation {
+    const previous = this.previous.get(session)
+    const simulation = this.simulators.simulate(this.family.api, {
+      body: this.family.body(session, turns),
+      at,
+      output,
+      ...(previous !== undefined ? { previous } : {}),
+    })
+    const { machine, carry } = simulation.trace
+    this.previous.set(session, {
+      prompt: simulation.prompt,
+      ...(machine !== undefined ? { machine } : {}),
+      carry,
+    })
+    return simulation
+  }
+}
+
+/** The estimated bytes the tries hold after session 0's first two requests. */
+function bytesOfOneSession(family: GapFamily): number {
+  const sessions = new Sessions(new CacheSimulators(), family)
+  sessions.send(0, 1, 0)
+  sessions.send(0, 2, 60)
+  return sessions.simulators.pruneStats.bytes
+}
+
+describe('an idle gap under a memory budget: named and counted as without one, however its entries went', () => {
+  for (const family of GAP_FAMILIES) {
+    describe(family.name, () => {
+      /**
+       * Session 0 sends two requests, then `between` happens, then its third request comes after the gap:
+       * its counterfactual on simulators with `memoryBytes`, and on simulators without a budget.
+       */
+      const afterGap = (memoryBytes: number, between: (sessions: Sessions) => void) =>
+        [new CacheSimulators({ memoryBytes }), new CacheSimulators()].map((simulators) => {
+          const sessions = new Sessions(simulators, family)
+          sessions.send(0, 1, 0)
+          sessions.send(0, 2, 60)
+          between(sessions)
+          // What pruning had done before the third request (which may prune again once it is in).
+          const stats = simulators.pruneStats
+          return { third: sessions.send(0, 3, 60 + family.gap), stats }
+        })
+
+      it('the clock moved past the lifetime (serve removes what expired at once): ttl-expired, the tokens the previous request left', () => {
+        const [bounded, unbounded] = afterGap(1_000_000_000, (sessions) =>
+          sessions.simulators.advanceTo(60 + family.gap - 1),
+        )
+        expect(bounded?.stats.removed).toBeGreaterThan(0)
+        const counterfactual = unbounded?.third.trace.counterfactual
+        expect(counterfactual?.cause).toBe('ttl-expired')
+        expect(counterfactual?.warm).toBeGreaterThan(counterfactual?.ideal ?? 0)
+        expect(bounded?.third.trace.counterfactual).toEqual(counterfactual)
+        expect(bounded?.third.counts).toEqual(unbounded?.third.counts)
+      })
+
+      it("another session's request after the gap pruned it under the budget: the same", () => {
+        const [bounded, unbounded] = afterGap(bytesOfOneSession(family) + 1, (sessions) =>
+          sessions.send(1, 1, 60 + family.gap - 1),
+        )
+        expect(bounded?.stats.removed).toBeGreaterThan(0)
+        expect(bounded?.stats.evicted).toBe(0)
+        expect(unbounded?.third.trace.counterfactual?.cause).toBe('ttl-expired')
+        expect(bounded?.third.trace.counterfactual).toEqual(unbounded?.third.trace.counterfactual)
+      })
+
+      it('evicted for memory while still live: named evicted, the tokens the provider would have read', () => {
+        const [bounded, unbounded] = afterGap(bytesOfOneSession(family) + 1, (sessions) =>
+          sessions.send(1, 1, 90),
+        )
+        expect(bounded?.stats.evicted).toBeGreaterThan(0)
+        // Read again within the lifetime, without a budget it reads what the previous request left.
+        const live = new Sessions(new CacheSimulators(), family)
+        live.send(0, 1, 0)
+        live.send(0, 2, 60)
+        live.send(1, 1, 90)
+        const read = live.send(0, 3, 120)
+        expect(read.counts.read).toBeGreaterThan(0)
+        expect(read.trace.counterfactual?.cause).toBeUndefined()
+        const sessions = new Sessions(
+          new CacheSimulators({ memoryBytes: bytesOfOneSession(family) + 1 }),
+          family,
+        )
+        sessions.send(0, 1, 0)
+        sessions.send(0, 2, 60)
+        sessions.send(1, 1, 90)
+        const evicted = sessions.send(0, 3, 120)
+        expect(evicted.counts.read).toBeLessThan(read.counts.read)
+        expect(evicted.trace.counterfactual).toEqual({
+          ideal: evicted.counts.read,
+          warm: read.counts.read,
+          cause: 'evicted',
+        })
+        expect(unbounded).toBeDefined()
+      })
+    })
+  }
+
+  it('claims nothing where nothing was pruned: a fresh cache (a reset) never held what the previous request left', () => {
+    const family = GAP_FAMILIES[0] as GapFamily
+    const first = new Sessions(new CacheSimulators({ memoryBytes: 1_000_000_000 }), family)
+    first.send(0, 1, 0)
+    const previous = first.send(0, 2, 60)
+    const fresh = new CacheSimulators({ memoryBytes: 1_000_000_000 })
+    const after = fresh.simulate(family.api, {
+      body: family.body(0, 3),
+      at: 1_000,
+      output,
+      previous: { prompt: previous.prompt, carry: previous.trace.carry },
+    })
+    expect(after.trace.counterfactual).toEqual({ ideal: 0, warm: 0 })
   })
 })

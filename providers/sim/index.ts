@@ -122,6 +122,8 @@ export class CacheSimulators {
       this.bedrock.prune(at) +
       this.gemini.prune(at)
     for (const simulator of this.compatibles.values()) removed += simulator.prune(at)
+    // A counterfactual then knows that what a session's previous request left may be gone (see `Carry`).
+    this.meter.expiredBy = Math.max(this.meter.expiredBy ?? Number.NEGATIVE_INFINITY, at)
     this.prunes += 1
     this.removed += removed
     return removed

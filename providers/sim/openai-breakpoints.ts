@@ -92,14 +92,16 @@ export class OpenAIBreakpointCache {
       : NO_READ
     const readDepth = found.depth
     const read = tokensThrough(prompt, readDepth)
-    const measured = counterfactualTrace(
-      request.previous,
-      marked,
-      { read, shortfall: found.missed },
-      this.probe(rules, caching, body, at, route, request.previous?.machine),
-      'routing-miss',
+    const measured = counterfactualTrace({
+      previous: request.previous,
+      current: marked,
+      actual: { read, shortfall: found.missed },
+      probe: this.probe(rules, caching, body, at, route, request.previous?.machine),
+      otherwise: 'routing-miss',
       switched,
-    )
+      at,
+      meter: this.meter,
+    })
     const refresh = (entry: BreakpointEntry) => {
       entry.liveUntil = Math.max(entry.liveUntil ?? 0, at + ttlSeconds)
     }
@@ -186,7 +188,11 @@ export class OpenAIBreakpointCache {
         rules,
         bounds,
       )
-      return { read: tokensThrough(candidate, probed.depth), shortfall: probed.missed }
+      return {
+        read: tokensThrough(candidate, probed.depth),
+        shortfall: probed.missed,
+        stored: tokensThrough(candidate, probed.path.length),
+      }
     }
   }
 }

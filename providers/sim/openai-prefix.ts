@@ -41,6 +41,8 @@ interface PrefixRead {
   matched: number
   /** Leading segments shared with the machine's last path. */
   shared: number
+  /** Tokens of the prompt through the deepest node stored on its path, live or not. */
+  stored: number
   last: LastPath | undefined
   shortfall?: Shortfall
 }
@@ -108,14 +110,16 @@ export class OpenAIPrefixCache {
     const found = this.readPrefix(trie, prompt, at, rules, scale, UNBOUNDED_READ)
     const { read, matched, shared, last } = found
     const alive = (touch: Touch) => at - touch.lastUsed < touch.retention
-    const measured = counterfactualTrace(
-      request.previous,
-      prompt,
-      { read, shortfall: found.shortfall },
-      this.probe(rules, body, at, scale, route, request.previous?.machine),
-      'routing-miss',
+    const measured = counterfactualTrace({
+      previous: request.previous,
+      current: prompt,
+      actual: { read, shortfall: found.shortfall },
+      probe: this.probe(rules, body, at, scale, route, request.previous?.machine),
+      otherwise: 'routing-miss',
       switched,
-    )
+      at,
+      meter: this.meter,
+    })
 
     // The whole prompt is cached on the machine after the request (writes are free before GPT-5.6).
     const extendsLast = last?.uniform === true && shared === last.path.length && shared === prompt.base?.count
@@ -183,7 +187,7 @@ export class OpenAIPrefixCache {
         scale,
         bounds,
       )
-      return { read: probed.read, shortfall: probed.shortfall }
+      return { read: probed.read, shortfall: probed.shortfall, stored: probed.stored }
     }
   }
 
@@ -223,11 +227,12 @@ export class OpenAIPrefixCache {
       liveDepth === path.length ? this.partialMatch(trie, path, prompt, liveDepth, live, scale) : 0
     const matched = Math.min(tokensThrough(prompt, liveDepth) + partial, bounds.limit)
     const read = floorToIncrement(matched, rules.minTokens, rules.increment)
-    const stored = Math.min(tokensThrough(prompt, path.length), bounds.limit)
+    const stored = tokensThrough(prompt, path.length)
     let shortfall: Shortfall | undefined
-    if (floorToIncrement(stored, rules.minTokens, rules.increment) > read) shortfall = 'ttl-expired'
+    if (floorToIncrement(Math.min(stored, bounds.limit), rules.minTokens, rules.increment) > read)
+      shortfall = 'ttl-expired'
     else if (read === 0 && matched > 0) shortfall = 'below-minimum'
-    return { read, matched, shared, last, ...(shortfall !== undefined ? { shortfall } : {}) }
+    return { read, matched, shared, last, stored, ...(shortfall !== undefined ? { shortfall } : {}) }
   }
 
   /** The idle lifetime the request asks for (400 for a retention the model refuses); sampled with a seed. */

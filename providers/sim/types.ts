@@ -74,8 +74,11 @@ export interface Prompt {
   placed?: readonly PlacedBreakpoint[]
 }
 
-/** Why a request read less than an unchanged extension of the previous one could have. */
-export type Shortfall = 'below-minimum' | 'ttl-expired' | 'lookback-miss' | 'routing-miss'
+/**
+ * Why a request read less than an unchanged extension of the previous one could have. `evicted`: the
+ * simulator dropped a still-live entry to keep within serve's memory budget (see `CacheSimulators`).
+ */
+export type Shortfall = 'below-minimum' | 'ttl-expired' | 'lookback-miss' | 'routing-miss' | 'evicted'
 
 /** The disjoint counts of one simulated request. */
 export interface SimCounts {
@@ -107,10 +110,17 @@ export interface Counterfactual {
   cause?: Shortfall
 }
 
+/** What a request left cached: the tokens an unchanged extension of it could read next, and until when. */
+export interface Carry {
+  tokens: number
+  /** The virtual time (seconds) from which those tokens are no longer readable. */
+  liveUntil: number
+}
+
 /** What a simulation of one request says beyond its counts. */
 export interface SimTrace {
   /** Tokens an unchanged extension of this request could read next, and the virtual time it stays readable. */
-  carry: { tokens: number; liveUntil: number }
+  carry: Carry
   /** Set when the simulation was given the previous request of the session. */
   counterfactual?: Counterfactual
   /** Set when the cache held a matching prefix that this request could not read, and why. */
@@ -150,6 +160,12 @@ export interface PreviousRequest {
    * request simulated. On another model the counterfactual reads that model's cache, with its rules.
    */
   model?: string
+  /**
+   * What the previous request left cached (its `SimTrace.carry`). When pruning under a memory budget has
+   * removed those entries, the counterfactual still knows what a warm cache would have read, and whether
+   * they expired (`ttl-expired`) or were evicted while live (`evicted`).
+   */
+  carry?: Carry
 }
 
 /** One request to simulate. */
@@ -222,6 +238,11 @@ export interface TrieMeter {
   evictBefore?: number
   /** Nodes `prune` removed only because `evictBefore` said so (still live for their simulator). */
   evicted?: number
+  /**
+   * The latest time pruning removed what had expired by (`CacheSimulators`): an entry that stopped being
+   * readable by then may be gone from the tries. Unset while nothing was ever pruned.
+   */
+  expiredBy?: number
   /** The tries that hold nodes on this meter, for eviction to survey (a trie joins on its first node). */
   tries?: Set<MeteredTrie>
 }

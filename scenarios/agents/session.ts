@@ -1,6 +1,7 @@
-// Agent sessions against one loopback `serve` (simulated providers, every request placed and recorded),
-// each in a scratch home and workspace, the agent the one given or its pinned version installed into the
-// cache folder. What the agents sent becomes the same rows `cachelab report` makes.
+// Agent sessions against one loopback `serve` (simulated providers, every request placed and recorded,
+// serve's default memory budget), each in a scratch home and workspace, the agent the one given or its
+// pinned version installed into the cache folder. What the agents sent becomes the same rows `cachelab
+// report` makes.
 
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -19,7 +20,9 @@ import {
   startTerminal,
   writeAgentFiles,
 } from '../../harness/loops/agents/index.ts'
+import type { ClockState } from '../../providers/mock/control.ts'
 import { type LoopbackServer, startLoopback } from '../../providers/mock/loopback.ts'
+import { DEFAULT_MEMORY_BUDGET_MB, planMemory } from '../../providers/mock/memory-budget.ts'
 import { type ReplyRuleInput, repliesFromRules } from '../../providers/mock/reply-file.ts'
 import { CacheSimulators } from '../../providers/sim/index.ts'
 import type { CapturedExchange } from '../../providers/wire/exchange.ts'
@@ -81,6 +84,11 @@ export interface AgentBench {
   rows(): StepRow[]
   /** Answer from now on by these rules (a replies file's), e.g. once a session's workspace path is known. */
   reply(rules: readonly ReplyRuleInput[]): void
+  /**
+   * Move the server's virtual clock `seconds` on the documented way, `POST /cachelab/clock`; resolves with
+   * its answer (the virtual time now).
+   */
+  advance(seconds: number): Promise<ClockState>
   /** Why each request the server did not answer with a 200 failed: empty when every request was served. */
   refusals(): string[]
   /**
@@ -100,16 +108,21 @@ export interface AgentBench {
 export async function startAgentBench(replies: readonly ReplyRuleInput[] = []): Promise<AgentBench> {
   const root = mkdtempSync(join(tmpdir(), 'cachelab-agents-'))
   const exchanges: CapturedExchange[] = []
-  const linearizer = new CacheSimulators()
+  // As `cachelab serve` runs: its default memory budget shared among the tries, the memo and the sessions.
+  const memory = planMemory(DEFAULT_MEMORY_BUDGET_MB)
+  const linearizer = new CacheSimulators({ counter: memory.counter })
   const tracker = new CaptureTracker({
     linearize: (api, body) => linearizer.linearize(api, body),
     keepBodies: true,
+    memoryBytes: memory.trackerBytes,
     sink: (exchange) => exchanges.push(exchange),
   })
   const server = await startLoopback({
     upstream: 'sim',
     port: 0,
     capture: tracker,
+    simulator: { counter: memory.counter, memoryBytes: memory.simulatorBytes },
+    memoryBudgetBytes: memory.budgetBytes,
     ...(replies.length > 0 ? { replies: repliesFromRules(replies) } : {}),
   })
   const urls: ServerUrls = {
@@ -125,6 +138,16 @@ export async function startAgentBench(replies: readonly ReplyRuleInput[] = []): 
     rows: () => captureRows(exchanges, { runId: 'agents', scenario: 'agents' }),
     reply(rules) {
       if (server.context !== undefined) server.context.replies = repliesFromRules(rules)
+    },
+    async advance(seconds) {
+      const response = await fetch(`${server.url}/cachelab/clock`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ advance: seconds }),
+      })
+      if (response.status !== 200)
+        throw new Error(`POST /cachelab/clock answered ${response.status}: ${await response.text()}`)
+      return (await response.json()) as ClockState
     },
     refusals: () =>
       exchanges

@@ -243,6 +243,7 @@ export class CaptureTracker implements ExchangeRecorder {
         prompt: input.simulation.prompt,
         ...(machine !== undefined ? { machine } : {}),
         ...modelField(body),
+        carry: input.simulation.trace.carry,
       }
       state.previousBytes = promptBytes(state.previous.prompt)
       this.previousBytes += state.previousBytes
