@@ -118,6 +118,19 @@ describe('classifying the cache rewrites of a recorded session', () => {
     expect(edited?.rewrite.class).toBe('message-edit')
   })
 
+  it('names a switch back to a model whose cache still held most of the history, however little it cost', () => {
+    const [, , back] = rows([
+      claude(0, 0, 5000),
+      claude(1, 5000, 200),
+      claude(2, 4900, 505, {
+        model: 'claude-opus-4-8',
+        events: [{ kind: 'model-switch', from: 'claude-sonnet-4-6', to: 'claude-opus-4-8' }],
+      }),
+    ])
+    expect(back?.row).toMatchObject({ breakCause: 'config-changed', breakNode: 'model', lostTokens: 300 })
+    expect(back?.rewrite.class).toBe('model-switch')
+  })
+
   it('does not call a shortfall of a few tokens a rewrite', () => {
     const [, , small] = rows([claude(0, 0, 5000), claude(1, 5000, 300), claude(2, 5250, 360)])
     expect(small?.rewrite.class).toBe('growth')

@@ -235,7 +235,10 @@ export class ObservedRowBuilder {
     let counterfactual: { ideal: number; warm: number; cause?: 'ttl-expired' } | undefined
     let attribution: Attribution | undefined
     let rewriteClass: RewriteClass = 'growth'
-    if (missed >= REWRITE_THRESHOLD_TOKENS) {
+    // A model switch always breaks the prefix (each model has its own cache), however little it cost: a
+    // capture names it at any size, and so does the import.
+    const switched = request.events.some((event) => event.kind === 'model-switch')
+    if (missed >= REWRITE_THRESHOLD_TOKENS || (switched && missed > 0)) {
       const lifetime = lifetimeSeconds(entry, previous)
       if (gapSeconds > lifetime) {
         // The provider's rules let it expire: no client loss; a warm cache would have read it.
