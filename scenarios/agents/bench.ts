@@ -72,14 +72,30 @@ export function usageByConversation(rows: readonly StepRow[]): Record<string, st
 /**
  * Each conversation's breaks as `turn.step cause@node lost`, in order: what an import must name as the
  * capture did, request for request (a transcript that lacks a request is listed by the import, not here).
+ * `withLost: false` leaves the lost tokens out, for a provider whose import estimates them (below).
  */
-export function breaksByConversation(rows: readonly StepRow[]): Record<string, string[]> {
+export function breaksByConversation(
+  rows: readonly StepRow[],
+  { withLost = true }: { withLost?: boolean } = {},
+): Record<string, string[]> {
   const found: Record<string, string[]> = {}
   for (const row of rows) {
     if (!row.ok || row.breakCause === undefined) continue
     const list = found[row.variant] ?? []
-    list.push(`${row.turn}.${row.step} ${row.breakCause}@${row.breakNode ?? ''} ${row.lostTokens}`)
+    const lost = withLost ? ` ${row.lostTokens}` : ''
+    list.push(`${row.turn}.${row.step} ${row.breakCause}@${row.breakNode ?? ''}${lost}`)
     found[row.variant] = list
   }
   return found
+}
+
+/**
+ * The lost tokens of each break of a conversation, in order. An import reads what the previous request left
+ * cached off its usage alone: the whole input on Gemini's implicit cache, where the simulator leaves the
+ * few framing tokens no request can read (the next request reads 3 tokens less than the previous input).
+ */
+export function lostByBreak(rows: readonly StepRow[], conversation: string): number[] {
+  return rows
+    .filter((row) => row.ok && row.variant === conversation && row.breakCause !== undefined)
+    .map((row) => row.lostTokens)
 }
