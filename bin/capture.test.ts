@@ -295,3 +295,56 @@ describe('a captured Responses conversation chained on previous_response_id', ()
     expect(rows[2]?.cacheReadTokens).toBeGreaterThan(rows[1]?.cacheReadTokens ?? 0)
   })
 })
+
+describe('a capture of an OpenAI stream that never asked for its usage', () => {
+  it('reports its requests as answered with usage not reported, and check compares nothing it does not know', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cachelab-capture-'))
+    const writer = CaptureWriter.open(
+      dir,
+      { id: 'no-usage', started: '2026-12-07T00:00:00.000Z', upstream: 'sim', bodies: false },
+      (error) => {
+        throw error
+      },
+    )
+    const linearizer = new CacheSimulators()
+    const tracker = new CaptureTracker({
+      linearize: (api, body) => linearizer.linearize(api, body),
+      sink: (exchange) => writer.write(exchange),
+    })
+    const server = await startLoopback({ upstream: 'sim', port: 0, capture: tracker })
+    try {
+      const client = new OpenAI({ baseURL: server.baseURLs.openai, apiKey: 'test-key', maxRetries: 0 })
+      const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [
+        { role: 'system', content: fillerText(2000, 'no-usage') },
+      ]
+      for (let turn = 1; turn <= 3; turn += 1) {
+        messages.push({ role: 'user', content: `Question ${turn}` })
+        // No stream_options.include_usage: the stream ends in [DONE] with no usage chunk.
+        const stream = await client.chat.completions.create({ model: 'gpt-4.1', messages, stream: true })
+        let text = ''
+        for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? ''
+        messages.push({ role: 'assistant', content: text })
+      }
+    } finally {
+      await server.close()
+    }
+    const reported = await runCli(['report', dir])
+    expect(reported.code).toBe(0)
+    expect(reported.stdout).toContain('3 requests (3 with usage not reported), 0 failed attempts')
+    expect(reported.stdout).toContain('usage not reported for 3 of 3 requests')
+    const rows = parseStepsCsv(readFileSync(join(dir, 'steps.csv'), 'utf8'), 'steps.csv')
+    expect(rows.map((row) => [row.ok, row.usageNotReported])).toEqual(rows.map(() => [true, true]))
+    // The simulator's read of what it served is beside the unreported usage, never in its place.
+    expect(rows[2]?.predictedCacheReadTokens).toBeGreaterThan(1000)
+    expect(readFileSync(join(dir, 'summary.csv'), 'utf8')).toMatch(/,3,0,,,,,,/)
+    expect(readFileSync(join(dir, 'report.html'), 'utf8')).toContain('usage not reported')
+    const gated = await runCli(['check', '--baseline', dir, '--out', dir])
+    expect(gated.code).toBe(0)
+    const note = gated.stdout.split('\n').find((line) => line.includes('usage not reported for')) ?? ''
+    expect(note).toMatch(
+      /usage not reported for 3 of 3 requests in the baseline and 3 of 3 requests in the run: warm hit ratio, cost unknown, not compared$/,
+    )
+    // docs/gate.md shows this note as it is.
+    expect(readFileSync(new URL('../docs/gate.md', import.meta.url), 'utf8')).toContain(`${note}\n`)
+  })
+})

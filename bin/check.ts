@@ -17,7 +17,9 @@ import {
   type GateSide,
   gateReport,
 } from '../reports/gate.ts'
+import { gatewayNotes } from '../reports/gateway-changes.ts'
 import { readBreaksCsv, readStepsCsv, readSummaryCsv } from '../reports/load.ts'
+import { parseCsv } from '../reports/parse.ts'
 import { requireCompleteRun } from '../reports/run-folder.ts'
 import { rowProblems } from '../reports/sanity.ts'
 import type { ClaimResult } from '../reports/types.ts'
@@ -99,11 +101,24 @@ export function check(options: CheckOptions): CheckResult {
       strict: options.strict === true,
     },
   })
-  const notes =
-    baseline.breaks === undefined
+  const notes = [
+    ...(baseline.breaks === undefined
       ? [`note: ${options.baseline} has no breaks.csv or steps.csv, so breaks were not compared`]
-      : []
+      : []),
+    ...gatewayLines(options.run),
+  ]
   return { passed: gate.passed, gate, report: [...notes, gateReport(gate)].join('\n'), run, claims }
+}
+
+/**
+ * A gateway route's folder (`cachelab gateway`) holds its changes.csv: what the gateway did that no row's
+ * numbers show (usage zeroed or dropped, a model changed, request fields dropped) is named beside the verdict.
+ */
+function gatewayLines(runDir: string): string[] {
+  const path = join(runDir, 'changes.csv')
+  if (!existsSync(path)) return []
+  const noted = gatewayNotes(parseCsv(readFileSync(path, 'utf8')).map((record) => record.changes ?? ''))
+  return noted.length === 0 ? [] : [`note: the gateway (${path}):`, ...noted.map((line) => `  ${line}`)]
 }
 
 /** One directory's files, restricted to the scope: summary.csv (required), breaks and steps when present. */

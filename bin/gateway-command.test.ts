@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import OpenAI from 'openai'
@@ -74,6 +74,41 @@ describe('cachelab gateway CLIENT_CAPTURE UPSTREAM_CAPTURE', () => {
     )
     expect(gated.code).toBe(1)
     expect(gated.text).toContain('gateway-cache-key-overwritten')
+  })
+
+  it('keeps changes.csv in the gateway route’s folder, so check names what the gateway did that no number shows', async () => {
+    const out = join(root, 'out-noted')
+    await output(() => gatewayCommand([join(root, 'client'), join(root, 'upstream'), '--out', out]))
+    const path = join(out, 'gateway', 'changes.csv')
+    expect(readFileSync(path, 'utf8')).toBe(readFileSync(join(out, 'changes.csv'), 'utf8'))
+    // As Claude Code Router's pairs read: every count 0 to the client, another model, fields gone.
+    const [header = '', ...records] = readFileSync(path, 'utf8').trim().split('\n')
+    const routed =
+      '"gateway-wire-translated: anthropic-messages → openai-chat; gateway-model-changed: model claude-sonnet-4-6 → gpt-4.1; gateway-fields-dropped: metadata, thinking; gateway-usage-zeroed: usage all 0 to the client, upstream had 2000 input and 5 output tokens by the simulator\'s count (not reported to the gateway)"'
+    const cells = (line: string) => line.split(',')
+    const at = cells(header).indexOf('changes')
+    writeFileSync(
+      path,
+      [
+        header,
+        ...records.map((line) =>
+          [...cells(line).slice(0, at), routed, ...cells(line).slice(at + 1)].join(','),
+        ),
+      ]
+        .join('\n')
+        .concat('\n'),
+    )
+    const gated = await output(() =>
+      checkCommand(['--baseline', join(out, 'direct'), '--out', join(out, 'gateway')]),
+    )
+    expect(gated.text).toContain('note: the gateway (')
+    expect(gated.text).toContain(
+      "  gateway-usage-zeroed on 4 of 4 requests: usage all 0 to the client, while the upstream request had tokens by the simulator's count (not reported to the gateway)",
+    )
+    expect(gated.text).toContain(
+      '  gateway-model-changed on 4 of 4 requests: model claude-sonnet-4-6 → gpt-4.1',
+    )
+    expect(gated.text).toContain('  gateway-fields-dropped on 4 of 4 requests: metadata, thinking')
   })
 
   it('refuses one capture directory with a usage error', async () => {

@@ -57,13 +57,14 @@ export async function reportCommand(argv: string[]): Promise<number> {
   })
   const breaks = breaksOf(report.rows)
   const succeeded = report.rows.filter((row) => row.ok).length
+  const unreported = report.rows.filter((row) => row.usageNotReported === true).length
   const lines = [summaryTable(summaries, { colour: wantsColour(process.stdout, process.env) }), '']
   if (breaks.length > 0) lines.push('breaks:', ...breaks.map((entry) => `  ${breakLine(entry)}`), '')
   const standIns = standInUses(report.rows)
   lines.push(...standInLines(standIns.uses, standIns.totalUsd))
   lines.push(
     conversationsLine(report),
-    `capture ${report.runId}: ${succeeded} requests, ${report.rows.length - succeeded} failed attempts; wrote ${relative(process.cwd(), outDir) || '.'}/{steps.csv,summary.csv,breaks.csv,claims.csv,report.html}`,
+    `capture ${report.runId}: ${succeeded} requests${unreported > 0 ? ` (${unreported} with usage not reported)` : ''}, ${report.rows.length - succeeded} failed attempts; wrote ${relative(process.cwd(), outDir) || '.'}/{steps.csv,summary.csv,breaks.csv,claims.csv,report.html}`,
   )
   if (otel !== undefined) lines.push(exportLine(await exportForCommand(report.rows, otel)))
   process.stdout.write(`${lines.join('\n')}\n`)

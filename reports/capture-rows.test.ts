@@ -184,3 +184,93 @@ describe('rows of an append-only Responses conversation whose reasoning the prov
     expect(secondTurn?.breakNode).toMatch(/^input\[\d+\]/)
   })
 })
+
+describe('rows of requests answered without usage', () => {
+  it('count as requests whose numbers are not reported, with the simulator’s count beside them, not as failures', () => {
+    const rows = captureRows(
+      [
+        withoutUsage(exchange(1, ['a'], 0, { simulation: { counts: counts(0), predicted: false } })),
+        withoutUsage(
+          exchange(2, ['a', 'b'], 0, {
+            simulation: {
+              counts: counts(1000),
+              counterfactual: { ideal: 1000, warm: 1000 },
+              predicted: false,
+            },
+          }),
+        ),
+        exchange(3, ['a', 'b', 'c'], 2000),
+      ],
+      { runId: 'r', scenario: 'capture' },
+    )
+    expect(rows.map((row) => [row.ok, row.cold, row.usageNotReported])).toEqual([
+      [true, true, true],
+      [true, false, true],
+      [true, false, undefined],
+    ])
+    expect(rows[1]).toMatchObject({
+      hitRatio: undefined,
+      breakCause: undefined,
+      predictedCacheReadTokens: 1000,
+      predictedCacheWriteTokens: 0,
+    })
+    // The request after them extends the one right before it, answered without usage: no break.
+    expect(rows[2]).toMatchObject({ breakCause: undefined, cacheReadTokens: 2000 })
+  })
+
+  it('take usage that is every count 0 as none, and still fail an attempt that failed after its 200', () => {
+    const zeroed = exchange(1, ['a'], 0, {
+      usage: { input: 0, uncached: 0, cacheRead: 0, output: 0, raw: { input_tokens: 0, output_tokens: 0 } },
+    })
+    const cut = withoutUsage(exchange(2, ['a'], 0, { error: 'stream cut' }))
+    const rows = captureRows([zeroed, cut], { runId: 'r', scenario: 'capture' })
+    expect(rows.map((row) => [row.ok, row.usageNotReported])).toEqual([
+      [true, true],
+      [false, undefined],
+    ])
+  })
+
+  it('count an OpenAI stream without stream_options.include_usage at serve as answered, usage not reported', async () => {
+    const exchanges: CapturedExchange[] = []
+    const linearizer = new CacheSimulators()
+    const tracker = new CaptureTracker({
+      linearize: (api, body) => linearizer.linearize(api, body),
+      sink: (captured) => exchanges.push(captured),
+    })
+    const server = await startLoopback({ upstream: 'sim', port: 0, capture: tracker })
+    const seen: unknown[] = []
+    try {
+      const client = new OpenAI({ baseURL: server.baseURLs.openai, apiKey: 'test-key', maxRetries: 0 })
+      const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [
+        { role: 'system', content: fillerText(1600, 'no-usage-system') },
+      ]
+      for (let turn = 1; turn <= 3; turn += 1) {
+        messages.push({ role: 'user', content: `Question ${turn}` })
+        const stream = await client.chat.completions.create({ model: 'gpt-4.1', messages, stream: true })
+        let text = ''
+        for await (const chunk of stream) {
+          text += chunk.choices[0]?.delta?.content ?? ''
+          if (chunk.usage !== undefined && chunk.usage !== null) seen.push(chunk.usage)
+        }
+        messages.push({ role: 'assistant', content: text })
+      }
+    } finally {
+      await server.close()
+    }
+    expect(seen).toEqual([])
+    expect(exchanges.map((captured) => [captured.status, captured.usage, captured.error])).toEqual([
+      [200, undefined, undefined],
+      [200, undefined, undefined],
+      [200, undefined, undefined],
+    ])
+    // The simulator served each one and the next is measured against it: the provider cached it.
+    expect(exchanges[1]?.simulation?.counterfactual).toBeDefined()
+    const rows = captureRows(exchanges, { runId: 'r', scenario: 'capture' })
+    expect(rows.map((row) => [row.ok, row.usageNotReported, row.turn])).toEqual([
+      [true, true, 1],
+      [true, true, 2],
+      [true, true, 3],
+    ])
+    expect(rows[2]?.predictedCacheReadTokens).toBeGreaterThan(1000)
+  })
+})

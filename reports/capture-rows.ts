@@ -3,7 +3,7 @@
 // names an event); the ideal is the simulator's counterfactual read, as in a run.
 
 import { simulationModel, vendorOf } from '../providers/catalog.ts'
-import type { CapturedExchange } from '../providers/wire/exchange.ts'
+import { answered, type CapturedExchange, reportedUsage } from '../providers/wire/exchange.ts'
 import { type RowLabels, stepRow } from './rows.ts'
 import type { StepRow } from './types.ts'
 import { wireBreak, withProviderSide } from './wire-attribution.ts'
@@ -44,15 +44,25 @@ export class CaptureRowBuilder {
       virtualTimeS: exchange.at,
       latencyMs: exchange.latencyMs,
     }
-    const usage = exchange.usage
     const conversation = {
       ...conversationLabels(exchange),
       ...(entry.simulatedAs !== undefined ? { simulatedAs: entry.simulatedAs } : {}),
     }
-    if (usage === undefined || exchange.status < 200 || exchange.status >= 300)
-      return stepRow({ labels, conversation })
+    if (!answered(exchange)) return stepRow({ labels, conversation })
     const previous = this.previous
     this.previous = exchange
+    const usage = reportedUsage(exchange)
+    // Answered without usage: a request all the same, the next one's previous; what it read, lost and cost
+    // is not known, so it names no break either.
+    if (usage === undefined)
+      return stepRow({
+        labels,
+        conversation,
+        unreported: {
+          cold: previous === undefined,
+          ...(exchange.simulation !== undefined ? { simulated: exchange.simulation.counts } : {}),
+        },
+      })
     const attribution =
       previous === undefined
         ? undefined

@@ -387,6 +387,7 @@ function columnTitle(column: Column, options: Context): string {
   }
   const where = `turn ${row.turn} step ${row.step}${row.attempt === 0 ? '' : ` attempt ${row.attempt}`}`
   if (!row.ok) return `${where}: failed attempt on ${modelText(row)}`
+  if (row.usageNotReported === true) return `${where}: answered on ${modelText(row)}, usage not reported`
   const previous = options.switched.get(row)
   const lines = [
     `${where}${row.cold ? ' (cold: first request)' : ''}`,

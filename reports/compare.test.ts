@@ -51,6 +51,16 @@ describe('comparisonTable', () => {
     expect(line('tool-churn')).toMatch(/-\s+10\.00%\s+-.*only in B$/)
   })
 
+  it('says beside a session how many of its requests a side answered without usage', () => {
+    const unreported = summarize(
+      sessionRows({ scenario: 'append-only' }, [{ uncached: 1000 }, { unreported: { predictedRead: 900 } }]),
+    )
+    const text = comparisonTable(compareSummaries(runA, unreported))
+    expect(text.split('\n').find((each) => each.startsWith('append-only'))).toMatch(
+      /usage not reported for 1 of 2 in B$/,
+    )
+  })
+
   it('states that the ratio is token-weighted over warm requests', () => {
     expect(table).toContain('token-weighted')
   })

@@ -97,8 +97,17 @@ export function comparisonTable(entries: readonly ComparisonEntry[]): string {
 function noteOf(a: SummaryRow | undefined, b: SummaryRow | undefined): string {
   if (a === undefined) return 'only in B'
   if (b === undefined) return 'only in A'
-  if (a.model !== b.model) return `model ${a.model} -> ${b.model}`
-  return ''
+  const notes = a.model === b.model ? [] : [`model ${a.model} -> ${b.model}`]
+  // Sums that leave requests out (answered without usage) are not the session's: said beside them.
+  for (const [name, row] of [
+    ['A', a],
+    ['B', b],
+  ] as const)
+    if ((row.usageNotReported ?? 0) > 0)
+      notes.push(
+        `usage not reported for ${countText(row.usageNotReported ?? 0)} of ${countText(row.requests)} in ${name}`,
+      )
+  return notes.join('; ')
 }
 
 /** One session across N runs: its summary in each run where it has one. */

@@ -25,7 +25,12 @@ function format(value: Cell, digits?: number): string {
   return value
 }
 
-/** One steps.csv record in column order. */
+/** A number the row measured: empty where the request's usage was not reported. */
+function measure(row: StepRow, value: number, digits?: number): string {
+  return row.usageNotReported === true ? '' : format(value, digits)
+}
+
+/** One steps.csv record in column order; a request answered without usage has its numbers' cells empty. */
 export function stepRecord(row: StepRow): string[] {
   return [
     row.runId,
@@ -39,23 +44,23 @@ export function stepRecord(row: StepRow): string[] {
     format(row.attempt),
     format(row.headerReason),
     format(row.startsSeries),
-    format(row.inputTokens),
-    format(row.cacheReadTokens),
-    format(row.cacheWriteTokens),
-    format(row.uncachedTokens),
-    format(row.outputTokens),
+    measure(row, row.inputTokens),
+    measure(row, row.cacheReadTokens),
+    measure(row, row.cacheWriteTokens),
+    measure(row, row.uncachedTokens),
+    measure(row, row.outputTokens),
     format(row.hitRatio, 6),
-    format(row.idealCacheReadTokens),
-    format(row.lostTokens),
+    measure(row, row.idealCacheReadTokens),
+    measure(row, row.lostTokens),
     format(row.breakNode),
     format(row.breakEventSeq),
     format(row.breakCause),
-    format(row.costUsd, 8),
+    measure(row, row.costUsd, 8),
     format(row.virtualTimeS, 3),
     format(row.latencyMs),
     format(row.providerCause),
-    format(row.providerLostTokens),
-    format(row.providerLostUsd, 8),
+    measure(row, row.providerLostTokens),
+    measure(row, row.providerLostUsd, 8),
     format(row.predictedCacheReadTokens),
     format(row.predictedCacheWriteTokens),
     format(row.loop),
@@ -67,8 +72,13 @@ export function stepRecord(row: StepRow): string[] {
   ]
 }
 
-/** One summary.csv record in column order. */
+/**
+ * One summary.csv record in column order. A session none of whose requests reported usage has its token
+ * and cost cells empty: nothing was measured, so nothing is 0.
+ */
 export function summaryRecord(row: SummaryRow): string[] {
+  const unknown = row.requests > 0 && row.usageNotReported === row.requests
+  const sum = (value: number, digits?: number) => (unknown ? '' : format(value, digits))
   return [
     row.runId,
     row.scenario,
@@ -77,20 +87,20 @@ export function summaryRecord(row: SummaryRow): string[] {
     row.model,
     format(row.requests),
     format(row.failedAttempts),
-    format(row.inputTokens),
-    format(row.cacheReadTokens),
-    format(row.cacheWriteTokens),
-    format(row.uncachedTokens),
-    format(row.outputTokens),
+    sum(row.inputTokens),
+    sum(row.cacheReadTokens),
+    sum(row.cacheWriteTokens),
+    sum(row.uncachedTokens),
+    sum(row.outputTokens),
     format(row.hitRatioWarm, 6),
     format(row.hitRatioAll, 6),
     format(row.writeRatio, 6),
-    format(row.idealCacheReadTokens),
-    format(row.lostTokens),
-    format(row.providerLostTokens),
-    format(row.providerLostUsd, 8),
-    format(row.costUsd, 8),
-    format(row.idealCostUsd, 8),
+    sum(row.idealCacheReadTokens),
+    sum(row.lostTokens),
+    sum(row.providerLostTokens),
+    sum(row.providerLostUsd, 8),
+    sum(row.costUsd, 8),
+    sum(row.idealCostUsd, 8),
     format(row.breaks),
     format(row.largestBreak?.lostTokens),
     format(row.largestBreak?.turn),
@@ -103,6 +113,7 @@ export function summaryRecord(row: SummaryRow): string[] {
     format(row.conversationKind),
     format(row.agent),
     format(row.standInCostUsd, 8),
+    format(row.usageNotReported ?? 0),
   ]
 }
 

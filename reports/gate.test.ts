@@ -162,6 +162,55 @@ describe('checkBaseline', () => {
     expect(gate(steps, pricier, { costTolerancePercent: 2.5 }).passed).toBe(true)
   })
 
+  it('names a model change beside a cost change, so a cheaper model is not read as a cheaper prefix', () => {
+    const otherModel = steps.map((row) =>
+      row.scenario === 'append-only' ? { ...row, model: 'gpt-4.1', costUsd: row.costUsd * 0.76 } : row,
+    )
+    const result = gate(
+      steps.map((row) => ({ ...row, model: 'claude-sonnet-4-6' })),
+      otherModel.map((row) =>
+        row.scenario === 'append-only' ? row : { ...row, model: 'claude-sonnet-4-6' },
+      ),
+    )
+    expect(result.changes.map((finding) => finding.kind)).toEqual(['cost'])
+    expect(gateReport(result)).toMatch(
+      /append-only · default · anthropic: cost \$\d\.\d+ → \$\d\.\d+ \(-24\.00%, model claude-sonnet-4-6 → gpt-4\.1\)/,
+    )
+  })
+
+  it('compares neither the cost nor a ratio or break a side did not report, and says what it did not compare', () => {
+    const unreported = sessionRows({ scenario: 'append-only' }, [
+      { uncached: 1000 },
+      { unreported: { predictedRead: 900 }, turn: 1, step: 2 },
+      { unreported: { predictedRead: 950 }, turn: 2, step: 1 },
+    ])
+    const run = [...unreported, ...steps.filter((row) => row.scenario === 'system-change')]
+    const result = gate(steps, run)
+    expect(result.failures).toEqual([])
+    expect(result.changes).toEqual([])
+    expect(result.passed).toBe(true)
+    expect(result.notes).toEqual([
+      {
+        kind: 'usage-not-reported',
+        key: { scenario: 'append-only', variant: 'default', provider: 'anthropic' },
+        baseline: { unreported: 0, requests: 3 },
+        run: { unreported: 2, requests: 3 },
+        unknown: ['warm hit ratio', 'cost'],
+      },
+    ])
+    expect(gateReport(result)).toContain(
+      'append-only · default · anthropic: usage not reported for 2 of 3 requests in the run: warm hit ratio, cost unknown, not compared',
+    )
+    // A baseline break where the run answered without usage is not called gone, nor the reverse new.
+    const broken = withStep(steps, 'system-change', 3, 3, { usageNotReported: true, breakCause: undefined })
+    const atBreak = gate(steps, broken)
+    expect(atBreak.changes.map((finding) => finding.kind)).not.toContain('break-gone')
+    expect(
+      atBreak.notes.flatMap((finding) => (finding.kind === 'usage-not-reported' ? finding.unknown : [])),
+    ).toEqual(['warm hit ratio', 'cost', '1 break'])
+    expect(gate(broken, steps).failures).toEqual([])
+  })
+
   it('fails on a missing session and lists a session the baseline does not have as a change', () => {
     const fewer = steps.filter((row) => row.scenario === 'append-only')
     expect(gate(steps, fewer).failures.map((finding) => finding.kind)).toEqual(['missing-session'])

@@ -1,7 +1,8 @@
 // The baseline gate. Every session of the baseline must be in the run, and the run must not be worse:
 // no warm hit ratio more than a tolerance lower, no cost more than a tolerance higher, no new break and no
 // break grown beyond a token threshold, no failed scenario claim, no impossible row. Changes for the
-// better are listed for a baseline refresh and fail only when strict.
+// better are listed for a baseline refresh and fail only when strict. A number a side does not know (a
+// request answered without usage) is neither worse nor better: it is a note.
 
 import { breakLine, breakTokens } from './breaks.ts'
 import { stepLabel } from './labels.ts'
@@ -79,13 +80,38 @@ export type Finding =
       run: number | undefined
       deltaPoints: number | undefined
       fallenSteps: FallenStep[] | undefined
+      /** The session's model in the baseline and in the run, where they differ. */
+      models?: ModelChange
     }
-  | { kind: 'cost'; key: SessionKey; baseline: number; run: number; deltaPercent: number }
+  | {
+      kind: 'cost'
+      key: SessionKey
+      baseline: number
+      run: number
+      deltaPercent: number
+      /** The session's model in the baseline and in the run, where they differ: the prices changed with it. */
+      models?: ModelChange
+    }
   | { kind: 'new-break'; entry: BreakRow }
   | { kind: 'break-gone'; entry: BreakRow }
   | { kind: 'break-changed'; baseline: BreakRow; run: BreakRow }
   | { kind: 'claim'; claim: ClaimResult }
   | { kind: 'row'; problem: string }
+  | {
+      kind: 'usage-not-reported'
+      key: SessionKey
+      /** Requests answered without usage, of all requests, on each side. */
+      baseline: { unreported: number; requests: number }
+      run: { unreported: number; requests: number }
+      /** What was not compared because of them (`cost`, `warm hit ratio`, `2 breaks`). */
+      unknown: string[]
+    }
+
+/** A session's model in the baseline and in the run. */
+export interface ModelChange {
+  baseline: string
+  run: string
+}
 
 /** The verdict. */
 export interface GateResult {
@@ -96,6 +122,8 @@ export interface GateResult {
   failures: Finding[]
   /** Changes that only mean the baseline is stale (they fail under `strict`). */
   changes: Finding[]
+  /** What the gate could not compare and says so (requests answered without usage); never a failure. */
+  notes: Finding[]
   passed: boolean
 }
 
@@ -104,6 +132,11 @@ export function checkBaseline(input: GateInput): GateResult {
   const { options } = input
   const failures: Finding[] = []
   const changes: Finding[] = []
+  const unknown = new Map<string, string[]>()
+  const note = (key: SessionKey, what: string) => {
+    const id = sessionKeyString(key)
+    unknown.set(id, [...(unknown.get(id) ?? []), what])
+  }
   const run = new Map(input.run.summary.map((row) => [sessionKeyString(row), row]))
   const baselineKeys = new Set(input.baseline.summary.map((row) => sessionKeyString(row)))
   for (const baseline of input.baseline.summary) {
@@ -113,20 +146,65 @@ export function checkBaseline(input: GateInput): GateResult {
       failures.push({ kind: 'missing-session', key })
       continue
     }
-    compareRatio(baseline, current, input, failures, changes)
-    compareCost(baseline, current, options, failures, changes)
+    compareRatio(baseline, current, input, failures, changes, note)
+    compareCost(baseline, current, options, failures, changes, note)
   }
   for (const row of input.run.summary) {
     if (!baselineKeys.has(sessionKeyString(row))) changes.push({ kind: 'new-session', key: keyOf(row) })
   }
   if (input.baseline.breaks !== undefined && input.run.breaks !== undefined) {
-    compareBreaks(input.baseline.breaks, input.run.breaks, baselineKeys, options, failures, changes)
+    compareBreaks(
+      input.baseline.breaks,
+      input.run.breaks,
+      baselineKeys,
+      options,
+      failures,
+      changes,
+      unreportedSteps(input.baseline.steps, input.run.steps),
+      note,
+    )
   }
   for (const claim of input.claims) if (claim.status === 'fails') failures.push({ kind: 'claim', claim })
   for (const problem of input.rowProblems) failures.push({ kind: 'row', problem })
+  const notes = usageNotes(input, unknown)
   const passed = failures.length === 0 && !(options.strict && changes.length > 0)
-  return { checked: input.baseline.summary.length, options, failures, changes, passed }
+  return { checked: input.baseline.summary.length, options, failures, changes, notes, passed }
 }
+
+/** What one side of the gate says of the requests it answered without usage. */
+const unreportedOf = (row: SummaryRow | undefined) => ({
+  unreported: row?.usageNotReported ?? 0,
+  requests: row?.requests ?? 0,
+})
+
+/** One note per session with requests answered without usage on either side, naming what was not compared. */
+function usageNotes(input: GateInput, unknown: ReadonlyMap<string, string[]>): Finding[] {
+  const baseline = new Map(input.baseline.summary.map((row) => [sessionKeyString(row), row]))
+  const notes: Finding[] = []
+  for (const row of input.run.summary) {
+    const id = sessionKeyString(row)
+    const before = baseline.get(id)
+    if (!baseline.has(id) || ((row.usageNotReported ?? 0) === 0 && (before?.usageNotReported ?? 0) === 0))
+      continue
+    notes.push({
+      kind: 'usage-not-reported',
+      key: keyOf(row),
+      baseline: unreportedOf(before),
+      run: unreportedOf(row),
+      unknown: unknown.get(id) ?? [],
+    })
+  }
+  return notes
+}
+
+/** The session's model on each side, where they differ. */
+function modelChange(baseline: SummaryRow, current: SummaryRow): { models?: ModelChange } {
+  return baseline.model === current.model ? {} : { models: { baseline: baseline.model, run: current.model } }
+}
+
+/** Whether either side has requests of the session whose usage was not reported. */
+const anyUnreported = (baseline: SummaryRow, current: SummaryRow): boolean =>
+  (baseline.usageNotReported ?? 0) > 0 || (current.usageNotReported ?? 0) > 0
 
 const keyOf = (row: SessionKey): SessionKey => ({
   scenario: row.scenario,
@@ -140,7 +218,14 @@ function compareRatio(
   input: GateInput,
   failures: Finding[],
   changes: Finding[],
+  note: (key: SessionKey, what: string) => void,
 ): void {
+  // Ratios over different sets of requests (one side left some out, answered without usage) do not
+  // compare: unknown, neither fallen nor risen.
+  if (anyUnreported(baseline, current)) {
+    note(keyOf(baseline), 'warm hit ratio')
+    return
+  }
   // A baseline session without warm requests has no ratio to hold; being present is enough.
   if (baseline.hitRatioWarm === undefined) return
   const tolerance = input.options.tolerancePoints
@@ -152,6 +237,7 @@ function compareRatio(
     baseline: baseline.hitRatioWarm,
     run: current.hitRatioWarm,
     deltaPoints,
+    ...modelChange(baseline, current),
   }
   if (deltaPoints === undefined || -deltaPoints > tolerance + EPSILON) {
     const { steps: baselineSteps } = input.baseline
@@ -174,7 +260,13 @@ function compareCost(
   options: GateOptions,
   failures: Finding[],
   changes: Finding[],
+  note: (key: SessionKey, what: string) => void,
 ): void {
+  // A cost that leaves out requests answered without usage is not the session's cost: not compared.
+  if (anyUnreported(baseline, current)) {
+    note(keyOf(baseline), 'cost')
+    return
+  }
   if (baseline.costUsd <= 0) return
   const deltaPercent = ((current.costUsd - baseline.costUsd) / baseline.costUsd) * 100
   const finding = {
@@ -183,9 +275,25 @@ function compareCost(
     baseline: baseline.costUsd,
     run: current.costUsd,
     deltaPercent,
+    ...modelChange(baseline, current),
   }
   if (deltaPercent > options.costTolerancePercent + EPSILON) failures.push(finding)
   else if (-deltaPercent > options.costTolerancePercent + EPSILON) changes.push(finding)
+}
+
+/** Where a row or break sits: its session and (turn, step, attempt). */
+const positionOf = (entry: SessionKey & { turn: number; step: number; attempt: number }): string =>
+  `${sessionKeyString(entry)}\u0000${entry.turn}.${entry.step}.${entry.attempt}`
+
+/** The positions of requests answered without usage, on either side: a break there is not known either way. */
+function unreportedSteps(
+  baseline: readonly StepRow[] | undefined,
+  run: readonly StepRow[] | undefined,
+): Set<string> {
+  const positions = new Set<string>()
+  for (const row of [...(baseline ?? []), ...(run ?? [])])
+    if (row.usageNotReported === true) positions.add(positionOf(row))
+  return positions
 }
 
 /** Breaks keyed by session and (turn, step, attempt), repeats told apart by occurrence. */
@@ -193,7 +301,7 @@ function indexBreaks(entries: readonly BreakRow[]): Map<string, BreakRow> {
   const seen = new Map<string, number>()
   const indexed = new Map<string, BreakRow>()
   for (const entry of entries) {
-    const position = `${sessionKeyString(entry)}\u0000${entry.turn}.${entry.step}.${entry.attempt}`
+    const position = positionOf(entry)
     const occurrence = seen.get(position) ?? 0
     seen.set(position, occurrence + 1)
     indexed.set(`${position}#${occurrence}`, entry)
@@ -208,15 +316,28 @@ function compareBreaks(
   options: GateOptions,
   failures: Finding[],
   changes: Finding[],
+  unreported: ReadonlySet<string>,
+  note: (key: SessionKey, what: string) => void,
 ): void {
   const threshold = options.breakThresholdTokens
   const baseline = indexBreaks(baselineBreaks)
   const run = indexBreaks(runBreaks)
+  const unknownBreaks = new Map<string, { key: SessionKey; count: number }>()
+  // A break where the other side answered without usage is not known to be new or gone.
+  const unknownAt = (entry: BreakRow): boolean => {
+    if (!unreported.has(positionOf(entry))) return false
+    const id = sessionKeyString(entry)
+    const known = unknownBreaks.get(id) ?? { key: keyOf(entry), count: 0 }
+    known.count += 1
+    unknownBreaks.set(id, known)
+    return true
+  }
   for (const [position, entry] of run) {
     // A session the baseline does not hold is a new session, listed once as such.
     if (!baselineSessions.has(sessionKeyString(entry))) continue
     const before = baseline.get(position)
     if (before === undefined) {
+      if (unknownAt(entry)) continue
       if (breakTokens(entry) >= threshold) failures.push({ kind: 'new-break', entry })
       else changes.push({ kind: 'new-break', entry })
       continue
@@ -232,9 +353,11 @@ function compareBreaks(
       changes.push({ kind: 'break-changed', baseline: before, run: entry })
   }
   for (const [position, entry] of baseline) {
-    if (!run.has(position) && baselineSessions.has(sessionKeyString(entry)))
+    if (!run.has(position) && baselineSessions.has(sessionKeyString(entry)) && !unknownAt(entry))
       changes.push({ kind: 'break-gone', entry })
   }
+  for (const { key, count } of unknownBreaks.values())
+    note(key, `${count} ${count === 1 ? 'break' : 'breaks'}`)
 }
 
 /** The session's steps that fell, matched by (turn, step, attempt) and, for repeats, by occurrence. */
@@ -290,11 +413,11 @@ export function findingLine(finding: Finding): string {
       const change =
         finding.run === undefined
           ? 'no warm requests in the run'
-          : `${percentText(finding.baseline)} → ${percentText(finding.run)} (${pointsText(finding.deltaPoints)} pp)`
+          : `${percentText(finding.baseline)} → ${percentText(finding.run)} (${pointsText(finding.deltaPoints)} pp${modelText(finding.models)})`
       return `${sessionLabel(finding.key)}: warm hit ratio ${change}${stepsText(finding.fallenSteps)}`
     }
     case 'cost':
-      return `${sessionLabel(finding.key)}: cost ${dollarText(finding.baseline)} → ${dollarText(finding.run)} (${finding.deltaPercent >= 0 ? '+' : ''}${finding.deltaPercent.toFixed(2)}%)`
+      return `${sessionLabel(finding.key)}: cost ${dollarText(finding.baseline)} → ${dollarText(finding.run)} (${finding.deltaPercent >= 0 ? '+' : ''}${finding.deltaPercent.toFixed(2)}%${modelText(finding.models)})`
     case 'new-break':
       return `new break: ${breakLine(finding.entry)}`
     case 'break-gone':
@@ -307,7 +430,22 @@ export function findingLine(finding: Finding): string {
       return `claim failed: ${finding.claim.scenario} on ${finding.claim.provider}: ${finding.claim.text} Observed: ${finding.claim.observed}`
     case 'row':
       return `impossible row: ${finding.problem}`
+    case 'usage-not-reported': {
+      const side = (counts: { unreported: number; requests: number }, name: string) =>
+        counts.unreported === 0
+          ? []
+          : [`${countText(counts.unreported)} of ${countText(counts.requests)} requests in the ${name}`]
+      const sides = [...side(finding.baseline, 'baseline'), ...side(finding.run, 'run')].join(' and ')
+      const unknown =
+        finding.unknown.length === 0 ? '' : `: ${finding.unknown.join(', ')} unknown, not compared`
+      return `${sessionLabel(finding.key)}: usage not reported for ${sides}${unknown}`
+    }
   }
+}
+
+/** A model change beside a finding: `, model claude-sonnet-4-6 → gpt-4.1`, or nothing. */
+function modelText(models: ModelChange | undefined): string {
+  return models === undefined ? '' : `, model ${models.baseline} → ${models.run}`
 }
 
 function stepsText(steps: readonly FallenStep[] | undefined): string {
@@ -332,6 +470,11 @@ export function gateReport(result: GateResult): string {
       `changed${options.strict ? ' (fails with --strict)' : ''} — refresh the baseline if intended (npm run baseline):`,
     )
     for (const finding of result.changes) lines.push(`  ${findingLine(finding)}`)
+  }
+  if (result.notes.length > 0) {
+    if (lines.length > 0) lines.push('')
+    lines.push('not known, so not compared (neither a regression nor an improvement):')
+    for (const finding of result.notes) lines.push(`  ${findingLine(finding)}`)
   }
   if (lines.length > 0) lines.push('')
   if (result.passed) {

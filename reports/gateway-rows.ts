@@ -4,10 +4,10 @@
 // route (the upstream side as served) labelled with the client's conversation and provider, so `check`
 // compares them session by session and a request that lost cache across the gateway names the change.
 
-import type { CapturedExchange } from '../providers/wire/exchange.ts'
+import { answered, type CapturedExchange } from '../providers/wire/exchange.ts'
 import { lastUserText } from '../providers/wire/wire-text.ts'
 import { type CaptureLabels, captureRows } from './capture-rows.ts'
-import { type GatewayChange, gatewayChanges } from './gateway-changes.ts'
+import { type GatewayChange, gatewayChanges, usageChanges } from './gateway-changes.ts'
 import type { GatewayChangeKind, StepRow } from './types.ts'
 
 /** A client request and the request the gateway sent upstream for it. */
@@ -23,9 +23,12 @@ export interface GatewayPairCost {
   /** The direct route's row of the client's request, and the gateway route's row. */
   direct: StepRow
   gateway: StepRow
-  /** Tokens the direct route read from the cache and the gateway route did not. */
+  /** Tokens the direct route read from the cache and the gateway route did not (0 when not known). */
   lostTokens: number
-  /** The gateway route's cost minus the direct route's (negative when the gateway saved). */
+  /**
+   * The gateway route's cost minus the direct route's (negative when the gateway saved); 0 when not known:
+   * the gateway route's row has no usage (`gateway.usageNotReported`).
+   */
   extraUsd: number
 }
 
@@ -70,20 +73,32 @@ export function pairSides(
       continue
     }
     cursor = index + 1
-    pairs.push({
-      client: sent,
-      upstream: forwarded,
-      changes: gatewayChanges(
-        { api: sent.api, body: sent.request },
-        { api: forwarded.api, body: forwarded.request },
-      ),
-    })
+    const wire = gatewayChanges(
+      { api: sent.api, body: sent.request },
+      { api: forwarded.api, body: forwarded.request },
+    )
+    // What the client was told of its usage compares only where both sides were answered.
+    const told =
+      answered(sent) && answered(forwarded)
+        ? usageChanges(sent.usage, {
+            api: forwarded.api,
+            body: forwarded.request,
+            usage: forwarded.usage,
+            counted: forwarded.simulation?.counts,
+          })
+        : []
+    pairs.push({ client: sent, upstream: forwarded, changes: [...wire, ...told] })
   }
   return { pairs, unpaired }
 }
 
-/** Which change a lost read is put down to when a pair has several: the likeliest cache killer first. */
+/**
+ * Which change a lost read is put down to when a pair has several: the likeliest cache killer first. What
+ * the client is told of its usage never costs a read, so it is never the cause.
+ */
 const CAUSE_ORDER: readonly GatewayChangeKind[] = [
+  // Another model has another cache: nothing the client's model cached is read.
+  'gateway-model-changed',
   'gateway-cache-key-overwritten',
   'gateway-cache-marks-dropped',
   'gateway-system-prefixed',
@@ -96,13 +111,16 @@ const CAUSE_ORDER: readonly GatewayChangeKind[] = [
   'gateway-cache-key-set',
   'gateway-cache-key-dropped',
   'gateway-cache-marks-added',
+  'gateway-fields-dropped',
   'gateway-wire-translated',
 ]
 
 /**
- * The usage of an upstream request the provider answered: what it reported, else the simulator's counts
- * of it. A gateway that streams without asking for usage (`stream_options.include_usage`) is told none,
- * but the provider bills the request all the same.
+ * What the provider billed for an upstream request it answered: what it reported, else, where the
+ * simulator served it, the simulator's counts (the simulated provider's own bill). A gateway that streams
+ * without asking for usage (`stream_options.include_usage`) is told none, but the provider bills the
+ * request all the same. A live provider's request told no usage keeps none: the simulator's prediction is
+ * not a bill, so its row says "usage not reported".
  */
 function billedUsage(exchange: CapturedExchange): Pick<CapturedExchange, 'usage'> {
   if (exchange.usage !== undefined || exchange.status < 200 || exchange.status >= 300) return {}
@@ -123,9 +141,14 @@ function billedUsage(exchange: CapturedExchange): Pick<CapturedExchange, 'usage'
   }
 }
 
-/** The change a pair's lost read is named by. */
+/**
+ * The change a pair's lost read is named by. Across a translated wire the model is always another vendor's:
+ * the translation is the story there, not the model.
+ */
 export function leadingChange(changes: readonly GatewayChange[]): GatewayChange | undefined {
+  const translated = changes.some((change) => change.kind === 'gateway-wire-translated')
   for (const kind of CAUSE_ORDER) {
+    if (translated && kind === 'gateway-model-changed') continue
     const change = changes.find((candidate) => candidate.kind === kind)
     if (change !== undefined) return change
   }
@@ -178,9 +201,13 @@ export function gatewayRoutes(
     // cached by other rules (its reads are in other units), so its loss is its own conversation's, by its
     // own counterfactual, not the direct route's read minus its own.
     const comparable = served.provider === directRow.provider
-    const lostTokens = comparable
-      ? Math.max(0, directRow.cacheReadTokens - served.cacheReadTokens)
-      : served.lostTokens
+    // A gateway row without usage read an unknown amount: it lost nothing known and names no cause.
+    const known = served.usageNotReported !== true
+    const lostTokens = !known
+      ? 0
+      : comparable
+        ? Math.max(0, directRow.cacheReadTokens - served.cacheReadTokens)
+        : served.lostTokens
     const change = leadingChange(pair.changes)
     const row: StepRow = {
       ...served,
@@ -205,7 +232,7 @@ export function gatewayRoutes(
       direct: directRow,
       gateway: row,
       lostTokens,
-      extraUsd: row.costUsd - directRow.costUsd,
+      extraUsd: known ? row.costUsd - directRow.costUsd : 0,
     })
   }
   return { direct: directRows, gateway, pairs: costs, unpaired: [...unpaired] }

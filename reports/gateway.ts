@@ -5,6 +5,7 @@
 import { stringify } from 'csv-stringify/sync'
 import type { CapturedExchange } from '../providers/wire/exchange.ts'
 import type { CaptureLabels } from './capture-rows.ts'
+import type { GatewayChange } from './gateway-changes.ts'
 import { type GatewayRoutes, gatewayRoutes, leadingChange, pairSides } from './gateway-rows.ts'
 import { openCapture } from './observed/capture/store.ts'
 import { simulateDirect } from './observed/gateway/direct.ts'
@@ -51,22 +52,33 @@ export const CHANGES_COLUMNS = [
   'extra_usd',
 ] as const
 
-/** changes.csv: each pair's changes across the gateway and what they cost against the direct route. */
+/** A pair's changes as changes.csv's `changes` cell: `kind: detail`, joined by `; `. */
+export function changeCell(changes: readonly GatewayChange[]): string {
+  return changes.map((change) => `${change.kind}: ${change.detail}`).join('; ')
+}
+
+/**
+ * changes.csv: each pair's changes across the gateway and what they cost against the direct route; the
+ * gateway route's cells are empty where its request has no usage (a live upstream that reported none).
+ */
 export function changesCsv(routes: GatewayRoutes): string {
-  const records = routes.pairs.map(({ pair, direct, gateway, lostTokens, extraUsd }) => [
-    direct.variant,
-    String(direct.turn),
-    String(direct.step),
-    pair.client.api,
-    pair.upstream.api,
-    pair.changes.map((change) => `${change.kind}: ${change.detail}`).join('; '),
-    leadingChange(pair.changes)?.kind ?? '',
-    String(direct.cacheReadTokens),
-    String(gateway.cacheReadTokens),
-    String(lostTokens),
-    direct.costUsd.toFixed(8),
-    gateway.costUsd.toFixed(8),
-    extraUsd.toFixed(8),
-  ])
+  const records = routes.pairs.map(({ pair, direct, gateway, lostTokens, extraUsd }) => {
+    const known = gateway.usageNotReported !== true
+    return [
+      direct.variant,
+      String(direct.turn),
+      String(direct.step),
+      pair.client.api,
+      pair.upstream.api,
+      changeCell(pair.changes),
+      leadingChange(pair.changes)?.kind ?? '',
+      String(direct.cacheReadTokens),
+      known ? String(gateway.cacheReadTokens) : '',
+      known ? String(lostTokens) : '',
+      direct.costUsd.toFixed(8),
+      known ? gateway.costUsd.toFixed(8) : '',
+      known ? extraUsd.toFixed(8) : '',
+    ]
+  })
   return stringify([[...CHANGES_COLUMNS], ...records])
 }

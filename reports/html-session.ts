@@ -124,24 +124,26 @@ function stepTable(session: Session, rows: SessionRows, eventOf: EventLookup): s
     const broke = row.breakCause !== undefined || row.providerCause !== undefined
     const classes = [row.ok ? '' : 'failed', broke ? 'break' : ''].filter((name) => name !== '')
     const idle = rows.idleBefore(index)
+    // A request answered without usage: its numbers are unknown, not 0.
+    const count = (value: number) => (row.usageNotReported === true ? '–' : countText(value))
     const cells = [
       String(index + 1),
       `${escapeHtml(stepLabel(row))}${statusTag(row)}`,
       modelCell(row),
       String(row.attempt),
       escapeHtml(row.headerReason ?? ''),
-      countText(row.inputTokens),
-      countText(row.cacheReadTokens),
-      countText(row.cacheWriteTokens),
+      count(row.inputTokens),
+      count(row.cacheReadTokens),
+      count(row.cacheWriteTokens),
       ...(predicted ? [optional(row.predictedCacheReadTokens), optional(row.predictedCacheWriteTokens)] : []),
-      countText(row.uncachedTokens),
-      countText(row.outputTokens),
+      count(row.uncachedTokens),
+      count(row.outputTokens),
       percent(row.hitRatio),
-      countText(row.idealCacheReadTokens),
-      countText(row.lostTokens),
-      countText(row.providerLostTokens),
+      count(row.idealCacheReadTokens),
+      count(row.lostTokens),
+      count(row.providerLostTokens),
       breakCell(row, session.key, eventOf, rows.switched.get(row)),
-      dollars(row.costUsd, 6),
+      row.usageNotReported === true ? '–' : dollars(row.costUsd, 6),
       `${row.virtualTimeS.toFixed(3)}${idle === 0 ? '' : `<span class="sub">after idle ${durationText(idle)}</span>`}`,
       countText(row.latencyMs),
     ]
@@ -177,5 +179,6 @@ function elidedRow(rows: SessionRows, start: number, end: number, columns: numbe
 
 function statusTag(row: StepRow): string {
   if (!row.ok) return ' <span class="tag">failed</span>'
+  if (row.usageNotReported === true) return ' <span class="tag">usage not reported</span>'
   return row.cold ? ' <span class="tag">cold</span>' : ''
 }

@@ -112,17 +112,24 @@ function summaryRow(
     summary.failedAttempts === 0
       ? ''
       : `<span class="sub">+${countText(summary.failedAttempts)} failed</span>`
+  const unreported =
+    summary.usageNotReported === undefined
+      ? ''
+      : `<span class="sub">${countText(summary.usageNotReported)} usage not reported</span>`
+  // No request reported usage: its sums are unknown, shown as such rather than as 0 or $0.
+  const unknown = summary.requests > 0 && summary.usageNotReported === summary.requests
+  const measured = (text: string) => (unknown ? '<span class="meta">–</span>' : text)
   const largest = summary.largestBreak
   const cells = [
-    `${countText(summary.requests)}${failed}`,
+    `${countText(summary.requests)}${failed}${unreported}`,
     ratioCell(summary.hitRatioWarm, warmInput),
     ratioCell(summary.hitRatioAll, summary.inputTokens),
     ratioCell(summary.writeRatio, summary.inputTokens),
-    countText(summary.lostTokens),
-    countText(summary.providerLostTokens),
-    entry.lostUsd > 0 ? `<span class="lost">${dollars(entry.lostUsd, 4)}</span>` : dollars(0, 4),
-    dollars(summary.costUsd, 4),
-    dollars(summary.idealCostUsd, 4),
+    measured(countText(summary.lostTokens)),
+    measured(countText(summary.providerLostTokens)),
+    measured(entry.lostUsd > 0 ? `<span class="lost">${dollars(entry.lostUsd, 4)}</span>` : dollars(0, 4)),
+    measured(dollars(summary.costUsd, 4)),
+    measured(dollars(summary.idealCostUsd, 4)),
     countText(summary.breaks),
     largest === undefined
       ? '<span class="meta">none</span>'

@@ -121,6 +121,8 @@ export const CACHELAB = {
   virtualTimeS: 'cachelab.virtual_time_s',
   predictedCacheReadTokens: 'cachelab.predicted.cache_read_tokens',
   predictedCacheWriteTokens: 'cachelab.predicted.cache_write_tokens',
+  /** True on a request the provider answered without reporting its usage: no usage attribute is written. */
+  usageNotReported: 'cachelab.usage_not_reported',
   /** Session root span: successful requests, failed attempts, breaks, warm hit ratio. */
   sessionRequests: 'cachelab.session.requests',
   sessionFailedAttempts: 'cachelab.session.failed_attempts',
@@ -128,6 +130,8 @@ export const CACHELAB = {
   sessionHitRatioWarm: 'cachelab.session.hit_ratio_warm',
   sessionLostTokens: 'cachelab.session.lost_tokens',
   sessionCostUsd: 'cachelab.session.cost_usd',
+  /** Requests of the session answered without usage (left out of its tokens and cost). */
+  sessionUsageNotReported: 'cachelab.session.usage_not_reported',
 } as const
 
 /** Resource and instrumentation-scope names (general semantic conventions, stable). */

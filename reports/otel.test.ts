@@ -80,6 +80,28 @@ describe('step rows as OpenTelemetry spans', () => {
     expect(Object.keys(attributes).filter((key) => key.includes('token') || key.includes('cost'))).toEqual([])
   })
 
+  it('reports no usage for a request answered without it, says so, and states no cost for a session that reported none', () => {
+    const rows = sessionRows({ scenario: 'capture', variant: 'unreported' }, [
+      { unreported: { predictedRead: 0 } },
+      { unreported: { predictedRead: 1_000 } },
+    ])
+    const [root, , second] = spansOf(rows, { names: 'both', epochMs: FIXED_EPOCH_MS })
+    const attributes = attributesOf(second)
+    expect(second?.status).not.toEqual(expect.objectContaining({ code: 'error' }))
+    expect(attributes['cachelab.usage_not_reported']).toBe(true)
+    expect(attributes['cachelab.predicted.cache_read_tokens']).toBe(1_000)
+    expect(
+      Object.keys(attributes).filter(
+        (key) => (key.includes('token') || key.includes('cost')) && !key.startsWith('cachelab.predicted.'),
+      ),
+    ).toEqual([])
+    expect(attributesOf(root)).toMatchObject({
+      'cachelab.session.requests': 2,
+      'cachelab.session.usage_not_reported': 2,
+    })
+    expect(attributesOf(root)).not.toHaveProperty('cachelab.session.cost_usd')
+  })
+
   it('times each request from the epoch plus its virtual time, for its latency, and the root over all of them', () => {
     const epochMs = Date.UTC(2026, 10, 30, 9)
     const [root, first, second, third] = spansOf(anthropicSession(), { names: 'genai', epochMs })

@@ -155,16 +155,20 @@ const bool = (value: boolean): AttributeValue => ({ type: 'bool', value })
 const withGenAi = (names: OtelNameSet): boolean => names === 'genai' || names === 'both'
 const withOpenInference = (names: OtelNameSet): boolean => names === 'openinference' || names === 'both'
 
-/** A request's attributes. A failed attempt reports no usage: its zeros mean "none", not "0 tokens". */
+/**
+ * A request's attributes. A failed attempt reports no usage: its zeros mean "none", not "0 tokens"; nor
+ * does a request answered without usage, whose numbers are unknown.
+ */
 function requestAttributes(row: StepRow, conversationId: string, names: OtelNameSet): SpanAttribute[] {
   const attributes = attributeList()
+  const measured = row.ok && row.usageNotReported !== true
   const provider = providerNameOf(vendorOf(row.provider))
   if (withGenAi(names)) {
     attributes.set(GEN_AI.operationName, string(GEN_AI_OPERATION_CHAT))
     attributes.set(GEN_AI.providerName, string(provider))
     attributes.set(GEN_AI.requestModel, string(row.model))
     attributes.set(GEN_AI.conversationId, string(conversationId))
-    if (row.ok) {
+    if (measured) {
       // cachelab's input is the sum of its disjoint buckets: cached tokens included, as the convention asks.
       attributes.set(GEN_AI.usageInputTokens, int(row.inputTokens))
       attributes.set(GEN_AI.usageOutputTokens, int(row.outputTokens))
@@ -178,7 +182,7 @@ function requestAttributes(row: StepRow, conversationId: string, names: OtelName
     attributes.set(OPEN_INFERENCE.provider, string(provider))
     attributes.set(OPEN_INFERENCE.system, string(provider))
     attributes.set(OPEN_INFERENCE.sessionId, string(conversationId))
-    if (row.ok) {
+    if (measured) {
       attributes.set(OPEN_INFERENCE.tokenCountPrompt, int(row.inputTokens))
       attributes.set(OPEN_INFERENCE.tokenCountCompletion, int(row.outputTokens))
       attributes.set(OPEN_INFERENCE.tokenCountTotal, int(row.inputTokens + row.outputTokens))
@@ -188,6 +192,7 @@ function requestAttributes(row: StepRow, conversationId: string, names: OtelName
     }
   }
   if (!row.ok) attributes.set(GEN_AI.errorType, string(ERROR_TYPE_OTHER))
+  if (row.usageNotReported === true) attributes.set(CACHELAB.usageNotReported, bool(true))
   setSessionLabels(attributes, row)
   attributes.set(CACHELAB.route, string(row.route))
   attributes.set(CACHELAB.turn, int(row.turn))
@@ -197,7 +202,7 @@ function requestAttributes(row: StepRow, conversationId: string, names: OtelName
   attributes.set(CACHELAB.startsSeries, bool(row.startsSeries))
   attributes.set(CACHELAB.cold, bool(row.cold))
   attributes.set(CACHELAB.virtualTimeS, double(row.virtualTimeS))
-  if (row.ok) {
+  if (measured) {
     attributes.set(CACHELAB.uncachedTokens, int(row.uncachedTokens))
     if (row.hitRatio !== undefined) attributes.set(CACHELAB.hitRatio, double(row.hitRatio))
     attributes.set(CACHELAB.idealCacheReadTokens, int(row.idealCacheReadTokens))
@@ -211,7 +216,7 @@ function requestAttributes(row: StepRow, conversationId: string, names: OtelName
     attributes.set(CACHELAB.providerBreakLostTokens, int(row.providerLostTokens))
     attributes.set(CACHELAB.providerBreakLostUsd, double(row.providerLostUsd))
   }
-  if (row.ok) {
+  if (measured) {
     attributes.set(CACHELAB.costUsd, double(row.costUsd))
     attributes.set(CACHELAB.idealCostUsd, double(row.idealCostUsd))
   }
@@ -244,8 +249,13 @@ function rootAttributes(
   attributes.set(CACHELAB.sessionBreaks, int(summary.breaks))
   if (summary.hitRatioWarm !== undefined)
     attributes.set(CACHELAB.sessionHitRatioWarm, double(summary.hitRatioWarm))
-  attributes.set(CACHELAB.sessionLostTokens, int(summary.lostTokens))
-  attributes.set(CACHELAB.sessionCostUsd, double(summary.costUsd))
+  // A session none of whose requests reported usage has no tokens or cost to state.
+  const unreported = summary.usageNotReported ?? 0
+  if (unreported < summary.requests || summary.requests === 0) {
+    attributes.set(CACHELAB.sessionLostTokens, int(summary.lostTokens))
+    attributes.set(CACHELAB.sessionCostUsd, double(summary.costUsd))
+  }
+  if (unreported > 0) attributes.set(CACHELAB.sessionUsageNotReported, int(unreported))
   return attributes.list()
 }
 

@@ -150,3 +150,61 @@ describe('parseReportCsv', () => {
     )
   })
 })
+
+describe('requests answered without usage, written and read back', () => {
+  const answered = [
+    ...sessionRows(
+      { scenario: 'capture', variant: 'unreported', provider: 'openai-chat', model: 'gpt-4.1' },
+      [{ unreported: { predictedRead: 0 } }, { unreported: { predictedRead: 1536 } }],
+    ),
+    ...sessionRows({ scenario: 'capture', variant: 'mixed', provider: 'openai-chat', model: 'gpt-4.1' }, [
+      { uncached: 2000 },
+      { unreported: { predictedRead: 1536 } },
+      { read: 1536, uncached: 100 },
+    ]),
+  ]
+  const steps = stepsCsv(answered)
+  const summary = summaryCsv(summarize(answered))
+
+  it('leave every number of such a request empty in steps.csv, the simulator’s read beside them', () => {
+    const [, first] = steps.split('\n')
+    const cells = Object.fromEntries(
+      steps
+        .split('\n')[0]
+        ?.split(',')
+        .map((column, index) => [column, first?.split(',')[index]]) ?? [],
+    )
+    expect(cells).toMatchObject({
+      input_tokens: '',
+      cache_read_tokens: '',
+      uncached_tokens: '',
+      output_tokens: '',
+      hit_ratio: '',
+      lost_tokens: '',
+      cost_usd: '',
+      predicted_cache_read_tokens: '0',
+    })
+  })
+
+  it('read back as requests whose usage was not reported, not as failed attempts', () => {
+    const parsed = parseStepsCsv(steps, 'steps.csv')
+    expect(parsed.map((row) => [row.ok, row.cold, row.usageNotReported])).toEqual(
+      answered.map((row) => [row.ok, row.cold, row.usageNotReported]),
+    )
+    expect(stepsCsv(parsed)).toBe(steps)
+  })
+
+  it('count them in summary.csv, and leave the sums of a session that reported nothing empty', () => {
+    const [header = '', onlyUnreported = '', mixed = ''] = summary.split('\n')
+    const columns = header.split(',')
+    const cell = (line: string, column: string) => line.split(',')[columns.indexOf(column)]
+    expect([cell(onlyUnreported, 'requests'), cell(onlyUnreported, 'failed_attempts')]).toEqual(['2', '0'])
+    expect(cell(onlyUnreported, 'usage_not_reported')).toBe('2')
+    for (const column of ['input_tokens', 'cache_read_tokens', 'cost_usd', 'lost_tokens', 'hit_ratio_warm'])
+      expect(cell(onlyUnreported, column)).toBe('')
+    expect([cell(mixed, 'requests'), cell(mixed, 'usage_not_reported'), cell(mixed, 'input_tokens')]).toEqual(
+      ['3', '1', '3636'],
+    )
+    expect(summaryCsv(parseSummaryCsv(summary, 'summary.csv'))).toBe(summary)
+  })
+})

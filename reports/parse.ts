@@ -67,6 +67,10 @@ const BREAK_CAUSES: Record<BreakCause, true> = {
   'gateway-tools-reordered': true,
   'gateway-tools-changed': true,
   'gateway-wire-translated': true,
+  'gateway-model-changed': true,
+  'gateway-fields-dropped': true,
+  'gateway-usage-dropped': true,
+  'gateway-usage-zeroed': true,
 }
 const PROVIDERS: Record<string, true> = Object.fromEntries(PROVIDER_IDS.map((id) => [id, true]))
 
@@ -260,6 +264,7 @@ const OPTIONAL_COLUMNS: ReadonlySet<string> = new Set([
   'price_source',
   'stand_in_cost_usd',
   'previous_model',
+  'usage_not_reported',
 ])
 
 const KINDS = Object.fromEntries(CONVERSATION_KINDS.map((kind) => [kind, true])) as Record<
@@ -315,24 +320,27 @@ function stepRows(table: CsvTable, file: string): StepRow[] {
   const sessionsWithSuccess = new Set<string>()
   return readers(table, file).map((reader) => {
     const labels = sessionLabels(reader)
-    const input = reader.integer('input_tokens')
-    const read = reader.integer('cache_read_tokens')
-    const write = reader.integer('cache_write_tokens')
-    const uncached = reader.integer('uncached_tokens')
-    const output = reader.integer('output_tokens')
+    // csv.ts leaves every number of a request answered without usage empty (a measured row has them all).
+    const unreported = reader.optionalText('input_tokens') === undefined
+    const measured = (column: string) => (unreported ? 0 : reader.integer(column))
+    const input = measured('input_tokens')
+    const read = measured('cache_read_tokens')
+    const write = measured('cache_write_tokens')
+    const uncached = measured('uncached_tokens')
+    const output = measured('output_tokens')
     if (read + write + uncached !== input)
       reader.fail(
         'input_tokens',
         `${input} is not cache_read + cache_write + uncached (${read} + ${write} + ${uncached})`,
       )
     // rows.ts writes a failed attempt with every token column 0; the CSV has no column of its own for it.
-    const ok = input !== 0 || output !== 0
+    const ok = unreported || input !== 0 || output !== 0
     // The first successful request of each session is cold, as rows.ts marks it.
     const session = sessionKeyString(labels)
     const cold = ok && !sessionsWithSuccess.has(session)
     if (ok) sessionsWithSuccess.add(session)
-    const lost = reader.integer('lost_tokens')
-    const cost = reader.number('cost_usd')
+    const lost = measured('lost_tokens')
+    const cost = unreported ? 0 : reader.number('cost_usd')
     return {
       ...labels,
       route: reader.oneOf('route', ROUTES),
@@ -342,6 +350,7 @@ function stepRows(table: CsvTable, file: string): StepRow[] {
       headerReason: reader.optionalOneOf('header_reason', HEADER_REASONS),
       startsSeries: reader.boolean('starts_series'),
       ok,
+      ...(unreported ? { usageNotReported: true as const } : {}),
       cold,
       inputTokens: input,
       cacheReadTokens: read,
@@ -349,14 +358,14 @@ function stepRows(table: CsvTable, file: string): StepRow[] {
       uncachedTokens: uncached,
       outputTokens: output,
       hitRatio: reader.optionalNumber('hit_ratio'),
-      idealCacheReadTokens: reader.integer('ideal_cache_read_tokens'),
+      idealCacheReadTokens: measured('ideal_cache_read_tokens'),
       lostTokens: lost,
       breakNode: reader.optionalText('break_node'),
       breakEventSeq: reader.optionalInteger('break_event_seq'),
       breakCause: reader.optionalOneOf('break_cause', BREAK_CAUSES),
       providerCause: reader.optionalOneOf('provider_cause', BREAK_CAUSES),
-      providerLostTokens: reader.integer('provider_lost_tokens'),
-      providerLostUsd: reader.number('provider_lost_usd'),
+      providerLostTokens: measured('provider_lost_tokens'),
+      providerLostUsd: unreported ? 0 : reader.number('provider_lost_usd'),
       costUsd: cost,
       idealCostUsd: cost - savingsUsd(labels.provider, labels.model, { read, write, uncached, output }, lost),
       virtualTimeS: reader.number('virtual_time_s'),
@@ -401,24 +410,32 @@ function summaryRows(table: CsvTable, file: string): SummaryRow[] {
       )
     firstLine.set(session, reader.line)
     const largestLost = reader.optionalInteger('largest_break_lost_tokens')
+    const requests = reader.integer('requests')
+    const unreported = reader.optionalInteger('usage_not_reported') ?? 0
+    // csv.ts leaves the sums empty where no request reported usage: nothing was measured.
+    const unknown = requests > 0 && unreported === requests
+    const sum = (column: string) => (unknown ? (reader.optionalInteger(column) ?? 0) : reader.integer(column))
+    const dollars = (column: string) =>
+      unknown ? (reader.optionalNumber(column) ?? 0) : reader.number(column)
     return {
       ...labels,
-      requests: reader.integer('requests'),
+      requests,
       failedAttempts: reader.integer('failed_attempts'),
-      inputTokens: reader.integer('input_tokens'),
-      cacheReadTokens: reader.integer('cache_read_tokens'),
-      cacheWriteTokens: reader.integer('cache_write_tokens'),
-      uncachedTokens: reader.integer('uncached_tokens'),
-      outputTokens: reader.integer('output_tokens'),
+      ...(unreported > 0 ? { usageNotReported: unreported } : {}),
+      inputTokens: sum('input_tokens'),
+      cacheReadTokens: sum('cache_read_tokens'),
+      cacheWriteTokens: sum('cache_write_tokens'),
+      uncachedTokens: sum('uncached_tokens'),
+      outputTokens: sum('output_tokens'),
       hitRatioWarm: ratio(reader, 'hit_ratio_warm'),
       hitRatioAll: ratio(reader, 'hit_ratio_all'),
       writeRatio: ratio(reader, 'write_ratio'),
-      idealCacheReadTokens: reader.integer('ideal_cache_read_tokens'),
-      lostTokens: reader.integer('lost_tokens'),
-      providerLostTokens: reader.integer('provider_lost_tokens'),
-      providerLostUsd: reader.number('provider_lost_usd'),
-      costUsd: reader.number('cost_usd'),
-      idealCostUsd: reader.number('ideal_cost_usd'),
+      idealCacheReadTokens: sum('ideal_cache_read_tokens'),
+      lostTokens: sum('lost_tokens'),
+      providerLostTokens: sum('provider_lost_tokens'),
+      providerLostUsd: dollars('provider_lost_usd'),
+      costUsd: dollars('cost_usd'),
+      idealCostUsd: dollars('ideal_cost_usd'),
       breaks: reader.integer('breaks'),
       claimsHeld: reader.integer('claims_held'),
       claimsFailed: reader.integer('claims_failed'),

@@ -72,8 +72,21 @@ export interface ObservedStep {
   labels: RowLabels
   /** The conversation the request belongs to and the agent or loop that sent it, where the port knows. */
   conversation?: ConversationLabels | undefined
-  /** What the request measured; absent for a failed attempt. */
+  /** What the request measured; absent for a failed attempt and for a request answered without usage. */
   measured?: Measured
+  /** The provider answered the request but reported no usage (`measured` absent). */
+  unreported?: Unreported
+}
+
+/** A request the provider answered without reporting its usage to the client. */
+export interface Unreported {
+  /** First answered request of its session. */
+  cold: boolean
+  /**
+   * The simulator's count of the request (what the simulated provider billed, or its prediction of a live
+   * one), kept beside the row as a prediction, never as its usage.
+   */
+  simulated?: SimCounts
 }
 
 /**
@@ -81,7 +94,12 @@ export interface ObservedStep {
  * The ideal, the loss, the break, the provider-side cause and the cost are defined once, here.
  */
 export function stepRow(step: ObservedStep): StepRow {
-  const row = step.measured === undefined ? failedRow(step.labels) : measuredRow(step.labels, step.measured)
+  const row =
+    step.measured !== undefined
+      ? measuredRow(step.labels, step.measured)
+      : step.unreported !== undefined
+        ? unreportedRow(step.labels, step.unreported)
+        : failedRow(step.labels)
   // Set on the row just built: copying a row of 34 keys into a spread literal costs V8 far more.
   return step.conversation === undefined ? row : Object.assign(row, step.conversation)
 }
@@ -111,6 +129,20 @@ function failedRow(labels: RowLabels): StepRow {
     predictedCacheWriteTokens: undefined,
   } as const
   return labeled(labels, fields)
+}
+
+/**
+ * The row of a request answered without usage: a request (`ok`), its numbers unknown. They are 0 so that
+ * sums over rows add only what was reported; `usageNotReported` tells every writer to leave them empty.
+ */
+function unreportedRow(labels: RowLabels, unreported: Unreported): StepRow {
+  const row = failedRow(labels)
+  row.ok = true
+  row.cold = unreported.cold
+  row.predictedCacheReadTokens = unreported.simulated?.read
+  row.predictedCacheWriteTokens = unreported.simulated?.write
+  row.usageNotReported = true
+  return row
 }
 
 /** The fields of a row besides its labels. */

@@ -23,9 +23,18 @@ export const WINDOW_CONTEXT = 2
  */
 export const WHOLE_ROWS_UP_TO = 2_000
 
-/** Whether a request needs its own slot: a break on either side, a failed attempt, the cold first request. */
+/**
+ * Whether a request needs its own slot: a break on either side, a failed attempt, the cold first request,
+ * a request answered without usage (its unknown numbers are never averaged into a stretch's).
+ */
 export function isNotable(row: StepRow): boolean {
-  return !row.ok || row.cold || row.breakCause !== undefined || row.providerCause !== undefined
+  return (
+    !row.ok ||
+    row.cold ||
+    row.usageNotReported === true ||
+    row.breakCause !== undefined ||
+    row.providerCause !== undefined
+  )
 }
 
 /** What the page shows of consecutive requests taken together. */

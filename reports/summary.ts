@@ -19,6 +19,8 @@ interface GroupSums {
   first: StepRow
   rows: number
   ok: number
+  /** Answered requests whose usage was not reported: counted in `ok`, left out of the sums. */
+  unreported: number
   input: number
   read: number
   write: number
@@ -51,6 +53,7 @@ export class SummaryTally {
         first: row,
         rows: 0,
         ok: 0,
+        unreported: 0,
         input: 0,
         read: 0,
         write: 0,
@@ -73,6 +76,10 @@ export class SummaryTally {
     group.rows += 1
     if (!row.ok) return
     group.ok += 1
+    if (row.usageNotReported === true) {
+      group.unreported += 1
+      return
+    }
     group.input += row.inputTokens
     group.read += row.cacheReadTokens
     group.write += row.cacheWriteTokens
@@ -111,6 +118,7 @@ function summaryOf(group: GroupSums): SummaryRow {
     model: first.model,
     requests: group.ok,
     failedAttempts: group.rows - group.ok,
+    ...(group.unreported > 0 ? { usageNotReported: group.unreported } : {}),
     inputTokens: group.input,
     cacheReadTokens: group.read,
     cacheWriteTokens: group.write,
@@ -174,6 +182,7 @@ export function sessionTotal(key: SessionKey, conversations: readonly SummaryRow
   )
   const agents = new Set(conversations.map((row) => row.agent))
   const standIn = sum((row) => row.standInCostUsd ?? 0)
+  const unreported = sum((row) => row.usageNotReported ?? 0)
   return {
     runId: first.runId,
     scenario: key.scenario,
@@ -182,6 +191,7 @@ export function sessionTotal(key: SessionKey, conversations: readonly SummaryRow
     model: first.model,
     requests: sum((row) => row.requests),
     failedAttempts: sum((row) => row.failedAttempts),
+    ...(unreported > 0 ? { usageNotReported: unreported } : {}),
     inputTokens: input,
     cacheReadTokens: read,
     cacheWriteTokens: write,

@@ -25,6 +25,32 @@ function matrix(): SummaryRow[] {
 }
 
 describe('the summary table printed after a run', () => {
+  it('counts requests answered without usage as requests, shows "-" for what none reported, and says how many', () => {
+    const rows = [
+      ...sessionRows({ scenario: 'capture', variant: 'gateway-upstream' }, [
+        { unreported: { predictedRead: 0 } },
+        { unreported: { predictedRead: 1000 } },
+      ]),
+      ...sessionRows({ scenario: 'capture', variant: 'some-reported' }, [
+        { write: 1000, uncached: 10 },
+        { unreported: { predictedRead: 1000 } },
+      ]),
+    ]
+    const summaries = summarize(rows)
+    expect(summaries.map((row) => [row.requests, row.failedAttempts, row.usageNotReported])).toEqual([
+      [2, 0, 2],
+      [2, 0, 1],
+    ])
+    const lines = summaryTable(summaries).split('\n')
+    expect(lines[4]).toMatch(/^ {2}gateway-upstream\s+anthropic\s+2\s+-\s+-\s+-\s+-\s+-\s+-$/)
+    expect(lines[5]).toMatch(/^ {2}some-reported\s+anthropic\s+2\s+-\s+0\s+0\.0000\s+0\.0038\s+0\s+-$/)
+    expect(lines.slice(6)).toEqual([
+      'usage not reported for 3 of 4 requests: the sums leave them out ("-" where a session reported none)',
+      '  capture · gateway-upstream · anthropic: 2 of 2',
+      '  capture · some-reported · anthropic: 1 of 2',
+    ])
+  })
+
   it('counts successful requests and failed attempts apart, as summary.csv does', () => {
     const rows = [
       stepRow({ turn: 1, read: 0, write: 1000, cold: true }),

@@ -110,7 +110,32 @@ export function summaryTable(rows: readonly SummaryRow[], options: SummaryTableO
     lines.push(paint({ text: cut(group.scenario, width), tone: 'heading' }))
     for (const cells of body[index] ?? []) lines.push(line(cells))
   }
+  for (const text of usageNote(rows)) lines.push(paint({ text: cut(text, width), tone: 'break' }))
   return lines.filter((text) => text.trim() !== '').join('\n')
+}
+
+/** How many sessions the usage note names. */
+const NAMED_SESSIONS = 3
+
+/**
+ * Lines under the table for requests answered without usage, none when every request reported its
+ * usage: how many, in which sessions, and that the sums leave them out.
+ */
+export function usageNote(rows: readonly SummaryRow[]): string[] {
+  const missing = rows.filter((row) => (row.usageNotReported ?? 0) > 0)
+  if (missing.length === 0) return []
+  const count = missing.reduce((sum, row) => sum + (row.usageNotReported ?? 0), 0)
+  const requests = rows.reduce((sum, row) => sum + row.requests, 0)
+  const named = missing.slice(0, NAMED_SESSIONS)
+  const more = missing.length - named.length
+  return [
+    `usage not reported for ${countText(count)} of ${countText(requests)} requests: the sums leave them out ("-" where a session reported none)`,
+    ...named.map(
+      (row) =>
+        `  ${sessionLabel(row)}: ${countText(row.usageNotReported ?? 0)} of ${countText(row.requests)}`,
+    ),
+    ...(more > 0 ? [`  and ${more} more sessions (summary.csv, usage_not_reported)`] : []),
+  ]
 }
 
 /**
@@ -154,7 +179,10 @@ function scenarioLines(rows: readonly SummaryRow[]): Cell[][] {
 function sessionCells(row: SummaryRow, label: string, tone: Tone): Cell[] {
   const lostUsd = row.costUsd - row.idealCostUsd + row.providerLostUsd
   const lostTokens = row.lostTokens + row.providerLostTokens
-  const amount = (text: string, value: number): Cell => ({ text, tone: value > 0 ? 'break' : 'dim' })
+  // No request of the session reported usage: its sums are unknown, not 0.
+  const unknown = row.requests > 0 && row.usageNotReported === row.requests
+  const amount = (text: string, value: number): Cell =>
+    unknown ? { text: '-', tone: 'dim' } : { text, tone: value > 0 ? 'break' : 'dim' }
   const claims = row.claimsHeld + row.claimsFailed
   return [
     { text: label, tone: row.claimsFailed > 0 ? 'fail' : tone },
@@ -166,7 +194,7 @@ function sessionCells(row: SummaryRow, label: string, tone: Tone): Cell[] {
     { text: percentText(row.hitRatioWarm), tone: 'plain' },
     amount(countText(lostTokens), lostTokens),
     amount(lostUsd.toFixed(4), Number(lostUsd.toFixed(4))),
-    { text: row.costUsd.toFixed(4), tone: 'plain' },
+    { text: unknown ? '-' : row.costUsd.toFixed(4), tone: 'plain' },
     amount(String(row.breaks), row.breaks),
     claims === 0
       ? { text: '-', tone: 'dim' }

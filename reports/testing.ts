@@ -22,6 +22,8 @@ export interface StepSketch {
   uncached?: number
   /** A failed attempt: every token column 0. */
   failed?: boolean
+  /** Answered without usage: a request whose numbers are unknown (0 here), the simulator's read beside it. */
+  unreported?: { predictedRead: number }
   /** Tokens the request would have read had it extended the previous one, beyond those it read. */
   lost?: number
   breakCause?: BreakCause
@@ -41,12 +43,13 @@ export interface StepSketch {
 
 /** One step row; buckets sum to the input, the hit ratio is read / input. */
 export function stepRow(sketch: StepSketch = {}): StepRow {
-  const failed = sketch.failed === true
-  const read = failed ? 0 : (sketch.read ?? 0)
-  const write = failed ? 0 : (sketch.write ?? 0)
-  const uncached = failed ? 0 : (sketch.uncached ?? 0)
+  // A failed attempt and one answered without usage have no numbers.
+  const empty = sketch.failed === true || sketch.unreported !== undefined
+  const read = empty ? 0 : (sketch.read ?? 0)
+  const write = empty ? 0 : (sketch.write ?? 0)
+  const uncached = empty ? 0 : (sketch.uncached ?? 0)
   const input = read + write + uncached
-  const lost = failed ? 0 : (sketch.lost ?? 0)
+  const lost = empty ? 0 : (sketch.lost ?? 0)
   const cost = (uncached * 3 + read * 0.3 + write * 3.75) / 1_000_000
   return {
     runId: 'sim-test',
@@ -60,13 +63,14 @@ export function stepRow(sketch: StepSketch = {}): StepRow {
     attempt: sketch.attempt ?? 0,
     headerReason: undefined,
     startsSeries: false,
-    ok: !failed,
+    ok: sketch.failed !== true,
+    ...(sketch.unreported !== undefined ? { usageNotReported: true as const } : {}),
     cold: sketch.cold ?? false,
     inputTokens: input,
     cacheReadTokens: read,
     cacheWriteTokens: write,
     uncachedTokens: uncached,
-    outputTokens: failed ? 0 : 10,
+    outputTokens: empty ? 0 : 10,
     hitRatio: input === 0 ? undefined : read / input,
     idealCacheReadTokens: read + lost,
     lostTokens: lost,
@@ -74,14 +78,14 @@ export function stepRow(sketch: StepSketch = {}): StepRow {
     breakEventSeq: sketch.breakEventSeq,
     breakCause: sketch.breakCause,
     providerCause: sketch.providerCause,
-    providerLostTokens: failed ? 0 : (sketch.providerLost ?? 0),
-    providerLostUsd: failed ? 0 : ((sketch.providerLost ?? 0) * 2.7) / 1_000_000,
+    providerLostTokens: empty ? 0 : (sketch.providerLost ?? 0),
+    providerLostUsd: empty ? 0 : ((sketch.providerLost ?? 0) * 2.7) / 1_000_000,
     costUsd: cost,
     idealCostUsd: cost - (lost * 2.7) / 1_000_000,
     virtualTimeS: sketch.at ?? 0,
     latencyMs: 100,
-    predictedCacheReadTokens: undefined,
-    predictedCacheWriteTokens: undefined,
+    predictedCacheReadTokens: sketch.unreported?.predictedRead,
+    predictedCacheWriteTokens: sketch.unreported === undefined ? undefined : 0,
     ...(sketch.session !== undefined ? { session: sketch.session } : {}),
     ...(sketch.conversationKind !== undefined ? { conversationKind: sketch.conversationKind } : {}),
     ...(sketch.agent !== undefined ? { agent: sketch.agent } : {}),

@@ -114,6 +114,14 @@ export type GatewayChangeKind =
   | 'gateway-tools-changed'
   /** The request went upstream on another wire API (Anthropic Messages to OpenAI Chat, or back). */
   | 'gateway-wire-translated'
+  /** The model upstream is another than the client asked for (`model claude-sonnet-4-6 → gpt-4.1`). */
+  | 'gateway-model-changed'
+  /** Fields of the client's request that nothing upstream carries (`thinking`, `metadata`, …). */
+  | 'gateway-fields-dropped'
+  /** The upstream's answer had usage (reported, or counted by the simulator that served it); the client got none. */
+  | 'gateway-usage-dropped'
+  /** The client was told every count was 0 while the upstream request had tokens. */
+  | 'gateway-usage-zeroed'
 
 /** What names a series of rows: its run, scenario, variant, provider and model. */
 export interface SeriesLabels {
@@ -135,6 +143,13 @@ export interface StepRow extends SeriesLabels {
   startsSeries: boolean
   /** False for a failed attempt (its token columns are 0). */
   ok: boolean
+  /**
+   * Set on a request the provider answered (`ok`, counted as a request) without telling the client its
+   * usage (a stream without `stream_options.include_usage`, a gateway that zeroes it): its token, ratio,
+   * ideal, loss and cost fields are unknown — 0 here, so sums over rows count only what was reported, and
+   * empty in steps.csv. The simulator's count of it, where one exists, is in the `predicted*` fields.
+   */
+  usageNotReported?: true
   /** First successful request of its session: reported, but outside the warm hit ratio. */
   cold: boolean
   inputTokens: number
@@ -168,7 +183,9 @@ export interface StepRow extends SeriesLabels {
   latencyMs: number
   /**
    * The simulator's prediction of the cache read and write, beside the provider's own usage: set when the
-   * usage came from the real provider (a live capture), empty when the simulator served the request.
+   * usage came from the real provider (a live capture), empty when the simulator served the request. On a
+   * request whose usage was not reported, the simulator's count (what the simulated provider billed, or
+   * live its prediction) where one exists: never passed off as the usage.
    */
   predictedCacheReadTokens: number | undefined
   predictedCacheWriteTokens: number | undefined
@@ -194,6 +211,12 @@ export interface StepRow extends SeriesLabels {
 export interface SummaryRow extends SeriesLabels {
   requests: number
   failedAttempts: number
+  /**
+   * Requests (counted in `requests`) answered without usage: the sums below leave them out. Absent when
+   * every request reported its usage; equal to `requests` when none did, and then summary.csv leaves the
+   * token and cost cells empty rather than write 0.
+   */
+  usageNotReported?: number
   inputTokens: number
   cacheReadTokens: number
   cacheWriteTokens: number
@@ -273,6 +296,7 @@ export const SUMMARY_COLUMNS = [
   'conversation_kind',
   'agent',
   'stand_in_cost_usd',
+  'usage_not_reported',
 ] as const
 
 /** A scenario claim's outcome on one provider. */

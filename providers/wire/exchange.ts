@@ -174,6 +174,22 @@ export function providerOfApi(api: WireApi): ProviderId {
   return isBuiltInApi(api) ? PROVIDER_OF_API[api] : compatibleProviderOfApi(api)
 }
 
+/** Whether the provider answered a request: a 2xx status and no failure after it (a cut stream, an error event). */
+export function answered(exchange: CapturedExchange): boolean {
+  return exchange.status >= 200 && exchange.status < 300 && exchange.error === undefined
+}
+
+/**
+ * The usage an answered request reported to the client: none when it sent none, and none when every count
+ * it sent is 0 (a gateway that fills the usage it was not given with zeros) — an answered request always
+ * has input tokens, so those zeros are no measurement.
+ */
+export function reportedUsage(exchange: CapturedExchange): Usage | undefined {
+  const usage = exchange.usage
+  if (usage === undefined || (usage.input === 0 && usage.output === 0)) return undefined
+  return usage
+}
+
 /** What the loopback server asks of the capture it records to (`CaptureTracker`). */
 export interface ExchangeRecorder {
   /** The place of a request; `headers` its `WIRE_HEADERS`, `secrets` the keys no session name may show. */

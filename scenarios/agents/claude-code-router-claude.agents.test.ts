@@ -6,9 +6,13 @@ import { AGENT_DRIVERS, runAgentStep, writeAgentFiles } from '../../harness/loop
 import { installedAgent } from '../../harness/loops/agents/install.ts'
 import { type LoopbackServer, startLoopback } from '../../providers/mock/loopback.ts'
 import type { CapturedExchange } from '../../providers/wire/exchange.ts'
+import { breaksOf } from '../../reports/breaks.ts'
+import { captureRows } from '../../reports/capture-rows.ts'
+import { checkBaseline, findingLine } from '../../reports/gate.ts'
 import { gatewayRoutes, pairSides } from '../../reports/gateway-rows.ts'
 import { simulateDirect } from '../../reports/observed/gateway/direct.ts'
 import { recording } from '../../reports/observed/gateway/testing.ts'
+import { summarize } from '../../reports/summary.ts'
 import { type StartedGateway, startRouter } from './gateway-rig.ts'
 
 const client: CapturedExchange[] = []
@@ -89,6 +93,54 @@ describe('Claude Code through Claude Code Router 2.0.0 to an OpenAI Chat upstrea
     }
     for (const cost of routes.pairs)
       expect(cost.extraUsd).toBeCloseTo(cost.gateway.costUsd - cost.direct.costUsd, 12)
+  })
+
+  it('counts the upstream requests, streamed without stream_options.include_usage, as requests with usage not reported', () => {
+    const answered = upstream.filter((exchange) => exchange.status === 200)
+    expect(answered.length).toBeGreaterThanOrEqual(2)
+    for (const exchange of answered) {
+      expect(exchange.request?.stream).toBe(true)
+      expect(exchange.request?.stream_options).toBeUndefined()
+      expect(exchange.usage).toBeUndefined()
+      expect(exchange.error).toBeUndefined()
+    }
+    const rows = captureRows(answered, { runId: 'ccr-upstream', scenario: 'capture' })
+    expect(rows.map((row) => [row.ok, row.usageNotReported])).toEqual(rows.map(() => [true, true]))
+    const summaries = summarize(rows)
+    expect(summaries.reduce((sum, row) => sum + row.failedAttempts, 0)).toBe(0)
+    expect(summaries.reduce((sum, row) => sum + (row.usageNotReported ?? 0), 0)).toBe(answered.length)
+  })
+
+  it('names on every pair the usage the router zeroed, the request fields it dropped and the model it changed', () => {
+    for (const pair of pairs) {
+      const byKind = new Map(pair.changes.map((change) => [change.kind, change.detail]))
+      expect(pair.client.usage).toMatchObject({ input: 0, output: 0 })
+      expect(byKind.get('gateway-usage-zeroed')).toMatch(
+        /^usage all 0 to the client, upstream had \d+ input and \d+ output tokens by the simulator's count \(not reported to the gateway: streamed without stream_options\.include_usage\)$/,
+      )
+      // Claude Code's default model (the issue's run used claude-sonnet-4-6: the same change).
+      expect(byKind.get('gateway-model-changed')).toBe(
+        `model ${AGENT_DRIVERS['claude-code'].defaultModel} → gpt-4.1`,
+      )
+      const dropped = byKind.get('gateway-fields-dropped')?.split(', ') ?? []
+      expect(dropped).toEqual(expect.arrayContaining(['thinking', 'metadata', 'context_management']))
+    }
+    // The gateway route is priced at what the simulated provider billed; the gate names the model change.
+    const verdict = checkBaseline({
+      baseline: { summary: summarize(routes.direct), breaks: breaksOf(routes.direct), steps: routes.direct },
+      run: { summary: summarize(routes.gateway), breaks: breaksOf(routes.gateway), steps: routes.gateway },
+      claims: [],
+      rowProblems: [],
+      options: { tolerancePoints: 0.5, costTolerancePercent: 1, breakThresholdTokens: 1024, strict: false },
+    })
+    const cost = [...verdict.failures, ...verdict.changes].find((finding) => finding.kind === 'cost')
+    expect(cost === undefined ? '' : findingLine(cost)).toMatch(/, model claude-[\w.-]+ → gpt-4\.1\)$/)
+    console.log(
+      JSON.stringify({
+        changes: pairs[0]?.changes,
+        cost: cost === undefined ? undefined : findingLine(cost),
+      }),
+    )
   })
 
   it('costs no warm request a read: the folded billing line is the same on each, so the prefix holds', () => {

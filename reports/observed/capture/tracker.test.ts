@@ -84,8 +84,16 @@ describe('placing captured requests in their session', () => {
 })
 
 describe("a tracker's memory", () => {
-  /** Record a simulated request of session `name` (declared by header) with a long message of its own. */
-  const simulated = (capture: CaptureTracker, simulators: CacheSimulators, name: string) => {
+  /**
+   * Record a simulated request of session `name` (declared by header) with a long message of its own:
+   * answered with its usage unless `answer` says it came without or failed after its 200.
+   */
+  const simulated = (
+    capture: CaptureTracker,
+    simulators: CacheSimulators,
+    name: string,
+    answer: 'usage' | 'no usage' | 'cut' = 'usage',
+  ) => {
     const body = {
       model: 'claude-sonnet-4-6',
       max_tokens: 64,
@@ -104,11 +112,21 @@ describe("a tracker's memory", () => {
       status: 200,
       latencyMs: 1,
       stream: false,
-      usage,
+      ...(answer === 'usage' ? { usage } : {}),
+      ...(answer === 'cut' ? { error: 'stream cut' } : {}),
       simulation,
       predicted: false,
     })
   }
+
+  it('keeps a request answered without usage as its conversation’s previous, not one that failed after its 200', () => {
+    const simulators = new CacheSimulators()
+    const capture = new CaptureTracker({ linearize: (api, body) => simulators.linearize(api, body) })
+    simulated(capture, simulators, 'unreported', 'no usage')
+    simulated(capture, simulators, 'cut', 'cut')
+    expect(capture.previous('unreported')).toBeDefined()
+    expect(capture.previous('cut')).toBeUndefined()
+  })
 
   it('forgets the previous requests of the least recently active sessions past its byte budget', () => {
     const simulators = new CacheSimulators()

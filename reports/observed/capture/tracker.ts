@@ -233,7 +233,9 @@ export class CaptureTracker implements ExchangeRecorder {
     const prompt = input.simulation?.prompt ?? this.linearized(api, body)
     const digest = digestRequest(body, prompt, this.itemsDigested(body))
     this.itemDigests.delete(body)
-    const ok = input.status >= 200 && input.status < 300 && input.usage !== undefined
+    // An answered request is the conversation's previous one, whether or not the client got its usage:
+    // the provider cached it all the same.
+    const ok = input.status >= 200 && input.status < 300 && input.error === undefined
     const name = placement.conversation
     const state = this.states.get(name) ?? {}
     if (ok && input.simulation !== undefined) {

@@ -6,7 +6,7 @@ import type { AssistantMessage } from '../../../harness/types.ts'
 import { modeledLatencyMs } from '../../../providers/port.ts'
 import { CacheSimulators, type SimulatorOptions } from '../../../providers/sim/index.ts'
 import { SimulatorRejection } from '../../../providers/sim/types.ts'
-import type { CapturedExchange } from '../../../providers/wire/exchange.ts'
+import { type CapturedExchange, reportedUsage } from '../../../providers/wire/exchange.ts'
 import { servedUsage } from '../capture/recorder.ts'
 import { CaptureTracker } from '../capture/tracker.ts'
 
@@ -30,13 +30,15 @@ export function simulateDirect(
     if (body === undefined) continue
     const placement = tracker.place(exchange.api, exchange.session, body)
     const previous = tracker.previous(placement.conversation)
+    const told = reportedUsage(exchange)
     let simulation: ReturnType<CacheSimulators['simulate']>
     try {
       simulation = simulators.simulate(exchange.api, {
         body,
         at: exchange.at,
         output: exchange.answer ?? NO_ANSWER,
-        ...(exchange.usage?.output !== undefined ? { outputTokens: exchange.usage.output } : {}),
+        // The client's own output count, where it was told one (a gateway's zeros are none).
+        ...(told !== undefined ? { outputTokens: told.output } : {}),
         ...(previous !== undefined ? { previous } : {}),
       })
     } catch (error) {
