@@ -4,13 +4,63 @@
 import { modelSwitchText, providerAdvice, stepLabel } from './labels.ts'
 import { sessionKeyString, sessionLabel } from './session-key.ts'
 import { countText, dollarText } from './text-table.ts'
-import type { BreakRow, StepRow } from './types.ts'
+import type { BreakRow, CompactionCost, StepRow } from './types.ts'
 
-/** The breaks among step rows, in row order: successful requests with a client-side or provider-side cause. */
+/**
+ * The breaks among step rows, in row order: successful requests with a client-side or provider-side cause;
+ * a `history-summarized` break carries what its compaction's summary requests cost (`compactionOf`).
+ */
 export function breaksOf(rows: readonly StepRow[]): BreakRow[] {
   const list = new BreakList()
   for (const row of rows) list.add(row)
-  return list.rows
+  const summarized = list.rows.filter((entry) => entry.cause === 'history-summarized')
+  if (summarized.length === 0) return list.rows
+  return list.rows.map((entry) => {
+    if (!summarized.includes(entry)) return entry
+    const compaction = compactionOf(rows, entry)
+    return compaction === undefined ? entry : { ...entry, compaction }
+  })
+}
+
+/**
+ * The compaction behind a `history-summarized` break: the requests of its session's compaction conversation
+ * that came last before it (by time), whatever order the rows are in (a capture's report reads one
+ * conversation's file at a time).
+ */
+function compactionOf(rows: readonly StepRow[], entry: BreakRow): CompactionCost | undefined {
+  const broken = rows.find(
+    (row) =>
+      row.variant === entry.variant &&
+      row.scenario === entry.scenario &&
+      row.provider === entry.provider &&
+      row.turn === entry.turn &&
+      row.step === entry.step &&
+      row.attempt === entry.attempt,
+  )
+  if (broken === undefined) return undefined
+  const candidates = rows.filter(
+    (row) =>
+      row.ok &&
+      row.conversationKind === 'compaction' &&
+      // A session's main conversation is named as its session, and its rows name no other.
+      row.session === (entry.session ?? entry.variant) &&
+      row.scenario === entry.scenario &&
+      row.provider === entry.provider &&
+      row.virtualTimeS <= broken.virtualTimeS,
+  )
+  const latest = candidates.reduce<StepRow | undefined>(
+    (best, row) => (best === undefined || row.virtualTimeS > best.virtualTimeS ? row : best),
+    undefined,
+  )
+  if (latest === undefined) return undefined
+  const requests = candidates.filter((row) => row.variant === latest.variant)
+  return {
+    requests: requests.length,
+    inputTokens: requests.reduce((sum, row) => sum + row.inputTokens, 0),
+    cacheReadTokens: requests.reduce((sum, row) => sum + row.cacheReadTokens, 0),
+    cacheWriteTokens: requests.reduce((sum, row) => sum + row.cacheWriteTokens, 0),
+    costUsd: requests.reduce((sum, row) => sum + row.costUsd, 0),
+  }
 }
 
 /** The breaks of rows added one at a time, in row order; holds each session's last model, not its rows. */
@@ -78,6 +128,13 @@ export function breakLine(entry: BreakRow): string {
     const event = entry.eventSeq === undefined ? '' : ` (event ${entry.eventSeq})`
     parts.push(
       `${entry.cause}${node}${models}${event}, ${countText(entry.lostTokens)} tokens lost (${dollarText(entry.lostUsd)})`,
+    )
+  }
+  if (entry.compaction !== undefined) {
+    const { requests, inputTokens, cacheReadTokens, cacheWriteTokens, costUsd } = entry.compaction
+    const what = requests === 1 ? 'its summary request' : `its ${requests} summary requests`
+    parts.push(
+      `${what} read ${countText(cacheReadTokens)} of ${countText(inputTokens)} tokens from the cache and wrote ${countText(cacheWriteTokens)} never read (${dollarText(costUsd)})`,
     )
   }
   if (entry.providerCause !== undefined) {

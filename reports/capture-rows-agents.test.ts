@@ -8,8 +8,10 @@ import { fillerText } from '../harness/filler.ts'
 import { type LoopbackServer, startLoopback } from '../providers/mock/loopback.ts'
 import { CacheSimulators } from '../providers/sim/index.ts'
 import type { CapturedExchange } from '../providers/wire/exchange.ts'
+import { breakLine, breaksOf } from './breaks.ts'
 import { captureRows } from './capture-rows.ts'
 import { CaptureTracker } from './observed/capture/tracker.ts'
+import { countText } from './text-table.ts'
 import type { StepRow } from './types.ts'
 
 type Body = Record<string, unknown>
@@ -209,6 +211,13 @@ describe('Claude Code 2.1.337', () => {
       breakNode: 'messages[0]',
     })
     expect(after?.lostTokens).toBeGreaterThan(0)
+    // The break says what the summary request itself cost: it shared the conversation's cached prefix.
+    const summary = all.find((row) => row.conversationKind === 'compaction')
+    const [line] = breaksOf(all).map(breakLine)
+    expect(line).toContain(
+      `its summary request read ${countText(summary?.cacheReadTokens ?? 0)} of ${countText(summary?.inputTokens ?? 0)} tokens from the cache and wrote ${countText(summary?.cacheWriteTokens ?? 0)} never read`,
+    )
+    expect(summary?.cacheReadTokens).toBeGreaterThan(1500)
   })
 })
 

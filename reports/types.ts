@@ -353,6 +353,21 @@ export interface BreakRow {
   conversationKind?: ConversationKind
   /** The model of the session's previous successful request, where this request switched from it. */
   previousModel?: string
+  /**
+   * On a `history-summarized` break, the compaction that made the summary: its conversation's requests in
+   * the same session, what they read of the cache, wrote to it (never read again: the history they
+   * summarize is rewritten) and cost. Shown in the break's line; breaks.csv keeps its columns.
+   */
+  compaction?: CompactionCost
+}
+
+/** What a compaction's summary requests cost, beside the rewrite they caused. */
+export interface CompactionCost {
+  requests: number
+  inputTokens: number
+  cacheReadTokens: number
+  cacheWriteTokens: number
+  costUsd: number
 }
 
 /** The `breaks.csv` columns, in order. */
