@@ -190,8 +190,14 @@ export function standInModel(vendor: Vendor, model: string): ModelEntry {
   }
   const fallback = findModel(vendor, defaultModel(vendor))
   if (fallback === undefined) throw new CachelabError('invariant', `no default model for ${vendor}`)
-  // An entry shares as much as the closest of its names (the catalog's, and the API's own ids).
-  const closeness = (entry: ModelEntry) => Math.max(...[entry.model, ...(entry.snapshots ?? [])].map(shared))
+  // An entry shares as much as the closest of its names: the catalog's, and the API's own ids that are
+  // names of their own (`deepseek-v4-flash`), not dated snapshots, whose digits match any name's end.
+  const closeness = (entry: ModelEntry) =>
+    Math.max(
+      ...[entry.model, ...(entry.snapshots ?? []).filter((snapshot) => !/-\d{8}$/.test(snapshot))].map(
+        shared,
+      ),
+    )
   return catalogEntries()
     .filter((entry) => entry.vendor === vendor)
     .reduce((best, entry) => (closeness(entry) > closeness(best) ? entry : best), fallback)

@@ -72,18 +72,20 @@ export function usageByConversation(rows: readonly StepRow[]): Record<string, st
 /**
  * Each conversation's breaks as `turn.step cause@node lost`, in order: what an import must name as the
  * capture did, request for request (a transcript that lacks a request is listed by the import, not here).
- * `withLost: false` leaves the lost tokens out, for a provider whose import estimates them (below).
+ * `withLost: false` leaves the lost tokens out, for a provider whose import estimates them (below);
+ * `withNode: false` the node, which a transcript that records a compaction but not the request cannot know.
  */
 export function breaksByConversation(
   rows: readonly StepRow[],
-  { withLost = true }: { withLost?: boolean } = {},
+  { withLost = true, withNode = true }: { withLost?: boolean; withNode?: boolean } = {},
 ): Record<string, string[]> {
   const found: Record<string, string[]> = {}
   for (const row of rows) {
     if (!row.ok || row.breakCause === undefined) continue
     const list = found[row.variant] ?? []
     const lost = withLost ? ` ${row.lostTokens}` : ''
-    list.push(`${row.turn}.${row.step} ${row.breakCause}@${row.breakNode ?? ''}${lost}`)
+    const node = withNode ? `@${row.breakNode ?? ''}` : ''
+    list.push(`${row.turn}.${row.step} ${row.breakCause}${node}${lost}`)
     found[row.variant] = list
   }
   return found

@@ -11,7 +11,13 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { parseStepsCsv } from '../../reports/parse.ts'
 import type { StepRow } from '../../reports/types.ts'
-import { type AgentBench, type AgentSession, agentVersion, startAgentBench } from './bench.ts'
+import {
+  type AgentBench,
+  type AgentSession,
+  agentVersion,
+  breaksByConversation,
+  startAgentBench,
+} from './bench.ts'
 
 let bench: AgentBench
 let session: AgentSession
@@ -171,6 +177,12 @@ describe(`Claude Code ${agentVersion('claude-code')} captured through serve`, ()
     expect(recorded).toContain(forkId)
     // Request for request, the fork's file repeating its parent's entries: each counted once, where made.
     for (const name of recorded) expect(usage(imported, name), name).toEqual(usage(rows, name))
+    // The same breaks, causes and lost tokens: the model switch at `model`, the request after /compact
+    // `history-summarized` (the transcript records the compaction, not where the rewritten request differs).
+    for (const name of recorded)
+      expect(breaksByConversation(imported, { withNode: false })[name], name).toEqual(
+        breaksByConversation(rows, { withNode: false })[name],
+      )
     expect(printed).toMatch(/\d+ requests? read again in another session's file/)
     // The fork goes on from what its parent left cached: a session start only where a session started.
     const rewrites = readFileSync(join(out, 'rewrites.csv'), 'utf8')

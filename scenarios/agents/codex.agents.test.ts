@@ -11,6 +11,7 @@ import {
   type AgentBench,
   type AgentSession,
   agentVersion,
+  breaksByConversation,
   importAgentSession,
   startAgentBench,
   usageByConversation,
@@ -154,6 +155,11 @@ describe(`Codex ${agentVersion('codex')} rollouts imported with no path`, () => 
       ),
     ]
     expect(kinds(imported.rows).sort()).toEqual(kinds(rows).sort())
+    // The same breaks, causes and lost tokens in every conversation the rollouts hold whole.
+    for (const conversation of Object.keys(captured).filter((name) => !name.includes('.subagent-')))
+      expect(breaksByConversation(imported.rows, { withNode: false })[conversation], conversation).toEqual(
+        breaksByConversation(rows, { withNode: false })[conversation],
+      )
     expect(imported.rows.every((row) => row.agent === `codex/${agentVersion('codex')}`)).toBe(true)
     // The rollouts hold no tool schemas: no predicted read is set beside the recorded one, and it says so.
     expect(imported.rows.every((row) => row.predictedCacheReadTokens === undefined)).toBe(true)
