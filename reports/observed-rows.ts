@@ -114,15 +114,24 @@ const EVENT_CLASSES: ReadonlyArray<{
   cause: BreakCause
   node?: string
 }> = [
+  // A model switch first: the new model's cache holds nothing of the session, whatever else changed (a
+  // capture names the model before any node).
+  { kind: 'model-switch', class: 'model-switch', cause: 'config-changed', node: 'model' },
   // An agent's compaction replaced the history by a summary: a capture of the request says the same.
   { kind: 'compaction', class: 'compaction', cause: 'history-summarized' },
-  { kind: 'model-switch', class: 'model-switch', cause: 'config-changed', node: 'model' },
   { kind: 'system-change', class: 'system-change', cause: 'system-replace' },
   { kind: 'tools-change', class: 'tools-change', cause: 'tools-changed' },
   { kind: 'config-change', class: 'config-change', cause: 'config-changed' },
   { kind: 'message-edit', class: 'message-edit', cause: 'message-edited' },
   { kind: 'resume', class: 'resume', cause: 'resume' },
 ]
+
+/** Events that break the prefix whatever the shortfall (`add`). */
+const CERTAIN_BREAKS: ReadonlySet<TranscriptEvent['kind']> = new Set([
+  'model-switch',
+  'compaction',
+  'message-edit',
+])
 
 /** What an import's rows are labelled with. */
 export interface ObservedLabels {
@@ -235,12 +244,13 @@ export class ObservedRowBuilder {
     let counterfactual: { ideal: number; warm: number; cause?: 'ttl-expired' } | undefined
     let attribution: Attribution | undefined
     let rewriteClass: RewriteClass = 'growth'
-    // A model switch always breaks the prefix (each model has its own cache), however little it cost: a
-    // capture names it at any size, and so does the import.
-    const switched = request.events.some((event) => event.kind === 'model-switch')
-    if (missed >= REWRITE_THRESHOLD_TOKENS || (switched && missed > 0)) {
+    // A model switch, a compaction or a rebuilt message always breaks the prefix (a model has its own
+    // cache; the history sent is another), however little it cost: a capture names it at any size, and so
+    // does the import. A shortfall with nothing of the kind shown is a rewrite past the noise floor only.
+    const certain = request.events.some((event) => CERTAIN_BREAKS.has(event.kind))
+    if (missed >= REWRITE_THRESHOLD_TOKENS || certain) {
       const lifetime = lifetimeSeconds(entry, previous)
-      if (gapSeconds > lifetime) {
+      if (missed >= REWRITE_THRESHOLD_TOKENS && gapSeconds > lifetime) {
         // The provider's rules let it expire: no client loss; a warm cache would have read it.
         counterfactual = { ideal: read, warm: read + missed, cause: 'ttl-expired' }
         rewriteClass = 'ttl-expired'

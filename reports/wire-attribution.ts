@@ -97,7 +97,8 @@ export function withProviderSide(
  * `current` extends `previous` on the same model: the client's, or the provider's own re-rendering of
  * what the client resent unchanged (`reasoning-dropped`, see `isProviderSide`). `compacted`: a compaction
  * request of the session summarized the conversation just before `current` (its placement's
- * `compactedBy`), so a rewrite of its history or prompt is that summary's, however the agent rebuilt it.
+ * `compactedBy`), so a rewrite of its history, prompt or tools is that summary's, however the agent rebuilt
+ * it (a model switch is still named first).
  */
 export function wireBreak(
   previous: RequestDigest,
@@ -114,8 +115,9 @@ export function wireBreak(
   if (dropped !== undefined) return dropped
   const node = segment[0]
   const parsed = parseNode(node)
-  if (compacted && parsed?.part !== 'tools' && parsed?.part !== 'response_format')
-    return { node, cause: 'history-summarized' }
+  // The agent rebuilt the whole request from the summary: whatever node it differs at first (the tools
+  // too: Claude Code lists another set after /compact), the rewrite is the compaction's.
+  if (compacted) return { node, cause: 'history-summarized' }
   switch (parsed?.part) {
     case 'tools':
     case 'response_format':

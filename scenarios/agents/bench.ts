@@ -70,8 +70,10 @@ export function usageByConversation(rows: readonly StepRow[]): Record<string, st
 }
 
 /**
- * Each conversation's breaks as `turn.step cause@node lost`, in order: what an import must name as the
- * capture did, request for request (a transcript that lacks a request is listed by the import, not here).
+ * Each conversation's breaks as `#n cause@node lost` (its n-th successful request), in order: what an import
+ * must name as the capture did, request for request (a transcript that lacks a request is listed by the
+ * import, not here). By position, not turn and step: a transcript numbers a request resent after a
+ * compaction as the turn's next step, the wire as the turn's first again.
  * `withLost: false` leaves the lost tokens out, for a provider whose import estimates them (below);
  * `withNode: false` the node, which a transcript that records a compaction but not the request cannot know.
  */
@@ -80,12 +82,16 @@ export function breaksByConversation(
   { withLost = true, withNode = true }: { withLost?: boolean; withNode?: boolean } = {},
 ): Record<string, string[]> {
   const found: Record<string, string[]> = {}
+  const requests = new Map<string, number>()
   for (const row of rows) {
-    if (!row.ok || row.breakCause === undefined) continue
+    if (!row.ok) continue
+    const index = (requests.get(row.variant) ?? 0) + 1
+    requests.set(row.variant, index)
+    if (row.breakCause === undefined) continue
     const list = found[row.variant] ?? []
     const lost = withLost ? ` ${row.lostTokens}` : ''
     const node = withNode ? `@${row.breakNode ?? ''}` : ''
-    list.push(`${row.turn}.${row.step} ${row.breakCause}${node}${lost}`)
+    list.push(`#${index} ${row.breakCause}${node}${lost}`)
     found[row.variant] = list
   }
   return found
