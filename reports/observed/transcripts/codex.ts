@@ -419,16 +419,7 @@ export class CodexReading {
       if (time === undefined) return []
       return [
         {
-          format: 'codex',
-          source: record.where,
-          session: this.session,
-          ...(this.parent !== undefined ? { parent: this.parent } : {}),
-          ...(this.kind !== undefined ? { kind: this.kind } : {}),
-          ...(this.agent !== undefined ? { agent: this.agent } : {}),
-          provider: 'openai-responses',
-          model,
-          time,
-          usage: parseCodexUsage(raw),
+          ...this.requestOf(record.where, model, time, raw),
           events: [],
           copied: this.forkedFrom !== undefined ? { from: this.forkedFrom } : {},
         },
@@ -470,16 +461,7 @@ export class CodexReading {
       inputItems,
     )
     const request: ObservedRequest = {
-      format: 'codex',
-      source: record.where,
-      session: this.session,
-      ...(this.parent !== undefined ? { parent: this.parent } : {}),
-      ...(this.kind !== undefined ? { kind: this.kind } : {}),
-      ...(this.agent !== undefined ? { agent: this.agent } : {}),
-      provider: 'openai-responses',
-      model,
-      time,
-      usage: parseCodexUsage(raw),
+      ...this.requestOf(record.where, model, time, raw),
       events: this.events,
       // Turns are known once a user message opened one.
       ...(this.turn > 0 ? { turn: this.turn, step: this.step } : {}),
@@ -493,6 +475,27 @@ export class CodexReading {
     // A response id (0.169): the next record may say the request was a compaction's.
     this.held = { request, responseId, before, inputItems: inputItems ?? 0 }
     return released
+  }
+
+  /** What every request of the rollout says: where it is, its session, agent, model, time and usage. */
+  private requestOf(
+    where: string,
+    model: string,
+    time: string,
+    raw: unknown,
+  ): Omit<ObservedRequest, 'events'> {
+    return {
+      format: 'codex',
+      source: where,
+      session: this.session,
+      ...(this.parent !== undefined ? { parent: this.parent } : {}),
+      ...(this.kind !== undefined ? { kind: this.kind } : {}),
+      ...(this.agent !== undefined ? { agent: this.agent } : {}),
+      provider: 'openai-responses',
+      model,
+      time,
+      usage: parseCodexUsage(raw),
+    }
   }
 }
 
