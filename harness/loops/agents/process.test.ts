@@ -43,4 +43,13 @@ describe('one step of an agent', () => {
     )
     expect(outcome.code).toBeUndefined()
   })
+
+  it('kills what a wrapper started too (Codex: a node script that starts its binary), so the step ends', async () => {
+    const where = place()
+    writeAgentFiles(where, [])
+    // The wrapper starts a child that holds the same output and never ends, as a native binary would.
+    const wrapper = `require('node:child_process').spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'inherit' }); setInterval(() => {}, 1000)`
+    const outcome = await runAgentStep(process.execPath, where, { args: ['-e', wrapper], env: {} }, 500)
+    expect(outcome.code).toBeUndefined()
+  })
 })

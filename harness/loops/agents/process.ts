@@ -40,6 +40,9 @@ export function runAgentStep(
       // Nothing of the caller's environment leaks in but PATH: no keys, no proxies, no real home.
       env: { PATH: process.env.PATH ?? '', HOME: place.home, TERM: 'dumb', ...command.env },
       stdio: ['ignore', 'pipe', 'pipe'],
+      // A group of its own: an agent whose command is a wrapper (Codex's node script starts its native
+      // binary) is killed whole on its timeout, not left running with the pipes open.
+      detached: true,
     })
     const stdout: Buffer[] = []
     const stderr: Buffer[] = []
@@ -48,7 +51,7 @@ export function runAgentStep(
     let timedOut = false
     const timer = setTimeout(() => {
       timedOut = true
-      child.kill('SIGKILL')
+      killGroup(child.pid)
     }, timeoutMs)
     child.on('error', (error) => {
       clearTimeout(timer)
@@ -64,4 +67,14 @@ export function runAgentStep(
       })
     })
   })
+}
+
+/** Kill a process and every process of its group (started `detached`, so the group is its own). */
+function killGroup(pid: number | undefined): void {
+  if (pid === undefined) return
+  try {
+    process.kill(-pid, 'SIGKILL')
+  } catch {
+    // Gone already.
+  }
 }
