@@ -39,4 +39,22 @@ describe('npm run test:agents -- --latest', () => {
     )
     expect(lines).toContain('| codex | 0.171.0 | 1 | 0 | - |')
   })
+
+  it('counts a file whose setup failed (its tests skipped) as a failure, with its message', () => {
+    const lines = latestTable(
+      new Map<AgentName, string>([['codex', '0.171.0']]),
+      [
+        {
+          name: '/r/scenarios/agents/codex.agents.test.ts',
+          status: 'failed',
+          message: 'AssertionError: codex exited on its timeout | stderr\nmore',
+          assertionResults: [{ fullName: 'numbers five turns', status: 'skipped' }],
+        },
+      ],
+      '2026-12-07',
+    )
+    expect(lines).toContain(
+      '| codex | 0.171.0 | 0 | 1 | codex.agents.test.ts: setup: AssertionError: codex exited on its timeout / stderr |',
+    )
+  })
 })

@@ -13,6 +13,9 @@ import { AGENT_VERSIONS_VARIABLE } from '../scenarios/agents/session.ts'
 /** One test file's results, as Vitest's JSON reporter writes them. */
 interface FileResult {
   name: string
+  /** `failed` also when the file's setup failed and its tests were skipped. */
+  status?: string
+  message?: string
   assertionResults: Array<{ fullName: string; status: string }>
 }
 
@@ -41,15 +44,26 @@ export function latestTable(
   ]
   for (const agent of AGENT_NAMES) {
     const mine = files.filter((file) => agentsOfFile(file.name).includes(agent))
-    const results = mine.flatMap((file) =>
-      file.assertionResults.map((result) => ({ file: basename(file.name), ...result })),
-    )
+    // A file whose setup failed (an agent that hung, crashed or was refused) skips its tests: it counts as
+    // one failure, named by its message.
+    const results = mine.flatMap((file) => [
+      ...file.assertionResults.map((result) => ({ file: basename(file.name), ...result })),
+      ...(file.status === 'failed' && !file.assertionResults.some((result) => result.status === 'failed')
+        ? [{ file: basename(file.name), fullName: `setup: ${firstLine(file.message)}`, status: 'failed' }]
+        : []),
+    ])
     const failed = results.filter((result) => result.status === 'failed')
     const held = results.filter((result) => result.status === 'passed').length
     const what = failed.map((result) => `${result.file}: ${result.fullName}`).join('; ')
     lines.push(`| ${agent} | ${versions.get(agent) ?? ''} | ${held} | ${failed.length} | ${what || '-'} |`)
   }
   return lines
+}
+
+/** The first line of a message, clipped, with no table separator in it. */
+function firstLine(message: string | undefined): string {
+  const line = (message ?? 'failed').trim().split('\n')[0] ?? ''
+  return (line.length > 160 ? `${line.slice(0, 159)}…` : line).replaceAll('|', '/')
 }
 
 async function main(argv: readonly string[]): Promise<number> {
