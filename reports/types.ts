@@ -164,6 +164,8 @@ export interface StepRow extends SeriesLabels {
   breakNode: string | undefined
   breakEventSeq: number | undefined
   breakCause: BreakCause | undefined
+  /** What changed at the break, where the source held the content (issue 45); absent otherwise. */
+  breakChange?: BreakChange
   /**
    * Why the provider side cost this request tokens on top of `lostTokens` (`ttl-expired`, `lookback-miss`,
    * `routing-miss`); set with `providerLostTokens` > 0, alongside a client-side `breakCause` when both happened.
@@ -353,12 +355,39 @@ export interface BreakRow {
   conversationKind?: ConversationKind
   /** The model of the session's previous successful request, where this request switched from it. */
   previousModel?: string
+  /** What changed at the break, as the step row says. */
+  change?: BreakChange
   /**
    * On a `history-summarized` break, the compaction that made the summary: its conversation's requests in
    * the same session, what they read of the cache, wrote to it (never read again: the history they
    * summarize is rewritten) and cost. Shown in the break's line; breaks.csv keeps its columns.
    */
   compaction?: CompactionCost
+}
+
+/**
+ * What changed at a break, from the two requests' content at the first divergent node: a short window of
+ * text shared before it, then what the previous request had there and what this one has (each clipped,
+ * key-shaped strings masked), or the field that changed (a model, a tool's schema key, a setting). Every
+ * surface renders this one value: the gate's lines, report.html, breaks.csv, JUnit, GitHub annotations.
+ */
+export interface BreakChange {
+  /** The node, as `break_node` names it (`system[0]`, `messages[3].1`, `tools[2]`, `model`). */
+  node: string
+  /**
+   * `inserted`: this request has text the previous one had not, at the same place; `removed`: the
+   * reverse; `replaced`: both have text there, different; `field`: a setting, the model or a tool's
+   * declaration changed (see `field`).
+   */
+  kind: 'inserted' | 'removed' | 'replaced' | 'field'
+  /** The field that changed, for `field`: `model`, `temperature`, `tools[2].input_schema.properties.path`. */
+  field?: string
+  /** Text both requests share just before the change, clipped from its start. */
+  context?: string
+  /** What the previous request had at the change (clipped); absent for `inserted`. */
+  before?: string
+  /** What this request has at the change (clipped); absent for `removed`. */
+  after?: string
 }
 
 /** What a compaction's summary requests cost, beside the rewrite they caused. */
