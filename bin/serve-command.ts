@@ -83,6 +83,12 @@ export async function serveCommand(
     keepBodies: values['record-bodies'] === true,
     // A live capture keeps the model's answers, so `serve --replay` can serve them again.
     keepAnswers: upstream === 'live',
+    // What an unmarked Anthropic or Bedrock request would have read marked: a cache of its own, in a
+    // quarter of the simulators' room (only such requests fill it).
+    shadow: new CacheSimulators({
+      counter: memory.counter,
+      memoryBytes: Math.floor(memory.simulatorBytes / 4),
+    }),
     ...(writer !== undefined ? { sink: (exchange) => writer.write(exchange) } : {}),
   })
   // A start that fails (the port is busy) leaves no capture behind to refuse the next try.

@@ -1,3 +1,4 @@
+import Anthropic from '@anthropic-ai/sdk'
 import OpenAI from 'openai'
 import { describe, expect, it } from 'vitest'
 import { fillerText } from '../harness/filler.ts'
@@ -7,6 +8,7 @@ import { contentHash } from '../providers/wire/digest.ts'
 import type { CapturedExchange } from '../providers/wire/exchange.ts'
 import { captureRows } from './capture-rows.ts'
 import { CaptureTracker } from './observed/capture/tracker.ts'
+import { summarize } from './summary.ts'
 
 const SEGMENT_TOKENS = 1000
 
@@ -272,5 +274,69 @@ describe('rows of requests answered without usage', () => {
       [true, true, 3],
     ])
     expect(rows[2]?.predictedCacheReadTokens).toBeGreaterThan(1000)
+  })
+})
+
+describe('rows of an Anthropic client that marks nothing for caching', () => {
+  it('cost what they cost, with what one cache mark would have cost beside them, and a note in the summary', async () => {
+    const exchanges: CapturedExchange[] = []
+    const linearizer = new CacheSimulators()
+    const tracker = new CaptureTracker({
+      linearize: (api, body) => linearizer.linearize(api, body),
+      sink: (captured) => exchanges.push(captured),
+      shadow: new CacheSimulators(),
+    })
+    const server = await startLoopback({ upstream: 'sim', port: 0, capture: tracker })
+    try {
+      const client = new Anthropic({ baseURL: server.baseURLs.anthropic, apiKey: 'test-key' })
+      const messages: Anthropic.MessageParam[] = []
+      for (let turn = 1; turn <= 3; turn += 1) {
+        messages.push({ role: 'user', content: `Turn ${turn}: ${fillerText(400, `unmarked-${turn}`)}` })
+        const answer = await client.messages.create({
+          model: 'claude-sonnet-4-6',
+          max_tokens: 64,
+          system: fillerText(3000, 'unmarked-system'),
+          messages,
+        })
+        messages.push({ role: 'assistant', content: answer.content })
+      }
+    } finally {
+      await server.close()
+    }
+    const rows = captureRows(exchanges, { runId: 'r', scenario: 'capture' })
+    // The provider cached nothing: every token billed at the base price.
+    expect(rows.every((row) => row.cacheReadTokens === 0 && row.cacheWriteTokens === 0)).toBe(true)
+    // Marked, the first request writes the prefix (dearer) and the next two read it (far cheaper).
+    expect(rows[0]?.markedCostUsd).toBeGreaterThan(rows[0]?.costUsd ?? 0)
+    for (const row of rows.slice(1)) expect(row.markedCostUsd).toBeLessThan(0.5 * row.costUsd)
+    const [summary] = summarize(rows)
+    expect(summary?.nothingMarked?.requests).toBe(3)
+    expect(summary?.nothingMarked?.markedCostUsd).toBeLessThan(summary?.costUsd ?? 0)
+  })
+
+  it('are not noted when the client marks its prompt', async () => {
+    const exchanges: CapturedExchange[] = []
+    const linearizer = new CacheSimulators()
+    const tracker = new CaptureTracker({
+      linearize: (api, body) => linearizer.linearize(api, body),
+      sink: (captured) => exchanges.push(captured),
+      shadow: new CacheSimulators(),
+    })
+    const server = await startLoopback({ upstream: 'sim', port: 0, capture: tracker })
+    try {
+      const client = new Anthropic({ baseURL: server.baseURLs.anthropic, apiKey: 'test-key' })
+      await client.messages.create({
+        model: 'claude-sonnet-4-6',
+        max_tokens: 64,
+        cache_control: { type: 'ephemeral' },
+        system: fillerText(3000, 'marked-system'),
+        messages: [{ role: 'user', content: 'hello' }],
+      } as Anthropic.MessageCreateParamsNonStreaming)
+    } finally {
+      await server.close()
+    }
+    const rows = captureRows(exchanges, { runId: 'r', scenario: 'capture' })
+    expect(rows[0]?.markedCostUsd).toBeUndefined()
+    expect(summarize(rows)[0]?.nothingMarked).toBeUndefined()
   })
 })

@@ -4,6 +4,7 @@
 
 import { simulationModel, vendorOf } from '../providers/catalog.ts'
 import { answered, type CapturedExchange, reportedUsage } from '../providers/wire/exchange.ts'
+import { costUsd } from './cost.ts'
 import { type RowLabels, stepRow } from './rows.ts'
 import type { StepRow } from './types.ts'
 import { wireBreak, withProviderSide } from './wire-attribution.ts'
@@ -72,7 +73,7 @@ export class CaptureRowBuilder {
       previous === undefined ? undefined : exchange.simulation?.counterfactual,
       exchange.simulation?.counts.read ?? usage.cacheRead ?? 0,
     )
-    return stepRow({
+    const row = stepRow({
       labels,
       conversation,
       measured: {
@@ -84,6 +85,20 @@ export class CaptureRowBuilder {
         ...(exchange.simulation?.predicted === true ? { predicted: exchange.simulation.counts } : {}),
       },
     })
+    const marked = exchange.simulation?.marked
+    if (marked === undefined) return row
+    // Marked, the same request would have read and written these, and answered the same output.
+    row.markedCostUsd = costUsd(
+      {
+        uncached: marked.uncached,
+        read: marked.read,
+        write5m: marked.write5m,
+        write1h: marked.write1h,
+        output: usage.output,
+      },
+      entry.prices,
+    )
+    return row
   }
 }
 

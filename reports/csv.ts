@@ -114,6 +114,11 @@ export function summaryRecord(row: SummaryRow): string[] {
     format(row.agent),
     format(row.standInCostUsd, 8),
     format(row.usageNotReported ?? 0),
+    format(row.nothingMarked?.requests),
+    format(row.nothingMarked?.costUsd, 8),
+    format(row.nothingMarked?.markedCostUsd, 8),
+    format(row.belowMinimum?.requests),
+    format(row.belowMinimum?.minTokens),
   ]
 }
 

@@ -21,6 +21,7 @@ import {
 import { stepLabel } from './labels.ts'
 import { escapeHtml } from './markup.ts'
 import { sessionLabel } from './session-key.ts'
+import { sessionNotes } from './session-notes.ts'
 import { type SessionRows, WINDOW_CONTEXT } from './session-rows.ts'
 import { countText } from './text-table.ts'
 import type { StepRow } from './types.ts'
@@ -64,6 +65,10 @@ export function sessionSection(session: Session, eventOf: EventLookup, inGroup =
     `<details class="session ${sessionClass(session)}" id="${session.anchor}"${session.breaks > 0 ? ' open' : ''}>`,
     `<summary>${heading}<span class="meta">${facts.join(' · ')}</span></summary>`,
   ]
+  // What the client did not ask for (nothing marked, nothing above the minimum): said, never a silent 0%.
+  const notes = summary === undefined ? [] : sessionNotes(summary)
+  if (notes.length > 0)
+    parts.push(`<p class="note">${notes.map((note) => escapeHtml(note)).join('<br>')}</p>`)
   if (rows === undefined) {
     parts.push('<p class="meta">No step rows for this session.</p>', '</details>')
     return parts.join('\n')

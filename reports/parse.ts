@@ -265,6 +265,11 @@ const OPTIONAL_COLUMNS: ReadonlySet<string> = new Set([
   'stand_in_cost_usd',
   'previous_model',
   'usage_not_reported',
+  'nothing_marked_requests',
+  'nothing_marked_cost_usd',
+  'marked_cost_usd',
+  'below_minimum_requests',
+  'caching_minimum_tokens',
 ])
 
 const KINDS = Object.fromEntries(CONVERSATION_KINDS.map((kind) => [kind, true])) as Record<
@@ -440,6 +445,7 @@ function summaryRows(table: CsvTable, file: string): SummaryRow[] {
       claimsHeld: reader.integer('claims_held'),
       claimsFailed: reader.integer('claims_failed'),
       ...optionalNumber('standInCostUsd', reader.optionalNumber('stand_in_cost_usd')),
+      ...notesOf(reader),
       largestBreak:
         largestLost === undefined
           ? undefined
@@ -451,6 +457,26 @@ function summaryRows(table: CsvTable, file: string): SummaryRow[] {
             },
     }
   })
+}
+
+/** The session's notes: nothing marked for caching, nothing above the caching minimum (empty cells: none). */
+function notesOf(reader: RecordReader): Pick<SummaryRow, 'nothingMarked' | 'belowMinimum'> {
+  const unmarked = reader.optionalInteger('nothing_marked_requests')
+  const below = reader.optionalInteger('below_minimum_requests')
+  return {
+    ...(unmarked !== undefined && unmarked > 0
+      ? {
+          nothingMarked: {
+            requests: unmarked,
+            costUsd: reader.number('nothing_marked_cost_usd'),
+            markedCostUsd: reader.number('marked_cost_usd'),
+          },
+        }
+      : {}),
+    ...(below !== undefined && below > 0
+      ? { belowMinimum: { requests: below, minTokens: reader.integer('caching_minimum_tokens') } }
+      : {}),
+  }
 }
 
 function ratio(reader: RecordReader, column: string): number | undefined {

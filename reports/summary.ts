@@ -1,6 +1,7 @@
 // The summary of a run: per scenario, variant and provider, sums over rows (never averages of ratios),
 // with each session's cold first request outside the warm hit ratio.
 
+import { simulationModel, vendorOf } from '../providers/catalog.ts'
 import { breakTokens } from './breaks.ts'
 import { type SessionKey, sessionKeyString } from './session-key.ts'
 import type { ClaimResult, StepRow, SummaryRow } from './types.ts'
@@ -39,6 +40,13 @@ interface GroupSums {
   breaks: number
   /** The break that cost most (the first of equals), counting the client's change and the provider side together. */
   largest: StepRow | undefined
+  /** Requests that marked nothing where the provider caches only what is marked, their cost and marked cost. */
+  unmarked: number
+  unmarkedCost: number
+  markedCost: number
+  /** Measured requests below their model's caching minimum, and the largest such minimum. */
+  belowMinimum: number
+  minimum: number
 }
 
 /** The summaries of rows added one at a time: what `summarize` gives for the same rows in the same order. */
@@ -70,6 +78,11 @@ export class SummaryTally {
         standInCost: 0,
         breaks: 0,
         largest: undefined,
+        unmarked: 0,
+        unmarkedCost: 0,
+        markedCost: 0,
+        belowMinimum: 0,
+        minimum: 0,
       }
       this.groups.set(key, group)
     }
@@ -99,6 +112,16 @@ export class SummaryTally {
     if (row.breakCause !== undefined || row.providerCause !== undefined) {
       group.breaks += 1
       if (group.largest === undefined || breakTokens(row) > breakTokens(group.largest)) group.largest = row
+    }
+    if (row.markedCostUsd !== undefined) {
+      group.unmarked += 1
+      group.unmarkedCost += row.costUsd
+      group.markedCost += row.markedCostUsd
+    }
+    const minimum = cachingMinimum(row)
+    if (minimum !== undefined && row.inputTokens < minimum) {
+      group.belowMinimum += 1
+      group.minimum = Math.max(group.minimum, minimum)
     }
   }
 
@@ -152,7 +175,30 @@ function summaryOf(group: GroupSums): SummaryRow {
     ...(first.conversationKind !== undefined ? { conversationKind: first.conversationKind } : {}),
     ...(first.agent !== undefined ? { agent: first.agent } : {}),
     ...(group.standInCost > 0 ? { standInCostUsd: group.standInCost } : {}),
+    ...(group.unmarked > 0
+      ? {
+          nothingMarked: {
+            requests: group.unmarked,
+            costUsd: group.unmarkedCost,
+            markedCostUsd: group.markedCost,
+          },
+        }
+      : {}),
+    // Only a session none of whose measured requests reached the minimum cached nothing at all: said of
+    // one with a later request to read a cache (a title or a one-off side request expects none).
+    ...(group.belowMinimum >= 2 &&
+    group.belowMinimum === group.ok - group.unreported &&
+    first.conversationKind !== 'side' &&
+    first.conversationKind !== 'compaction'
+      ? { belowMinimum: { requests: group.belowMinimum, minTokens: group.minimum } }
+      : {}),
   }
+}
+
+/** The smallest prompt the row's model caches anything of, by its catalog rules; none where there is none. */
+function cachingMinimum(row: StepRow): number | undefined {
+  const rules = simulationModel(vendorOf(row.provider), row.simulatedAs ?? row.model).cache
+  return 'minTokens' in rules ? rules.minTokens : undefined
 }
 
 /**
@@ -183,6 +229,7 @@ export function sessionTotal(key: SessionKey, conversations: readonly SummaryRow
   const agents = new Set(conversations.map((row) => row.agent))
   const standIn = sum((row) => row.standInCostUsd ?? 0)
   const unreported = sum((row) => row.usageNotReported ?? 0)
+  const unmarked = conversations.filter((row) => row.nothingMarked !== undefined)
   return {
     runId: first.runId,
     scenario: key.scenario,
@@ -214,6 +261,18 @@ export function sessionTotal(key: SessionKey, conversations: readonly SummaryRow
     ...(key.loop !== undefined ? { loop: key.loop } : {}),
     ...(agents.size === 1 && first.agent !== undefined ? { agent: first.agent } : {}),
     ...(standIn > 0 ? { standInCostUsd: standIn } : {}),
+    ...(unmarked.length > 0
+      ? {
+          nothingMarked: {
+            requests: unmarked.reduce((total, row) => total + (row.nothingMarked?.requests ?? 0), 0),
+            costUsd: unmarked.reduce((total, row) => total + (row.nothingMarked?.costUsd ?? 0), 0),
+            markedCostUsd: unmarked.reduce(
+              (total, row) => total + (row.nothingMarked?.markedCostUsd ?? 0),
+              0,
+            ),
+          },
+        }
+      : {}),
   }
 }
 

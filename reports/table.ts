@@ -7,6 +7,7 @@
 import { conversationName, groupBySessionId, hasConversations } from './conversations.ts'
 import { stepLabel } from './labels.ts'
 import { sessionLabel } from './session-key.ts'
+import { notesUnderTable } from './session-notes.ts'
 import { sessionTotal } from './summary.ts'
 import { countText } from './text-table.ts'
 import type { BreakRow, SummaryRow } from './types.ts'
@@ -111,6 +112,7 @@ export function summaryTable(rows: readonly SummaryRow[], options: SummaryTableO
     for (const cells of body[index] ?? []) lines.push(line(cells))
   }
   for (const text of usageNote(rows)) lines.push(paint({ text: cut(text, width), tone: 'break' }))
+  for (const text of notesUnderTable(rows)) lines.push(paint({ text: cut(text, width), tone: 'break' }))
   return lines.filter((text) => text.trim() !== '').join('\n')
 }
 

@@ -167,6 +167,12 @@ export interface StepRow extends SeriesLabels {
   /** What changed at the break, where the source held the content (issue 45); absent otherwise. */
   breakChange?: BreakChange
   /**
+   * On a request that marked nothing for caching where its provider caches only what is marked
+   * (Anthropic, Bedrock): what it would have cost with the mark a client that asks sends, simulated on a
+   * cache of its own. Absent on every other request.
+   */
+  markedCostUsd?: number
+  /**
    * Why the provider side cost this request tokens on top of `lostTokens` (`ttl-expired`, `lookback-miss`,
    * `routing-miss`); set with `providerLostTokens` > 0, alongside a client-side `breakCause` when both happened.
    */
@@ -261,6 +267,16 @@ export interface SummaryRow extends SeriesLabels {
    * absent when every row was priced as its own model.
    */
   standInCostUsd?: number
+  /**
+   * Requests of the session that marked nothing for caching where the provider caches only what is marked,
+   * what they cost, and what they would have cost marked (`StepRow.markedCostUsd`). Absent when none.
+   */
+  nothingMarked?: { requests: number; costUsd: number; markedCostUsd: number }
+  /**
+   * Set when no measured request of the session reached its model's caching minimum (`minTokens`, the
+   * largest of its models'): nothing of it could be cached, however it was marked.
+   */
+  belowMinimum?: { requests: number; minTokens: number }
 }
 
 /** The `summary.csv` columns, in order. */
@@ -299,6 +315,11 @@ export const SUMMARY_COLUMNS = [
   'agent',
   'stand_in_cost_usd',
   'usage_not_reported',
+  'nothing_marked_requests',
+  'nothing_marked_cost_usd',
+  'marked_cost_usd',
+  'below_minimum_requests',
+  'caching_minimum_tokens',
 ] as const
 
 /** A scenario claim's outcome on one provider. */

@@ -75,6 +75,12 @@ export interface SimulatedView {
   shortfall?: Shortfall
   /** True when the usage came from the real provider and these counts are the simulator's prediction. */
   predicted: boolean
+  /**
+   * What the request would have counted had it marked its prompt for caching (the one mark a client that
+   * asks sends), on a cache of its own: set only on a request that marked nothing where the provider
+   * caches only what is marked (Anthropic, Bedrock).
+   */
+  marked?: SimCounts
 }
 
 /** One request of a capture, as `cachelab report` and the recorder read it. */

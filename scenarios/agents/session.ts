@@ -114,6 +114,7 @@ export async function startAgentBench(replies: readonly ReplyRuleInput[] = []): 
   const tracker = new CaptureTracker({
     linearize: (api, body) => linearizer.linearize(api, body),
     keepBodies: true,
+    shadow: new CacheSimulators({ counter: memory.counter }),
     memoryBytes: memory.trackerBytes,
     sink: (exchange) => exchanges.push(exchange),
   })

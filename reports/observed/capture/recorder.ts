@@ -14,7 +14,7 @@ import type { MockRequest } from '../../../providers/mock/request.ts'
 import { wireUsage } from '../../../providers/mock/usage.ts'
 import { parseOpenAIUsage } from '../../../providers/openai-chat.ts'
 import { MODELED_FAILURE_MS, modeledLatencyMs } from '../../../providers/port.ts'
-import type { CacheSimulators } from '../../../providers/sim/index.ts'
+import { CacheSimulators } from '../../../providers/sim/index.ts'
 import type { SimCounts } from '../../../providers/sim/types.ts'
 import { bodyShape, compatibleProviderOfApi, type WireApi } from '../../../providers/types.ts'
 import type { CapturedExchange } from '../../../providers/wire/exchange.ts'
@@ -59,6 +59,7 @@ export function recordContext(
   const tracker = new CaptureTracker({
     linearize: (api, body) => context.simulators.linearize(api, body),
     sink,
+    shadow: new CacheSimulators(),
   })
   const place = (api: WireApi, request: MockRequest) =>
     tracker.place(api, request.session, request.body, request.headers)

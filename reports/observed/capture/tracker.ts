@@ -3,11 +3,21 @@
 // it (the counts it served, or live its prediction), and the request's digest. The tracker also hands a
 // simulation the previous request of the conversation, so every captured step has its counterfactual.
 
+import type { AssistantMessage } from '../../../harness/types.ts'
+import { simulationModel, vendorOf } from '../../../providers/catalog.ts'
 import { REDACTED, redactText } from '../../../providers/mock/serve-safety.ts'
 import { stringBytes } from '../../../providers/sim/bytes.ts'
-import type { PreviousRequest, Prompt, Segment } from '../../../providers/sim/types.ts'
+import type { CacheSimulators } from '../../../providers/sim/index.ts'
+import {
+  type PreviousRequest,
+  type Prompt,
+  type Segment,
+  type SimCounts,
+  SimulatorRejection,
+} from '../../../providers/sim/types.ts'
 import { bodyModel, type WireApi } from '../../../providers/types.ts'
 import { parseJsonBody } from '../../../providers/wire/body-prefix.ts'
+import { cachesOnlyMarked, withCacheMark } from '../../../providers/wire/cache-marks.ts'
 import { digestRequest, type ItemDigest, itemDigest, itemsOf } from '../../../providers/wire/digest.ts'
 import {
   type CapturedExchange,
@@ -50,6 +60,11 @@ export interface TrackerOptions {
    * the numbers are the same either way.
    */
   reuseItems?: boolean
+  /**
+   * A simulator of its own, for what a request that marked nothing where its provider caches only what is
+   * marked would have counted had it marked its prompt (`SimulatedView.marked`). None: not computed.
+   */
+  shadow?: CacheSimulators
 }
 
 /** The model a body names (`model`, Converse `modelId`), as a previous request's field. */
@@ -94,6 +109,13 @@ const REUSE_BYTES_UNBOUNDED = 64 * 1024 * 1024
 const RESPONSE_IDS_KEPT = 10_000
 
 const EMPTY_PROMPT: Prompt = { segments: [], cumulative: [], trailing: 0, total: 0 }
+
+/** The answer a shadow simulation is given: only its input buckets are read. */
+const NO_ANSWER: AssistantMessage = { role: 'assistant', content: [] }
+
+function optionalMarked(marked: SimCounts | undefined): { marked?: SimCounts } {
+  return marked === undefined ? {} : { marked }
+}
 
 export class CaptureTracker implements ExchangeRecorder {
   readonly conversations = new ConversationTracker()
@@ -289,6 +311,7 @@ export class CaptureTracker implements ExchangeRecorder {
                 : {}),
               ...(simulation.trace.shortfall !== undefined ? { shortfall: simulation.trace.shortfall } : {}),
               predicted: input.predicted,
+              ...optionalMarked(this.markedCounts(input)),
             },
           }
         : {}),
@@ -323,6 +346,29 @@ export class CaptureTracker implements ExchangeRecorder {
     }
     // The previous requests come first: the items kept for reuse only make requests cheaper.
     this.reuse.trim(this.reuseRoom())
+  }
+
+  /**
+   * What an answered request that marked nothing, on a provider that caches only what is marked, would
+   * have counted with the mark a client that asks for caching sends, on the shadow simulator's caches.
+   */
+  private markedCounts(input: ExchangeInput): SimCounts | undefined {
+    const { shadow } = this.options
+    const { simulation, api, body } = input
+    if (shadow === undefined || simulation === undefined || input.status < 200 || input.status >= 300)
+      return undefined
+    if ((simulation.prompt.placed?.length ?? 0) > 0) return undefined
+    const model = bodyModel(body)
+    if (model === undefined || !cachesOnlyMarked(simulationModel(vendorOf(providerOfApi(api)), model).cache))
+      return undefined
+    const marked = withCacheMark(api, body)
+    if (marked === undefined) return undefined
+    try {
+      return shadow.simulate(api, { body: marked, at: input.at, output: NO_ANSWER }).counts
+    } catch (error) {
+      if (error instanceof SimulatorRejection) return undefined
+      throw error
+    }
   }
 
   /** A body the simulator never saw, linearized without touching any cache; empty when it cannot be. */
