@@ -145,6 +145,27 @@ describe('cachelab run --live', () => {
     expect(stdout).toContain('append-only')
   })
 
+  it('asks Anthropic for its cache diagnostics, writes its reasons beside the causes and counts where they disagree', async () => {
+    const { startLoopback } = await import('../providers/mock/loopback.ts')
+    const server = await startLoopback({ upstream: 'sim', port: 0 })
+    const out = mkdtempSync(join(tmpdir(), 'cachelab-live-diagnostics-'))
+    const env = { ANTHROPIC_API_KEY: 'cachelab-test-live-key', ANTHROPIC_BASE_URL: server.baseURLs.anthropic }
+    const argv = ['run', '--live', '--scenario', 'prompt-change', '--provider', 'anthropic', '--out', out]
+    const { code, stdout } = await withEnv(env, () => runCli(argv)).finally(() => server.close())
+    expect(code).toBe(0)
+    expect(stdout).toMatch(
+      /provider diagnostics: (\d+) requests diagnosed, \1 agree with cachelab's cause, 0 disagree/,
+    )
+    const steps = readFileSync(join(out, 'steps.csv'), 'utf8').trimEnd().split('\n')
+    const columns = (steps[0] ?? '').split(',')
+    const reasons = steps
+      .slice(1)
+      .map((line) => line.split(','))
+      .map((cells) => [cells[columns.indexOf('break_cause')], cells[columns.indexOf('provider_diagnosis')]])
+    expect(reasons).toContainEqual(['system-replace', 'system_changed'])
+    expect(reasons).toContainEqual(['', 'none'])
+  })
+
   it('exits 1 naming the provider whose every attempt failed (an unreachable base URL), and still writes the outputs', async () => {
     const out = mkdtempSync(join(tmpdir(), 'cachelab-unreachable-'))
     const key = 'cachelab-fake-key-for-an-unreachable-host'

@@ -96,6 +96,8 @@ const env: NodeJS.ProcessEnv = {
   // Against the simulator itself every prediction must hold exactly.
   CACHELAB_KEYED_TOLERANCE_TOKENS: '0',
   CACHELAB_KEYED_TOLERANCE_RATIO: '0',
+  // The provider's cache diagnostics are the simulator's too: every reason must agree with cachelab's cause.
+  CACHELAB_KEYED_DIAGNOSIS_EXACT: '1',
 }
 const child = spawn('npx', ['vitest', 'run', '--project', 'keyed', ...vitestArguments], {
   env,

@@ -5,6 +5,7 @@ import { join, relative, resolve } from 'node:path'
 import { config as loadDotenv } from 'dotenv'
 import { LOOP_NAMES } from '../harness/loops/types.ts'
 import { breaksOf } from '../reports/breaks.ts'
+import { diagnosisSummary, disagreementLine, tallyDiagnoses } from '../reports/diagnosis.ts'
 import { librarySummaryLines } from '../reports/libraries.ts'
 import { loopsSummaryLines } from '../reports/loops.ts'
 import { FIXED_EPOCH_MS } from '../reports/otel.ts'
@@ -82,6 +83,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     )
   if (values.out === undefined) linkLatest(outDir)
   const exported = otel === undefined ? undefined : await exportForCommand(rows, otel)
+  const diagnoses = tallyDiagnoses(rows)
   if (values.json === true) {
     const report = {
       runId,
@@ -101,6 +103,17 @@ export async function runCommand(argv: string[]): Promise<number> {
           }
         : {}),
       ...(exported !== undefined ? { otel: exported } : {}),
+      ...(diagnoses.diagnosed > 0
+        ? {
+            diagnostics: {
+              diagnosed: diagnoses.diagnosed,
+              agree: diagnoses.agree,
+              disagree: diagnoses.disagreements.length,
+              comparedNothing: diagnoses.noComparison,
+              disagreements: diagnoses.disagreements.map(disagreementLine),
+            },
+          }
+        : {}),
     }
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`)
   } else {
@@ -109,6 +122,8 @@ export async function runCommand(argv: string[]): Promise<number> {
     const lines = [summaryTable(summaries, { colour }), '']
     const digest = breaksDigest(breaksOf(rows), { colour })
     if (digest !== '') lines.push(digest, '')
+    const diagnosed = diagnosisSummary(rows)
+    if (diagnosed.length > 0) lines.push(...diagnosed, '')
     if (notApplicable.length > 0) {
       lines.push(
         `not applicable (no rows, no numbers):`,

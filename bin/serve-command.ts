@@ -106,6 +106,7 @@ export async function serveCommand(
     ...(liveBaseURLs !== undefined ? { liveBaseURLs } : {}),
     upstream,
     simulator: { counter: memory.counter, memoryBytes: memory.simulatorBytes },
+    fingerprintBytes: memory.fingerprintBytes,
     memoryBudgetBytes: memory.budgetBytes,
     maxBodyBytes: settings.maxBodyBytes,
     ...(values.lenient === true ? { lenient: true } : {}),

@@ -12,6 +12,7 @@ import type {
   AttemptError,
   CallConfig,
   DerivedRequest,
+  ProviderDiagnosis,
   Route,
   SessionEvent,
   ToolSchema,
@@ -51,7 +52,15 @@ export interface WireRecord {
 
 /** How a provider call ended. */
 export type LlmOutcome =
-  | { ok: true; message: AssistantMessage; usage: Usage; latencyMs: number; wire: WireRecord }
+  | {
+      ok: true
+      message: AssistantMessage
+      usage: Usage
+      latencyMs: number
+      wire: WireRecord
+      /** The provider's cache diagnostics against the session's previous request, when the call asked for them. */
+      diagnosis?: ProviderDiagnosis
+    }
   | { ok: false; error: AttemptError; retryAfterMs?: number; latencyMs: number; wire?: WireRecord }
 
 /** The provider side of the loop. */

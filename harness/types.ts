@@ -232,6 +232,27 @@ export interface Usage {
   raw: JsonValue
 }
 
+/**
+ * The provider's own explanation of a request's cache reuse against an earlier response it was asked to
+ * compare with: Anthropic's `diagnostics` (request `diagnostics.previous_message_id`), OpenAI Responses'
+ * `prompt_cache_diagnostics` (request `prompt_cache_options.comparison_response_id`).
+ */
+export interface ProviderDiagnosis {
+  /**
+   * The provider's word for it, as it sent it: Anthropic's `cache_miss_reason.type` (`system_changed`,
+   * `previous_message_not_found`, …), `none` when it found no divergence (`diagnostics: null`) and
+   * `pending` when the comparison was still running (`cache_miss_reason: null`); OpenAI's `reason` on a
+   * `cache_miss` (`input_changed`, …), else its `type` (`cache_hit`, `comparison_response_not_found`,
+   * `unavailable`).
+   */
+  reason: string
+  /**
+   * Tokens the provider says the request could not reuse of the compared one (Anthropic
+   * `cache_missed_input_tokens`, OpenAI `cache_missed_tokens`); undefined when it gave none.
+   */
+  missedTokens?: number
+}
+
 // ─── Session events ───────────────────────────────────────────────────────────────────────────────
 
 /**

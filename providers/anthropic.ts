@@ -3,9 +3,10 @@
 // anthropic-request.ts.
 
 import type Anthropic from '@anthropic-ai/sdk'
-import type { AssistantMessage, CompatibleProviderId } from '../harness/types.ts'
+import type { AssistantMessage, CompatibleProviderId, ProviderDiagnosis } from '../harness/types.ts'
 import { buildAnthropicRequest } from './anthropic-request.ts'
 import { parseAnthropicUsage } from './anthropic-usage.ts'
+import { readAnthropicDiagnostics } from './diagnostics.ts'
 import { type Endpoint, lateBoundFetch } from './endpoints.ts'
 import { toProviderError } from './sdk-errors.ts'
 import { lazy, loadSdk } from './sdks.ts'
@@ -101,6 +102,8 @@ export class MessageEventAccumulator {
   /** The usage of `message_start`, with `message_delta`'s cumulative counters written over it. */
   usage: Raw = {}
   id = ''
+  /** The cache diagnostics `message_start` carried, if it carried the field. */
+  diagnosis: ProviderDiagnosis | undefined
 
   add(event: Anthropic.RawMessageStreamEvent): void {
     switch (event.type) {
@@ -108,6 +111,7 @@ export class MessageEventAccumulator {
         this.started = true
         this.id = event.message.id
         this.usage = { ...event.message.usage }
+        this.diagnosis = readAnthropicDiagnostics((event.message as { diagnostics?: unknown }).diagnostics)
         return
       case 'content_block_start': {
         const block = event.content_block
@@ -157,6 +161,7 @@ export class MessageEventAccumulator {
       usage: parseAnthropicUsage(this.usage),
       stopReason: mapStopReason(this.stop),
       responseId: this.id,
+      ...(this.diagnosis !== undefined ? { diagnosis: this.diagnosis } : {}),
     }
   }
 }
@@ -186,11 +191,13 @@ export async function sendAnthropic(
       body as unknown as Anthropic.MessageCreateParamsNonStreaming,
       requestOptions,
     )
+    const diagnosis = readAnthropicDiagnostics((message as { diagnostics?: unknown }).diagnostics)
     return {
       message: assistantOf(message.content),
       usage: parseAnthropicUsage(message.usage),
       stopReason: mapStopReason(message.stop_reason),
       responseId: message.id,
+      ...(diagnosis !== undefined ? { diagnosis } : {}),
     }
   } catch (error) {
     throw toProviderError(error)

@@ -12,6 +12,7 @@ import type {
   TextBlock,
   ToolCallBlock,
 } from '../harness/types.ts'
+import { readResponsesDiagnostics } from './diagnostics.ts'
 import type { Endpoint } from './endpoints.ts'
 import { openAIClient, parseOpenAIUsage } from './openai-chat.ts'
 import { toProviderError } from './sdk-errors.ts'
@@ -250,11 +251,16 @@ function replyOf(response: OpenAI.Responses.Response, output?: ResponsesReply['o
     incomplete_details: response.incomplete_details,
     output: items,
   }
+  // Not yet declared by the installed SDK (openai 6.49): read as the guide documents it.
+  const diagnosis = readResponsesDiagnostics(
+    (response as { prompt_cache_diagnostics?: unknown }).prompt_cache_diagnostics,
+  )
   return {
     message: assistantFromOutput(items),
     usage: parseOpenAIUsage(response.usage),
     stopReason: mapResponseStop(reply),
     responseId: response.id,
+    ...(diagnosis !== undefined ? { diagnosis } : {}),
   }
 }
 

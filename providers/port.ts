@@ -5,6 +5,7 @@
 import { CachelabError } from '../harness/errors.ts'
 import type { LlmOutcome, LlmPort } from '../harness/ports.ts'
 import type { Usage } from '../harness/types.ts'
+import { askDiagnostics } from './diagnostics.ts'
 import { encodeScript, SCRIPT_HEADER, SESSION_HEADER, TIME_HEADER } from './mock/script.ts'
 import { wireUsage } from './mock/usage.ts'
 import { toProviderError } from './sdk-errors.ts'
@@ -32,6 +33,12 @@ export interface PortOptions {
   now?: () => number
   /** Strings (API keys) never to let through into an error message the loop logs. */
   secrets?: readonly string[]
+  /**
+   * Ask the provider for its cache diagnostics against the session's previous successful step (see
+   * diagnostics.ts; only for an API and model `diagnosable` says can): the port is the session's, so it
+   * remembers that step's response id.
+   */
+  diagnostics?: boolean
 }
 
 /** Replace every occurrence of a secret with `[redacted]`. */
@@ -44,9 +51,15 @@ export function redact(text: string, secrets: readonly string[]): string {
 export function adapterPort(options: PortOptions): LlmPort {
   const { adapter, build, mode } = options
   const now = options.now ?? (() => performance.now())
+  /** The response id of the session's latest successful step: what the next request is compared with. */
+  let compared: string | undefined
   return {
     async send(call): Promise<LlmOutcome> {
-      const built = adapter.buildRequest(call.request, build)
+      const plain = adapter.buildRequest(call.request, build)
+      const asking = options.diagnostics === true
+      const built = asking ? { ...plain, body: askDiagnostics(adapter.api, plain.body, compared) } : plain
+      // A summarizer call is compared with the step before it too, as attribution compares it.
+      const comparing = asking ? compared : undefined
       const wire = { body: built.body, sources: built.sources }
       const headers: Record<string, string> =
         mode === 'simulated'
@@ -60,7 +73,16 @@ export function adapterPort(options: PortOptions): LlmPort {
       try {
         const reply = await adapter.send(built, { stream: build.stream, headers })
         const latencyMs = mode === 'simulated' ? modeledLatencyMs(reply.usage) : Math.round(now() - started)
-        return { ok: true, message: reply.message, usage: reply.usage, latencyMs, wire }
+        if (asking && call.purpose === 'step') compared = reply.responseId
+        const diagnosis = comparing !== undefined ? reply.diagnosis : undefined
+        return {
+          ok: true,
+          message: reply.message,
+          usage: reply.usage,
+          latencyMs,
+          wire,
+          ...(diagnosis !== undefined ? { diagnosis } : {}),
+        }
       } catch (thrown) {
         // A missing SDK is the user's to install, not a provider failure to retry.
         if (thrown instanceof CachelabError && thrown.kind === 'usage') throw thrown

@@ -7,6 +7,7 @@ import type {
   CompatibleProviderId,
   DerivedRequest,
   JsonValue,
+  ProviderDiagnosis,
   ProviderId,
   Usage,
   WireSources,
@@ -115,6 +116,8 @@ export interface ProviderReply {
   stopReason: StopReason
   /** The provider's response id. */
   responseId: string
+  /** The provider's cache diagnostics, when the response carries them (see diagnostics.ts). */
+  diagnosis?: ProviderDiagnosis
 }
 
 /** Per-send options: headers cachelab adds (the simulator's script and clock) and streaming. */

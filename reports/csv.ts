@@ -69,6 +69,8 @@ export function stepRecord(row: StepRow): string[] {
     format(row.agent),
     format(row.simulatedAs),
     priceSource(row),
+    format(row.providerDiagnosis?.reason),
+    format(row.providerDiagnosis?.missedTokens),
   ]
 }
 

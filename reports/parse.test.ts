@@ -144,6 +144,42 @@ describe('parseReportCsv', () => {
     expect(inputError(() => parseReportCsv(text, 'x.csv')).message).toContain(message)
   })
 
+  it("writes the provider's own diagnosis in the last two columns and reads it back; a file before them still reads", () => {
+    const diagnosed = sessionRows({ scenario: 'keyed', provider: 'anthropic' }, [
+      { uncached: 6000 },
+      { read: 5900, uncached: 100, providerDiagnosis: { reason: 'none' } },
+      {
+        uncached: 6100,
+        lost: 5900,
+        breakCause: 'system-replace',
+        breakNode: 'system[0]',
+        providerDiagnosis: { reason: 'system_changed', missedTokens: 5912 },
+      },
+    ])
+    const text = stepsCsv(diagnosed)
+    const [header = '', , , last = ''] = text.split('\n')
+    expect(header.endsWith(',provider_diagnosis,provider_diagnosis_missed_tokens')).toBe(true)
+    expect(last.endsWith(',system_changed,5912')).toBe(true)
+    const parsed = parseStepsCsv(text, 'steps.csv')
+    expect(parsed.map((row) => row.providerDiagnosis)).toEqual([
+      undefined,
+      { reason: 'none' },
+      { reason: 'system_changed', missedTokens: 5912 },
+    ])
+    expect(stepsCsv(parsed)).toBe(text)
+    // steps.csv as written before the two columns: every line without its last two cells.
+    const older = text
+      .trimEnd()
+      .split('\n')
+      .map((line) => line.split(',').slice(0, -2).join(','))
+      .join('\n')
+    expect(parseStepsCsv(older, 'old.csv').map((row) => row.providerDiagnosis)).toEqual([
+      undefined,
+      undefined,
+      undefined,
+    ])
+  })
+
   it('names the other kind when a command expected one', () => {
     expect(inputError(() => parseStepsCsv(summaryText, 'x.csv')).message).toBe(
       'x.csv: expected a steps.csv, got a summary.csv',

@@ -270,6 +270,8 @@ const OPTIONAL_COLUMNS: ReadonlySet<string> = new Set([
   'marked_cost_usd',
   'below_minimum_requests',
   'caching_minimum_tokens',
+  'provider_diagnosis',
+  'provider_diagnosis_missed_tokens',
 ])
 
 const KINDS = Object.fromEntries(CONVERSATION_KINDS.map((kind) => [kind, true])) as Record<
@@ -381,8 +383,17 @@ function stepRows(table: CsvTable, file: string): StepRow[] {
         'simulatedAs',
         reader.optionalText('simulated_as') ?? standInOf(reader.optionalText('price_source')),
       ),
+      ...providerDiagnosisOf(reader),
     }
   })
+}
+
+/** The provider's own diagnosis of a row, where steps.csv has one (files before the columns have none). */
+function providerDiagnosisOf(reader: RecordReader): Pick<StepRow, 'providerDiagnosis'> {
+  const reason = reader.optionalText('provider_diagnosis')
+  if (reason === undefined) return {}
+  const missedTokens = reader.optionalInteger('provider_diagnosis_missed_tokens')
+  return { providerDiagnosis: { reason, ...(missedTokens !== undefined ? { missedTokens } : {}) } }
 }
 
 /**

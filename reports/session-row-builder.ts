@@ -110,7 +110,10 @@ export class SessionRowBuilder {
         ? { predicted: observation.counts }
         : {}),
     }
-    return stepRow({ labels, measured })
+    const row = stepRow({ labels, measured })
+    // The provider's own reason, beside cachelab's cause (only where the call asked for it).
+    if (outcome.diagnosis !== undefined) row.providerDiagnosis = outcome.diagnosis
+    return row
   }
 
   /** The previous request of the session, for a simulation to compute the next one's counterfactual. */

@@ -1,7 +1,7 @@
 // Test helpers for reports: step rows sketched from their token buckets, sessions of them with the first
 // successful request marked cold, as rows.ts marks it. Used by the reports and CLI tests.
 
-import type { ProviderId } from '../harness/types.ts'
+import type { ProviderDiagnosis, ProviderId } from '../harness/types.ts'
 import type { ConversationKind } from '../providers/wire/exchange.ts'
 import type { BreakCause, StepRow } from './types.ts'
 
@@ -39,6 +39,8 @@ export interface StepSketch {
   conversationKind?: ConversationKind
   agent?: string
   simulatedAs?: string
+  /** The provider's own cache diagnostics of the request. */
+  providerDiagnosis?: ProviderDiagnosis
 }
 
 /** One step row; buckets sum to the input, the hit ratio is read / input. */
@@ -90,6 +92,7 @@ export function stepRow(sketch: StepSketch = {}): StepRow {
     ...(sketch.conversationKind !== undefined ? { conversationKind: sketch.conversationKind } : {}),
     ...(sketch.agent !== undefined ? { agent: sketch.agent } : {}),
     ...(sketch.simulatedAs !== undefined ? { simulatedAs: sketch.simulatedAs } : {}),
+    ...(sketch.providerDiagnosis !== undefined ? { providerDiagnosis: sketch.providerDiagnosis } : {}),
   }
 }
 

@@ -2,7 +2,7 @@
 // provider (summary.csv). Column order is the CSV contract of ARCHITECTURE.md.
 
 import type { LoopName } from '../harness/loops/types.ts'
-import type { HeaderReason, ProviderId, Route } from '../harness/types.ts'
+import type { HeaderReason, ProviderDiagnosis, ProviderId, Route } from '../harness/types.ts'
 import type { ConversationKind } from '../providers/wire/exchange.ts'
 
 /** The `steps.csv` columns, in contract order. */
@@ -43,6 +43,8 @@ export const STEP_COLUMNS = [
   'agent',
   'simulated_as',
   'price_source',
+  'provider_diagnosis',
+  'provider_diagnosis_missed_tokens',
 ] as const
 
 /** Why the cache did not carry over to a request. */
@@ -213,6 +215,12 @@ export interface StepRow extends SeriesLabels {
    * simulated and priced as that model.
    */
   simulatedAs?: string
+  /**
+   * The provider's own cache diagnostics of the request against the session's previous one, in its words
+   * (`system_changed`, `input_changed`, `none`, `cache_hit`, …), where the request asked for them (a keyed
+   * run on an API and model that offer them); reports/diagnosis.ts maps them to cachelab's causes.
+   */
+  providerDiagnosis?: ProviderDiagnosis
 }
 
 /** One (scenario, variant, provider) of a run. */

@@ -10,9 +10,12 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import type { ProviderId } from '../harness/types.ts'
 import type { ModelEntry } from '../providers/catalog.ts'
 import { knownProviderIds } from '../providers/compatible.ts'
+import { diagnosable } from '../providers/diagnostics.ts'
 import { envNames } from '../providers/endpoints.ts'
 import { liveEndpoint, resolveModel, vendorOf } from '../providers/index.ts'
 import { encode } from '../providers/sim/tokens.ts'
+import { stepsCsv } from '../reports/csv.ts'
+import { diagnosisSummary, diagnosisVendor, disagreementLine, tallyDiagnoses } from '../reports/diagnosis.ts'
 import { describeMismatch, fidelityCsv, fidelityVerdict } from '../reports/fidelity.ts'
 import type { StepRow } from '../reports/types.ts'
 import { type KeyedRun, keyedCases, keyedTolerance, runKeyed } from './keyed.ts'
@@ -25,6 +28,8 @@ const minimumHitRatio = Number(process.env.CACHELAB_KEYED_MIN_HIT_RATIO ?? '0.6'
 // the first run's cache on its cold requests, which no prediction expects.
 const salt = process.env.CACHELAB_KEYED_SALT ?? `${new Date().toISOString()}-${process.pid}`
 const tolerance = keyedTolerance(process.env)
+// Against cachelab serve the provider's reasons are the simulator's own: every one must agree.
+const exactDiagnoses = process.env.CACHELAB_KEYED_DIAGNOSIS_EXACT === '1'
 
 /** Token-weighted read / input over successful requests after each session's warm-up request. */
 function warmHitRatio(rows: readonly StepRow[]): number {
@@ -74,6 +79,7 @@ function describeProvider(provider: ProviderId): void {
       run = await runKeyed(provider, { env: process.env, salt, model: entry.model })
       mkdirSync(outDir, { recursive: true })
       writeFileSync(join(outDir, `${provider}.csv`), fidelityCsv(run.fidelity))
+      writeFileSync(join(outDir, `${provider}-steps.csv`), stepsCsv([...run.sessions.values()].flat()))
     })
 
     const rowsOf = (name: string): StepRow[] => {
@@ -110,6 +116,29 @@ function describeProvider(provider: ProviderId): void {
         expect(row.cacheReadTokens, `turn ${row.turn} step ${row.step} read no cache`).toBeGreaterThan(0)
       expect(warmHitRatio(rows)).toBeGreaterThanOrEqual(minimumHitRatio)
     })
+
+    const vendor = diagnosisVendor(provider)
+    const diagnosisClaim =
+      "the provider's cache diagnostics: every request after a session's first carries its reason, beside cachelab's cause"
+    if (vendor === undefined) {
+      it.skip(`${diagnosisClaim} (skipped: ${provider} has none; the Claude API and OpenAI Responses do)`, () => {})
+    } else if (!diagnosable(vendor === 'anthropic' ? 'anthropic-messages' : 'openai-responses', entry)) {
+      it.skip(`${diagnosisClaim} (skipped: ${entry.model} has none; GPT-5.6 and later do)`, () => {})
+    } else {
+      it(diagnosisClaim, () => {
+        const rows = [...(run?.sessions.values() ?? [])].flat()
+        const unanswered = rows.filter((row) => row.ok && !row.cold && row.providerDiagnosis === undefined)
+        expect(unanswered.map((row) => `${row.scenario}.${row.variant} ${row.turn}.${row.step}`)).toEqual([])
+        expect(rows.some((row) => row.providerDiagnosis !== undefined)).toBe(true)
+        // Against a real provider a disagreement is a finding to read, not a failure; against serve, none.
+        console.warn(`[keyed] ${provider} ${diagnosisSummary(rows).join('\n')}`)
+        if (exactDiagnoses) {
+          const tally = tallyDiagnoses(rows)
+          expect(tally.disagreements.map(disagreementLine)).toEqual([])
+          expect(tally.noComparison).toBe(0)
+        }
+      })
+    }
 
     const inHistorySkip = skipReason('prompt-change.in-history')
     const promptChangeClaim =

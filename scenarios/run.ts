@@ -13,6 +13,7 @@ import { DEFAULT_PACE, resolveText, type ScriptAction } from '../harness/script.
 import { JsonlSessionWriter } from '../harness/store.ts'
 import type { ProviderId, SessionEvent } from '../harness/types.ts'
 import { withCacheRules } from '../providers/catalog.ts'
+import { diagnosable } from '../providers/diagnostics.ts'
 import {
   adapterDefaults,
   adapterPort,
@@ -60,6 +61,12 @@ export interface SessionOptions {
   clock?: VirtualClock
   /** Keep each request's capture digest (for comparing this loop with another, request by request). */
   digests?: boolean
+  /**
+   * Ask the provider for its own cache diagnostics on every request after the first, where its API and
+   * model offer them (providers/diagnostics.ts `diagnosable`): the rows carry its reason beside
+   * cachelab's cause. Default: on in a live run, off on the simulator.
+   */
+  diagnostics?: boolean
   /**
    * Called with each row as its request finishes, and the request it was made from: for progress output
    * while a long session runs, and for the matrix benchmark's replay of the same bodies.
@@ -123,7 +130,14 @@ export async function runSession(plan: SessionPlan, options: SessionOptions): Pr
   const adapter = createAdapter(provider, endpoint)
   const build: BuildOptions = { ...defaultBuild(provider, sessionId, options.stream), ...variant.build }
   const mode = options.mock === undefined ? 'live' : 'simulated'
-  const port = adapterPort({ adapter, build, mode, secrets: mode === 'live' ? [endpoint.apiKey] : [] })
+  const diagnostics = (options.diagnostics ?? mode === 'live') && diagnosable(adapter.api, entry)
+  const port = adapterPort({
+    adapter,
+    build,
+    mode,
+    secrets: mode === 'live' ? [endpoint.apiKey] : [],
+    diagnostics,
+  })
   const clock = options.clock ?? new VirtualClock()
   const rows: StepRow[] = []
   const predicted: Array<SimCounts | undefined> = []

@@ -1,13 +1,21 @@
 // Mock Anthropic Messages: usage computed by the cache simulator over the request as received, in the
 // Message body or, streamed, as named SSE events (full usage on message_start, cumulative final
 // counters on message_delta). Reasoning leads the content as a signed thinking block (or a redacted
-// one); its tokens are part of output_tokens. Errors take Anthropic's shape: {type: "error", error, request_id}.
+// one); its tokens are part of output_tokens. A request with `diagnostics` gets the cache diagnostics
+// against the message it names (diagnostics.ts), on the Message and on message_start. Errors take
+// Anthropic's shape: {type: "error", error, request_id}.
 
 import { createHash } from 'node:crypto'
-import { type SimCounts, SimulatorRejection } from '../sim/types.ts'
+import { type SimCounts, type Simulation, SimulatorRejection } from '../sim/types.ts'
 import type { WireApi } from '../types.ts'
 import type { Answer } from './answer.ts'
 import type { MockContext } from './context.ts'
+import {
+  type AnthropicDiagnostics,
+  anthropicDiagnosis,
+  anthropicSettings,
+  fingerprintOf,
+} from './diagnostics.ts'
 import { type Fault, retryHeaders } from './faults.ts'
 import type { StopReason } from './reply.ts'
 import { jsonAnswer, type MockAnswer, type MockHttpRequest, readMockRequest, sseAnswer } from './request.ts'
@@ -145,6 +153,43 @@ function contentBlocks(answer: Answer, body: Record<string, unknown>): Array<Rec
   return blocks
 }
 
+/** The Claude API's wire: the one that answers cache diagnostics. */
+const API = 'anthropic-messages'
+
+/**
+ * The cache diagnostics of a request that carries `diagnostics` (Claude API only: not an
+ * Anthropic-compatible provider's), against the message its `previous_message_id` names; the request's own
+ * fingerprint is kept under its message id, as the API keeps one only for a request that includes the
+ * object. Null when it names no message (the first turn opts in) or nothing diverged.
+ */
+function diagnose(
+  context: MockContext,
+  id: string,
+  body: Record<string, unknown>,
+  headers: Headers,
+  simulation: Simulation,
+  at: number,
+): AnthropicDiagnostics {
+  const asked = body.diagnostics
+  if (typeof asked !== 'object' || asked === null) return null
+  const betas = (headers.get('anthropic-beta') ?? '').split(',').map((beta) => beta.trim())
+  const model = typeof body.model === 'string' ? body.model : ''
+  const fingerprint = fingerprintOf(
+    model,
+    anthropicSettings(body, betas),
+    simulation.prompt,
+    simulation.trace.carry.tokens,
+    at,
+  )
+  const previousId = (asked as { previous_message_id?: unknown }).previous_message_id
+  const diagnostics =
+    typeof previousId === 'string'
+      ? anthropicDiagnosis(context.fingerprints.find(API, previousId, at), fingerprint)
+      : null
+  context.fingerprints.remember(API, id, fingerprint)
+  return diagnostics
+}
+
 /** Handle one Messages request: Anthropic's, or (`api`) an Anthropic-compatible provider's. */
 export async function handleMessages(
   request: MockHttpRequest,
@@ -177,6 +222,9 @@ export async function handleMessages(
   const stopReason = stopReasonOf(answer.stop)
   const usage = anthropicUsage(simulation.counts, simulation.counts.output)
   const headers = { 'request-id': context.nextId('req_sim') }
+  // The Claude API's Message always has the field; an Anthropic-compatible provider's has none.
+  const diagnostics =
+    api === API ? { diagnostics: diagnose(context, id, body, request.headers, simulation, parsed.at) } : {}
 
   if (body.stream !== true) {
     if (fault?.kind === 'stream-cut' || fault?.kind === 'stream-error')
@@ -190,6 +238,7 @@ export async function handleMessages(
       stop_reason: stopReason,
       stop_sequence: null,
       usage,
+      ...diagnostics,
     }
     return jsonAnswer(200, message, headers)
   }
@@ -209,6 +258,7 @@ export async function handleMessages(
         stop_reason: null,
         stop_sequence: null,
         usage: anthropicUsage(simulation.counts, 1),
+        ...diagnostics,
       },
     }),
   ]

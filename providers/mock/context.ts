@@ -22,6 +22,7 @@ import {
   thinkingBudgetOf,
   toolChoiceOf,
 } from './conversation.ts'
+import { DEFAULT_FINGERPRINT_BYTES, FingerprintStore } from './diagnostics.ts'
 import { checkFaultRules } from './fault-spec.ts'
 import {
   describeFault,
@@ -83,6 +84,11 @@ export interface MockContextOptions {
    * true): the simulators then skip the history a session sends again. The numbers are the same either way.
    */
   reuseItems?: boolean
+  /**
+   * Bytes of request fingerprints kept for the providers' cache diagnostics (`DEFAULT_FINGERPRINT_BYTES`
+   * when absent; serve gives a share of its memory budget): past it, the oldest can no longer be named.
+   */
+  fingerprintBytes?: number
 }
 
 /** Bytes of earlier requests' items a context keeps for reuse (a run's sessions, one after another). */
@@ -108,6 +114,8 @@ export class MockContext {
   private readonly rules: readonly FaultRule[]
   /** The Responses this account stored, for `previous_response_id` and `item_reference`. */
   readonly responses = new ResponsesStore()
+  /** What the providers keep of each request to answer a later one's cache diagnostics against it. */
+  readonly fingerprints: FingerprintStore
   /** The simulators' model overrides, which validation reads too. */
   private models: SimulatorOptions['models']
   private serial = 0
@@ -158,6 +166,7 @@ export class MockContext {
     this.simulators = new CacheSimulators(options.simulator)
     this.models = options.simulator?.models
     this.replies = options.replies
+    this.fingerprints = new FingerprintStore(options.fingerprintBytes ?? DEFAULT_FINGERPRINT_BYTES)
   }
 
   /**
@@ -172,6 +181,7 @@ export class MockContext {
     this.schedule = new FaultSchedule(this.rules)
     this.headerFailures.clear()
     this.responses.clear()
+    this.fingerprints.clear()
     this.serial = 0
     this.previous = undefined
   }

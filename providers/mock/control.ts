@@ -33,6 +33,8 @@ export interface HealthState {
     simulator?: { bytes: number; prunes: number; removed: number; evicted: number; overBudget: boolean }
     /** Estimated bytes of the token-count memo. */
     tokenMemoBytes?: number
+    /** Requests whose fingerprints the cache diagnostics can name, and their estimated bytes. */
+    fingerprints?: { requests: number; bytes: number }
     /** Captured sessions remembered and the estimated bytes of their previous requests. */
     capture?: { sessions: number; bytes: number }
   }

@@ -126,6 +126,8 @@ export interface LoopbackOptions {
   simulator?: SimulatorOptions
   /** Sim upstream: accept what the real APIs refuse (`serve --lenient`). */
   lenient?: boolean
+  /** Sim upstream: bytes of request fingerprints kept for the cache diagnostics (its share of `--memory-budget`). */
+  fingerprintBytes?: number
   /** What the simulated model answers per session, turn and step (`serve --replies`). */
   replies?: ReplyBook
   /** Real API base URLs for `live` (defaults: the providers' own). */
@@ -201,6 +203,7 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
           ...(options.faults !== undefined ? { faults: options.faults } : {}),
           ...(options.lenient !== undefined ? { lenient: options.lenient } : {}),
           ...(options.replies !== undefined ? { replies: options.replies } : {}),
+          ...(options.fingerprintBytes !== undefined ? { fingerprintBytes: options.fingerprintBytes } : {}),
         })
       : undefined
   // The in-process handlers, on the real hosts: the server rewrites each path onto its vendor's root.
@@ -321,6 +324,9 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
             }
           : {}),
         tokenMemoBytes: counter.bytes,
+        ...(context !== undefined
+          ? { fingerprints: { requests: context.fingerprints.size, bytes: context.fingerprints.bytes } }
+          : {}),
         ...(capture !== undefined ? { capture: capture.memory } : {}),
       },
     }

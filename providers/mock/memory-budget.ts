@@ -1,6 +1,6 @@
 // How `serve`'s memory budget is shared among what a long-lived server accumulates: the simulators'
-// tries, the token-count memo, and the previous request each captured session keeps for its
-// counterfactual. Each part is bounded by its share (estimated bytes, deterministic), so the process
+// tries, the token-count memo, the previous request each captured session keeps for its
+// counterfactual, and the request fingerprints the providers' cache diagnostics are answered from. Each part is bounded by its share (estimated bytes, deterministic), so the process
 // stays near the budget however many sessions come and go (notes/2026-11-30-serve-scale.md).
 
 import { TokenCounter } from '../sim/tokens.ts'
@@ -18,11 +18,15 @@ export interface MemoryPlan {
   counter: TokenCounter
   /** Bytes of previous requests the capture tracker keeps. */
   trackerBytes: number
+  /** Bytes of request fingerprints kept for the providers' cache diagnostics (mock/diagnostics.ts). */
+  fingerprintBytes: number
 }
 
 /**
  * Share a budget: half to the tries (the cache state the numbers depend on), a quarter to the token memo
- * (three parts counts, one part token arrays), a quarter to the sessions' previous requests.
+ * (three parts counts, one part token arrays), three sixteenths to the sessions' previous requests and a
+ * sixteenth to the diagnostics' fingerprints (hashes and token counts: a sixteenth of 384 MiB keeps about
+ * 10,000 requests of a thousand segments each).
  */
 export function planMemory(budgetMb: number): MemoryPlan {
   const budgetBytes = budgetMb * 1024 * 1024
@@ -31,6 +35,7 @@ export function planMemory(budgetMb: number): MemoryPlan {
     budgetBytes,
     simulatorBytes: budgetBytes / 2,
     counter: new TokenCounter({ countBytes: (memo * 3) / 4, arrayBytes: memo / 4 }),
-    trackerBytes: budgetBytes / 4,
+    trackerBytes: (budgetBytes * 3) / 16,
+    fingerprintBytes: budgetBytes / 16,
   }
 }

@@ -1,12 +1,20 @@
 // Mock OpenAI Responses: usage computed by the cache simulator over the request as received, returned in
 // a Response object or, streamed, as typed events whose `response.completed` (or `response.incomplete`)
 // carries the usage. Reasoning is a leading reasoning item, its text only as a summary when asked for and
-// as `encrypted_content` when `include` asks for that.
+// as `encrypted_content` when `include` asks for that. A request with
+// `prompt_cache_options.comparison_response_id` gets `prompt_cache_diagnostics` (diagnostics.ts) on the
+// completed response.
 
-import { type SimCounts, SimulatorRejection } from '../sim/types.ts'
+import { type SimCounts, type Simulation, SimulatorRejection } from '../sim/types.ts'
 import type { Answer } from './answer.ts'
 import { chatFaultResponse } from './chat.ts'
 import { EPOCH_SECONDS, type MockContext } from './context.ts'
+import {
+  fingerprintOf,
+  type ResponsesDiagnostics,
+  responsesDiagnosis,
+  responsesSettings,
+} from './diagnostics.ts'
 import { jsonAnswer, type MockAnswer, type MockHttpRequest, readMockRequest, sseAnswer } from './request.ts'
 import { type SseFrame, sseStream, textPieces } from './sse.ts'
 
@@ -213,6 +221,50 @@ function itemEvents(item: Item, outputIndex: number): Item[] {
   return events
 }
 
+/** The wire whose fingerprints Responses requests name. */
+const API = 'openai-responses'
+
+/**
+ * The `prompt_cache_diagnostics` of a request that names a `comparison_response_id`, undefined for one
+ * that names none. Every response of a model with diagnostics (GPT-5.6 and later: the breakpoint cache)
+ * leaves a fingerprint under its id, stored or not (`store` keeps the content, not the diagnostic record);
+ * an older model refuses `prompt_cache_options` before this is reached, and would answer `unavailable`.
+ */
+function diagnose(
+  context: MockContext,
+  id: string,
+  model: string,
+  body: Record<string, unknown>,
+  simulation: Simulation,
+  at: number,
+): ResponsesDiagnostics | undefined {
+  const options = body.prompt_cache_options
+  const compared =
+    typeof options === 'object' && options !== null
+      ? (options as { comparison_response_id?: unknown }).comparison_response_id
+      : undefined
+  if (!context.simulators.openai.reportsWrites(model))
+    return typeof compared === 'string' ? { type: 'unavailable' } : undefined
+  const fingerprint = fingerprintOf(
+    model,
+    responsesSettings(body),
+    simulation.prompt,
+    simulation.trace.carry.tokens,
+    at,
+  )
+  const input = Array.isArray(body.input) ? body.input : []
+  const diagnostics =
+    typeof compared === 'string'
+      ? responsesDiagnosis(
+          context.fingerprints.find(API, compared, at),
+          fingerprint,
+          (index) => (input[index] as { type?: unknown } | undefined)?.type === 'compaction',
+        )
+      : undefined
+  context.fingerprints.remember(API, id, fingerprint)
+  return diagnostics
+}
+
 /** Handle one `POST /responses`. */
 export async function handleResponses(request: MockHttpRequest, context: MockContext): Promise<MockAnswer> {
   const parsed = await readMockRequest(request, context)
@@ -244,6 +296,8 @@ export async function handleResponses(request: MockHttpRequest, context: MockCon
   const createdAt = Math.floor(EPOCH_SECONDS + at)
   const items = outputItems(answer, reasoningAsks(body), (prefix) => context.nextId(prefix))
   context.responses.remember(id, chained, items)
+  // Over the chained request: the input the prompt (and its diagnosis) is made of.
+  const diagnostics = diagnose(context, id, model, parsed.body, simulation, at)
   const incomplete = incompleteReason(answer)
   const headers = { 'x-request-id': `req_${id}` }
   // The request's own settings, echoed the way the API echoes them.
@@ -289,6 +343,7 @@ export async function handleResponses(request: MockHttpRequest, context: MockCon
     completed_at: incomplete === undefined ? createdAt : null,
     output: items,
     usage,
+    ...(diagnostics !== undefined ? { prompt_cache_diagnostics: diagnostics } : {}),
   }
 
   if (body.stream !== true) {

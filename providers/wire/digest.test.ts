@@ -72,6 +72,24 @@ describe('request digests', () => {
     expect(JSON.stringify(config)).not.toContain('secret plan')
   })
 
+  it('leave out what asks for the provider’s cache diagnostics, which names another response every request', () => {
+    const anthropic = (previous: string | null) => ({
+      model: 'claude-sonnet-4-6',
+      max_tokens: 64,
+      diagnostics: { previous_message_id: previous },
+    })
+    expect(configOf(anthropic(null))).toEqual(configOf(anthropic('msg_01')))
+    expect(Object.keys(configOf(anthropic('msg_01')))).toEqual(['max_tokens', 'model'])
+    const responses = (compared: string) => ({
+      model: 'gpt-5.6-sol',
+      prompt_cache_options: { ttl: '30m', comparison_response_id: compared },
+    })
+    expect(configOf(responses('resp_1'))).toEqual(configOf(responses('resp_2')))
+    expect(configOf(responses('resp_1'))).toEqual(
+      configOf({ model: 'gpt-5.6-sol', prompt_cache_options: { ttl: '30m' } }),
+    )
+  })
+
   it('keep an unknown field (an api_key, extra headers) as a hash only, so a change shows and no value does', () => {
     const body = (key: string) => ({
       model: 'gpt-5.4',

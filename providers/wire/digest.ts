@@ -56,6 +56,8 @@ const NOT_CONFIG = new Set([
   'prompt_cache_key',
   'user',
   'safety_identifier',
+  // A request for the provider's cache diagnostics names the previous response: never a setting.
+  'diagnostics',
 ])
 
 /** Settings larger than this (a JSON schema) are kept as a hash. */
@@ -255,11 +257,22 @@ export function configOf(body: Record<string, unknown>): Record<string, unknown>
   const config: Record<string, unknown> = {}
   for (const key of Object.keys(body).sort()) {
     if (NOT_CONFIG.has(key)) continue
-    const json = canonicalJson(body[key])
+    const json = canonicalJson(key === 'prompt_cache_options' ? withoutComparison(body[key]) : body[key])
     config[key] =
       json.length > LARGE_SETTING || !KNOWN_SETTINGS.has(key) ? `#${contentHash(json)}` : JSON.parse(json)
   }
   return config
+}
+
+/**
+ * `prompt_cache_options` without `comparison_response_id`: the response a request asks its diagnostics
+ * against changes every request and changes nothing the provider caches.
+ */
+function withoutComparison(options: unknown): unknown {
+  if (typeof options !== 'object' || options === null || !('comparison_response_id' in options))
+    return options
+  const { comparison_response_id: _compared, ...rest } = options as Record<string, unknown>
+  return rest
 }
 
 /**
@@ -268,7 +281,8 @@ export function configOf(body: Record<string, unknown>): Record<string, unknown>
  */
 const segmentDigests = new WeakMap<Segment, SegmentDigest>()
 
-function segmentDigest(segment: Segment): SegmentDigest {
+/** The digest of one segment, hashed once per segment object. */
+export function segmentDigest(segment: Segment): SegmentDigest {
   let digest = segmentDigests.get(segment)
   if (digest === undefined) {
     digest = [describeNode(segment.node), framedHash(segment.frame, segment.text), segment.tokens] as const

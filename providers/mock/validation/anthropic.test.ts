@@ -113,6 +113,26 @@ const REFUSED: Refused[] = [
     message:
       'messages.0.content.0: unexpected `tool_use_id` found in `tool_result` blocks: toolu_9. Each `tool_result` block must have a corresponding `tool_use` block in the previous message.',
   },
+  {
+    rule: 'cache diagnostics that name a previous message by anything but its id',
+    params: {
+      model: 'claude-sonnet-4-6',
+      max_tokens: 64,
+      messages: [ask('Hi')],
+      diagnostics: { previous_message_id: 42 },
+    } as unknown as Params,
+    message: 'diagnostics.previous_message_id: Input should be a valid string',
+  },
+  {
+    rule: 'cache diagnostics that are not an object',
+    params: {
+      model: 'claude-sonnet-4-6',
+      max_tokens: 64,
+      messages: [ask('Hi')],
+      diagnostics: 'msg_01',
+    } as unknown as Params,
+    message: 'diagnostics: Input should be a valid dictionary or object to extract fields from',
+  },
 ]
 
 describe('the Anthropic mock refuses what the Messages API refuses', () => {

@@ -113,6 +113,23 @@ export const toolsShape: Rule = ({ body }): SimulatorRejection | undefined => {
   return undefined
 }
 
+/**
+ * `diagnostics` is an object (or null) whose `previous_message_id` is a message id or null: the null on
+ * the first turn is how a client opts in (cache diagnostics guide; SDK `DiagnosticsParam`). Wordings the
+ * schema's, assumed. The field is generally available: no beta header is needed (the guide: "the
+ * `cache-diagnosis-2026-04-07` beta header is no longer required").
+ */
+export const diagnosticsShape: Rule = ({ body }) => {
+  const diagnostics = body.diagnostics
+  if (!isSet(diagnostics)) return undefined
+  if (typeof diagnostics !== 'object' || Array.isArray(diagnostics))
+    return invalidRequest('diagnostics: Input should be a valid dictionary or object to extract fields from')
+  const previous = asRecord(diagnostics).previous_message_id
+  if (isSet(previous) && typeof previous !== 'string')
+    return invalidRequest('diagnostics.previous_message_id: Input should be a valid string')
+  return undefined
+}
+
 /** The beta that lets a thinking budget exceed `max_tokens` (the budget then spans the whole turn). */
 const INTERLEAVED_THINKING = 'interleaved-thinking-2025-05-14'
 
@@ -242,6 +259,7 @@ export const ANTHROPIC_RULES: readonly Rule[] = [
   parameterTypes,
   messageFields,
   toolsShape,
+  diagnosticsShape,
   extendedThinkingSupported,
   thinkingBudgetMinimum,
   thinkingBudgetBelowMaxTokens,

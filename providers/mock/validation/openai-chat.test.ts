@@ -120,6 +120,19 @@ const REFUSED: Refused[] = [
       code: null,
     },
   },
+  {
+    rule: 'a prompt cache comparison, which only Responses answers',
+    params: {
+      model: 'gpt-5.6-sol',
+      messages: [{ role: 'user', content: 'Hi' }],
+      prompt_cache_options: { comparison_response_id: 'resp_1' },
+    } as unknown as ChatParams,
+    error: {
+      message: "Unknown parameter: 'prompt_cache_options.comparison_response_id'.",
+      param: 'prompt_cache_options.comparison_response_id',
+      code: 'unknown_parameter',
+    },
+  },
 ]
 
 describe('the OpenAI mock refuses what Chat Completions refuses', () => {
@@ -160,5 +173,24 @@ describe('the OpenAI mock refuses what Responses refuses', () => {
     expect(thrown?.status).toBe(400)
     expect(thrown?.error).toMatchObject({ param: 'temperature', code: 'unsupported_value' })
     expect(await responses(lenient, params)).toBeUndefined()
+  })
+
+  it('answers a comparison_response_id that is not a string with a type error, an unknown one with no error', async () => {
+    const params = (compared: unknown) =>
+      ({
+        model: 'gpt-5.6-sol',
+        input: 'Hi',
+        prompt_cache_options: { comparison_response_id: compared },
+      }) as unknown as ResponsesParams
+    const thrown = await responses(strict, params(7))
+    expect(thrown?.status).toBe(400)
+    expect(thrown?.error).toMatchObject({
+      message:
+        "Invalid type for 'prompt_cache_options.comparison_response_id': expected a string, but got an integer instead.",
+      param: 'prompt_cache_options.comparison_response_id',
+      code: 'invalid_type',
+    })
+    expect(await responses(lenient, params(7))).toBeUndefined()
+    expect(await responses(strict, params('resp_unknown'))).toBeUndefined()
   })
 })

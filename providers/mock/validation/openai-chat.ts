@@ -231,12 +231,26 @@ export const toolMessagesPairWithCalls: Rule = ({ body }) => {
   }
 }
 
+/**
+ * Prompt cache diagnostics are the Responses API's alone (prompt cache diagnostics guide: "available in
+ * the Responses API"; Chat's `PromptCacheOptions` has only `mode` and `ttl`): a `comparison_response_id`
+ * on Chat Completions is an unknown parameter, in OpenAI's template for one (assumed for a nested field).
+ * Only on a model that takes `prompt_cache_options` at all: an older one refuses the whole object first.
+ */
+export const noComparisonOnChat: Rule = ({ body, model }) => {
+  if (model.cache.kind !== 'openai-breakpoint') return undefined
+  if (!isSet(asRecord(body.prompt_cache_options).comparison_response_id)) return undefined
+  const param = 'prompt_cache_options.comparison_response_id'
+  return openAIError(400, `Unknown parameter: '${param}'.`, param, 'unknown_parameter')
+}
+
 /** The rules of Chat Completions, in the order they are checked (the schema's types and ranges first). */
 export const OPENAI_CHAT_RULES: readonly Rule[] = [
   chatMessageFields,
   streamIsBoolean,
   chatParameterRanges,
   chatToolsShape,
+  noComparisonOnChat,
   toolMessagesPairWithCalls,
   maxTokensOnReasoningModel,
   samplingOnReasoningModel((body) => body.reasoning_effort),

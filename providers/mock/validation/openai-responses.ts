@@ -68,6 +68,18 @@ export const responsesToolsShape: Rule = ({ body }) => {
 }
 
 /**
+ * `prompt_cache_options.comparison_response_id` names a response by its id (prompt cache diagnostics
+ * guide); anything but a string is a type error in the API's template (assumed). An id nothing was kept
+ * for is no error: the response says `comparison_response_not_found`. On a model before GPT-5.6 the whole
+ * `prompt_cache_options` is refused by the simulator's cache-field rules (sim/openai-cache-fields.ts).
+ */
+export const comparisonResponseId: Rule = ({ body }) => {
+  const compared = asRecord(body.prompt_cache_options).comparison_response_id
+  if (!isSet(compared) || typeof compared === 'string') return undefined
+  return invalidType('prompt_cache_options.comparison_response_id', 'a string', compared)
+}
+
+/**
  * An unknown or unstored `previous_response_id`: a 400 with its own code. Wording, param and code from
  * the API's answers (maximhq/bifrost#2441 for the message, bigduu/Bamboo-agent#513 for param and code).
  */
@@ -98,5 +110,6 @@ export const OPENAI_RESPONSES_RULES: readonly Rule[] = [
   streamIsBoolean,
   responsesParameterRanges,
   responsesToolsShape,
+  comparisonResponseId,
   samplingOnReasoningModel((body) => asRecord(body.reasoning).effort),
 ]
