@@ -52,6 +52,34 @@ describe('run, as a library call', () => {
     expect(verdict.report).toMatch(/^OK: 1 of 1 baseline sessions hold/)
   })
 
+  it('writes the plan of a one-scenario run, which check judges on that scenario alone against the whole committed baseline', async () => {
+    const out = join(mkdtempSync(join(tmpdir(), 'cachelab-api-')), 'run')
+    await run({ scenarios: ['append-only'], providers: ['deepseek'], out })
+    expect(JSON.parse(readFileSync(join(out, 'plan.json'), 'utf8'))).toEqual({
+      format: 'cachelab-plan',
+      version: 1,
+      selection: { scenarios: ['append-only'], variants: 'all', providers: ['deepseek'], loops: ['model'] },
+      sessions: [{ scenario: 'append-only', variant: 'default', provider: 'deepseek' }],
+      leftOut: [],
+    })
+    const committed = join(import.meta.dirname, '..', 'reports', 'baselines')
+    const verdict = check({ baseline: committed, run: out })
+    expect(verdict.passed).toBe(true)
+    expect(verdict.gate.checked).toBe(1)
+    expect(verdict.gate.sessions.map((session) => session.key.scenario)).toEqual(['append-only'])
+    expect(verdict.report).not.toContain('missing from the run')
+    expect(verdict.report).not.toContain('break gone')
+    expect(verdict.report).toMatch(
+      /^OK: 1 of 1 baseline sessions hold .*; 168 more baseline sessions are outside the run's plan \(run --scenario append-only --provider deepseek\), not checked$/m,
+    )
+    // docs/gate.md shows this verdict: its line is the one printed here.
+    const shown = readFileSync(new URL('../docs/gate.md', import.meta.url), 'utf8')
+      .split('\n')
+      .filter((line) => line.startsWith('OK: 1 of 1 baseline sessions hold'))
+    expect(shown).toHaveLength(1)
+    expect(verdict.report.split('\n')).toContain(shown[0])
+  })
+
   it('refuses an unknown scenario, variant or provider with a usage error naming the known ones', async () => {
     await expect(run({ scenarios: ['nope'] })).rejects.toThrow(
       /unknown scenario "nope" \(known: append-only, /,

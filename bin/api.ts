@@ -33,8 +33,12 @@ export {
   type GateOptions,
   type GateResult,
   type GateSide,
-  gateReport,
+  type SessionVerdict,
 } from '../reports/gate.ts'
+export { gateGithub } from '../reports/gate-github.ts'
+export { gateJson } from '../reports/gate-json.ts'
+export { gateJunit } from '../reports/gate-junit.ts'
+export { gateReport } from '../reports/gate-text.ts'
 export { readBreaksCsv, readStepsCsv, readSummaryCsv } from '../reports/load.ts'
 export { FIXED_EPOCH_MS } from '../reports/otel.ts'
 export {

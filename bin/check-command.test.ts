@@ -1,13 +1,14 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { stepsCsv, summaryCsv } from '../reports/csv.ts'
 import { readBreaksCsv, readSummaryCsv } from '../reports/load.ts'
+import { planText } from '../reports/plan.ts'
 import { summarize } from '../reports/summary.ts'
 import { sessionRows } from '../reports/testing.ts'
 import type { StepRow, SummaryRow } from '../reports/types.ts'
-import { finishedRunDir, runCli } from './testing.ts'
+import { finishedRunDir, runCli, withEnv } from './testing.ts'
 
 const steps = [
   ...sessionRows({ scenario: 'append-only' }, [{ uncached: 1000 }, { read: 900, uncached: 100 }]),
@@ -207,6 +208,108 @@ describe('cachelab check', () => {
     expect(result.stdout).toContain(`updated ${baseline}/{summary.csv,breaks.csv,claims.csv} from ${run}`)
     expect(readSummaryCsv(join(baseline, 'summary.csv'))).toEqual(readSummaryCsv(join(run, 'summary.csv')))
     expect((await check('--baseline', baseline, '--out', run)).code).toBe(0)
+  })
+})
+
+describe('cachelab check --reporter', () => {
+  const worse = steps.map((row) =>
+    row.scenario === 'system-change' && row.step === 3
+      ? { ...row, cacheReadTokens: 0, uncachedTokens: 1000, hitRatio: 0 }
+      : row,
+  )
+  /** Run check outside GitHub Actions, whatever runs this test. */
+  const quietCheck = (...argv: string[]) =>
+    withEnv({ GITHUB_ACTIONS: undefined, GITHUB_STEP_SUMMARY: undefined }, () => check(...argv))
+
+  it('writes several reporters at once, each to stdout or its file, and keeps the exit code', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'cachelab-reporters-'))
+    const junit = join(out, 'nested', 'junit.xml')
+    const json = join(out, 'gate.json')
+    const result = await quietCheck(
+      '--baseline',
+      runDir(steps),
+      '--out',
+      runDir(worse),
+      '--reporter',
+      `text,junit=${junit},json=${json}`,
+    )
+    expect(result.code).toBe(1)
+    expect(result.stdout).toContain('FAIL  system-change · default · anthropic: warm hit ratio')
+    expect(readFileSync(junit, 'utf8')).toMatch(/^<\?xml version="1\.0" encoding="UTF-8"\?>\n<testsuites /)
+    expect(JSON.parse(readFileSync(json, 'utf8')).passed).toBe(false)
+  })
+
+  it('prints only JSON with --json, which parses', async () => {
+    const result = await quietCheck('--baseline', runDir(steps), '--out', runDir(steps), '--json')
+    expect(result.code).toBe(0)
+    const document = JSON.parse(result.stdout)
+    expect(document.passed).toBe(true)
+    expect(document.sessions).toHaveLength(2)
+  })
+
+  it.each([
+    [['--reporter', 'xml'], 'unknown reporter "xml": --reporter takes text, json, junit, github'],
+    [['--reporter', 'junit='], '--reporter junit= needs a file after the ='],
+    [
+      ['--reporter', 'text,json'],
+      '--reporter json writes one document to stdout, and text would write there too',
+    ],
+    [['--reporter', 'json', '--json'], '--json is --reporter json: give one of them'],
+    [['--reporter', 'text,text=x.txt'], '--reporter names text twice'],
+  ])('exits 2 on %j, saying what is wrong and the syntax', async (argv, reason) => {
+    const result = await quietCheck('--baseline', runDir(steps), '--out', runDir(steps), ...argv)
+    expect(result.code).toBe(2)
+    expect(result.stderr).toContain(reason)
+    expect(result.stdout).toBe('')
+  })
+
+  it('annotates for GitHub and appends the step summary when GITHUB_ACTIONS=true, without being asked', async () => {
+    const summary = join(mkdtempSync(join(tmpdir(), 'cachelab-summary-')), 'step-summary.md')
+    writeFileSync(summary, '# earlier step\n')
+    const result = await withEnv({ GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: summary }, () =>
+      check('--baseline', runDir(steps), '--out', runDir(worse)),
+    )
+    expect(result.code).toBe(1)
+    expect(result.stdout).toContain('FAIL  system-change · default · anthropic: warm hit ratio')
+    expect(result.stdout).toMatch(
+      /^::error title=cachelab%3A hit-ratio · system-change · default · anthropic::/m,
+    )
+    expect(readFileSync(summary, 'utf8')).toMatch(
+      /^# earlier step\n### cachelab check fails: 1 failures in 1 of 2/,
+    )
+    // With JSON on stdout, the annotations go to stderr, which the runner reads as well.
+    const json = await withEnv({ GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: summary }, () =>
+      check('--baseline', runDir(steps), '--out', runDir(worse), '--json'),
+    )
+    expect(JSON.parse(json.stdout).passed).toBe(false)
+    expect(json.stderr).toMatch(/^::error title=/m)
+  })
+
+  it('refuses --update from a run whose plan leaves baseline sessions out, which would shrink the baseline', async () => {
+    const baseline = runDir(steps)
+    const only = steps.filter((row) => row.scenario === 'append-only')
+    const run = finishedRunDir({
+      'summary.csv': summaryCsv(summarize(only)),
+      'steps.csv': stepsCsv(only),
+      'plan.json': planText({
+        selection: { scenarios: ['append-only'], variants: 'all', providers: 'all', loops: ['model'] },
+        sessions: [{ scenario: 'append-only', variant: 'default', provider: 'anthropic' }],
+        leftOut: [],
+      }),
+    })
+    const checked = await quietCheck('--baseline', baseline, '--out', run)
+    expect(checked.code).toBe(0)
+    expect(checked.stdout).toContain(
+      "OK: 1 of 1 baseline sessions hold (tolerances: hit ratio 0.5 pp, cost 1%, breaks 1,024 tokens), no claim fails; 1 more baseline session is outside the run's plan (run --scenario append-only), not checked",
+    )
+    const update = await quietCheck('--baseline', baseline, '--out', run, '--update')
+    expect(update.code).toBe(2)
+    expect(update.stderr).toContain(
+      "--update writes the whole baseline from the run, but the run's plan leaves out 1",
+    )
+    expect(update.stdout).toBe('')
+    expect(readSummaryCsv(join(baseline, 'summary.csv'))).toHaveLength(2)
+    expect(existsSync(join(baseline, 'plan.json'))).toBe(false)
   })
 })
 

@@ -1,6 +1,7 @@
 // `cachelab check --baseline DIR [--out DIR] [...]`: the baseline gate (bin/check.ts) from flags. Any run
-// directory can be the baseline. Exit 0 when the run holds, 1 with every failure named, 2 on bad input. `--update` writes the
-// run's summary, breaks and claims into the baseline directory once nothing fails.
+// directory can be the baseline. Exit 0 when the run holds, 1 with every failure named, 2 on bad input.
+// `--reporter` renders the verdict as text, JSON, JUnit XML or GitHub annotations (check-reporters.ts).
+// `--update` writes the run's summary, breaks and claims into the baseline directory once nothing fails.
 
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -20,6 +21,7 @@ import { evaluateClaims } from '../scenarios/claims.ts'
 import type { Scenario } from '../scenarios/types.ts'
 import { parse } from './args.ts'
 import { type CheckScope, check, checkAgents, readRunDirectory } from './check.ts'
+import { reportersOption, writeReports } from './check-reporters.ts'
 import { allScenarios, knownScenarios } from './scenarios-option.ts'
 
 const LATEST_RUN = join('reports', 'out', 'latest')
@@ -37,6 +39,8 @@ export const CHECK_FLAGS = {
   variant: { type: 'string' },
   provider: { type: 'string' },
   scenarios: { type: 'string' },
+  reporter: { type: 'string' },
+  json: { type: 'boolean' },
 } as const
 
 export async function checkCommand(argv: string[]): Promise<number> {
@@ -77,6 +81,8 @@ export async function checkCommand(argv: string[]): Promise<number> {
       '--update refreshes the whole baseline; drop --scenario, --variant and --provider',
     )
 
+  // Named reporters are checked before anything is read: a typo is a usage error, not a late surprise.
+  const reporters = reportersOption(values.reporter, values.json === true, process.env)
   const baselineDir = values.baseline
   const runDir = values.out ?? LATEST_RUN
   // A `run --agent` baseline is gated per agent and scenario (its sessions' ids differ every run).
@@ -85,8 +91,15 @@ export async function checkCommand(argv: string[]): Promise<number> {
     (values.update === true &&
       existsSync(join(runDir, 'agents.csv')) &&
       !existsSync(join(baselineDir, 'summary.csv')))
-  )
+  ) {
+    const named = reporters.filter((reporter) => reporter.detected !== true && reporter.name !== 'text')
+    if (named.length > 0)
+      throw new CachelabError(
+        'usage',
+        `the agents gate (${join(baselineDir, 'agents.csv')}) prints text only; drop --reporter ${named.map((reporter) => reporter.name).join(',')}`,
+      )
     return agentsGate(baselineDir, runDir, options.breakThresholdTokens, values.update === true)
+  }
   requireCompleteRun(runDir, 'run')
   const scenarios = allScenarios(await knownScenarios(values.scenarios))
   requireClaimedScenarios(runDir, scenarios)
@@ -96,7 +109,18 @@ export async function checkCommand(argv: string[]): Promise<number> {
     return updateBaseline(baselineDir, runDir, run, evaluateClaims(scenarios, run.steps ?? []))
   }
   const result = check({ baseline: baselineDir, run: runDir, ...scope, ...options, definitions: scenarios })
-  process.stdout.write(`${result.report}\n`)
+  // A run judged on its subset holds, yet its summary would shrink the baseline to that subset.
+  const { outside } = result.gate.scope
+  if (values.update === true && outside.length > 0)
+    throw new CachelabError(
+      'usage',
+      `--update writes the whole baseline from the run, but the run's plan leaves out ${outside.length} of its sessions: run every session of the baseline (no --scenario, --variant or --provider on run), then --update`,
+    )
+  writeReports(result.gate, reporters, {
+    notices: result.notices,
+    refresh: result.refresh,
+    stepSummary: process.env.GITHUB_STEP_SUMMARY,
+  })
   if (values.update !== true) return result.passed ? 0 : 1
   return updateBaseline(baselineDir, runDir, result.run, result.claims)
 }

@@ -15,13 +15,14 @@ import {
   DEFAULT_TOLERANCE_POINTS,
   type GateResult,
   type GateSide,
-  gateReport,
 } from '../reports/gate.ts'
+import { gateReport } from '../reports/gate-text.ts'
 import { gatewayNotes } from '../reports/gateway-changes.ts'
 import { readBreaksCsv, readStepsCsv, readSummaryCsv } from '../reports/load.ts'
 import { parseCsv } from '../reports/parse.ts'
-import { requireCompleteRun } from '../reports/run-folder.ts'
-import { rowProblems } from '../reports/sanity.ts'
+import { PLAN_FILE, parsePlan, type RunPlan } from '../reports/plan.ts'
+import { readManifest, requireCompleteRun } from '../reports/run-folder.ts'
+import { sessionRowProblems } from '../reports/sanity.ts'
 import type { ClaimResult } from '../reports/types.ts'
 import { evaluateClaims } from '../scenarios/claims.ts'
 import { SCENARIOS } from '../scenarios/index.ts'
@@ -63,6 +64,13 @@ export interface CheckResult {
   gate: GateResult
   /** The verdict as `cachelab check` prints it: one line per failure or change, then the totals. */
   report: string
+  /**
+   * What check says beside the verdict: a baseline without breaks, a gateway's changes. The first lines
+   * of `report`; the other reporters take them too.
+   */
+  notices: string[]
+  /** The command that refreshes the baseline, as the report names it. */
+  refresh: string
   /** The run as read, in scope. */
   run: GateSide
   /** The run's scenario claims, in scope. */
@@ -93,7 +101,7 @@ export function check(options: CheckOptions): CheckResult {
     baseline,
     run,
     claims,
-    rowProblems: rowProblems(runSteps),
+    rowProblems: sessionRowProblems(runSteps),
     options: {
       tolerancePoints: options.tolerancePoints ?? DEFAULT_TOLERANCE_POINTS,
       costTolerancePercent: options.costTolerancePercent ?? DEFAULT_COST_TOLERANCE_PERCENT,
@@ -101,13 +109,49 @@ export function check(options: CheckOptions): CheckResult {
       strict: options.strict === true,
     },
   })
-  const notes = [
+  const notices = [
     ...(baseline.breaks === undefined
       ? [`note: ${options.baseline} has no breaks.csv or steps.csv, so breaks were not compared`]
       : []),
     ...gatewayLines(options.run),
+    ...(run.plan === undefined && readManifest(options.run)?.writer === 'run'
+      ? [
+          `note: ${options.run} has no ${PLAN_FILE} (a run of an older cachelab), so every baseline session is judged; run again, or gate a subset with --scenario, --variant and --provider`,
+        ]
+      : []),
   ]
-  return { passed: gate.passed, gate, report: [...notes, gateReport(gate)].join('\n'), run, claims }
+  const refresh = refreshCommand(options.baseline, options.run)
+  return {
+    passed: gate.passed,
+    gate,
+    report: [...notices, gateReport(gate, { refresh })].join('\n'),
+    notices,
+    refresh,
+    run,
+    claims,
+  }
+}
+
+/**
+ * How to refresh the baseline: `npm run baseline` where that script exists (cachelab's own repository
+ * and its committed baseline), else check's own `--update` with the folders of this check.
+ */
+function refreshCommand(baselineDir: string, runDir: string): string {
+  try {
+    const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as {
+      name?: unknown
+      scripts?: Record<string, unknown>
+    }
+    if (
+      pkg.name === 'cachelab' &&
+      typeof pkg.scripts?.baseline === 'string' &&
+      baselineDir.replace(/\/$/, '') === 'reports/baselines'
+    )
+      return 'npm run baseline'
+  } catch {
+    // No package.json here, or not one to read: the command below serves anywhere.
+  }
+  return `cachelab check --baseline ${baselineDir} --out ${runDir} --update`
 }
 
 /**
@@ -138,7 +182,11 @@ export function readRunDirectory(dir: string, what: 'baseline' | 'run', scope: C
     : steps === undefined
       ? undefined
       : breaksOf(steps)
-  return { summary: inScope(readSummaryCsv(summaryPath), scope), breaks, steps }
+  const planPath = join(dir, PLAN_FILE)
+  // A run's plan.json says what it set out to produce; a baseline's is not read (it is the reference).
+  const plan: RunPlan | undefined =
+    what === 'run' && existsSync(planPath) ? parsePlan(readFileSync(planPath, 'utf8'), planPath) : undefined
+  return { summary: inScope(readSummaryCsv(summaryPath), scope), breaks, steps, plan }
 }
 
 /** The rows in scope. */

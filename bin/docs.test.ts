@@ -400,6 +400,18 @@ describe('README.md', () => {
     for (const args of invocations) checkCommandLine(args)
   })
 
+  it("shows a CI workflow whose cachelab steps parse with the commands' own flags", () => {
+    const workflows = fences(README).filter((fence) => fence.info === 'yaml')
+    expect(workflows).toHaveLength(1)
+    const steps = (workflows[0]?.lines ?? [])
+      .map((line) => /^\s*- run: (.*)$/.exec(line)?.[1])
+      .filter((line): line is string => line !== undefined)
+      .flatMap(cachelabInvocations)
+    expect(steps.map((args) => args[0])).toEqual(['run', 'check'])
+    for (const args of steps) checkCommandLine(args)
+    expect(steps[1]).toContain('--reporter')
+  })
+
   it('links only to files that exist, or to the page the install route is written into', () => {
     const missing = [...README.matchAll(/\]\(((?:docs\/)?[\w./-]+\.md)(?:#[\w-]+)?\)/g)]
       .map((match) => match[1] as string)
@@ -575,6 +587,11 @@ const COVERED: { file: string; fragment: string; by: string }[] = [
   { file: 'docs/serve.md', fragment: 'c-b6923c1f', by: 'bin/capture.test.ts' },
   { file: 'docs/serve.md', fragment: '(3 with usage not', by: 'bin/capture.test.ts' },
   { file: 'docs/gate.md', fragment: 'c-df7d3b84', by: 'bin/capture.test.ts' },
+  {
+    file: 'docs/gate.md',
+    fragment: "168 more baseline sessions are outside the run's plan",
+    by: 'bin/api.test.ts (the same run, checked)',
+  },
   { file: 'docs/gate.md', fragment: 'router-session · anthropic: cost', by: 'reports/gateway-rows.test.ts' },
   { file: 'docs/serve.md', fragment: 'cachelab record: node exited 0', by: 'bin/record-command.test.ts' },
   { file: 'docs/serve.md', fragment: '  anthropic  ', by: 'reports/table.test.ts (its fixture)' },

@@ -1,11 +1,12 @@
 // `cachelab import [FILE|DIR...] [--agent NAME,…] [--since DATE] [--until DATE] [--format auto|claude-code|codex|dsh|gemini-cli|opencode|pi|qwen-code]
-// [--out DIR] [--lenient] [--ttl 1h]
+// [--out DIR] [--lenient] [--ttl 1h] [--json]
 // [--as PROVIDER [--model MODEL]] [--policy consolidate|keep-live]`: an agent's own session files (with no
 // path, the standard folders of every agent found under the home: reports/observed/transcripts/discover.ts) as the
 // run's files (steps.csv, summary.csv, breaks.csv, report.html) plus rewrites.csv, the table of what every
 // cache write and miss was for; the summary and that table printed. `--as` adds counterfactual.csv: the
 // sessions whose requests the transcript holds, replayed as another provider. `--policy` adds policy.csv
-// and policy-steps.csv: DSH sessions re-derived under a series-start policy.
+// and policy-steps.csv: DSH sessions re-derived under a series-start policy. `--json` prints the sessions,
+// the rewrites table and what the transcripts left unrecorded as one JSON document instead of the tables.
 
 import { homedir } from 'node:os'
 import { join, relative, resolve } from 'node:path'
@@ -21,6 +22,7 @@ import {
   foundText,
   HourTtlTally,
   hourTtlText,
+  importJson,
   pricingText,
   rewritesCsv,
   rewritesText,
@@ -74,6 +76,7 @@ export const IMPORT_FLAGS = {
   agent: { type: 'string' },
   since: { type: 'string' },
   until: { type: 'string' },
+  json: { type: 'boolean' },
   ...OTEL_FLAGS,
 } as const
 
@@ -157,28 +160,50 @@ export async function importCommand(
     throw error
   }
   const table = rewrites.result()
+  const written = [
+    ...['steps.csv', 'summary.csv', 'breaks.csv', 'rewrites.csv', 'report.html'],
+    ...Object.keys(extra).filter((name) => name !== 'rewrites.csv'),
+  ]
+  // What is said beside the tables, in the terminal's lines and in --json's `lines` alike.
+  const beside = [
+    ...(hourTtl !== undefined ? [...hourTtlText(hourTtl), ''] : []),
+    ...extras.text(),
+    ...pricingText(result),
+  ]
+  // What was skipped, and why, goes to stderr too: a script reading stdout still hears of it.
+  for (const line of skippedText(result)) process.stderr.write(`cachelab import: ${line}\n`)
+  const exportedLine =
+    otel !== undefined && exported !== undefined
+      ? exportLine(await exportForCommand(exported, otel))
+      : undefined
+  if (values.json === true) {
+    process.stdout.write(
+      importJson({
+        result,
+        outDir,
+        summaries,
+        rewrites: table,
+        written,
+        lines: [...beside, ...(exportedLine !== undefined ? [exportedLine] : [])].filter(
+          (line) => line !== '',
+        ),
+      }),
+    )
+    return 0
+  }
   const lines = [
     summaryTable(summaries, { colour: wantsColour(process.stdout, process.env) }),
     '',
     ...rewritesText(table),
     '',
+    ...beside,
   ]
-  if (hourTtl !== undefined) lines.push(...hourTtlText(hourTtl), '')
-  const written = [
-    ...['steps.csv', 'summary.csv', 'breaks.csv', 'rewrites.csv', 'report.html'],
-    ...Object.keys(extra).filter((name) => name !== 'rewrites.csv'),
-  ]
-  lines.push(...extras.text())
-  lines.push(...pricingText(result))
   if (found !== undefined) lines.push(`read ${foundText(found, result.files)}`)
   lines.push(...skippedText(result))
   lines.push(
     `import ${result.runId}: ${result.requests} requests from ${result.files.length} files; wrote ${relative(process.cwd(), outDir) || '.'}/{${written.join(',')}}`,
   )
-  // What was skipped, and why, goes to stderr too: a script reading stdout still hears of it.
-  for (const line of skippedText(result)) process.stderr.write(`cachelab import: ${line}\n`)
-  if (otel !== undefined && exported !== undefined)
-    lines.push(exportLine(await exportForCommand(exported, otel)))
+  if (exportedLine !== undefined) lines.push(exportedLine)
   process.stdout.write(`${lines.join('\n')}\n`)
   return 0
 }

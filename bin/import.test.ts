@@ -415,6 +415,46 @@ describe('requests an agent counted and its transcript lacks', () => {
   })
 })
 
+describe('cachelab import --json', () => {
+  it('prints the sessions, the rewrites table and the unrecorded requests as JSON that parses, and nothing else', async () => {
+    const total = JSON.stringify({
+      type: 'cost-state',
+      sessionId: SESSION,
+      totalCostUSD: 1.25,
+      modelUsage: {},
+    })
+    const file = fixture(
+      'session.jsonl',
+      `${claudeCodeSession([
+        { minute: 0, read: 0, write: 6000 },
+        { minute: 9, read: 0, write: 6500 },
+      ])}${total}\n`,
+    )
+    const out = mkdtempSync(join(tmpdir(), 'x-'))
+    const { code, stdout } = await runCli(['import', file, '--out', out, '--json'])
+    expect(code).toBe(0)
+    const document = JSON.parse(stdout)
+    expect(document).toMatchObject({ format: 'cachelab-import', version: 1, outDir: out, requests: 2 })
+    expect(document.sessions).toEqual([
+      expect.objectContaining({
+        scenario: 'claude-code',
+        variant: SESSION,
+        provider: 'anthropic',
+        requests: 2,
+      }),
+    ])
+    expect(document.rewrites.map((entry: { class: string }) => entry.class)).toEqual([
+      'ttl-expired',
+      'session-start',
+    ])
+    expect(document.unrecorded).toEqual([
+      expect.objectContaining({ format: 'claude-code', session: SESSION, agentUsd: 1.25 }),
+    ])
+    expect(document.unrecorded[0].unrecordedUsd).toBeCloseTo(1.25 - document.unrecorded[0].recordedUsd, 10)
+    expect(document.written).toContain('rewrites.csv')
+  })
+})
+
 describe('the transcript files under a folder', () => {
   it("takes an older Gemini CLI's chats/session-*.json, and no other .json", async () => {
     const { transcriptFiles } = await import('../reports/import.ts')

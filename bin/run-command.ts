@@ -18,7 +18,7 @@ import { agentsCommand } from './agents-command.ts'
 import { listOption, parse, providersOption } from './args.ts'
 import { exportForCommand, exportLine, OTEL_FLAGS, otelExport } from './otel-option.ts'
 import { PROGRESS_INTERVAL_MS, ProgressReporter } from './run-progress.ts'
-import { chosenScenarios, knownScenarios } from './scenarios-option.ts'
+import { allScenarios, chosenScenarios, knownScenarios } from './scenarios-option.ts'
 
 const OUT_ROOT = join('reports', 'out')
 
@@ -42,7 +42,11 @@ export const RUN_FLAGS = {
 export async function runCommand(argv: string[]): Promise<number> {
   const { values } = parse(argv, RUN_FLAGS)
   if (values.agent !== undefined) return agentsCommand({ ...values, agent: values.agent })
-  const scenarios = chosenScenarios(await knownScenarios(values.scenarios), values.scenario)
+  const known = await knownScenarios(values.scenarios)
+  const scenarios = chosenScenarios(known, values.scenario)
+  // A dimension no flag narrowed is recorded as `all` in the run's plan.json: the gate then holds the run
+  // to every baseline session of it, a scenario the run no longer knows included.
+  const everyScenario = scenarios.length === allScenarios(known).length
   const variantNames = [
     ...new Set(scenarios.flatMap((scenario) => scenario.variants.map((variant) => variant.name))),
   ]
@@ -65,8 +69,10 @@ export async function runCommand(argv: string[]): Promise<number> {
   const { runId, rows, summaries, claims, notApplicable, failures, inexpressible, comparisons, libraries } =
     await run({
       loops,
-      scenarios,
-      providers: providersOption(values.provider),
+      ...(everyScenario && known.user.length === 0 ? {} : { scenarios }),
+      ...(values.provider === undefined || values.provider === 'all'
+        ? {}
+        : { providers: providersOption(values.provider) }),
       ...(variants !== undefined ? { variants } : {}),
       ...(values.model !== undefined ? { model: values.model } : {}),
       live,

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { breaksOf } from './breaks.ts'
-import { checkBaseline, type GateOptions, type GateSide, gateReport } from './gate.ts'
+import { checkBaseline, type GateOptions, type GateSide } from './gate.ts'
+import { gateReport } from './gate-text.ts'
+import type { RunPlan } from './plan.ts'
 import { summarize } from './summary.ts'
 import { sessionRows } from './testing.ts'
 import type { ClaimResult, StepRow } from './types.ts'
@@ -242,5 +244,155 @@ describe('checkBaseline', () => {
       'claim failed: idle-ttl on anthropic: The pause expires the cache. Observed: no ttl-expired',
     )
     expect(report).toContain('impossible row: append-only')
+  })
+})
+
+/** A plan that set out to produce the sessions of `scenarios` among `rows`, narrowed to those scenarios. */
+function planOf(rows: readonly StepRow[], scenarios: string[], leftOut: RunPlan['leftOut'] = []): RunPlan {
+  const sessions = summarize(rows.filter((row) => scenarios.includes(row.scenario))).map((row) => ({
+    scenario: row.scenario,
+    variant: row.variant,
+    provider: row.provider,
+  }))
+  return {
+    selection: { scenarios, variants: 'all', providers: 'all', loops: ['model'] },
+    sessions,
+    leftOut,
+  }
+}
+
+/** Many sessions of one scenario, each one with a break; the same rows on every session. */
+const manySessions = (scenario: string, count: number) =>
+  Array.from({ length: count }, (_, index) =>
+    sessionRows({ scenario, variant: `v${index}` }, [
+      { uncached: 1000 },
+      { read: 900, uncached: 100, turn: 1, step: 2 },
+      { write: 1000, lost: 900, breakCause: 'system-replace', breakNode: 'system[0]', turn: 2 },
+    ]),
+  ).flat()
+
+describe('a gate scoped to what ran', () => {
+  const whole = [...steps, ...manySessions('other', 8)]
+
+  it("judges only the sessions the run planned: a one-scenario run is judged on that scenario's sessions", () => {
+    const run = steps.filter((row) => row.scenario === 'system-change')
+    const worse = withStep(run, 'system-change', 2, 1, {
+      cacheReadTokens: 0,
+      uncachedTokens: 20_000,
+      hitRatio: 0,
+    })
+    const result = checkBaseline({
+      baseline: side(whole),
+      run: { ...side(worse), plan: planOf(worse, ['system-change']) },
+      claims: [],
+      rowProblems: [],
+      options: { ...options, breakThresholdTokens: 1e9, costTolerancePercent: 1e9 },
+    })
+    expect(result.checked).toBe(1)
+    expect(result.failures.map((finding) => finding.kind)).toEqual(['hit-ratio'])
+    expect(result.changes).toEqual([])
+    expect(result.scope.outside).toHaveLength(9)
+    expect(result.sessions).toEqual([
+      expect.objectContaining({
+        key: expect.objectContaining({ scenario: 'system-change' }),
+        status: 'fails',
+      }),
+    ])
+    const report = gateReport(result)
+    expect(report).not.toContain('missing from the run')
+    expect(report).not.toContain('break gone')
+    expect(report).toMatch(
+      /check failed: 1 failures over 1 baseline sessions .*; 9 more baseline sessions are outside the run's plan \(run --scenario system-change\), not checked\.$/m,
+    )
+  })
+
+  it('calls a planned session that has no rows missing, and one the selection covers but the run did not plan too, with why', () => {
+    const run = steps.filter((row) => row.scenario === 'append-only')
+    const plan = planOf(steps, ['append-only', 'system-change'])
+    const absent = checkBaseline({
+      baseline: side(steps),
+      run: { ...side(run), plan },
+      claims: [],
+      rowProblems: [],
+      options,
+    })
+    expect(absent.failures).toEqual([
+      {
+        kind: 'missing-session',
+        key: { scenario: 'system-change', variant: 'default', provider: 'anthropic' },
+        why: 'absent',
+      },
+    ])
+    const reason = 'the variant needs system messages in history, which test-model does not accept'
+    const leftOut = {
+      ...plan,
+      sessions: plan.sessions.filter((key) => key.scenario === 'append-only'),
+      leftOut: [{ scenario: 'system-change', variant: 'default', provider: 'anthropic' as const, reason }],
+    }
+    const notPlanned = checkBaseline({
+      baseline: side(steps),
+      run: { ...side(run), plan: leftOut },
+      claims: [],
+      rowProblems: [],
+      options,
+    })
+    expect(gateReport(notPlanned)).toContain(
+      `FAIL  system-change · default · anthropic: not planned by the run: ${reason}`,
+    )
+  })
+
+  it('says a missing session once, not once more per break it had, and groups a repeated cause under one count', () => {
+    const result = gate(whole, steps)
+    expect(result.changes).toEqual([])
+    expect(result.failures.map((finding) => finding.kind)).toEqual(Array(8).fill('missing-session'))
+    const lines = gateReport(result).split('\n')
+    expect(lines.slice(0, 5)).toEqual([
+      'FAIL  8 baseline sessions missing from the run:',
+      '        other · v0 · anthropic: missing from the run',
+      '        other · v1 · anthropic: missing from the run',
+      '        other · v2 · anthropic: missing from the run',
+      '        … and 5 more (every one: check --reporter json)',
+    ])
+  })
+
+  it('prints the real failures before the missing sessions', () => {
+    const broken = withStep(steps, 'system-change', 3, 3, { lostTokens: 9000 })
+    const lines = gateReport(gate(whole, broken)).split('\n')
+    expect(lines[0]).toMatch(/^FAIL {2}break changed \(\+7,000 tokens\): system-change/)
+    expect(lines[1]).toBe('FAIL  8 baseline sessions missing from the run:')
+  })
+
+  it("tells a capture whose sessions are named by a first message that changed how to name them, and never advises cachelab's own npm script", () => {
+    const captured = (variant: string) =>
+      sessionRows({ scenario: 'capture', variant }, [
+        { uncached: 1000 },
+        { read: 900, uncached: 100, turn: 2 },
+      ])
+    const result = gate(captured('c-cf050532'), captured('c-9a8b7c6d'))
+    expect(result.unmatched).toEqual([
+      expect.objectContaining({ scenario: 'capture', naming: 'first-message' }),
+    ])
+    const report = gateReport(result)
+    expect(report).toContain('FAIL  capture · c-cf050532 · anthropic: missing from the run')
+    expect(report).toContain('the run has c-9a8b7c6d instead, which the baseline lacks')
+    expect(report).toContain('x-cachelab-session: NAME')
+    expect(report).not.toContain('npm run baseline')
+    const byAgent = (variant: string) =>
+      sessionRows({ scenario: 'capture', variant, agent: 'claude-code/2.1.337' }, [{ uncached: 1000 }])
+    expect(gate(byAgent('4f1c0e9a-1111'), byAgent('77d2a1b0-2222')).unmatched[0]?.naming).toBe(
+      'agent-session',
+    )
+  })
+
+  it('names the refresh command it is given beside the changes', () => {
+    const fixed = withStep(steps, 'system-change', 3, 3, {
+      lostTokens: 0,
+      breakCause: undefined,
+      breakNode: undefined,
+    })
+    expect(gateReport(gate(steps, fixed), { refresh: 'npm run baseline' })).toContain(
+      'refresh the baseline if intended (npm run baseline):',
+    )
+    expect(gateReport(gate(steps, fixed))).toContain('(cachelab check --baseline DIR --out RUN --update)')
   })
 })

@@ -1,14 +1,15 @@
-// The baseline gate. Every session of the baseline must be in the run, and the run must not be worse:
-// no warm hit ratio more than a tolerance lower, no cost more than a tolerance higher, no new break and no
-// break grown beyond a token threshold, no failed scenario claim, no impossible row. Changes for the
+// The baseline gate. Every baseline session the run planned must be in the run, and the run must not be
+// worse: no warm hit ratio more than a tolerance lower, no cost more than a tolerance higher, no new break
+// and no break grown beyond a token threshold, no failed scenario claim, no impossible row. Changes for the
 // better are listed for a baseline refresh and fail only when strict. A number a side does not know (a
-// request answered without usage) is neither worse nor better: it is a note.
+// request answered without usage) is neither worse nor better: it is a note. The verdict is computed
+// once, per session; the text, JSON, JUnit and GitHub outputs render it (gate-text.ts, gate-json.ts,
+// gate-junit.ts, gate-github.ts).
 
-import { breakLine, breakTokens } from './breaks.ts'
-import { stepLabel } from './labels.ts'
-import { type SessionKey, sessionKeyString, sessionLabel } from './session-key.ts'
-import { countText, dollarText, percentText, pointsText } from './text-table.ts'
-import type { BreakCause, BreakRow, ClaimResult, StepRow, SummaryRow } from './types.ts'
+import { breakTokens } from './breaks.ts'
+import { type RunPlan, standing } from './plan.ts'
+import { type SessionKey, sessionKeyString } from './session-key.ts'
+import type { BreakCause, BreakChange, BreakRow, ClaimResult, StepRow, SummaryRow } from './types.ts'
 
 /** The hit-ratio tolerance when none is given, in percentage points. */
 export const DEFAULT_TOLERANCE_POINTS = 0.5
@@ -32,6 +33,18 @@ export interface GateSide {
   breaks: readonly BreakRow[] | undefined
   /** The step rows, when the directory has a steps.csv (the run's always has one). */
   steps?: readonly StepRow[] | undefined
+  /**
+   * The run's plan (plan.json), when its folder has one: only the baseline sessions it planned are judged.
+   * Without one (a capture, an import, a run of an older cachelab) every baseline session is.
+   */
+  plan?: RunPlan | undefined
+}
+
+/** An impossible row of the run: the session it is in, and what is wrong (see sanity.ts). */
+export interface RowProblem {
+  key: SessionKey
+  /** `append-only · default · anthropic 1.2: lost_tokens -5 is outside 0..input (1000)`. */
+  text: string
 }
 
 /** How strict the gate is. */
@@ -52,8 +65,8 @@ export interface GateInput {
   run: GateSide
   /** The run's scenario claims (only failed ones matter). */
   claims: readonly ClaimResult[]
-  /** Impossible rows of the run (see sanity.ts). */
-  rowProblems: readonly string[]
+  /** Impossible rows of the run (see sanity.ts), with their session where known. */
+  rowProblems: readonly (string | RowProblem)[]
   options: GateOptions
 }
 
@@ -70,7 +83,17 @@ export interface FallenStep {
 
 /** One thing the gate found. */
 export type Finding =
-  | { kind: 'missing-session'; key: SessionKey }
+  | {
+      kind: 'missing-session'
+      key: SessionKey
+      /**
+       * `absent`: the run planned the session (or has no plan) and has no row of it; `not-planned`: the
+       * run's selection covers it, yet the run did not plan it (a variant its model cannot serve, a
+       * scenario or variant it no longer has), with the plan's reason where it gives one.
+       */
+      why: 'absent' | 'not-planned'
+      reason?: string
+    }
   | { kind: 'new-session'; key: SessionKey }
   | {
       kind: 'hit-ratio'
@@ -96,7 +119,7 @@ export type Finding =
   | { kind: 'break-gone'; entry: BreakRow }
   | { kind: 'break-changed'; baseline: BreakRow; run: BreakRow }
   | { kind: 'claim'; claim: ClaimResult }
-  | { kind: 'row'; problem: string }
+  | { kind: 'row'; problem: string; key?: SessionKey }
   | {
       kind: 'usage-not-reported'
       key: SessionKey
@@ -113,11 +136,55 @@ export interface ModelChange {
   run: string
 }
 
+/** The verdict on one baseline session the run planned. */
+export interface SessionVerdict {
+  key: SessionKey
+  /** `fails` when any finding of the session fails the gate (its changes too, under `strict`). */
+  status: 'holds' | 'fails'
+  failures: Finding[]
+  changes: Finding[]
+  notes: Finding[]
+}
+
+/**
+ * Baseline sessions of one scenario and provider that a capture did not name as the baseline did, beside
+ * the run's sessions the baseline lacks: most often a name that changes every run.
+ */
+export interface UnmatchedSessions {
+  scenario: string
+  provider: SessionKey['provider']
+  /** The baseline's sessions absent from the run. */
+  missing: SessionKey[]
+  /** The run's sessions absent from the baseline. */
+  unmatched: SessionKey[]
+  /**
+   * How the run's sessions got their names: `first-message` (no header, no agent session id: a hash of
+   * the first message, `c-…`), `agent-session` (the agent's own session id, new every run), `named` (an
+   * `x-cachelab-session` header or a conversation key, which differ from the baseline's).
+   */
+  naming: 'first-message' | 'agent-session' | 'named'
+}
+
+/** Which baseline sessions the gate judged. */
+export interface GateScope {
+  /** The run's plan, where its folder has one; without one every baseline session is judged. */
+  plan: RunPlan | undefined
+  /** Baseline sessions the run's plan leaves out (`--scenario` and the like on run): not judged. */
+  outside: SessionKey[]
+}
+
 /** The verdict. */
 export interface GateResult {
-  /** Baseline sessions checked. */
+  /** Baseline sessions judged: those the run planned (every one, without a plan). */
   checked: number
   options: GateOptions
+  /** One verdict per judged baseline session, in the baseline's order. */
+  sessions: SessionVerdict[]
+  scope: GateScope
+  /** The run's scenario claims as given, holding or not (a failed one is also in `failures`). */
+  claims: ClaimResult[]
+  /** Captured sessions the run named otherwise than the baseline, and how they were named. */
+  unmatched: UnmatchedSessions[]
   /** What fails the gate. */
   failures: Finding[]
   /** Changes that only mean the baseline is stale (they fail under `strict`). */
@@ -139,13 +206,34 @@ export function checkBaseline(input: GateInput): GateResult {
   }
   const run = new Map(input.run.summary.map((row) => [sessionKeyString(row), row]))
   const baselineKeys = new Set(input.baseline.summary.map((row) => sessionKeyString(row)))
+  const judged: SessionKey[] = []
+  const outside: SessionKey[] = []
+  // Sessions on both sides, whose breaks are compared.
+  const compared = new Set<string>()
+  const { plan } = input.run
   for (const baseline of input.baseline.summary) {
     const key = keyOf(baseline)
-    const current = run.get(sessionKeyString(key))
-    if (current === undefined) {
-      failures.push({ kind: 'missing-session', key })
+    const standsAs = plan === undefined ? ({ kind: 'planned' } as const) : standing(plan, key)
+    if (standsAs.kind === 'outside') {
+      outside.push(key)
       continue
     }
+    judged.push(key)
+    if (standsAs.kind === 'not-planned') {
+      failures.push({
+        kind: 'missing-session',
+        key,
+        why: 'not-planned',
+        ...(standsAs.reason !== undefined ? { reason: standsAs.reason } : {}),
+      })
+      continue
+    }
+    const current = run.get(sessionKeyString(key))
+    if (current === undefined) {
+      failures.push({ kind: 'missing-session', key, why: 'absent' })
+      continue
+    }
+    compared.add(sessionKeyString(key))
     compareRatio(baseline, current, input, failures, changes, note)
     compareCost(baseline, current, options, failures, changes, note)
   }
@@ -156,7 +244,7 @@ export function checkBaseline(input: GateInput): GateResult {
     compareBreaks(
       input.baseline.breaks,
       input.run.breaks,
-      baselineKeys,
+      compared,
       options,
       failures,
       changes,
@@ -165,10 +253,131 @@ export function checkBaseline(input: GateInput): GateResult {
     )
   }
   for (const claim of input.claims) if (claim.status === 'fails') failures.push({ kind: 'claim', claim })
-  for (const problem of input.rowProblems) failures.push({ kind: 'row', problem })
+  for (const problem of input.rowProblems)
+    failures.push(
+      typeof problem === 'string'
+        ? { kind: 'row', problem }
+        : { kind: 'row', problem: problem.text, key: problem.key },
+    )
   const notes = usageNotes(input, unknown)
   const passed = failures.length === 0 && !(options.strict && changes.length > 0)
-  return { checked: input.baseline.summary.length, options, failures, changes, notes, passed }
+  return {
+    checked: judged.length,
+    options,
+    sessions: sessionVerdicts(judged, failures, changes, notes, options.strict),
+    scope: { plan, outside },
+    claims: [...input.claims],
+    unmatched: plan === undefined ? unmatchedSessions(failures, changes, input.run.summary) : [],
+    failures,
+    changes,
+    notes,
+    passed,
+  }
+}
+
+/** The session a finding is about, where it is about one (a claim reads several; a row names its own). */
+export function findingKey(finding: Finding): SessionKey | undefined {
+  switch (finding.kind) {
+    case 'missing-session':
+    case 'new-session':
+    case 'hit-ratio':
+    case 'cost':
+    case 'usage-not-reported':
+      return finding.key
+    case 'new-break':
+    case 'break-gone':
+      return keyOf(finding.entry)
+    case 'break-changed':
+      return keyOf(finding.run)
+    case 'row':
+      return finding.key
+    case 'claim':
+      return undefined
+  }
+}
+
+/** What changed at the break a finding is about, where the break's change is known. */
+export function findingChange(finding: Finding): BreakChange | undefined {
+  switch (finding.kind) {
+    case 'new-break':
+    case 'break-gone':
+      return finding.entry.change
+    case 'break-changed':
+      return finding.run.change
+    default:
+      return undefined
+  }
+}
+
+/** Each judged session with its own findings. */
+function sessionVerdicts(
+  judged: readonly SessionKey[],
+  failures: readonly Finding[],
+  changes: readonly Finding[],
+  notes: readonly Finding[],
+  strict: boolean,
+): SessionVerdict[] {
+  const verdicts = new Map<string, SessionVerdict>(
+    judged.map((key) => [
+      sessionKeyString(key),
+      { key, status: 'holds', failures: [], changes: [], notes: [] } satisfies SessionVerdict,
+    ]),
+  )
+  const file = (findings: readonly Finding[], into: 'failures' | 'changes' | 'notes') => {
+    for (const finding of findings) {
+      const key = findingKey(finding)
+      const verdict = key === undefined ? undefined : verdicts.get(sessionKeyString(key))
+      verdict?.[into].push(finding)
+    }
+  }
+  file(failures, 'failures')
+  file(changes, 'changes')
+  file(notes, 'notes')
+  for (const verdict of verdicts.values())
+    if (verdict.failures.length > 0 || (strict && verdict.changes.length > 0)) verdict.status = 'fails'
+  return [...verdicts.values()]
+}
+
+/** A name cachelab gave a captured conversation from its first message: `c-1a2b3c4d`, `codex-c-1a2b3c4d`. */
+const FIRST_MESSAGE_NAME = /(?:^|-)c-[0-9a-f]{8}(?:$|[.-])/
+
+/**
+ * Per scenario and provider, the baseline sessions absent from the run beside the run's sessions the
+ * baseline lacks, and how the run named its own: what a capture needs to be matched next time.
+ */
+function unmatchedSessions(
+  failures: readonly Finding[],
+  changes: readonly Finding[],
+  runSummary: readonly SummaryRow[],
+): UnmatchedSessions[] {
+  const groups = new Map<string, UnmatchedSessions>()
+  const group = (key: SessionKey) => {
+    const id = `${key.scenario}\u0000${key.provider}`
+    const found = groups.get(id) ?? {
+      scenario: key.scenario,
+      provider: key.provider,
+      missing: [],
+      unmatched: [],
+      naming: 'named' as const,
+    }
+    groups.set(id, found)
+    return found
+  }
+  for (const finding of failures)
+    if (finding.kind === 'missing-session') group(finding.key).missing.push(finding.key)
+  for (const finding of changes)
+    if (finding.kind === 'new-session') group(finding.key).unmatched.push(finding.key)
+  const rows = new Map(runSummary.map((row) => [sessionKeyString(row), row]))
+  return [...groups.values()]
+    .filter((entry) => entry.missing.length > 0 && entry.unmatched.length > 0)
+    .map((entry) => ({
+      ...entry,
+      naming: entry.unmatched.some((key) => FIRST_MESSAGE_NAME.test(key.variant))
+        ? 'first-message'
+        : entry.unmatched.some((key) => rows.get(sessionKeyString(key))?.agent !== undefined)
+          ? 'agent-session'
+          : 'named',
+    }))
 }
 
 /** What one side of the gate says of the requests it answered without usage. */
@@ -309,10 +518,11 @@ function indexBreaks(entries: readonly BreakRow[]): Map<string, BreakRow> {
   return indexed
 }
 
+/** Compare the breaks of the sessions both sides hold (`compared`). */
 function compareBreaks(
   baselineBreaks: readonly BreakRow[],
   runBreaks: readonly BreakRow[],
-  baselineSessions: ReadonlySet<string>,
+  compared: ReadonlySet<string>,
   options: GateOptions,
   failures: Finding[],
   changes: Finding[],
@@ -334,7 +544,7 @@ function compareBreaks(
   }
   for (const [position, entry] of run) {
     // A session the baseline does not hold is a new session, listed once as such.
-    if (!baselineSessions.has(sessionKeyString(entry))) continue
+    if (!compared.has(sessionKeyString(entry))) continue
     const before = baseline.get(position)
     if (before === undefined) {
       if (unknownAt(entry)) continue
@@ -353,7 +563,8 @@ function compareBreaks(
       changes.push({ kind: 'break-changed', baseline: before, run: entry })
   }
   for (const [position, entry] of baseline) {
-    if (!run.has(position) && baselineSessions.has(sessionKeyString(entry)) && !unknownAt(entry))
+    // A session missing from the run is one failure, not one "break gone" per break it had.
+    if (!run.has(position) && compared.has(sessionKeyString(entry)) && !unknownAt(entry))
       changes.push({ kind: 'break-gone', entry })
   }
   for (const { key, count } of unknownBreaks.values())
@@ -398,97 +609,4 @@ function fallenSteps(
     })
   }
   return fallen
-}
-
-const LISTED_STEPS = 5
-
-/** One finding as a line a person acts on. */
-export function findingLine(finding: Finding): string {
-  switch (finding.kind) {
-    case 'missing-session':
-      return `${sessionLabel(finding.key)}: missing from the run`
-    case 'new-session':
-      return `${sessionLabel(finding.key)}: not in the baseline`
-    case 'hit-ratio': {
-      const change =
-        finding.run === undefined
-          ? 'no warm requests in the run'
-          : `${percentText(finding.baseline)} → ${percentText(finding.run)} (${pointsText(finding.deltaPoints)} pp${modelText(finding.models)})`
-      return `${sessionLabel(finding.key)}: warm hit ratio ${change}${stepsText(finding.fallenSteps)}`
-    }
-    case 'cost':
-      return `${sessionLabel(finding.key)}: cost ${dollarText(finding.baseline)} → ${dollarText(finding.run)} (${finding.deltaPercent >= 0 ? '+' : ''}${finding.deltaPercent.toFixed(2)}%${modelText(finding.models)})`
-    case 'new-break':
-      return `new break: ${breakLine(finding.entry)}`
-    case 'break-gone':
-      return `break gone: ${breakLine(finding.entry)}`
-    case 'break-changed': {
-      const delta = breakTokens(finding.run) - breakTokens(finding.baseline)
-      return `break changed (${delta >= 0 ? '+' : '-'}${countText(Math.abs(delta))} tokens): ${breakLine(finding.run)}; baseline: ${breakLine(finding.baseline).split(': ').slice(1).join(': ')}`
-    }
-    case 'claim':
-      return `claim failed: ${finding.claim.scenario} on ${finding.claim.provider}: ${finding.claim.text} Observed: ${finding.claim.observed}`
-    case 'row':
-      return `impossible row: ${finding.problem}`
-    case 'usage-not-reported': {
-      const side = (counts: { unreported: number; requests: number }, name: string) =>
-        counts.unreported === 0
-          ? []
-          : [`${countText(counts.unreported)} of ${countText(counts.requests)} requests in the ${name}`]
-      const sides = [...side(finding.baseline, 'baseline'), ...side(finding.run, 'run')].join(' and ')
-      const unknown =
-        finding.unknown.length === 0 ? '' : `: ${finding.unknown.join(', ')} unknown, not compared`
-      return `${sessionLabel(finding.key)}: usage not reported for ${sides}${unknown}`
-    }
-  }
-}
-
-/** A model change beside a finding: `, model claude-sonnet-4-6 → gpt-4.1`, or nothing. */
-function modelText(models: ModelChange | undefined): string {
-  return models === undefined ? '' : `, model ${models.baseline} → ${models.run}`
-}
-
-function stepsText(steps: readonly FallenStep[] | undefined): string {
-  if (steps === undefined || steps.length === 0) return ''
-  const listed = steps.slice(0, LISTED_STEPS).map((step) => {
-    const cause = step.breakCause === undefined ? '' : ` ${step.breakCause}`
-    return `${stepLabel(step)} ${pointsText(step.deltaPoints)}pp${cause}`
-  })
-  const more = steps.length - listed.length
-  return `; steps that fell: ${listed.join(', ')}${more > 0 ? ` (+${more} more)` : ''}`
-}
-
-/** The verdict for a person: what fails, what changed, and one closing line. */
-export function gateReport(result: GateResult): string {
-  const { options } = result
-  const tolerances = `hit ratio ${options.tolerancePoints} pp, cost ${options.costTolerancePercent}%, breaks ${countText(options.breakThresholdTokens)} tokens`
-  const lines: string[] = []
-  for (const finding of result.failures) lines.push(`FAIL  ${findingLine(finding)}`)
-  if (result.changes.length > 0) {
-    if (lines.length > 0) lines.push('')
-    lines.push(
-      `changed${options.strict ? ' (fails with --strict)' : ''} — refresh the baseline if intended (npm run baseline):`,
-    )
-    for (const finding of result.changes) lines.push(`  ${findingLine(finding)}`)
-  }
-  if (result.notes.length > 0) {
-    if (lines.length > 0) lines.push('')
-    lines.push('not known, so not compared (neither a regression nor an improvement):')
-    for (const finding of result.notes) lines.push(`  ${findingLine(finding)}`)
-  }
-  if (lines.length > 0) lines.push('')
-  if (result.passed) {
-    lines.push(
-      `OK: ${result.checked} of ${result.checked} baseline sessions hold (tolerances: ${tolerances}), no claim fails`,
-    )
-  } else {
-    const changed = options.strict && result.changes.length > 0 ? ` and ${result.changes.length} changes` : ''
-    lines.push(
-      `check failed: ${result.failures.length} failures${changed} over ${result.checked} baseline sessions (tolerances: ${tolerances}).`,
-    )
-  }
-  lines.push(
-    "hit ratios are token-weighted: cache-read tokens / input tokens of the successful requests after each session's first; break tokens are lost plus provider-side.",
-  )
-  return lines.join('\n')
 }

@@ -10,6 +10,7 @@ import type { TranscriptProblem } from './observed/transcripts/types.ts'
 import { hourTtlCost, type ObservedRow, type RewriteSummary } from './observed-rows.ts'
 import { standInLines } from './stand-ins.ts'
 import { alignedTable, countText, dollarText, percentText } from './text-table.ts'
+import type { SummaryRow } from './types.ts'
 
 /** The `rewrites.csv` columns, in order. */
 export const REWRITE_COLUMNS = [
@@ -194,6 +195,49 @@ export function skippedText(result: ImportResult): string[] {
       `unrecorded in the transcript: ${entry.format} · ${entry.session}: ${dollarText(entry.agentUsd - entry.recordedUsd)} of the agent's own ${dollarText(entry.agentUsd)}${entry.tokens === undefined ? '' : ` (${countText(entry.tokens.cacheRead)} read, ${countText(entry.tokens.cacheWrite)} written, ${countText(entry.tokens.input)} uncached, ${countText(entry.tokens.output)} output tokens)`}: requests it made and did not write down (compaction summaries, titles)`,
     )
   return lines
+}
+
+/** What `import --json` prints: the sessions, the rewrites table and what the transcripts left unrecorded. */
+export interface ImportJsonInput {
+  result: ImportResult
+  outDir: string
+  /** One row per session, as summary.csv holds them. */
+  summaries: readonly SummaryRow[]
+  rewrites: readonly RewriteSummary[]
+  /** The files written into `outDir`. */
+  written: readonly string[]
+  /** What the terminal would print beside the tables (`--ttl 1h`, `--as`, `--policy`, stand-in prices). */
+  lines: readonly string[]
+}
+
+/** The import as two-space JSON with a final newline: no message text, as in every other output. */
+export function importJson(input: ImportJsonInput): string {
+  const { result } = input
+  const document = {
+    format: 'cachelab-import',
+    version: 1,
+    runId: result.runId,
+    outDir: input.outDir,
+    written: input.written,
+    requests: result.requests,
+    costUsd: result.costUsd,
+    files: result.files,
+    sessions: input.summaries,
+    rewrites: input.rewrites,
+    unrecorded: result.unrecorded.map((entry) => ({
+      ...entry,
+      unrecordedUsd: entry.agentUsd - entry.recordedUsd,
+    })),
+    skipped: {
+      lines: result.problems,
+      notImported: result.notes,
+      outOfRange: result.outOfRange,
+      copies: result.copies,
+    },
+    standIns: result.standIns,
+    lines: input.lines,
+  }
+  return `${JSON.stringify(document, null, 2)}\n`
 }
 
 /** How the import priced and predicted what it could not take as recorded. */

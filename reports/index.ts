@@ -7,19 +7,34 @@ export { breaksOf } from './breaks.ts'
 export type { ComparisonEntry } from './compare.ts'
 export { compareSummaries, comparisonTable } from './compare.ts'
 export { breaksCsv, claimsCsv, stepsCsv, summaryCsv } from './csv.ts'
-export type { FallenStep, Finding, GateInput, GateOptions, GateResult, GateSide } from './gate.ts'
+export type {
+  FallenStep,
+  Finding,
+  GateInput,
+  GateOptions,
+  GateResult,
+  GateScope,
+  GateSide,
+  RowProblem,
+  SessionVerdict,
+  UnmatchedSessions,
+} from './gate.ts'
 export {
   checkBaseline,
   DEFAULT_BREAK_THRESHOLD_TOKENS,
   DEFAULT_COST_TOLERANCE_PERCENT,
   DEFAULT_TOLERANCE_POINTS,
-  gateReport,
 } from './gate.ts'
+export { gateGithub } from './gate-github.ts'
+export { gateJson } from './gate-json.ts'
+export { gateJunit } from './gate-junit.ts'
+export { gateReport } from './gate-text.ts'
 export type { ReportInput } from './html.ts'
 export { renderReport } from './html.ts'
 export { readBreaksCsv, readReportCsv, readStepsCsv, readSummaryCsv } from './load.ts'
 export type { ReportCsv } from './parse.ts'
 export { parseReportCsv, parseStepsCsv, parseSummaryCsv } from './parse.ts'
+export type { RunPlan } from './plan.ts'
 export { rowProblems } from './sanity.ts'
 export type { SessionKey } from './session-key.ts'
 export type { Observation, SessionRowContext } from './session-row-builder.ts'

@@ -2,17 +2,29 @@
 // would have refused. The gate fails on them, so a report can never pass with an impossible row.
 
 import { findModel, vendorOf } from '../providers/catalog.ts'
+import type { RowProblem } from './gate.ts'
 import { stepLabel } from './labels.ts'
 import { sessionLabel } from './session-key.ts'
 import type { StepRow } from './types.ts'
 
 /** What is wrong with each impossible row, one line per problem, in row order. */
 export function rowProblems(rows: readonly StepRow[]): string[] {
-  const problems: string[] = []
+  return sessionRowProblems(rows).map((problem) => problem.text)
+}
+
+/** Each impossible row's problems, one per problem in row order, with the session the row is in. */
+export function sessionRowProblems(rows: readonly StepRow[]): RowProblem[] {
+  const problems: RowProblem[] = []
   for (const row of rows) {
     if (!row.ok) continue
     const where = `${sessionLabel(row)} ${stepLabel(row)}`
-    for (const problem of problemsOf(row)) problems.push(`${where}: ${problem}`)
+    const key = {
+      scenario: row.scenario,
+      variant: row.variant,
+      provider: row.provider,
+      ...(row.loop !== undefined ? { loop: row.loop } : {}),
+    }
+    for (const problem of problemsOf(row)) problems.push({ key, text: `${where}: ${problem}` })
   }
   return problems
 }

@@ -10,8 +10,8 @@ import {
   DEFAULT_BREAK_THRESHOLD_TOKENS,
   DEFAULT_COST_TOLERANCE_PERCENT,
   DEFAULT_TOLERANCE_POINTS,
-  gateReport,
 } from './gate.ts'
+import { gateReport } from './gate-text.ts'
 import { breakDescription, stepLabel } from './labels.ts'
 import { summarize } from './summary.ts'
 import { countText, percentText } from './text-table.ts'

@@ -26,7 +26,9 @@ import type { BreakEvent } from '../reports/break-events.ts'
 import { providerOutcomes, runFailures, type SessionOutcome } from '../reports/failures.ts'
 import { compareLibraries, type LibraryReport, type LibrarySessionRecord } from '../reports/libraries.ts'
 import { compareLoops, type LoopComparison, type LoopSession } from '../reports/loops.ts'
+import { PLAN_FILE, planText, type RunPlan } from '../reports/plan.ts'
 import { RUN_FILES, RunFolder, runStamp } from '../reports/run-folder.ts'
+import type { SessionKey } from '../reports/session-key.ts'
 import { summarize } from '../reports/summary.ts'
 import type { ClaimResult, StepRow, SummaryRow } from '../reports/types.ts'
 import { SCENARIOS } from './index.ts'
@@ -222,6 +224,7 @@ export async function run(options: RunOptions = {}): Promise<RunResult> {
           writer: 'run',
           files: [
             ...RUN_FILES,
+            PLAN_FILE,
             ...(loops.includes('model') ? plans.map((plan) => sessionFileOf(sessionIdOf(plan))) : []),
             ...(loadedLibraries.length > 0 ? ['libraries.csv', 'library-steps.csv'] : []),
             ...(dsh
@@ -376,6 +379,14 @@ export async function run(options: RunOptions = {}): Promise<RunResult> {
       }
     }
     const comparisons = pairs.map((pair) => compareLoops(pair.model as LoopSession, pair.dsh as LoopSession))
+    folder?.write(
+      PLAN_FILE,
+      planText(
+        runPlan(options, plans, notApplicable, loops, (index) =>
+          librariesFor(index).map((library) => library.loop.name),
+        ),
+      ),
+    )
     const libraryReport = compareLibraries(librarySessions, absent)
     const verdicts =
       folder === undefined
@@ -455,6 +466,51 @@ function progressTracker(
       }
       report()
     },
+  }
+}
+
+/**
+ * What the run planned, for plan.json: the selection its options narrowed (a dimension left open is `all`,
+ * so a baseline session of a scenario the run no longer knows is still missing), and each session it set
+ * out to produce, one per loop that drives it.
+ */
+function runPlan(
+  options: RunOptions,
+  plans: readonly SessionPlan[],
+  notApplicable: readonly NotApplicable[],
+  loops: readonly LoopName[],
+  libraryLoops: (index: number) => LoopName[],
+): RunPlan {
+  const names = (entries: readonly (string | Scenario)[]) =>
+    entries.map((entry) => (typeof entry === 'string' ? entry : entry.name))
+  const sessions = plans.flatMap((plan, index): SessionKey[] => {
+    const key: SessionKey = {
+      scenario: plan.scenario.name,
+      variant: plan.variant.name,
+      provider: plan.provider,
+    }
+    const driven: LoopName[] = [
+      ...(loops.includes('model') ? (['model'] as const) : []),
+      ...(loops.includes('dsh') && plan.provider === DSH_LOOP_PROVIDER ? (['dsh'] as const) : []),
+      ...libraryLoops(index),
+    ]
+    return driven.map((loop) => (loop === 'model' ? key : { ...key, loop }))
+  })
+  return {
+    selection: {
+      scenarios: options.scenarios === undefined ? 'all' : names(options.scenarios),
+      variants: options.variants === undefined ? 'all' : [...options.variants],
+      providers: options.providers === undefined ? 'all' : [...options.providers],
+      // The client libraries' reference loop (`sdk`) runs beside them unasked: it is part of the plan.
+      loops: [...new Set([...loops, ...sessions.map((key) => key.loop ?? 'model')])],
+    },
+    sessions,
+    leftOut: notApplicable.map(({ scenario, variant, provider, reason }) => ({
+      scenario,
+      variant,
+      provider,
+      reason,
+    })),
   }
 }
 
