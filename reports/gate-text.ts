@@ -75,6 +75,8 @@ export function findingLine(finding: Finding): string {
         finding.unknown.length === 0 ? '' : `: ${finding.unknown.join(', ')} unknown, not compared`
       return `${sessionLabel(finding.key)}: usage not reported for ${sides}${unknown}`
     }
+    case 'client-note':
+      return `${sessionLabel(finding.key)}: ${finding.note}`
   }
 }
 
@@ -128,6 +130,7 @@ const GROUP_NAMES: Record<Finding['kind'], string> = {
   claim: 'claims failed',
   row: 'impossible rows',
   'usage-not-reported': 'sessions with usage not reported',
+  'client-note': 'sessions whose client did not ask for caching, or could not have it',
 }
 
 /**
@@ -180,10 +183,17 @@ export function gateReport(result: GateResult, options: GateTextOptions = {}): s
     )
     lines.push(...groupedLines(result.changes, '  ', GROUP_AT))
   }
-  if (result.notes.length > 0) {
+  const unknown = result.notes.filter((finding) => finding.kind !== 'client-note')
+  if (unknown.length > 0) {
     if (lines.length > 0) lines.push('')
     lines.push('not known, so not compared (neither a regression nor an improvement):')
-    lines.push(...groupedLines(result.notes, '  ', GROUP_AT))
+    lines.push(...groupedLines(unknown, '  ', GROUP_AT))
+  }
+  const asked = result.notes.filter((finding) => finding.kind === 'client-note')
+  if (asked.length > 0) {
+    if (lines.length > 0) lines.push('')
+    lines.push('notes (what the clients did not ask for: warnings, not failures):')
+    lines.push(...groupedLines(asked, '  ', GROUP_AT))
   }
   if (lines.length > 0) lines.push('')
   const outside = outsideText(result)

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { breaksOf } from './breaks.ts'
-import { checkBaseline, type GateOptions, type GateSide } from './gate.ts'
+import { checkBaseline, findingKey, type GateOptions, type GateSide } from './gate.ts'
 import { gateReport } from './gate-text.ts'
 import type { RunPlan } from './plan.ts'
 import { summarize } from './summary.ts'
@@ -177,6 +177,20 @@ describe('checkBaseline', () => {
     expect(result.changes.map((finding) => finding.kind)).toEqual(['cost'])
     expect(gateReport(result)).toMatch(
       /append-only · default · anthropic: cost \$\d\.\d+ → \$\d\.\d+ \(-24\.00%, model claude-sonnet-4-6 → gpt-4\.1\)/,
+    )
+  })
+
+  it("says what a session's client did not ask for (nothing marked for caching) as a note, not a failure", () => {
+    const run = steps.map((row) =>
+      row.scenario === 'append-only' ? { ...row, markedCostUsd: row.costUsd / 2 } : row,
+    )
+    const result = gate(steps, run)
+    expect(result.failures).toEqual([])
+    const notes = result.notes.filter((finding) => finding.kind === 'client-note')
+    expect(notes.map((finding) => findingKey(finding)?.scenario)).toEqual(['append-only'])
+    expect(gateReport(result)).toContain('notes (what the clients did not ask for: warnings, not failures):')
+    expect(gateReport(result)).toMatch(
+      /append-only · default · anthropic: nothing marked for caching on \d+ of \d+ requests: \$[\d.]+, \$[\d.]+ with a cache mark/,
     )
   })
 

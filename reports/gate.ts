@@ -9,6 +9,7 @@
 import { breakTokens } from './breaks.ts'
 import { type RunPlan, standing } from './plan.ts'
 import { type SessionKey, sessionKeyString } from './session-key.ts'
+import { sessionNotes } from './session-notes.ts'
 import type { BreakCause, BreakChange, BreakRow, ClaimResult, StepRow, SummaryRow } from './types.ts'
 
 /** The hit-ratio tolerance when none is given, in percentage points. */
@@ -129,6 +130,12 @@ export type Finding =
       /** What was not compared because of them (`cost`, `warm hit ratio`, `2 breaks`). */
       unknown: string[]
     }
+  /**
+   * What the run's session did not ask for (`sessionNotes`: nothing marked for caching, no prompt above the
+   * model's caching minimum): a warning, never a failure by itself (a session that lost the caching its
+   * baseline had fails on its hit ratio).
+   */
+  | { kind: 'client-note'; key: SessionKey; note: string }
 
 /** A session's model in the baseline and in the run. */
 export interface ModelChange {
@@ -259,7 +266,7 @@ export function checkBaseline(input: GateInput): GateResult {
         ? { kind: 'row', problem }
         : { kind: 'row', problem: problem.text, key: problem.key },
     )
-  const notes = usageNotes(input, unknown)
+  const notes = [...usageNotes(input, unknown), ...clientNotes(input.run.summary, judged)]
   const passed = failures.length === 0 && !(options.strict && changes.length > 0)
   return {
     checked: judged.length,
@@ -283,6 +290,7 @@ export function findingKey(finding: Finding): SessionKey | undefined {
     case 'hit-ratio':
     case 'cost':
     case 'usage-not-reported':
+    case 'client-note':
       return finding.key
     case 'new-break':
     case 'break-gone':
@@ -385,6 +393,16 @@ const unreportedOf = (row: SummaryRow | undefined) => ({
   unreported: row?.usageNotReported ?? 0,
   requests: row?.requests ?? 0,
 })
+
+/** The notes of the run's judged sessions on what their clients did not ask for. */
+function clientNotes(summary: readonly SummaryRow[], judged: readonly SessionKey[]): Finding[] {
+  const wanted = new Set(judged.map(sessionKeyString))
+  return summary
+    .filter((row) => wanted.has(sessionKeyString(row)))
+    .flatMap((row) =>
+      sessionNotes(row).map((note) => ({ kind: 'client-note' as const, key: keyOf(row), note })),
+    )
+}
 
 /** One note per session with requests answered without usage on either side, naming what was not compared. */
 function usageNotes(input: GateInput, unknown: ReadonlyMap<string, string[]>): Finding[] {

@@ -188,6 +188,7 @@ function summaryOf(group: GroupSums): SummaryRow {
     // one with a later request to read a cache (a title or a one-off side request expects none).
     ...(group.belowMinimum >= 2 &&
     group.belowMinimum === group.ok - group.unreported &&
+    group.read + group.write === 0 &&
     first.conversationKind !== 'side' &&
     first.conversationKind !== 'compaction'
       ? { belowMinimum: { requests: group.belowMinimum, minTokens: group.minimum } }
