@@ -3,7 +3,7 @@
 
 import type { ProviderId } from '../harness/types.ts'
 import type { ConversationKind } from '../providers/wire/exchange.ts'
-import type { BreakCause, StepRow } from './types.ts'
+import type { BreakCause, BreakChange, StepRow } from './types.ts'
 
 /** The parts of a step row a test cares about; the rest get plain defaults. */
 export interface StepSketch {
@@ -31,6 +31,8 @@ export interface StepSketch {
   providerLost?: number
   breakNode?: string
   breakEventSeq?: number
+  /** What changed at the break. */
+  breakChange?: BreakChange
   cold?: boolean
   /** Virtual time of the request, in seconds. */
   at?: number
@@ -90,6 +92,7 @@ export function stepRow(sketch: StepSketch = {}): StepRow {
     ...(sketch.conversationKind !== undefined ? { conversationKind: sketch.conversationKind } : {}),
     ...(sketch.agent !== undefined ? { agent: sketch.agent } : {}),
     ...(sketch.simulatedAs !== undefined ? { simulatedAs: sketch.simulatedAs } : {}),
+    ...(sketch.breakChange !== undefined ? { breakChange: sketch.breakChange } : {}),
   }
 }
 
