@@ -12,7 +12,7 @@ import { fillerText } from '../harness/filler.ts'
 import { type AnthropicCacheRules, simulationModel, withCacheRules } from '../providers/catalog.ts'
 import { startLoopback } from '../providers/mock/loopback.ts'
 import { CacheSimulators } from '../providers/sim/index.ts'
-import { breakLine, breaksOf } from '../reports/breaks.ts'
+import { breakLines, breaksOf } from '../reports/breaks.ts'
 import { CaptureWriter, openCapture } from '../reports/observed/capture/store.ts'
 import { CaptureTracker } from '../reports/observed/capture/tracker.ts'
 import { parseStepsCsv } from '../reports/parse.ts'
@@ -125,13 +125,15 @@ describe('capture → report → check for a client cachelab did not write', () 
     const readme = readFileSync(new URL('../docs/serve.md', import.meta.url), 'utf8')
     const session = summaryTable(summarize(rows)).split('\n')[4] ?? ''
     expect(readme).toContain(`${session}\n`)
-    expect(readme).toContain(`  ${breaksOf(rows).map(breakLine)[0]}\n`)
+    const [entry] = breaksOf(rows)
+    if (entry === undefined) throw new Error('a break expected')
+    expect(readme).toContain(`${breakLines(entry).join('\n')}\n`)
     // Buckets are disjoint and sum to the input on every row.
     for (const row of rows)
       expect(row.cacheReadTokens + row.cacheWriteTokens + row.uncachedTokens).toBe(row.inputTokens)
   })
 
-  it('writes the run files into the capture, keeps no text and no key, and check gates it like a run', async () => {
+  it('writes the run files into the capture, keeps only the words at its break and no key, and check gates it like a run', async () => {
     const baseline = await capture()
     const same = await capture()
     const rewritten = await capture({ rewriteAt: 6 })
@@ -142,6 +144,9 @@ describe('capture → report → check for a client cachelab did not write', () 
     )
     expect(session).not.toContain('Question 1')
     expect(session).not.toContain('test-key-never-recorded')
+    expect(session).not.toContain(SYSTEM.slice(0, 40))
+    // What changed at the rewrite is kept: the words the system prompt gained, nothing around them.
+    expect(session).toContain('"change":{"node":"system[0]","kind":"inserted","after":"Mode: review. "}')
     expect(parseStepsCsv(readFileSync(join(rewritten.dir, 'steps.csv'), 'utf8'), 'steps.csv')).toHaveLength(8)
 
     const held = await runCli(['check', '--baseline', baseline.dir, '--out', same.dir])

@@ -30,19 +30,20 @@ const USAGE = `usage: cachelab <command> [options]
   compare   A B [C …]
             runs side by side, the first the baseline (summary.csv or steps.csv files, or run folders)
   serve     [--port N] [--host 127.0.0.1] [--upstream sim|live] [--log FILE.jsonl]
-            [--record DIR [--record-bodies]] [--replay DIR] [--faults FILE] [--lenient]
+            [--record DIR [--record-bodies|--record-no-text]] [--replay DIR] [--faults FILE] [--lenient]
             [--replies FILE]
             [--memory-budget MB] [--max-body SIZE]
             the mock providers (or a recording proxy to the real APIs) over HTTP;
             --record captures every request of any client, per session (live: with the
-            model's answers); --replay answers a recorded capture's requests again;
+            model's answers), and the words around each break (--record-no-text: no text at all);
+            --replay answers a recorded capture's requests again;
             --faults fails chosen requests (429, 529, 500, cut streams) for a client's retries;
             --lenient accepts what the real APIs refuse;
             --replies scripts what the simulated model answers per session, turn and step;
             --memory-budget bounds the caches (default 384 MiB); --max-body refuses larger
             bodies with a 413 (default 32m); GET /cachelab/health reports load and memory
   record    [--out DIR] [--baseline DIR [--tolerance PP]] [--upstream sim|live] [--replies FILE]
-            [--faults FILE] [--lenient] [--record-bodies] [--log FILE.jsonl] -- COMMAND [ARGS…]
+            [--faults FILE] [--lenient] [--record-bodies|--record-no-text] [--log FILE.jsonl] -- COMMAND [ARGS…]
             serve around any test run: the command runs with every vendor's *_BASE_URL pointing at a
             serve on a free loopback port, recorded into DIR/capture (default
             reports/out/record-<timestamp>) and reported into DIR; --baseline gates it as check does.

@@ -594,6 +594,7 @@ const COVERED: { file: string; fragment: string; by: string }[] = [
   },
   { file: 'docs/gate.md', fragment: 'router-session · anthropic: cost', by: 'reports/gateway-rows.test.ts' },
   { file: 'docs/serve.md', fragment: 'cachelab record: node exited 0', by: 'bin/record-command.test.ts' },
+  { file: 'docs/reports.md', fragment: 'c-cf050532', by: 'bin/record-command.test.ts' },
   { file: 'docs/serve.md', fragment: '  anthropic  ', by: 'reports/table.test.ts (its fixture)' },
   { file: 'docs/serve.md', fragment: 'An 11 MB request', by: "input: the benchmark's size" },
 ]

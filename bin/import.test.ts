@@ -264,6 +264,27 @@ describe('cachelab import on a DSH log with its header', () => {
     const summarizer = entries.filter(({ row }) => row.variant.endsWith('.compaction'))
     expect(summarizer.map(({ row }) => row.predictedCacheReadTokens)).toEqual([undefined])
   })
+
+  it('says what changed at each break, read from the two requests the log holds', async () => {
+    const { entries } = await importTranscripts(
+      [resolve('reports/observed/transcripts/testdata/dsh-session.jsonl')],
+      { ...defaults, format: 'auto', lenient: false },
+    )
+    const broken = entries.filter(({ row }) => row.breakCause !== undefined)
+    expect(broken.map(({ row }) => [row.breakCause, row.breakChange?.node, row.breakChange?.kind])).toEqual([
+      ['config-changed', 'model', 'field'],
+      ['compaction-summary', 'messages[1]', 'replaced'],
+    ])
+    expect(broken[0]?.row.breakChange).toMatchObject({
+      before: 'deepseek-v4-flash',
+      after: 'deepseek-v4-pro',
+    })
+    expect(broken[1]?.row.breakChange?.after).toMatch(/^Checkpoint of the earlier conversation:/)
+    // A request that extends the previous one, or whose transcript holds no body, has none.
+    expect(
+      entries.filter(({ row }) => row.breakCause === undefined && row.breakChange !== undefined),
+    ).toEqual([])
+  })
 })
 
 const SAMPLES = resolve('..', 'shared', 'fixtures', 'transcripts')

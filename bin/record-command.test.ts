@@ -97,7 +97,7 @@ afterEach(() => {
 })
 
 describe('cachelab record --baseline B -- node my-agent.js', () => {
-  it('passes on the same agent and fails naming the break after a system-prompt rewrite', {
+  it('passes on the same agent, and fails naming the break and showing the date it put in its system prompt', {
     timeout: 180_000,
   }, async () => {
     const agent = agentFile()
@@ -119,8 +119,9 @@ describe('cachelab record --baseline B -- node my-agent.js', () => {
     expect(same.stdout).toContain('OK: 1 of 1 baseline sessions hold')
     expect(same.stdout).toMatch(/gate: holds against .*baseline\n$/)
 
+    // The agent now puts today's date at the top of its system prompt from the third request on.
     const rewritten = join(folder(), 'rewritten')
-    const broken = await record(agent, rewritten, { AGENT_SYSTEM_LATER: `Mode: review. ${SYSTEM}` }, [
+    const broken = await record(agent, rewritten, { AGENT_SYSTEM_LATER: `Today is 2026-12-07.\n${SYSTEM}` }, [
       '--baseline',
       baseline,
     ])
@@ -128,6 +129,27 @@ describe('cachelab record --baseline B -- node my-agent.js', () => {
     expect(broken.stdout).toMatch(
       /new break: capture · c-[0-9a-f]{8} · anthropic 3\.1: system-replace at system\[0\], [\d,]+ tokens lost/,
     )
+    // The break's lines show what changed, as a test runner shows a difference: the date that came in.
+    expect(broken.stdout).toMatch(
+      /^breaks:\n {2}capture · c-[0-9a-f]{8} · anthropic 3\.1: system-replace at system\[0\], [\d,]+ tokens lost \(\$[\d.]+\)\n {6}system\[0\]: inserted at its start\n {6}\+ "Today is 2026-12-07\.\\n"\n/m,
+    )
+    // docs/reports.md shows these lines as printed.
+    const block = /^breaks:\n(?: {2}.*\n)+/m.exec(broken.stdout)?.[0] ?? 'no breaks printed'
+    expect(readFileSync(new URL('../docs/reports.md', import.meta.url), 'utf8')).toContain(block)
+    // report.html shows the two requests side by side at the break, the date marked as inserted.
+    const page = readFileSync(join(rewritten, 'report.html'), 'utf8')
+    expect(page).toMatch(/<a href="#(session-\d+-change-3-1-0)">what changed<\/a>/)
+    expect(page).toMatch(
+      /<div class="change" id="session-\d+-change-3-1-0">[\s\S]*<span class="sub">this request<\/span><pre><ins>Today is 2026-12-07\.↵\n<\/ins><\/pre>/,
+    )
+    // The capture kept those words, and no other text of the agent's requests.
+    const capture = readFileSync(
+      join(rewritten, 'capture', 'sessions', `${stepsIn(rewritten)[0]?.variant}.jsonl`),
+      'utf8',
+    )
+    expect(capture).toContain('Today is 2026-12-07.')
+    expect(capture).not.toContain('Question 1')
+    expect(capture).not.toContain(SYSTEM.slice(0, 40))
     expect(broken.stdout).toMatch(
       /node exited 0; 3 requests captured .* gate: fails against .*baseline \(\d+ failures?\)\n$/,
     )

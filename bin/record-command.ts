@@ -13,6 +13,7 @@ import {
   runCommand,
   shownCommand,
 } from '../providers/mock/around.ts'
+import { breakLines, breaksOf } from '../reports/breaks.ts'
 import { CAPTURE_SCENARIO } from '../reports/capture-rows.ts'
 import { runStamp } from '../reports/run-folder.ts'
 import { writeRunFiles } from '../scenarios/run-files.ts'
@@ -30,6 +31,7 @@ const SERVE_FLAGS_AROUND = {
   faults: { type: 'string' },
   lenient: { type: 'boolean' },
   'record-bodies': { type: 'boolean' },
+  'record-no-text': { type: 'boolean' },
   log: { type: 'string' },
   'memory-budget': { type: 'string' },
   'max-body': { type: 'string' },
@@ -105,6 +107,10 @@ export async function recordCommand(argv: string[]): Promise<number> {
     process.stderr.write(`cachelab record: ${where}: torn last line (not read)\n`)
   const requests = report.rows.filter((row) => row.ok).length
   const conversations = new Set(report.rows.map((row) => row.variant)).size
+  // Each break with what changed there, as report prints them: the gate below says which ones are new.
+  const breaks = breaksOf(report.rows)
+  if (breaks.length > 0)
+    process.stdout.write(`${['breaks:', ...breaks.flatMap((entry) => breakLines(entry))].join('\n')}\n`)
   let verdict = 'no baseline'
   let gateCode = 0
   if (values.baseline !== undefined) {

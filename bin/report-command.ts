@@ -4,7 +4,7 @@
 
 import { relative, resolve } from 'node:path'
 import { CachelabError } from '../harness/errors.ts'
-import { breakLine, breaksOf } from '../reports/breaks.ts'
+import { breakLines, breaksOf } from '../reports/breaks.ts'
 import { CAPTURE_SCENARIO } from '../reports/capture-rows.ts'
 import { FIXED_EPOCH_MS } from '../reports/otel.ts'
 import { standInLines, standInUses } from '../reports/stand-ins.ts'
@@ -59,7 +59,7 @@ export async function reportCommand(argv: string[]): Promise<number> {
   const succeeded = report.rows.filter((row) => row.ok).length
   const unreported = report.rows.filter((row) => row.usageNotReported === true).length
   const lines = [summaryTable(summaries, { colour: wantsColour(process.stdout, process.env) }), '']
-  if (breaks.length > 0) lines.push('breaks:', ...breaks.map((entry) => `  ${breakLine(entry)}`), '')
+  if (breaks.length > 0) lines.push('breaks:', ...breaks.flatMap((entry) => breakLines(entry)), '')
   const standIns = standInUses(report.rows)
   lines.push(...standInLines(standIns.uses, standIns.totalUsd))
   lines.push(

@@ -183,3 +183,43 @@ describe('cachelab serve --replies', () => {
     expect(await exit).toBe(0)
   })
 })
+
+describe('cachelab serve --record DIR', () => {
+  /** Serve recording into a new folder with `flags`, send a system prompt rewritten on the third request. */
+  async function recorded(flags: string[]): Promise<string> {
+    const dir = join(directory(), 'capture')
+    let stdout = ''
+    vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+      stdout += String(chunk)
+      return true
+    })
+    const stop = new AbortController()
+    const exit = serveCommand(['--port', '0', '--record', dir, ...flags], stop.signal)
+    await vi.waitFor(() => expect(stdout).toContain('listening on'))
+    const url = /listening on (\S+)/.exec(stdout)?.[1]
+    const messages: unknown[] = []
+    for (const system of ['Mode: terse.', 'Mode: terse.', 'Mode: careful.']) {
+      messages.push({ role: 'user', content: `question ${messages.length}` })
+      const response = await fetch(`${url}/anthropic/v1/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-cachelab-session': 'one' },
+        body: JSON.stringify({ model: 'claude-sonnet-4-6', max_tokens: 64, system, messages }),
+      })
+      messages.push({ role: 'assistant', content: ((await response.json()) as { content: unknown }).content })
+    }
+    stop.abort()
+    expect(await exit).toBe(0)
+    vi.restoreAllMocks()
+    return readFileSync(join(dir, 'sessions', 'one.jsonl'), 'utf8')
+  }
+
+  it('keeps the words that changed at a break, and with --record-no-text none', async () => {
+    const kept = await recorded([])
+    expect(kept).toContain(
+      '"change":{"node":"system[0]","kind":"replaced","context":"Mode: ","before":"terse","after":"careful"}',
+    )
+    expect(kept).not.toContain('question')
+    const none = await recorded(['--record-no-text'])
+    expect(none).not.toMatch(/"change"|terse|careful/)
+  })
+})

@@ -31,6 +31,7 @@ export const SERVE_FLAGS = {
   log: { type: 'string' },
   record: { type: 'string' },
   'record-bodies': { type: 'boolean' },
+  'record-no-text': { type: 'boolean' },
   replay: { type: 'string' },
   faults: { type: 'string' },
   lenient: { type: 'boolean' },
@@ -81,6 +82,8 @@ export async function serveCommand(
     memoryBytes: memory.trackerBytes,
     linearize: (api, body) => linearizer.linearize(api, body),
     keepBodies: values['record-bodies'] === true,
+    // What changed at each break is kept in a capture unless it is to keep no text; nothing else needs it.
+    keepChanges: values.record !== undefined && values['record-no-text'] !== true,
     // A live capture keeps the model's answers, so `serve --replay` can serve them again.
     keepAnswers: upstream === 'live',
     // What an unmarked Anthropic or Bedrock request would have read marked: a cache of its own, in a

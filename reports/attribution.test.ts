@@ -24,6 +24,7 @@ import { CacheSimulators } from '../providers/sim/index.ts'
 import type { Prompt } from '../providers/sim/types.ts'
 import type { WireApi } from '../providers/types.ts'
 import { type AttributedRequest, type Attribution, clientBreak } from './attribution.ts'
+import type { BreakChange } from './types.ts'
 
 const READ_FILE: ToolSchema = {
   name: 'read_file',
@@ -128,8 +129,23 @@ class Session {
     return { prompt: this.simulators.linearize(this.api, body), body, sources: built.sources, trace }
   }
 
-  /** The client break from `previous` to `current`, with events and offloads looked up in this log. */
+  /**
+   * The client break from `previous` to `current`, with events and offloads looked up in this log: its
+   * node, event and cause (what changed there is `changeOf`'s).
+   */
   breakOf(previous: AttributedRequest, current = this.request()): Attribution | undefined {
+    const found = this.attribution(previous, current)
+    if (found === undefined) return undefined
+    const { change: _change, ...rest } = found
+    return rest
+  }
+
+  /** What changed at the break from `previous` to `current`. */
+  changeOf(previous: AttributedRequest, current = this.request()): BreakChange | undefined {
+    return this.attribution(previous, current)?.change
+  }
+
+  private attribution(previous: AttributedRequest, current: AttributedRequest): Attribution | undefined {
     const log = this.projection.log
     return clientBreak(
       previous,
@@ -467,5 +483,104 @@ describe('clientBreak under a frozen session prefix (the header holds it)', () =
     const { messagePrefix: _prefix, ...withoutPrefix } = FROZEN
     const seq = session.add(header(withoutPrefix, 'resume'))
     expect(session.breakOf(previous)).toEqual({ node: 'messages[0].0', eventSeq: seq, cause: 'prefix-drift' })
+  })
+})
+
+describe('what changed at a client break', () => {
+  it('shows the day a dated system prompt changed, the words before it shared', () => {
+    const session = new Session({ ...SONNET, system: dated('2026-12-07') }, READ_TURN)
+    const previous = session.request()
+    session.add(header({ ...SONNET, system: dated('2026-12-08') }))
+    expect(session.changeOf(previous)).toEqual({
+      node: 'system[0]',
+      kind: 'replaced',
+      context: 'You are a terse coding agent. Today is ',
+      before: '2026-12-07',
+      after: '2026-12-08',
+    })
+  })
+
+  it('names a model switch as the model field, both names given', () => {
+    const session = new Session(SONNET, READ_TURN)
+    const previous = session.request()
+    session.add(header({ ...SONNET, config: { ...SONNET.config, model: 'claude-opus-4-8' } }))
+    expect(session.changeOf(previous)).toEqual({
+      node: 'model',
+      kind: 'field',
+      field: 'model',
+      before: 'claude-sonnet-4-6',
+      after: 'claude-opus-4-8',
+    })
+  })
+
+  it('names the key of a tool’s schema that changed, and the tool', () => {
+    const session = new Session({ ...SONNET, tools: [READ_FILE, GREP] }, READ_TURN)
+    const previous = session.request()
+    const described = {
+      ...GREP,
+      parameters: { type: 'object', properties: { pattern: { type: 'string', description: 'A regex.' } } },
+    }
+    session.add(header({ ...SONNET, tools: [READ_FILE, described] }))
+    expect(session.changeOf(previous)).toEqual({
+      node: 'tools[1]',
+      kind: 'field',
+      field: 'tools[1].input_schema.properties.pattern.description',
+      context: 'grep',
+      after: 'A regex.',
+    })
+  })
+
+  it('shows a tool added after the others as inserted, its declaration given', () => {
+    const session = new Session(SONNET, READ_TURN)
+    const previous = session.request()
+    session.add(header({ ...SONNET, tools: [READ_FILE, GREP] }))
+    const change = session.changeOf(previous)
+    expect(change).toMatchObject({ node: 'tools[1]', kind: 'inserted' })
+    expect(change?.after).toContain('"name":"grep"')
+    expect(change?.before).toBeUndefined()
+  })
+
+  it('shows a removed last tool as removed, its declaration given', () => {
+    const session = new Session({ ...SONNET, tools: [READ_FILE, GREP] }, READ_TURN)
+    const previous = session.request()
+    session.add(header({ ...SONNET, tools: [READ_FILE] }))
+    const change = session.changeOf(previous)
+    expect(change).toMatchObject({ node: 'tools[1]', kind: 'removed' })
+    expect(change?.before).toContain('"name":"grep"')
+  })
+
+  it('shows what a prune cut out of a tool result as removed, after the text it kept', () => {
+    const session = new Session(SONNET, READ_TURN)
+    const previous = session.request()
+    session.add(replacing(toolResult('export const a = 1\n'), 6, 6))
+    expect(session.changeOf(previous)).toEqual({
+      node: 'messages[2].0',
+      kind: 'removed',
+      context: 'export const a = 1\n',
+      before: 'export const b = 2\n',
+    })
+  })
+
+  it('names the setting folded into a message when the message itself is the same', () => {
+    const session = new Session(SONNET, READ_TURN)
+    const previous = session.request()
+    const current = session.request({ tool_choice: { type: 'any' } })
+    expect(session.changeOf(previous, current)).toEqual({
+      node: 'messages[0].0',
+      kind: 'field',
+      field: 'tool_choice',
+      after: '{"type":"any"}',
+    })
+  })
+
+  it('masks a key in the changed text and in the text before it', () => {
+    const key = `sk-${'a1B2c3D4'.repeat(4)}`
+    const session = new Session({ ...SONNET, system: `Use ${key} for the API. Mode: fast.` }, READ_TURN)
+    const previous = session.request()
+    session.add(header({ ...SONNET, system: `Use ${key} for the API. Mode: careful.` }))
+    const change = session.changeOf(previous)
+    expect(change).toMatchObject({ kind: 'replaced', before: 'fast', after: 'careful' })
+    expect(change?.context).toBe('Use [redacted] for the API. Mode: ')
+    expect(JSON.stringify(change)).not.toContain('a1B2c3D4')
   })
 })

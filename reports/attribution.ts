@@ -7,7 +7,9 @@ import { firstDivergence } from '../providers/sim/counterfactual.ts'
 import { describeNode } from '../providers/sim/prompt.ts'
 import type { Prompt, SimTrace, WireNode } from '../providers/sim/types.ts'
 import { bodyModel } from '../providers/types.ts'
-import type { BreakCause } from './types.ts'
+import { configOf } from '../providers/wire/digest.ts'
+import { changeAt, modelChange } from './break-change.ts'
+import type { BreakCause, BreakChange } from './types.ts'
 
 /** What attribution needs to know about one request. */
 export interface AttributedRequest {
@@ -22,6 +24,8 @@ export interface Attribution {
   node?: string
   eventSeq?: Seq
   cause: BreakCause
+  /** What changed at the node, where the port held the two requests' content. */
+  change?: BreakChange
 }
 
 function sourcesOf(node: WireNode, sources: WireSources): Seq[] {
@@ -155,11 +159,33 @@ const at = (node: string, eventSeq: Seq | undefined, cause: BreakCause): Attribu
 
 /**
  * The client-side break between two consecutive requests of a session, or undefined when `current`
- * extends `previous` on the same model.
+ * extends `previous` on the same model, with what changed at its node.
  */
 export function clientBreak(
   previous: AttributedRequest,
   current: AttributedRequest,
+  events: (seq: Seq) => SessionEvent | undefined,
+  offloads: (seq: Seq) => SessionEvent | undefined,
+): Attribution | undefined {
+  const model = bodyModel(current.body)
+  if (bodyModel(previous.body) !== model) {
+    const found = at('model', headerSeqOf(current.sources, events), 'config-changed')
+    return { ...found, change: modelChange(bodyModel(previous.body), model) }
+  }
+  const index = firstDivergence(previous.prompt, current.prompt)
+  if (index === undefined) return undefined
+  const found = divergedAt(previous, current, index, events, offloads)
+  if (found?.node === undefined) return found
+  const settings = { previous: configOf(previous.body), current: configOf(current.body) }
+  const content = { previous: previous.prompt, current: current.prompt }
+  return { ...found, change: changeAt(content, index, found.node, settings) }
+}
+
+/** The break at segment `index`, where `current` first stops extending `previous`: its node, event and cause. */
+function divergedAt(
+  previous: AttributedRequest,
+  current: AttributedRequest,
+  index: number,
   events: (seq: Seq) => SessionEvent | undefined,
   offloads: (seq: Seq) => SessionEvent | undefined,
 ): Attribution | undefined {
@@ -172,11 +198,6 @@ export function clientBreak(
     previousHeaderEvent?.type === 'request/header' ? previousHeaderEvent.data.header : undefined
   const causeAt = (seq: Seq | undefined) =>
     causeOf(seq === undefined ? undefined : events(seq), previousHeader)
-  if (bodyModel(previous.body) !== bodyModel(current.body)) {
-    return at('model', headerSeqOf(current.sources, events), 'config-changed')
-  }
-  const index = firstDivergence(previous.prompt, current.prompt)
-  if (index === undefined) return undefined
   const segment = current.prompt.segments[index] ?? previous.prompt.segments[index]
   if (segment === undefined) return undefined
   const node = segment.node

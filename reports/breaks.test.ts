@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { breakLine, breaksOf } from './breaks.ts'
+import { breakLine, breakLines, breaksOf } from './breaks.ts'
 import { breaksCsv } from './csv.ts'
 import { parseBreaksCsv } from './parse.ts'
 import { CAPTURED_SESSION, capturedAgent, sessionRows } from './testing.ts'
@@ -123,7 +123,9 @@ describe('breaks of a captured agent', () => {
       ...capturedAgent(),
     ]
     const text = breaksCsv(breaksOf(rows))
-    expect(text.split('\n')[0]).toMatch(/,cache_read_tokens,loop,session,conversation_kind,previous_model$/)
+    expect(text.split('\n')[0]).toMatch(
+      /,cache_read_tokens,loop,session,conversation_kind,previous_model,change_node,change_kind,/,
+    )
     expect(parseBreaksCsv(text, 'breaks.csv')).toEqual(
       breaksOf(rows).map((entry) => ({
         ...entry,
@@ -148,5 +150,64 @@ describe('breaks of a captured agent', () => {
     const [first] = parseBreaksCsv(old, 'breaks.csv')
     expect(first).toMatchObject({ cause: 'config-changed', node: 'model' })
     expect(first?.previousModel).toBeUndefined()
+  })
+})
+
+describe('what changed at a break', () => {
+  const dated = sessionRows({ scenario: 'capture', variant: 'c-1', model: 'claude-sonnet-4-6' }, [
+    { write: 6000 },
+    { read: 6000, write: 100 },
+    {
+      write: 6200,
+      lost: 6000,
+      breakCause: 'system-replace',
+      breakNode: 'system[0]',
+      breakChange: {
+        node: 'system[0]',
+        kind: 'inserted',
+        after: 'Today is 2026-12-07.\n',
+      },
+    },
+    {
+      read: 6200,
+      write: 50,
+      lost: 100,
+      breakCause: 'message-edited',
+      breakNode: 'messages[1]',
+      breakChange: {
+        node: 'messages[1]',
+        kind: 'replaced',
+        context: '  "path": ',
+        before: '"a.ts",\n  "line": 1',
+        after: '"b.ts",\n  "line": 1',
+      },
+    },
+  ])
+
+  it('goes through breaks.csv as it was, its spaces, quotes and line breaks kept', () => {
+    const found = breaksOf(dated)
+    expect(found.map((entry) => entry.change?.kind)).toEqual(['inserted', 'replaced'])
+    const [read] = parseBreaksCsv(breaksCsv(found), 'breaks.csv').slice(1)
+    expect(read?.change).toEqual(found[1]?.change)
+    expect(parseBreaksCsv(breaksCsv(found), 'breaks.csv')[0]?.change).toEqual({
+      node: 'system[0]',
+      kind: 'inserted',
+      after: 'Today is 2026-12-07.\n',
+    })
+  })
+
+  it('is printed under its break line as a test runner prints a difference', () => {
+    const [inserted, replaced] = breaksOf(dated)
+    if (inserted === undefined || replaced === undefined) throw new Error('two breaks expected')
+    expect(breakLines(inserted)).toEqual([
+      `  ${breakLine(inserted)}`,
+      '      system[0]: inserted at its start',
+      '      + "Today is 2026-12-07.\\n"',
+    ])
+    expect(breakLines(replaced).slice(1)).toEqual([
+      '      messages[1]: replaced after "  \\"path\\": "',
+      '      - "\\"a.ts\\",\\n  \\"line\\": 1"',
+      '      + "\\"b.ts\\",\\n  \\"line\\": 1"',
+    ])
   })
 })

@@ -1,6 +1,7 @@
 // Breaks: the step rows that name a cause, as the compact, reviewable list a baseline keeps for every
 // session (long ones included) and the gate compares step by step.
 
+import { changeLines } from './break-change.ts'
 import { modelSwitchText, providerAdvice, stepLabel } from './labels.ts'
 import { sessionKeyString, sessionLabel } from './session-key.ts'
 import { countText, dollarText } from './text-table.ts'
@@ -103,6 +104,7 @@ function breakRowOf(row: StepRow, previousModel: string | undefined): BreakRow {
     ...(row.session !== undefined ? { session: row.session } : {}),
     ...(row.conversationKind !== undefined ? { conversationKind: row.conversationKind } : {}),
     ...optionalModel(previousModel),
+    ...(row.breakChange !== undefined ? { change: row.breakChange } : {}),
   }
 }
 
@@ -148,4 +150,13 @@ export function breakLine(entry: BreakRow): string {
       ? ''
       : ` (${entry.conversationKind})`
   return `${sessionLabel(entry)}${kind} ${stepLabel(entry)}: ${parts.join('; ')}`
+}
+
+/**
+ * A break as its line (`breakLine`) and, under it, what changed there as a test runner shows it
+ * (`changeLines`), each line after the first indented further; `indent` goes before every line.
+ */
+export function breakLines(entry: BreakRow, indent = '  '): string[] {
+  const change = entry.change === undefined ? [] : changeLines(entry.change)
+  return [`${indent}${breakLine(entry)}`, ...change.map((line) => `${indent}    ${line}`)]
 }

@@ -89,6 +89,21 @@ describe('rows of captured traffic', () => {
     })
   })
 
+  it('carry what changed at the break as the tracker kept it, on the broken row alone', () => {
+    const change = { node: 'system[0]', kind: 'replaced' as const, before: 'a', after: 'A' }
+    const rows = captureRows(
+      [
+        exchange(1, ['a', 'b'], 0),
+        exchange(2, ['A', 'b', 'c'], 0, { change }),
+        // A capture made with --record-no-text kept none: the break is named all the same.
+        exchange(3, ['B', 'b', 'c'], 0),
+      ],
+      { runId: 'r', scenario: 'capture' },
+    )
+    expect(rows.map((row) => row.breakChange)).toEqual([undefined, change, undefined])
+    expect(rows[2]).toMatchObject({ breakNode: 'system[0]', breakCause: 'system-replace' })
+  })
+
   it('leave a failed attempt out of the comparison and show a live prediction beside the usage', () => {
     const rows = captureRows(
       [

@@ -1,6 +1,7 @@
 // The captured-traffic port: exchanges of a capture (serve --record, or the in-process recorder) become
 // the same step rows as a run's, through the one row core. Attribution is wire-level (no session log
-// names an event); the ideal is the simulator's counterfactual read, as in a run.
+// names an event); the ideal is the simulator's counterfactual read, as in a run. What changed at a break
+// is the one the tracker computed while serving (`CapturedExchange.change`), where the capture kept it.
 
 import { simulationModel, vendorOf } from '../providers/catalog.ts'
 import { answered, type CapturedExchange, reportedUsage } from '../providers/wire/exchange.ts'
@@ -64,10 +65,13 @@ export class CaptureRowBuilder {
           ...(exchange.simulation !== undefined ? { simulated: exchange.simulation.counts } : {}),
         },
       })
-    const attribution =
+    const found =
       previous === undefined
         ? undefined
         : wireBreak(previous.digest, exchange.digest, exchange.compactedBy !== undefined)
+    // The text that changed is what the tracker kept while it served: the digests hold none.
+    const attribution =
+      found === undefined || exchange.change === undefined ? found : { ...found, change: exchange.change }
     const counterfactual = withProviderSide(
       attribution,
       previous === undefined ? undefined : exchange.simulation?.counterfactual,

@@ -3,6 +3,7 @@
 // gaps marked on the request axis. A long session keeps a fixed width: the requests near its breaks are
 // drawn one by one and the quiet stretches between them as lighter bars of their mean (window.ts).
 
+import { changeLines } from './break-change.ts'
 import type { BreakEvent } from './break-events.ts'
 import { modelSwitchText, modelText, stepLabel } from './labels.ts'
 import { coordinate, escapeHtml } from './markup.ts'
@@ -87,6 +88,8 @@ interface Geometry {
 export interface ChartOptions {
   /** The session event a break names, when the session log was read. */
   eventOf?: (seq: number) => BreakEvent | undefined
+  /** Where the page shows what changed at a break, when it does: its marker links there. */
+  changeHref?: (row: StepRow) => string | undefined
 }
 
 /** What the tooltips read: the options, and the requests that switched model (to the previous model). */
@@ -349,8 +352,10 @@ function breakMarkers(columns: readonly Column[], geometry: Geometry, options: C
     const x = centreOf(geometry, index)
     const top = plotTop - 4
     const tooltip = escapeHtml(column.breaks.map((row) => breakTitle(row, options)).join('\n'))
+    // The marker opens what changed at the column's first break that the page draws.
+    const href = column.breaks.map((row) => options.changeHref?.(row)).find((target) => target !== undefined)
     markers.push(
-      `<g class="break-marker" data-index="${slotStart(column.slot)}"><title>${tooltip}</title>`,
+      `${href === undefined ? '' : `<a href="${href}">`}<g class="break-marker" data-index="${slotStart(column.slot)}"><title>${tooltip}</title>`,
       `<path d="M${coordinate(x - 5)} ${coordinate(top - 8)} L${coordinate(x + 5)} ${coordinate(top - 8)} L${coordinate(x)} ${coordinate(top)} Z" fill="${CHART_COLOURS.break}"/>`,
     )
     const causes = new Set(column.breaks.map((row) => row.breakCause))
@@ -365,7 +370,7 @@ function breakMarkers(columns: readonly Column[], geometry: Geometry, options: C
         `<text class="break-label" x="${coordinate(anchor)}" y="${coordinate(top - 12 - lane * 13)}" text-anchor="middle" font-size="${LABEL_FONT}" fill="#8a3200">${escapeHtml(label)}</text>`,
       )
     }
-    markers.push('</g>')
+    markers.push(href === undefined ? '</g>' : '</g></a>')
   }
   markers.push('</g>')
   return markers.join('')
@@ -412,7 +417,11 @@ function breakTitle(row: StepRow, options: Context): string {
       ? ''
       : ` (event ${row.breakEventSeq}${event === undefined ? '' : ` ${event.type}: ${event.description}`})`
   const cost = `${countText(row.lostTokens)} tokens lost, ${dollarText(row.costUsd - row.idealCostUsd)}`
-  return `break at ${stepLabel(row)}: ${row.breakCause ?? 'unknown cause'}${node}${source}, ${cost}`
+  const change = row.breakChange === undefined ? [] : changeLines(row.breakChange)
+  return [
+    `break at ${stepLabel(row)}: ${row.breakCause ?? 'unknown cause'}${node}${source}, ${cost}`,
+    ...change,
+  ].join('\n')
 }
 
 /** Seconds as the largest two units: `45s`, `6m`, `6m 30s`, `2h 5m`. */

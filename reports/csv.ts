@@ -148,6 +148,12 @@ export function breakRecord(row: BreakRow): string[] {
     format(row.session),
     format(row.conversationKind),
     format(row.previousModel),
+    format(row.change?.node),
+    format(row.change?.kind),
+    format(row.change?.field),
+    format(row.change?.context),
+    format(row.change?.before),
+    format(row.change?.after),
   ]
 }
 

@@ -5,6 +5,7 @@
 import type { ConversationKind } from '../providers/wire/exchange.ts'
 import type { BreakEvent } from './break-events.ts'
 import { conversationDetail } from './conversations.ts'
+import { changeLink } from './html-change.ts'
 import { providerAdvice } from './labels.ts'
 import { escapeHtml } from './markup.ts'
 import type { SessionKey } from './session-key.ts'
@@ -116,13 +117,14 @@ export function warmTokens(sessions: readonly SessionRows[]): { read: number; in
 
 /**
  * A break as cause, node (with the two models of a switch) and the event behind it (its type and what it
- * did), then what it cost in dollars.
+ * did), then what it cost in dollars, and a link to what changed there where the page draws it.
  */
 export function breakCell(
   row: StepRow,
   key: SessionKey,
   eventOf: EventLookup,
   previousModel?: string | undefined,
+  changeHref?: string | undefined,
 ): string {
   const parts: string[] = []
   if (row.breakCause !== undefined && row.breakCause !== row.providerCause) {
@@ -154,7 +156,7 @@ export function breakCell(
       `<strong>${escapeHtml(row.providerCause)}</strong><span class="sub">${escapeHtml(`${countText(row.providerLostTokens)} tokens, ${dollars(row.providerLostUsd, 4)}${advice === undefined ? '' : `; ${advice}`}`)}</span>`,
     )
   }
-  return parts.join('<br>')
+  return `${parts.join('<br>')}${changeLink(changeHref)}`
 }
 
 /** A ratio over its denominator in tokens, written under it. */

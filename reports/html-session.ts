@@ -3,6 +3,7 @@
 // (window.ts).
 
 import { durationText, sessionChart } from './chart.ts'
+import { changesSection, changeTargets } from './html-change.ts'
 import {
   agentChip,
   breakCell,
@@ -73,12 +74,14 @@ export function sessionSection(session: Session, eventOf: EventLookup, inGroup =
     parts.push('<p class="meta">No step rows for this session.</p>', '</details>')
     return parts.join('\n')
   }
+  const changes = changeTargets(session.anchor, rows.breakRows)
   parts.push(
     '<div class="session-body">',
     '<figure>',
-    `<div class="chart-scroll">${sessionChart(rows, `${session.anchor}-chart`, `Tokens per request: ${label}`, { eventOf: (seq) => eventOf(session.key, seq) })}</div>`,
+    `<div class="chart-scroll">${sessionChart(rows, `${session.anchor}-chart`, `Tokens per request: ${label}`, { eventOf: (seq) => eventOf(session.key, seq), changeHref: (row) => changes.get(row) })}</div>`,
     '</figure>',
-    stepTable(session, rows, eventOf),
+    changesSection(session.anchor, rows.breakRows),
+    stepTable(session, rows, eventOf, changes),
     '</div>',
     '</details>',
   )
@@ -113,7 +116,12 @@ const PREDICTED_HEAD: readonly HeadCell[] = [
 ]
 
 /** The session's requests, or in a long session those near a break with one line for each quiet stretch. */
-function stepTable(session: Session, rows: SessionRows, eventOf: EventLookup): string {
+function stepTable(
+  session: Session,
+  rows: SessionRows,
+  eventOf: EventLookup,
+  changes: ReadonlyMap<StepRow, string>,
+): string {
   const predicted = rows.predicted
   // The prediction goes after cache-write.
   const after = STEP_HEAD.findIndex((cell) => cell.title === 'cache-write') + 1
@@ -147,7 +155,7 @@ function stepTable(session: Session, rows: SessionRows, eventOf: EventLookup): s
       count(row.idealCacheReadTokens),
       count(row.lostTokens),
       count(row.providerLostTokens),
-      breakCell(row, session.key, eventOf, rows.switched.get(row)),
+      breakCell(row, session.key, eventOf, rows.switched.get(row), changes.get(row)),
       row.usageNotReported === true ? '–' : dollars(row.costUsd, 6),
       `${row.virtualTimeS.toFixed(3)}${idle === 0 ? '' : `<span class="sub">after idle ${durationText(idle)}</span>`}`,
       countText(row.latencyMs),

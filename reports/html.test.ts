@@ -96,6 +96,96 @@ describe('renderReport', () => {
   })
 })
 
+describe('renderReport: what changed at a break', () => {
+  const dated = sessionRows({ scenario: 'capture', variant: 'c-1', provider: 'anthropic' }, [
+    { uncached: 6000 },
+    { read: 5900, uncached: 300 },
+    {
+      read: 0,
+      uncached: 6400,
+      lost: 6000,
+      turn: 3,
+      step: 1,
+      breakCause: 'system-replace',
+      breakNode: 'system[0]',
+      breakChange: {
+        node: 'system[0]',
+        kind: 'replaced',
+        context: 'You are <terse>. Today is ',
+        before: '2026-12-07',
+        after: '2026-12-08',
+      },
+    },
+  ])
+  const page = report([...appendOnly, ...dated])
+  const anchor = page.match(/<details class="session broke" id="(session-\d+)"/)?.[1]
+  const id = `${anchor}-change-3-1-0`
+
+  it('shows the previous request against this one, the shared text before the change, escaped', () => {
+    const view = page.slice(page.indexOf(`<div class="change" id="${id}">`))
+    expect(view).toMatch(
+      /^<div class="change" id="session-\d+-change-3-1-0">\n<p class="change-head">3\.1 · <strong>system-replace<\/strong> · <code>system\[0\]: replaced<\/code><\/p>/,
+    )
+    expect(view).toContain(
+      '<span class="sub">previous request</span><pre><span class="shared">You are &lt;terse&gt;. Today is </span><del>2026-12-07</del></pre>',
+    )
+    expect(view).toContain(
+      '<span class="sub">this request</span><pre><span class="shared">You are &lt;terse&gt;. Today is </span><ins>2026-12-08</ins></pre>',
+    )
+  })
+
+  it('links to it from the costliest breaks, the step table and the chart’s marker', () => {
+    const costliest = page.slice(
+      page.indexOf('<section id="costliest">'),
+      page.indexOf('<section id="summary">'),
+    )
+    expect(costliest).toContain(`<a href="#${id}">what changed</a>`)
+    const steps = page.slice(page.indexOf(`<details class="session broke" id="${anchor}"`))
+    expect(steps.slice(steps.indexOf('<table class="steps">'))).toContain(`<a href="#${id}">what changed</a>`)
+    expect(page).toContain(`<a href="#${id}"><g class="break-marker"`)
+    // The marker's tooltip says what changed too.
+    expect(page).toMatch(
+      /<title>break at 3\.1: system-replace at system\[0\][^<]*\n- &quot;2026-12-07&quot;\n\+ &quot;2026-12-08&quot;<\/title>/,
+    )
+  })
+
+  it('shows a field’s two values, and a side with nothing as such', () => {
+    const switched = sessionRows({ scenario: 'capture', variant: 'c-2' }, [
+      { uncached: 100 },
+      {
+        uncached: 120,
+        lost: 90,
+        breakCause: 'config-changed',
+        breakNode: 'model',
+        breakChange: { node: 'model', kind: 'field', field: 'model', before: 'a-model', after: 'b-model' },
+      },
+      {
+        uncached: 130,
+        lost: 90,
+        breakCause: 'system-replace',
+        breakNode: 'system[0]',
+        breakChange: { node: 'system[0]', kind: 'inserted', after: 'Mode: review.\n' },
+      },
+    ])
+    const other = report(switched)
+    expect(other).toContain('<code>model changed</code>')
+    expect(other).toContain('<pre><del>a-model</del></pre>')
+    expect(other).toContain('<pre><ins>b-model</ins></pre>')
+    expect(other).toContain('<pre><span class="none">(nothing here)</span></pre>')
+    // A line break inserted is seen.
+    expect(other).toContain('<ins>Mode: review.↵\n</ins>')
+  })
+
+  it('draws no view and no link for a break whose source kept no text', () => {
+    expect(report([...appendOnly, ...broken])).not.toMatch(/class="change"|what changed/)
+  })
+
+  it('still has no script and nothing external', () => {
+    expect(page).not.toMatch(/https?:/)
+    expect(page).not.toMatch(/<script|<link|@import|url\((?!#)/)
+  })
+})
+
 describe('renderReport: claims, variants left out and the provider side', () => {
   const expired = sessionRows(
     { scenario: 'idle-ttl', variant: 'ttl-5m', provider: 'anthropic', model: 'claude-sonnet-4-6' },

@@ -9,6 +9,7 @@ import type { AgentRow } from './agents.ts'
 import { agentsSection } from './agents-html.ts'
 import { type BreakEvent, breakEventIndex } from './break-events.ts'
 import { chartLegend } from './chart.ts'
+import { CHANGE_STYLE, changeTargets } from './html-change.ts'
 import {
   chipHint,
   groupChips,
@@ -158,7 +159,7 @@ table.summary td.label .sub { white-space: normal; }
 .nowrap { white-space: nowrap; }
 footer { margin-top: 48px; padding-top: 16px; border-top: 1px solid var(--rule); }
 footer p { max-width: 100ch; }
-`
+${CHANGE_STYLE}`
 
 /** The report page. */
 export function renderReport(input: ReportInput): string {
@@ -396,9 +397,19 @@ function costliestSection(
     .map((entry, order) => ({ ...entry, order }))
     .sort((left, right) => right.lostUsd - left.lostUsd || left.order - right.order)
     .slice(0, COSTLIEST_BREAKS)
+  // Each break links to its change where its session's section draws it.
+  const targets = new Map<Session, ReadonlyMap<StepRow, string>>()
+  const changeOf = (session: Session, row: StepRow) => {
+    let found = targets.get(session)
+    if (found === undefined) {
+      found = changeTargets(session.anchor, session.rows?.breakRows ?? [])
+      targets.set(session, found)
+    }
+    return found.get(row)
+  }
   const body = top.map(
     ({ session, row, lostUsd }) =>
-      `<tr><td class="num lost">${dollars(lostUsd, 4)}</td><td class="num">${countText(row.lostTokens + row.providerLostTokens)}</td><td class="label">${label(session)}</td><td class="label">${escapeHtml(stepLabel(row))}</td><td class="label wrap">${breakCell(row, session.key, eventOf, session.rows?.switched.get(row))}</td></tr>`,
+      `<tr><td class="num lost">${dollars(lostUsd, 4)}</td><td class="num">${countText(row.lostTokens + row.providerLostTokens)}</td><td class="label">${label(session)}</td><td class="label">${escapeHtml(stepLabel(row))}</td><td class="label wrap">${breakCell(row, session.key, eventOf, session.rows?.switched.get(row), changeOf(session, row))}</td></tr>`,
   )
   return [
     '<section id="costliest">',

@@ -7,15 +7,20 @@ import type { SeriesStartPolicy } from '../harness/policies.ts'
 import type { AsProviderTarget } from './as-provider.ts'
 import type { ImportOptions } from './import.ts'
 import { counterfactualText } from './import-output.ts'
+import type { Prediction } from './observed/transcripts/replay.ts'
 import type { ObservedRequest } from './observed/transcripts/types.ts'
 
-/** The simulator's prediction (replay.ts's `predictObserved`), loaded once a file has requests with their body. */
+/**
+ * The simulator's prediction (replay.ts's `predictObserved`), and what changed at the requests whose rows
+ * name a break (`breaks`), loaded once a file has requests with their body.
+ */
 export async function predictLazily(
   requests: readonly ObservedRequest[],
-): Promise<Map<ObservedRequest, { read: number; write: number }>> {
+  breaks?: ReadonlySet<ObservedRequest>,
+): Promise<Map<ObservedRequest, Prediction>> {
   if (requests.length === 0) return new Map()
   const { predictObserved } = await import('./observed/transcripts/replay.ts')
-  return predictObserved(requests)
+  return predictObserved(requests, breaks)
 }
 
 /** The files and terminal lines `--as` and `--policy` add, from what they were told file by file. */

@@ -10,6 +10,7 @@ import { basename, join } from 'node:path'
 import { CachelabError } from '../harness/errors.ts'
 import type { SeriesStartPolicy } from '../harness/policies.ts'
 import { hashKey64, hashString } from '../harness/random.ts'
+import type { Prediction } from './observed/transcripts/replay.ts'
 import {
   type AgentTotal,
   type ObservedRequest,
@@ -34,13 +35,13 @@ export interface ImportOptions {
   detect: (file: string) => Promise<TranscriptFormat | undefined>
   /**
    * Runs over the requests of a file that carry their request body: the simulator's prediction of each
-   * (counts and counterfactual), by request, for the rows' prediction columns.
+   * (counts and counterfactual), by request, for the rows' prediction columns, and for those in `breaks`
+   * (their rows name a client-side break) what changed against the session's previous request.
    */
   predict?: (
     requests: readonly ObservedRequest[],
-  ) =>
-    | Map<ObservedRequest, { read: number; write: number }>
-    | Promise<Map<ObservedRequest, { read: number; write: number }>>
+    breaks: ReadonlySet<ObservedRequest>,
+  ) => Map<ObservedRequest, Prediction> | Promise<Map<ObservedRequest, Prediction>>
   /**
    * Told of each file's requests and their rows (`entries[i]` is the row of `requests[i]`) once the rows
    * are built: `--as` replays them on another provider's simulator.
@@ -296,8 +297,15 @@ export async function importFiles(
         fileEntries.push(entry)
       }
     }
-    // The prediction replays the file's requests that carry their body, in file order, after its last.
-    const predicted = await options.predict?.(bodied)
+    // The prediction replays the file's requests that carry their body, in file order, after its last;
+    // at a client-side break it also reads what changed from the two requests it replayed.
+    const breaks = new Set(
+      bodied.filter((request) => {
+        const row = bodiedEntries.get(request)?.row
+        return row?.breakCause !== undefined && row.breakCause !== row.providerCause
+      }),
+    )
+    const predicted = await options.predict?.(bodied, breaks)
     for (const [request, entry] of bodiedEntries) {
       const prediction = predicted?.get(request)
       if (prediction !== undefined)
@@ -305,6 +313,7 @@ export async function importFiles(
           ...entry.row,
           predictedCacheReadTokens: prediction.read,
           predictedCacheWriteTokens: prediction.write,
+          ...(prediction.change !== undefined ? { breakChange: prediction.change } : {}),
         }
     }
     for (const entry of waiting) emit(entry)

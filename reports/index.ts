@@ -1,9 +1,10 @@
 // The public surface of reports/: the row vocabulary, CSV writing and reading, the summary, comparison
 // and gate, the HTML report, and the Vitest matchers. Everything else in the folder is internal.
 
+export { changeLines } from './break-change.ts'
 export type { BreakEvent } from './break-events.ts'
 export { breakEventsOf, describeEvent } from './break-events.ts'
-export { breaksOf } from './breaks.ts'
+export { breakLines, breaksOf } from './breaks.ts'
 export type { ComparisonEntry } from './compare.ts'
 export { compareSummaries, comparisonTable } from './compare.ts'
 export { breaksCsv, claimsCsv, stepsCsv, summaryCsv } from './csv.ts'
@@ -42,7 +43,7 @@ export { SessionRowBuilder } from './session-row-builder.ts'
 export { summarize } from './summary.ts'
 export type { SummaryTableOptions } from './table.ts'
 export { breaksDigest, summaryTable, wantsColour } from './table.ts'
-export type { BreakCause, BreakRow, ClaimResult, StepRow, SummaryRow } from './types.ts'
+export type { BreakCause, BreakChange, BreakRow, ClaimResult, StepRow, SummaryRow } from './types.ts'
 export { BREAK_COLUMNS, CLAIM_COLUMNS, STEP_COLUMNS, SUMMARY_COLUMNS } from './types.ts'
 export type { BaselineMatchOptions, CachelabMatchers } from './vitest.ts'
 export { cachelabMatchers } from './vitest.ts'

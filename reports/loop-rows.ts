@@ -165,7 +165,10 @@ export class LoopRowBuilder {
     let attribution: Attribution | undefined
     let breakEventType: string | undefined
     if (previous !== undefined) {
-      const found = wireBreak(previous.digest, digest)
+      const found = wireBreak(previous.digest, digest, false, {
+        previous: previous.observation.prompt,
+        current: observation.prompt,
+      })
       if (found !== undefined) {
         const events = this.context.events()
         // A summarizer call diverges from the conversation because of the compaction that sent it.

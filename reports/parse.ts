@@ -20,6 +20,7 @@ import { standInOf } from './stand-ins.ts'
 import {
   BREAK_COLUMNS,
   type BreakCause,
+  type BreakChange,
   type BreakRow,
   STEP_COLUMNS,
   type StepRow,
@@ -132,8 +133,35 @@ export function parseBreaksCsv(text: string, file: string): BreakRow[] {
       inputTokens: reader.integer('input_tokens'),
       cacheReadTokens: reader.integer('cache_read_tokens'),
       ...optionalText('previousModel', reader.optionalText('previous_model')),
+      ...breakChange(reader),
     }
   })
+}
+
+const CHANGE_KINDS: Record<BreakChange['kind'], true> = {
+  inserted: true,
+  removed: true,
+  replaced: true,
+  field: true,
+}
+
+/**
+ * What changed at a break, from its `change_*` cells; nothing where they are empty (a break whose source
+ * kept no text, or a breaks.csv written before the columns were). Texts are read as written, spaces kept.
+ */
+function breakChange(reader: RecordReader): { change?: BreakChange } {
+  const kind = reader.optionalOneOf('change_kind', CHANGE_KINDS)
+  if (kind === undefined) return {}
+  const change: BreakChange = { node: reader.optionalText('change_node') ?? reader.text('break_node'), kind }
+  const field = reader.optionalText('change_field')
+  if (field !== undefined) change.field = field
+  const context = reader.verbatim('change_context')
+  if (context !== undefined) change.context = context
+  const before = reader.verbatim('change_before')
+  if (before !== undefined) change.before = before
+  const after = reader.verbatim('change_after')
+  if (after !== undefined) change.after = after
+  return { change }
 }
 
 function readTable(text: string, file: string): CsvTable {
@@ -193,6 +221,12 @@ class RecordReader {
 
   optionalText(column: string): string | undefined {
     const cell = (this.cells[this.columns.get(column) ?? -1] ?? '').trim()
+    return cell === '' ? undefined : cell
+  }
+
+  /** A text cell as written, its spaces kept; undefined when empty. */
+  verbatim(column: string): string | undefined {
+    const cell = this.cells[this.columns.get(column) ?? -1] ?? ''
     return cell === '' ? undefined : cell
   }
 
@@ -272,6 +306,12 @@ const OPTIONAL_COLUMNS: ReadonlySet<string> = new Set([
   'caching_minimum_tokens',
   'provider_diagnosis',
   'provider_diagnosis_missed_tokens',
+  'change_node',
+  'change_kind',
+  'change_field',
+  'change_context',
+  'change_before',
+  'change_after',
 ])
 
 const KINDS = Object.fromEntries(CONVERSATION_KINDS.map((kind) => [kind, true])) as Record<

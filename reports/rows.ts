@@ -219,7 +219,7 @@ function measuredRow(labels: RowLabels, measured: Measured): StepRow {
   const ideal = read + lost
   const providerLost = warm - simulatedIdeal
   const prices = measured.prices
-  return labeled(labels, {
+  const row = labeled(labels, {
     ok: true,
     cold: measured.cold,
     inputTokens: input,
@@ -241,4 +241,7 @@ function measuredRow(labels: RowLabels, measured: Measured): StepRow {
     predictedCacheReadTokens: measured.predicted?.read,
     predictedCacheWriteTokens: measured.predicted?.write,
   })
+  // Only a break's row carries it: the rows without one keep the literal's shape (see `labeled`).
+  if (attribution?.change !== undefined) row.breakChange = attribution.change
+  return row
 }

@@ -177,6 +177,8 @@ describe('step rows', () => {
     expect(changed.breakNode).toBe('messages[1]')
     expect(changed.breakEventSeq).toBe(3)
     expect(changed.lostTokens).toBe(changed.idealCacheReadTokens)
+    // The built-in loop holds both requests: what changed there is on the row.
+    expect(changed.breakChange).toEqual({ node: 'messages[1]', kind: 'replaced', before: 'b', after: 'B' })
   })
 
   it('gives failed attempts a row of zeros that does not become the previous request', () => {

@@ -84,6 +84,7 @@ export class SessionRowBuilder {
           node: attribution.node,
           ...(start !== undefined ? { eventSeq: start } : {}),
           cause: 'compaction-summary',
+          ...(attribution.change !== undefined ? { change: attribution.change } : {}),
         }
       }
     }

@@ -4,6 +4,7 @@
 // columns (120 with conversations), breaks and failing claims highlighted; colour only when asked (a
 // terminal without NO_COLOR), so pipes and CI logs stay plain.
 
+import { changeLines } from './break-change.ts'
 import { conversationName, groupBySessionId, hasConversations } from './conversations.ts'
 import { stepLabel } from './labels.ts'
 import { sessionLabel } from './session-key.ts'
@@ -220,16 +221,21 @@ export function breaksDigest(breaks: readonly BreakRow[], options: SummaryTableO
     .slice(0, options.limit ?? DIGEST_LENGTH)
   const dollars = worst.map(({ entry }) => `$${lost(entry).toFixed(4)}`)
   const size = Math.max(...dollars.map((text) => text.length))
-  const lines = worst.map(({ entry }, index) => {
+  const lines = worst.flatMap(({ entry }, index) => {
     const cause = entry.cause ?? entry.providerCause ?? 'unknown cause'
     const tokens = countText(entry.lostTokens + entry.providerLostTokens)
     // Cause and cost before the session: a line cut to the width loses the end of the label, not the why.
     const rest = `  ${cause} at ${stepLabel(entry)}, ${tokens} tokens: ${sessionLabel(entry)}`
     const amount = (dollars[index] ?? '').padStart(size)
     const text = cut(`  ${amount}${rest}`, width)
-    return options.colour === true
-      ? `${ANSI.break[0]}${text.slice(0, 2 + size)}${ANSI.break[1]}${text.slice(2 + size)}`
-      : text
+    // What changed, under the cause: the previous request's side and this one's, as a test runner shows them.
+    const change = entry.change === undefined ? [] : changeLines(entry.change)
+    return [
+      options.colour === true
+        ? `${ANSI.break[0]}${text.slice(0, 2 + size)}${ANSI.break[1]}${text.slice(2 + size)}`
+        : text,
+      ...change.map((line) => cut(`${' '.repeat(size + 6)}${line}`, width)),
+    ]
   })
   const head =
     breaks.length > worst.length

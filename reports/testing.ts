@@ -3,7 +3,7 @@
 
 import type { ProviderDiagnosis, ProviderId } from '../harness/types.ts'
 import type { ConversationKind } from '../providers/wire/exchange.ts'
-import type { BreakCause, StepRow } from './types.ts'
+import type { BreakCause, BreakChange, StepRow } from './types.ts'
 
 /** The parts of a step row a test cares about; the rest get plain defaults. */
 export interface StepSketch {
@@ -31,6 +31,8 @@ export interface StepSketch {
   providerLost?: number
   breakNode?: string
   breakEventSeq?: number
+  /** What changed at the break. */
+  breakChange?: BreakChange
   cold?: boolean
   /** Virtual time of the request, in seconds. */
   at?: number
@@ -93,6 +95,7 @@ export function stepRow(sketch: StepSketch = {}): StepRow {
     ...(sketch.agent !== undefined ? { agent: sketch.agent } : {}),
     ...(sketch.simulatedAs !== undefined ? { simulatedAs: sketch.simulatedAs } : {}),
     ...(sketch.providerDiagnosis !== undefined ? { providerDiagnosis: sketch.providerDiagnosis } : {}),
+    ...(sketch.breakChange !== undefined ? { breakChange: sketch.breakChange } : {}),
   }
 }
 

@@ -3,7 +3,10 @@
 
 import type { LoopName } from '../harness/loops/types.ts'
 import type { HeaderReason, ProviderDiagnosis, ProviderId, Route } from '../harness/types.ts'
-import type { ConversationKind } from '../providers/wire/exchange.ts'
+import type { BreakChange, ConversationKind } from '../providers/wire/exchange.ts'
+
+// What changed at a break is defined beside the exchanges a capture keeps (a capture carries it).
+export type { BreakChange }
 
 /** The `steps.csv` columns, in contract order. */
 export const STEP_COLUMNS = [
@@ -394,31 +397,6 @@ export interface BreakRow {
   compaction?: CompactionCost
 }
 
-/**
- * What changed at a break, from the two requests' content at the first divergent node: a short window of
- * text shared before it, then what the previous request had there and what this one has (each clipped,
- * key-shaped strings masked), or the field that changed (a model, a tool's schema key, a setting). Every
- * surface renders this one value: the gate's lines, report.html, breaks.csv, JUnit, GitHub annotations.
- */
-export interface BreakChange {
-  /** The node, as `break_node` names it (`system[0]`, `messages[3].1`, `tools[2]`, `model`). */
-  node: string
-  /**
-   * `inserted`: this request has text the previous one had not, at the same place; `removed`: the
-   * reverse; `replaced`: both have text there, different; `field`: a setting, the model or a tool's
-   * declaration changed (see `field`).
-   */
-  kind: 'inserted' | 'removed' | 'replaced' | 'field'
-  /** The field that changed, for `field`: `model`, `temperature`, `tools[2].input_schema.properties.path`. */
-  field?: string
-  /** Text both requests share just before the change, clipped from its start. */
-  context?: string
-  /** What the previous request had at the change (clipped); absent for `inserted`. */
-  before?: string
-  /** What this request has at the change (clipped); absent for `removed`. */
-  after?: string
-}
-
 /** What a compaction's summary requests cost, beside the rewrite they caused. */
 export interface CompactionCost {
   requests: number
@@ -451,4 +429,10 @@ export const BREAK_COLUMNS = [
   'session',
   'conversation_kind',
   'previous_model',
+  'change_node',
+  'change_kind',
+  'change_field',
+  'change_context',
+  'change_before',
+  'change_after',
 ] as const

@@ -59,10 +59,11 @@ describe('wire-level attribution of captured traffic', () => {
     })
   })
 
-  it('names a model switch at the model, whatever else changed', () => {
+  it('names a model switch at the model, whatever else changed, both models kept in the digests', () => {
     expect(wireBreak(chat(history), chat([...history, user('q3')], { model: 'gpt-5.6' }))).toEqual({
       node: 'model',
       cause: 'config-changed',
+      change: { node: 'model', kind: 'field', field: 'model', before: 'gpt-5.4', after: 'gpt-5.6' },
     })
   })
 
@@ -115,7 +116,41 @@ describe('wire-level attribution on the simulators’ own linearization', () => 
     ).toEqual({
       node: 'messages[0]',
       cause: 'config-changed',
+      change: {
+        node: 'messages[0]',
+        kind: 'field',
+        field: 'thinking',
+        before: '{"budget_tokens":1024,"type":"enabled"}',
+        after: '{"budget_tokens":2048,"type":"enabled"}',
+      },
     })
+  })
+
+  it('reads what changed in a text from the two prompts, when the port holds them', () => {
+    const body = (instructions: string) => ({ model: 'gpt-5.4', instructions, input: history })
+    const before = body('Be terse. Today is 2026-12-07.')
+    const after = body('Be terse. Today is 2026-12-08.')
+    const content = {
+      previous: simulators.linearize('openai-responses', before),
+      current: simulators.linearize('openai-responses', after),
+    }
+    const found = wireBreak(
+      digestRequest(before, content.previous),
+      digestRequest(after, content.current),
+      false,
+      content,
+    )
+    expect(found?.change).toEqual({
+      node: 'system[0]',
+      kind: 'replaced',
+      context: 'Be terse. Today is ',
+      before: '2026-12-07',
+      after: '2026-12-08',
+    })
+    // Without them, the digests say where, not what: they hold no text.
+    expect(wireBreak(digestRequest(before, content.previous), digestRequest(after, content.current))).toEqual(
+      { node: 'system[0]', cause: 'system-replace' },
+    )
   })
 
   it('names rewritten Responses instructions as the system prompt', () => {

@@ -8,6 +8,7 @@ import type { Counterfactual } from '../providers/sim/types.ts'
 import { bodyModel } from '../providers/types.ts'
 import { firstDivergentSegment, type ItemDigest, type RequestDigest } from '../providers/wire/digest.ts'
 import type { Attribution } from './attribution.ts'
+import { type ChangeContent, changeAt, modelChange, settingChange } from './break-change.ts'
 import type { BreakCause } from './types.ts'
 
 /** `messages[3].1` → { part: 'messages', index: 3 }. */
@@ -98,17 +99,40 @@ export function withProviderSide(
  * what the client resent unchanged (`reasoning-dropped`, see `isProviderSide`). `compacted`: a compaction
  * request of the session summarized the conversation just before `current` (its placement's
  * `compactedBy`), so a rewrite of its history, prompt or tools is that summary's, however the agent rebuilt
- * it (a model switch is still named first).
+ * it (a model switch is still named first). What changed there comes with it: a model or a setting from
+ * the digests, which keep them; a text only from `content`, the two requests' prompts, where the port
+ * holds them (a capture keeps none, so its tracker asks while it serves).
  */
 export function wireBreak(
   previous: RequestDigest,
   current: RequestDigest,
   compacted = false,
+  content?: ChangeContent,
 ): Attribution | undefined {
-  if (bodyModel(previous.config) !== bodyModel(current.config))
-    return { node: 'model', cause: 'config-changed' }
+  const model = bodyModel(current.config)
+  if (bodyModel(previous.config) !== model)
+    return { node: 'model', cause: 'config-changed', change: modelChange(bodyModel(previous.config), model) }
   const index = firstDivergentSegment(previous.segments, current.segments)
   if (index === undefined) return undefined
+  const found = divergedAt(previous, current, index, compacted)
+  if (found?.node === undefined) return found
+  const settings = { previous: previous.config, current: current.config }
+  const change =
+    content !== undefined
+      ? changeAt(content, index, found.node, settings)
+      : found.cause === 'config-changed'
+        ? settingChange(settings, found.node)
+        : undefined
+  return change === undefined ? found : { ...found, change }
+}
+
+/** The break at segment `index`, where `current` first stops extending `previous`: its node and cause. */
+function divergedAt(
+  previous: RequestDigest,
+  current: RequestDigest,
+  index: number,
+  compacted: boolean,
+): Attribution | undefined {
   const segment = current.segments[index] ?? previous.segments[index]
   if (segment === undefined) return undefined
   const dropped = droppedByProvider(previous, current, index)

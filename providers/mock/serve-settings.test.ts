@@ -16,6 +16,8 @@ describe("serve's settings", () => {
     [{ upstream: 'cloud' }, '--upstream must be sim or live'],
     [{ host: '0.0.0.0' }, 'add --expose to mean it'],
     [{ 'record-bodies': true }, '--record-bodies needs --record DIR'],
+    [{ 'record-no-text': true }, '--record-no-text needs --record DIR'],
+    [{ record: 'x', 'record-bodies': true, 'record-no-text': true }, 'choose one'],
     [{ upstream: 'live', replay: 'x' }, '--replay answers from a recording on the simulator'],
     [{ upstream: 'live', faults: 'x' }, '--faults needs --upstream sim'],
     [{ upstream: 'live', replies: 'x' }, '--replies scripts the simulated model'],

@@ -20,6 +20,7 @@ export interface ServeFlagValues {
   upstream?: string
   record?: string
   'record-bodies'?: boolean
+  'record-no-text'?: boolean
   replay?: string
   faults?: string
   lenient?: boolean
@@ -77,6 +78,13 @@ export function serveSettings(values: ServeFlagValues, env: NodeJS.ProcessEnv): 
   const liveBaseURLs = upstream === 'live' ? liveUpstreams(env) : undefined
   if (values['record-bodies'] === true && values.record === undefined)
     throw new CachelabError('usage', '--record-bodies needs --record DIR')
+  if (values['record-no-text'] === true && values.record === undefined)
+    throw new CachelabError('usage', '--record-no-text needs --record DIR')
+  if (values['record-no-text'] === true && values['record-bodies'] === true)
+    throw new CachelabError(
+      'usage',
+      '--record-bodies keeps every body, --record-no-text no text at all: choose one',
+    )
   if (values.replay !== undefined && upstream !== 'sim')
     throw new CachelabError(
       'usage',

@@ -35,6 +35,31 @@ export const WIRE_HEADERS: readonly string[] = [
   'session_id',
 ]
 
+/**
+ * What changed at a break, from the two requests' content at the first divergent node: a short window of
+ * text shared before it, then what the previous request had there and what this one has (each clipped,
+ * key-shaped strings masked), or the field that changed (a model, a tool's schema key, a setting). Every
+ * surface renders this one value: the gate's lines, report.html, breaks.csv, JUnit, GitHub annotations.
+ */
+export interface BreakChange {
+  /** The node, as `break_node` names it (`system[0]`, `messages[3].1`, `tools[2]`, `model`). */
+  node: string
+  /**
+   * `inserted`: this request has text the previous one had not, at the same place; `removed`: the
+   * reverse; `replaced`: both have text there, different; `field`: a setting, the model or a tool's
+   * declaration changed (see `field`).
+   */
+  kind: 'inserted' | 'removed' | 'replaced' | 'field'
+  /** The field that changed, for `field`: `model`, `temperature`, `tools[2].input_schema.properties.path`. */
+  field?: string
+  /** Text both requests share just before the change, clipped from its start. */
+  context?: string
+  /** What the previous request had at the change (clipped); absent for `inserted`. */
+  before?: string
+  /** What this request has at the change (clipped); absent for `removed`. */
+  after?: string
+}
+
 /** How a request's session was told. */
 export type IdentitySource = 'header' | 'agent' | 'conversation-key' | 'continuation' | 'new'
 
@@ -118,6 +143,11 @@ export interface CapturedExchange {
   usage?: Usage
   simulation?: SimulatedView
   digest: RequestDigest
+  /**
+   * What changed at the request's break against the previous request of its conversation, where it broke:
+   * the few words around the change, key-shaped strings masked (absent under `--record-no-text`).
+   */
+  change?: BreakChange
   /** Why a failed attempt failed (status and the provider's error type, never a key). */
   error?: string
   /** The request body (`--record-bodies` only). */

@@ -175,3 +175,96 @@ describe("a tracker's memory", () => {
     expect(capture.previous('s5')).toBeUndefined()
   })
 })
+
+describe('what a tracker keeps of a break', () => {
+  const KEY = `sk-${'Zq8wXv4Tb2'.repeat(4)}`
+
+  /** A tracker and a sender of Anthropic requests with their own system prompt, keyed with `secret`. */
+  function keyed(options: { keepChanges?: boolean } = {}) {
+    const simulators = new CacheSimulators()
+    const capture = new CaptureTracker({
+      linearize: (api, body) => simulators.linearize(api, body),
+      ...options,
+    })
+    const secret = 'secret-from-the-header-1234'
+    const send = (system: string, messages: unknown[]) => {
+      const body = { model: 'claude-sonnet-4-6', max_tokens: 64, system, messages }
+      return capture.add({
+        placement: capture.place('anthropic-messages', 'one', body),
+        api: 'anthropic-messages',
+        body,
+        at: 0,
+        status: 200,
+        latencyMs: 1,
+        stream: false,
+        usage,
+        simulation: simulators.simulate('anthropic-messages', {
+          body,
+          at: 0,
+          output: { role: 'assistant', content: [] },
+        }),
+        predicted: false,
+        secrets: [secret],
+      })
+    }
+    return { send, secret }
+  }
+
+  it('keeps the words around the change, keys masked, on the request that broke and no other', () => {
+    const { send, secret } = keyed()
+    const system = (day: string) => `Key ${KEY}, token ${secret}. Today is ${day}. Be terse.`
+    const first = send(system('2026-12-07'), [user('a question')])
+    const second = send(system('2026-12-07'), [
+      user('a question'),
+      { role: 'assistant', content: 'ok' },
+      user('more'),
+    ])
+    const third = send(system('2026-12-08'), [
+      user('a question'),
+      { role: 'assistant', content: 'ok' },
+      user('more'),
+    ])
+    expect(first.change).toBeUndefined()
+    expect(second.change).toBeUndefined()
+    expect(third.change).toEqual({
+      node: 'system[0]',
+      kind: 'replaced',
+      context: 'Key [redacted], token [redacted]. Today is ',
+      before: '2026-12-07',
+      after: '2026-12-08',
+    })
+    const kept = JSON.stringify([first, second, third])
+    expect(kept).not.toContain('Zq8wXv4Tb2')
+    expect(kept).not.toContain(secret)
+    expect(kept).not.toContain('a question')
+  })
+
+  it('keeps the model it switched from and to, found as the report finds the break', () => {
+    const simulators = new CacheSimulators()
+    const capture = new CaptureTracker({ linearize: (api, body) => simulators.linearize(api, body) })
+    const send = (model: string) => {
+      const body = { model, max_tokens: 64, messages: [user('hi')] }
+      return capture.add({
+        placement: capture.place('anthropic-messages', 'one', body),
+        api: 'anthropic-messages',
+        body,
+        at: 0,
+        status: 200,
+        latencyMs: 1,
+        stream: false,
+        usage,
+        predicted: false,
+      })
+    }
+    send('claude-sonnet-4-6')
+    expect(send('claude-opus-4-8').change).toMatchObject({ node: 'model', before: 'claude-sonnet-4-6' })
+  })
+
+  it('keeps nothing of it when told to keep no text', () => {
+    const { send } = keyed({ keepChanges: false })
+    send('Mode: terse.', [user('a question')])
+    const broken = send('Mode: careful.', [user('a question')])
+    expect(broken.change).toBeUndefined()
+    expect(JSON.stringify(broken)).not.toMatch(/Mode|terse|careful/)
+  })
+})

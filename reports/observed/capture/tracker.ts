@@ -1,7 +1,8 @@
 // Captured traffic as exchanges: each request a client sent, placed in its session and conversation
 // (turn, step, attempt: `conversations.ts`), with the usage the client received, the simulator's view of
 // it (the counts it served, or live its prediction), and the request's digest. The tracker also hands a
-// simulation the previous request of the conversation, so every captured step has its counterfactual.
+// simulation the previous request of the conversation, so every captured step has its counterfactual, and
+// while it holds that request's text it keeps what changed at a request that broke the cache (masked).
 
 import type { AssistantMessage } from '../../../harness/types.ts'
 import { simulationModel, vendorOf } from '../../../providers/catalog.ts'
@@ -18,7 +19,13 @@ import {
 import { bodyModel, type WireApi } from '../../../providers/types.ts'
 import { parseJsonBody } from '../../../providers/wire/body-prefix.ts'
 import { cachesOnlyMarked, withCacheMark } from '../../../providers/wire/cache-marks.ts'
-import { digestRequest, type ItemDigest, itemDigest, itemsOf } from '../../../providers/wire/digest.ts'
+import {
+  digestRequest,
+  type ItemDigest,
+  itemDigest,
+  itemsOf,
+  type RequestDigest,
+} from '../../../providers/wire/digest.ts'
 import {
   type CapturedExchange,
   type ExchangeInput,
@@ -27,13 +34,20 @@ import {
   providerOfApi,
 } from '../../../providers/wire/exchange.ts'
 import { ItemReuse } from '../../../providers/wire/item-reuse.ts'
+import type { BreakChange } from '../../types.ts'
+import { wireBreak } from '../../wire-attribution.ts'
 import { ConversationTracker } from './conversations.ts'
 
 /** What the tracker keeps of a conversation between its requests. */
 interface ConversationState {
   /** The latest successful request's prompt and machine: the next simulation's previous request. */
   previous?: PreviousRequest
-  /** `promptBytes` of `previous`'s prompt, counted once when it was kept. */
+  /**
+   * The latest answered request's digest and prompt, which the next request's break is found against
+   * and its change read from (`keepChanges`); its prompt is `previous`'s when it was simulated.
+   */
+  answered?: { digest: RequestDigest; prompt: Prompt }
+  /** Estimated bytes of `previous` and `answered`, counted once when they were kept. */
   previousBytes?: number
 }
 
@@ -44,6 +58,12 @@ export interface TrackerOptions {
   keepBodies?: boolean
   /** Keep the model's answers (a live capture, for replay). */
   keepAnswers?: boolean
+  /**
+   * Keep what changed at each break (default true): the few words around it, keys masked, found while
+   * serving, where the previous request's text is still at hand. False keeps no text at all
+   * (`--record-no-text`).
+   */
+  keepChanges?: boolean
   /** Called with every exchange, in order. */
   sink?: (exchange: CapturedExchange) => void
   /**
@@ -98,6 +118,10 @@ const segmentBytes = new WeakMap<Segment, number>()
 
 /** A segment's object, its wire node, and its slots in the prompt's arrays. */
 const SEGMENT_BYTES = 200
+
+/** A kept digest's object and arrays, and each item digest it holds (its object and hash strings). */
+const DIGEST_BYTES = 120
+const ITEM_DIGEST_BYTES = 120
 
 /** Conversations whose previous request is remembered by default. */
 const SESSIONS_KEPT = 100_000
@@ -260,23 +284,13 @@ export class CaptureTracker implements ExchangeRecorder {
     const ok = input.status >= 200 && input.status < 300 && input.error === undefined
     const name = placement.conversation
     const state = this.states.get(name) ?? {}
-    if (ok && input.simulation !== undefined) {
-      const machine = input.simulation.trace.machine
-      this.previousBytes -= state.previousBytes ?? 0
-      state.previous = {
-        prompt: input.simulation.prompt,
-        ...(machine !== undefined ? { machine } : {}),
-        ...modelField(body),
-        carry: input.simulation.trace.carry,
-      }
-      state.previousBytes = promptBytes(state.previous.prompt)
-      this.previousBytes += state.previousBytes
-    }
+    const change = ok ? this.changeOf(state, input, digest, prompt) : undefined
+    if (ok) this.keep(state, input, digest, prompt)
     // Most recently active last: the conversations to forget first come first.
     this.states.delete(name)
     this.states.set(name, state)
     this.holders.delete(name)
-    if (state.previous !== undefined) this.holders.set(name, state)
+    if (state.previous !== undefined || state.answered !== undefined) this.holders.set(name, state)
     this.bound()
     this.serial += 1
     const simulation = input.simulation
@@ -316,6 +330,7 @@ export class CaptureTracker implements ExchangeRecorder {
           }
         : {}),
       digest,
+      ...(change !== undefined ? { change } : {}),
       ...(input.error !== undefined ? { error: input.error } : {}),
       ...(this.options.keepBodies === true ? { request: withoutSecrets(body, input.secrets) } : {}),
       ...(this.options.keepBodies === true && input.response !== undefined
@@ -325,6 +340,50 @@ export class CaptureTracker implements ExchangeRecorder {
     }
     this.options.sink?.(exchange)
     return exchange
+  }
+
+  /**
+   * What changed at an answered request's break against the conversation's previous answered request: the
+   * break found as the report will find it (`wireBreak` on the two digests, which compares hashes), and
+   * only when there is one the words around it read from the two prompts, the request's keys masked.
+   */
+  private changeOf(
+    state: ConversationState,
+    input: ExchangeInput,
+    digest: RequestDigest,
+    prompt: Prompt,
+  ): BreakChange | undefined {
+    const answered = state.answered
+    if (this.options.keepChanges === false || answered === undefined) return undefined
+    return wireBreak(answered.digest, digest, input.placement.compactedBy !== undefined, {
+      previous: answered.prompt,
+      current: prompt,
+      ...(input.secrets !== undefined ? { secrets: input.secrets } : {}),
+    })?.change
+  }
+
+  /** Keep an answered request as its conversation's previous one, and count what that holds. */
+  private keep(state: ConversationState, input: ExchangeInput, digest: RequestDigest, prompt: Prompt): void {
+    this.previousBytes -= state.previousBytes ?? 0
+    const simulation = input.simulation
+    if (simulation !== undefined) {
+      const machine = simulation.trace.machine
+      state.previous = {
+        prompt: simulation.prompt,
+        ...(machine !== undefined ? { machine } : {}),
+        ...modelField(input.body),
+        carry: simulation.trace.carry,
+      }
+    }
+    if (this.options.keepChanges !== false) state.answered = { digest, prompt }
+    let bytes = state.previous === undefined ? 0 : promptBytes(state.previous.prompt)
+    if (state.answered !== undefined) {
+      // The digest's slots and item digests; its segment digests are the prompt's segments' own.
+      bytes += DIGEST_BYTES + 8 * digest.segments.length + ITEM_DIGEST_BYTES * digest.items.length
+      if (state.answered.prompt !== state.previous?.prompt) bytes += promptBytes(state.answered.prompt)
+    }
+    state.previousBytes = bytes
+    this.previousBytes += bytes
   }
 
   /** Forget the least recently active conversations' previous requests, then conversations, past the limits. */
@@ -341,6 +400,7 @@ export class CaptureTracker implements ExchangeRecorder {
       if (this.previousBytes <= budget) break
       this.previousBytes -= state.previousBytes ?? 0
       delete state.previous
+      delete state.answered
       delete state.previousBytes
       this.holders.delete(name)
     }

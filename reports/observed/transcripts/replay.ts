@@ -12,6 +12,8 @@ import {
   SimulatorRejection,
 } from '../../../providers/sim/types.ts'
 import { bodyModel } from '../../../providers/types.ts'
+import { requestChange, type SentRequest } from '../../break-change.ts'
+import type { BreakChange } from '../../types.ts'
 import type { ObservedRequest } from './types.ts'
 
 /** One imported request beside what the simulator predicts for it. */
@@ -33,6 +35,8 @@ export interface ReplayedRequest {
   carry?: number
   /** Where the prompt's cacheable part ends (its input-end unit), before the trailing generation prompt. */
   inputEnd?: number
+  /** What changed against its session's previous replayed request, for a request asked about (`changesFor`). */
+  change?: BreakChange
 }
 
 /** The answer a request without a recorded one is simulated with: no text, so no output-end unit. */
@@ -56,11 +60,13 @@ function replayTimes(requests: readonly ObservedRequest[]): number[] {
 /**
  * Replay `requests` (one import, any number of sessions) through one `CacheSimulators`: those carrying a
  * `request` body in time order, each with its session's previous replayed request. Returns one entry per
- * request, in the order given.
+ * request, in the order given; those in `changesFor` (the ones whose rows name a break) with what changed
+ * against that previous request.
  */
 export function replayObserved(
   requests: readonly ObservedRequest[],
   options: SimulatorOptions = {},
+  changesFor: ReadonlySet<ObservedRequest> = new Set(),
 ): ReplayedRequest[] {
   const simulators = new CacheSimulators(options)
   const times = replayTimes(requests)
@@ -74,6 +80,8 @@ export function replayObserved(
     recorded: request.usage,
   }))
   const previous = new Map<string, PreviousRequest>()
+  // The previous replayed request of each session as sent, while a later one may ask what changed.
+  const sent = new Map<string, SentRequest>()
   for (const index of replayable) {
     const request = requests[index] as ObservedRequest
     const result = results[index] as ReplayedRequest
@@ -96,6 +104,13 @@ export function replayObserved(
       result.inputEnd = simulation.prompt.total - simulation.prompt.trailing
       if (simulation.trace.counterfactual !== undefined)
         result.counterfactual = simulation.trace.counterfactual
+      const current = { body: wire.body, prompt: simulation.prompt }
+      const last = sent.get(request.session)
+      if (last !== undefined && changesFor.has(request)) {
+        const change = requestChange(last, current)
+        if (change !== undefined) result.change = change
+      }
+      if (changesFor.size > 0) sent.set(request.session, current)
       const machine = simulation.trace.machine
       const model = bodyModel(wire.body)
       previous.set(request.session, {
@@ -159,16 +174,28 @@ export function replayAgreement(
  */
 export function predictObserved(
   requests: readonly ObservedRequest[],
-): Map<ObservedRequest, { read: number; write: number }> {
-  const predicted = new Map<ObservedRequest, { read: number; write: number }>()
+  breaks: ReadonlySet<ObservedRequest> = new Set(),
+): Map<ObservedRequest, Prediction> {
+  const predicted = new Map<ObservedRequest, Prediction>()
   const whole = requests.filter(
     (request) => request.request !== undefined && request.request.withoutTools !== true,
   )
   if (whole.length === 0) return predicted
-  for (const [index, replayed] of replayObserved(whole).entries()) {
+  for (const [index, replayed] of replayObserved(whole, {}, breaks).entries()) {
     const request = whole[index]
     if (request !== undefined && replayed.predicted !== undefined)
-      predicted.set(request, { read: replayed.predicted.read, write: replayed.predicted.write })
+      predicted.set(request, {
+        read: replayed.predicted.read,
+        write: replayed.predicted.write,
+        ...(replayed.change !== undefined ? { change: replayed.change } : {}),
+      })
   }
   return predicted
+}
+
+/** The simulator's read and write of an imported request, and what changed at its break where asked. */
+export interface Prediction {
+  read: number
+  write: number
+  change?: BreakChange
 }
