@@ -11,7 +11,7 @@ import {
   type ModelChange,
   type UnmatchedSessions,
 } from './gate.ts'
-import { changeLines } from './gate-change.ts'
+import { changeLines } from './break-change.ts'
 import { stepLabel } from './labels.ts'
 import { selectionText } from './plan.ts'
 import { sessionLabel } from './session-key.ts'
