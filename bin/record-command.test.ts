@@ -129,12 +129,18 @@ describe('cachelab record --baseline B -- node my-agent.js', () => {
     expect(broken.stdout).toMatch(
       /new break: capture · c-[0-9a-f]{8} · anthropic 3\.1: system-replace at system\[0\], [\d,]+ tokens lost/,
     )
-    // The break's lines show what changed, as a test runner shows a difference: the date that came in.
+    // The gate's line shows what changed beneath it, as a test runner shows a difference: the date that came in.
     expect(broken.stdout).toMatch(
-      /^breaks:\n {2}capture · c-[0-9a-f]{8} · anthropic 3\.1: system-replace at system\[0\], [\d,]+ tokens lost \(\$[\d.]+\)\n {6}system\[0\]: inserted at its start\n {6}\+ "Today is 2026-12-07\.\\n"\n/m,
+      /^FAIL {2}new break: capture · c-[0-9a-f]{8} · anthropic 3\.1: system-replace at system\[0\], [\d,]+ tokens lost \(\$[\d.]+\)\n {8}system\[0\]: inserted at its start\n {8}\+ "Today is 2026-12-07\.\\n"\n/m,
     )
-    // docs/reports.md shows these lines as printed.
-    const block = /^breaks:\n(?: {2}.*\n)+/m.exec(broken.stdout)?.[0] ?? 'no breaks printed'
+    // Against a baseline the gate names the breaks; record lists none of its own beside them.
+    expect(broken.stdout).not.toMatch(/^breaks:/m)
+    // Without one, record lists each break with its change, as report does; docs/reports.md shows them.
+    const alone = await record(agent, join(folder(), 'alone'), {
+      AGENT_SYSTEM_LATER: `Today is 2026-12-07.\n${SYSTEM}`,
+    })
+    const block = /^breaks:\n(?: {2}.*\n)+/m.exec(alone.stdout)?.[0] ?? 'no breaks printed'
+    expect(block).toContain('      + "Today is 2026-12-07.\\n"')
     expect(readFileSync(new URL('../docs/reports.md', import.meta.url), 'utf8')).toContain(block)
     // report.html shows the two requests side by side at the break, the date marked as inserted.
     const page = readFileSync(join(rewritten, 'report.html'), 'utf8')

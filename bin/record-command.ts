@@ -107,8 +107,9 @@ export async function recordCommand(argv: string[]): Promise<number> {
     process.stderr.write(`cachelab record: ${where}: torn last line (not read)\n`)
   const requests = report.rows.filter((row) => row.ok).length
   const conversations = new Set(report.rows.map((row) => row.variant)).size
-  // Each break with what changed there, as report prints them: the gate below says which ones are new.
-  const breaks = breaksOf(report.rows)
+  // Each break with what changed there, as report prints them; against a baseline, the gate's lines name
+  // the new and grown ones with their changes instead.
+  const breaks = values.baseline === undefined ? breaksOf(report.rows) : []
   if (breaks.length > 0)
     process.stdout.write(`${['breaks:', ...breaks.flatMap((entry) => breakLines(entry))].join('\n')}\n`)
   let verdict = 'no baseline'

@@ -93,6 +93,30 @@ describe('toHaveNoBreakAbove', () => {
     )
   })
 
+  it('shows what changed beneath a break whose change is known, as a test runner shows a difference', () => {
+    const dated = broken.map((row) =>
+      row.turn === 3
+        ? {
+            ...row,
+            breakChange: {
+              node: 'messages[0]',
+              kind: 'inserted' as const,
+              after: 'Today is 2026-12-07. ',
+            },
+          }
+        : row,
+    )
+    expect(failure(() => expect(dated).toHaveNoBreakAbove(2114))).toBe(
+      'expected no break of 2,114 tokens or more (lost plus provider-side), but one request lost that much:\n' +
+        '  prompt-change · unsupported · anthropic 3.1: system-replace at messages[0] (event 12), 2,114 tokens lost ($0.0057)\n' +
+        '      messages[0]: inserted at its start\n' +
+        '      + "Today is 2026-12-07. "',
+    )
+    expect(failure(() => expect(dated[2]).toExtendPrevious())).toContain(
+      '\n    messages[0]: inserted at its start\n    + "Today is 2026-12-07. "',
+    )
+  })
+
   it('counts tokens lost on the provider side, and lists every request above the limit', () => {
     const message = failure(() => expect(broken).toHaveNoBreakAbove(500))
     expect(message).toMatch(/but 2 requests lost that much/)

@@ -4,7 +4,8 @@
 // Vitest runs the matchers.
 
 import type { MatcherState } from 'vitest'
-import { breakLine, breaksOf, breakTokens } from './breaks.ts'
+import { changeLines } from './break-change.ts'
+import { breakLine, breakLines, breaksOf, breakTokens } from './breaks.ts'
 import {
   checkBaseline,
   DEFAULT_BREAK_THRESHOLD_TOKENS,
@@ -95,7 +96,8 @@ export const cachelabMatchers = {
             ? `expected a break of ${limit} or more, but no request of the ${rows.length} rows broke`
             : `expected a break of ${limit} or more, but the breaks cost less:\n${breaks.map((entry) => `  ${breakLine(entry)}`).join('\n')}`
         const requests = above.length === 1 ? 'one request' : `${above.length} requests`
-        return `expected no break of ${limit} or more (lost plus provider-side), but ${requests} lost that much:\n${above.map((entry) => `  ${breakLine(entry)}`).join('\n')}`
+        // Each break with what changed there beneath it, as the terminal and the gate show it.
+        return `expected no break of ${limit} or more (lost plus provider-side), but ${requests} lost that much:\n${above.flatMap((entry) => breakLines(entry)).join('\n')}`
       },
     }
   },
@@ -142,7 +144,13 @@ export const cachelabMatchers = {
       message: () =>
         this.isNot
           ? `expected ${where} to break the cache, but it extends the previous request`
-          : `expected ${where} to extend the previous request, but it broke: ${breakDescription(received)}`,
+          : `expected ${where} to extend the previous request, but it broke: ${breakDescription(received)}${
+              received.breakChange === undefined
+                ? ''
+                : `\n${changeLines(received.breakChange)
+                    .map((line) => `    ${line}`)
+                    .join('\n')}`
+            }`,
     }
   },
 }
