@@ -2,6 +2,7 @@
 // changed at its break beneath it, then the sessions missing from the run, the changes for a baseline
 // refresh and the notes, repeated causes grouped, and a closing total that says what was judged.
 
+import { changeLines } from './break-change.ts'
 import { breakLine, breakTokens } from './breaks.ts'
 import {
   type FallenStep,
@@ -11,7 +12,6 @@ import {
   type ModelChange,
   type UnmatchedSessions,
 } from './gate.ts'
-import { changeLines } from './break-change.ts'
 import { stepLabel } from './labels.ts'
 import { selectionText } from './plan.ts'
 import { sessionLabel } from './session-key.ts'
