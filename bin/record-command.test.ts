@@ -8,6 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { DOMParser } from '@xmldom/xmldom'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { fillerText } from '../harness/filler.ts'
 import { compatibleProviders } from '../providers/compatible.ts'
@@ -121,9 +122,12 @@ describe('cachelab record --baseline B -- node my-agent.js', () => {
 
     // The agent now puts today's date at the top of its system prompt from the third request on.
     const rewritten = join(folder(), 'rewritten')
+    const junit = join(folder(), 'junit.xml')
     const broken = await record(agent, rewritten, { AGENT_SYSTEM_LATER: `Today is 2026-12-07.\n${SYSTEM}` }, [
       '--baseline',
       baseline,
+      '--reporter',
+      `text,junit=${junit}`,
     ])
     expect(broken.code).toBe(1)
     expect(broken.stdout).toMatch(
@@ -133,6 +137,11 @@ describe('cachelab record --baseline B -- node my-agent.js', () => {
     expect(broken.stdout).toMatch(
       /^FAIL {2}new break: capture · c-[0-9a-f]{8} · anthropic 3\.1: system-replace at system\[0\], [\d,]+ tokens lost \(\$[\d.]+\)\n {8}system\[0\]: inserted at its start\n {8}\+ "Today is 2026-12-07\.\\n"\n/m,
     )
+    // The same verdict as JUnit XML, for CI's test view: the session's failure shows the date that came in.
+    const suite = new DOMParser().parseFromString(readFileSync(junit, 'utf8'), 'text/xml')
+    const failures = Array.from(suite.getElementsByTagName('failure'))
+    expect(failures).toHaveLength(1)
+    expect(failures[0]?.textContent).toContain('+ "Today is 2026-12-07.\\n"')
     // Against a baseline the gate names the breaks; record lists none of its own beside them.
     expect(broken.stdout).not.toMatch(/^breaks:/m)
     // Without one, record lists each break with its change, as report does; docs/reports.md shows them.
@@ -227,7 +236,7 @@ describe('cachelab record input', () => {
     const noCommand = await runCli(['record', '--out', folder()])
     expect(noCommand.code).toBe(2)
     expect(noCommand.stderr).toBe(
-      'cachelab: record needs a command after --: cachelab record [--out DIR] [--baseline DIR] [serve flags] -- COMMAND [ARGS...]\n',
+      'cachelab: record needs a command after --: cachelab record [--out DIR] [--baseline DIR [--reporter NAME[=FILE],...]] [serve flags] -- COMMAND [ARGS...]\n',
     )
     const out = join(folder(), 'out')
     const noBaseline = await runCli(['record', '--out', out, '--baseline', join(out, 'nope'), '--', 'true'])
@@ -237,6 +246,38 @@ describe('cachelab record input', () => {
     const same = await runCli(['record', '--out', out, '--baseline', out, '--', 'true'])
     expect(same.code).toBe(2)
     expect(same.stderr).toMatch(/--out and --baseline name the same folder/)
+    // A reporter renders the gate's verdict: without a baseline there is none; on stdout it would mix with record's.
+    const noGate = await runCli(['record', '--out', out, '--reporter', 'junit=x.xml', '--', 'true'])
+    expect(noGate.code).toBe(2)
+    expect(noGate.stderr).toMatch(/--reporter renders the gate's verdict, so it needs --baseline/)
+    const mixed = await runCli([
+      'record',
+      '--out',
+      out,
+      '--baseline',
+      out,
+      '--reporter',
+      'junit',
+      '--',
+      'true',
+    ])
+    expect(mixed.code).toBe(2)
+    expect(mixed.stderr).toBe(
+      'cachelab: record prints its own lines on stdout: give junit a file (--reporter junit=FILE)\n',
+    )
+    const typo = await runCli([
+      'record',
+      '--out',
+      out,
+      '--baseline',
+      out,
+      '--reporter',
+      'junt=x',
+      '--',
+      'true',
+    ])
+    expect(typo.stderr).toMatch(/unknown reporter "junt"/)
+    expect(existsSync(out)).toBe(false)
   })
 
   it('names a command that cannot start, leaves no capture, and the same --out then records', {

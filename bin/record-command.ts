@@ -19,10 +19,12 @@ import { runStamp } from '../reports/run-folder.ts'
 import { writeRunFiles } from '../scenarios/run-files.ts'
 import { parse } from './args.ts'
 import { check, readRunDirectory } from './check.ts'
+import { type Reporter, reportersOption, writeReports } from './check-reporters.ts'
 import { reportCapture } from './report.ts'
 import { serveCommand } from './serve-command.ts'
 
-const USAGE = 'cachelab record [--out DIR] [--baseline DIR] [serve flags] -- COMMAND [ARGS...]'
+const USAGE =
+  'cachelab record [--out DIR] [--baseline DIR [--reporter NAME[=FILE],...]] [serve flags] -- COMMAND [ARGS...]'
 
 /** serve's flags that mean the same around a command; the port, host and --record are record's to choose. */
 const SERVE_FLAGS_AROUND = {
@@ -42,6 +44,7 @@ export const RECORD_FLAGS = {
   out: { type: 'string' },
   baseline: { type: 'string' },
   tolerance: { type: 'string' },
+  reporter: { type: 'string' },
   ...SERVE_FLAGS_AROUND,
 } as const
 
@@ -58,6 +61,7 @@ export async function recordCommand(argv: string[]): Promise<number> {
       'usage',
       `--tolerance takes percentage points (a number >= 0), not ${values.tolerance}`,
     )
+  const reporters = recordReporters(values.reporter, values.baseline, process.env)
   const outDir = resolve(values.out ?? join('reports', 'out', `record-${runStamp()}`))
   const captureDir = join(outDir, 'capture')
   // Refused before anything starts: the gate would have nothing to compare with, or nothing new to read.
@@ -120,7 +124,11 @@ export async function recordCommand(argv: string[]): Promise<number> {
       run: outDir,
       ...(tolerance !== undefined ? { tolerancePoints: tolerance } : {}),
     })
-    process.stdout.write(`${result.report}\n`)
+    writeReports(result.gate, reporters, {
+      notices: result.notices,
+      refresh: result.refresh,
+      stepSummary: process.env.GITHUB_STEP_SUMMARY,
+    })
     verdict = result.passed
       ? `holds against ${values.baseline}`
       : `fails against ${values.baseline} (${result.gate.failures.length} ${result.gate.failures.length === 1 ? 'failure' : 'failures'})`
@@ -148,4 +156,30 @@ function serveArguments(values: Record<string, string | boolean | undefined>, ca
     argv.push(spec.type === 'boolean' ? `--${name}` : `--${name}=${String(value)}`)
   }
   return argv
+}
+
+/**
+ * check's reporters for the gate's verdict (text alone by default, GitHub's added under GitHub Actions).
+ * record prints its own closing line on stdout, so a one-document rendering (JSON, JUnit XML) needs a file.
+ */
+function recordReporters(
+  value: string | undefined,
+  baseline: string | undefined,
+  env: Readonly<Record<string, string | undefined>>,
+): Reporter[] {
+  if (value !== undefined && baseline === undefined)
+    throw new CachelabError(
+      'usage',
+      `--reporter renders the gate's verdict, so it needs --baseline: ${USAGE}`,
+    )
+  const reporters = reportersOption(value, false, env)
+  const onStdout = reporters.find(
+    (reporter) => reporter.file === undefined && (reporter.name === 'json' || reporter.name === 'junit'),
+  )
+  if (onStdout !== undefined)
+    throw new CachelabError(
+      'usage',
+      `record prints its own lines on stdout: give ${onStdout.name} a file (--reporter ${onStdout.name}=FILE)`,
+    )
+  return reporters
 }
