@@ -6,7 +6,8 @@
 // `session-*.json` is one pretty-printed object that opens with the same fields. qwen-code's records are
 // Claude Code's shape with marks Claude Code never writes (`provenance`, `usageMetadata`, `systemPayload`,
 // Gemini `parts` as message content). opencode's database is a SQLite file with its tables; its
-// `opencode export` JSON opens `{"info": {"id": "ses_`. Factory Droid's log is text, each entry `[time] LEVEL: `.
+// `opencode export` JSON opens `{"info": {"id": "ses_`. Factory Droid's log is text, each entry `[time] LEVEL: `;
+// its session files open with a `session_start` record.
 
 import { basename } from 'node:path'
 import { isRecord } from '../../../harness/json-fields.ts'
@@ -102,6 +103,8 @@ export function formatOfRecord(value: Record<string, unknown>): TranscriptFormat
     return 'gemini-cli'
   if (typeof type !== 'string') return undefined
   if (type === 'gemini' && typeof value.id === 'string' && !('sessionId' in value)) return 'gemini-cli'
+  // A Factory Droid session file (its usage is in Droid's log: droid.ts).
+  if (type === 'session_start' && typeof value.id === 'string') return 'droid'
   if (type === 'session') {
     if (typeof value.createdAt === 'number') return 'dsh'
     if (typeof value.timestamp === 'string') return 'pi'

@@ -135,6 +135,16 @@ describe('a Droid 0.225.2 log (made against serve: one session on each of Anthro
     ])
   })
 
+  it('reads no request from a session file, which holds no usage, and says where its requests are', async () => {
+    const file = testdata('droid-home/sessions/-tmp-dr-ws/1c358e42-6380-414f-bdf0-8a98ee411267.jsonl')
+    expect(await detectFormat(file)).toBe('droid')
+    const { requests, notes } = await readAll(readDroid, file, false)
+    expect(requests).toEqual([])
+    expect(notes.map(({ message }) => message)).toEqual([
+      "Droid session file: it holds no usage (its requests are read from Droid's log, logs/droid-log-single.log)",
+    ])
+  })
+
   it("names the OpenAI session as serve's capture does: Droid sends its session id as the prompt cache key", async () => {
     const { requests } = await readAll(readDroid, LOG, false)
     const capture = readFileSync(testdata('droid-capture.jsonl'), 'utf8')

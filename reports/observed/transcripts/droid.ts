@@ -124,8 +124,20 @@ interface DroidSession {
   model: string | undefined
 }
 
-/** Read Droid's log: each answered request in log order, its session the one its entry is tagged with. */
+/**
+ * Read Droid's log: each answered request in log order, its session the one its entry is tagged with. A
+ * session file (`sessions/<cwd>/<id>.jsonl`, found beside the log when a whole `.factory` is walked) holds
+ * no usage: it gives no request, and a note says where its requests are.
+ */
 export const readDroid: TranscriptReader = async function* (file: string, options: ReadOptions) {
+  if (file.endsWith('.jsonl')) {
+    options.onNote?.({
+      where: file,
+      message:
+        "Droid session file: it holds no usage (its requests are read from Droid's log, logs/droid-log-single.log)",
+    })
+    return
+  }
   const custom = customModels(dirname(dirname(file)))
   const sessions = new Map<string, DroidSession>()
   const skips = new SkipTally()
