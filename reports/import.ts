@@ -107,8 +107,8 @@ export interface ImportResult {
 }
 
 /**
- * Transcript files under the paths: files as given, directories walked for `*.jsonl`, `*.jsonl.zstd` and
- * an older Gemini CLI's `chats/session-*.json`.
+ * Transcript files under the paths: files as given, directories walked for `*.jsonl`, `*.jsonl.zstd`,
+ * `opencode.db`, Factory Droid's `droid-log-*.log` and an older Gemini CLI's `chats/session-*.json`.
  */
 export function transcriptFiles(paths: readonly string[]): string[] {
   const found: string[] = []
@@ -141,7 +141,9 @@ export function transcriptFiles(paths: readonly string[]): string[] {
           name.endsWith('.jsonl.zstd') ||
           // An older Gemini CLI's session: one JSON object.
           (name.startsWith('session-') && name.endsWith('.json') && basename(path) === 'chats') ||
-          name === 'opencode.db'
+          name === 'opencode.db' ||
+          // Factory Droid's log (its session files hold no usage).
+          (name.startsWith('droid-log') && name.endsWith('.log'))
         )
           walk(child)
       }

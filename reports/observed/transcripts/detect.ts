@@ -6,8 +6,10 @@
 // `session-*.json` is one pretty-printed object that opens with the same fields. qwen-code's records are
 // Claude Code's shape with marks Claude Code never writes (`provenance`, `usageMetadata`, `systemPayload`,
 // Gemini `parts` as message content). opencode's database is a SQLite file with its tables; its
-// `opencode export` JSON opens `{"info": {"id": "ses_`.
+// `opencode export` JSON opens `{"info": {"id": "ses_`. Factory Droid's log is text, each entry `[time] LEVEL: `;
+// its session files open with a `session_start` record.
 
+import { basename } from 'node:path'
 import { isRecord } from '../../../harness/json-fields.ts'
 import { headOf, isSqliteHead } from './file-head.ts'
 import { JsonPicker } from './json-pick.ts'
@@ -81,6 +83,19 @@ function isQwenCodeRecord(value: Record<string, unknown>): boolean {
 /** How an `opencode export` prints a session: its info first, its id first in that. */
 const OPENCODE_EXPORT = /^\s*\{\s*"info"\s*:\s*\{\s*"id"\s*:\s*"ses_/
 
+/** How every entry of Factory Droid's log begins: `[ISO time] LEVEL: `. */
+export const DROID_LOG_ENTRY = /^\[(\d{4}-\d\d-\d\dT[\d:.]+Z)\] [A-Z]+: /
+
+/**
+ * Factory Droid's log: plain text, each entry `[ISO time] LEVEL: …`, in a file Droid names `droid-log-*.log`
+ * (or, under another name, with Droid's own tags on its first entries).
+ */
+function isDroidLog(file: string, head: Buffer): boolean {
+  const text = head.toString('utf8')
+  if (!DROID_LOG_ENTRY.test(text)) return false
+  return /^droid-log.*\.log$/.test(basename(file)) || text.includes('"droidMode"')
+}
+
 /** The format one record shows, or undefined when the record alone does not tell. */
 export function formatOfRecord(value: Record<string, unknown>): TranscriptFormat | undefined {
   const type = value.type
@@ -88,6 +103,8 @@ export function formatOfRecord(value: Record<string, unknown>): TranscriptFormat
     return 'gemini-cli'
   if (typeof type !== 'string') return undefined
   if (type === 'gemini' && typeof value.id === 'string' && !('sessionId' in value)) return 'gemini-cli'
+  // A Factory Droid session file (its usage is in Droid's log: droid.ts).
+  if (type === 'session_start' && typeof value.id === 'string') return 'droid'
   if (type === 'session') {
     if (typeof value.createdAt === 'number') return 'dsh'
     if (typeof value.timestamp === 'string') return 'pi'
@@ -115,6 +132,7 @@ export async function detectFormat(file: string): Promise<TranscriptFormat | und
   if (isSqliteHead(head))
     return (await import('./opencode-database.ts')).isOpencodeDatabase(file) ? 'opencode' : undefined
   if (OPENCODE_EXPORT.test(head.toString('utf8'))) return 'opencode'
+  if (isDroidLog(file, head)) return 'droid'
   if (file.endsWith('.json')) return legacyGeminiFormat(file)
   let examined = 0
   // The first records tell: read a little at a time, not the 1 MiB a whole file's reading takes.

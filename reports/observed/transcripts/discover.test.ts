@@ -13,6 +13,7 @@ describe('where the agents keep their transcripts', () => {
         QWEN_HOME: '/q',
         PI_CODING_AGENT_DIR: '/p/agent',
         XDG_DATA_HOME: '/x',
+        FACTORY_HOME_OVERRIDE: '/f',
       },
       '/home/u',
     )
@@ -21,6 +22,7 @@ describe('where the agents keep their transcripts', () => {
       'claude-code /b/claude/projects',
       'codex /c/codex/sessions',
       'codex /c/codex/archived_sessions',
+      'droid /f/.factory/logs',
       'gemini-cli /home/u/.gemini/tmp',
       'opencode /x/opencode/opencode.db',
       'qwen-code /q/projects',

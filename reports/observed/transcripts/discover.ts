@@ -1,6 +1,6 @@
 // Where each agent keeps its transcripts under a user's home, so `cachelab import` needs no path: the
-// standard folders of Claude Code, Codex, Gemini CLI, opencode, qwen-code and pi, each agent's own
-// location variables first (`CLAUDE_CONFIG_DIR`, `CODEX_HOME`, `QWEN_HOME`, `PI_CODING_AGENT_DIR`,
+// standard folders of Claude Code, Codex, Factory Droid (its log), Gemini CLI, opencode, qwen-code and pi, each agent's own
+// location variables first (`CLAUDE_CONFIG_DIR`, `CODEX_HOME`, `FACTORY_HOME_OVERRIDE`, `QWEN_HOME`, `PI_CODING_AGENT_DIR`,
 // `XDG_DATA_HOME`). DSH keeps its logs wherever its host puts them: it needs a path.
 
 import { existsSync } from 'node:fs'
@@ -10,6 +10,7 @@ import { join } from 'node:path'
 export const DISCOVERED_AGENTS = [
   'claude-code',
   'codex',
+  'droid',
   'gemini-cli',
   'opencode',
   'qwen-code',
@@ -43,6 +44,8 @@ export function agentFolders(env: Readonly<Record<string, string | undefined>>, 
       .map((folder) => ({ agent: 'claude-code' as const, path: join(folder, 'projects') })),
     { agent: 'codex', path: join(codex, 'sessions') },
     { agent: 'codex', path: join(codex, 'archived_sessions') },
+    // Factory Droid: its log holds the usage its session files lack (droid.ts).
+    { agent: 'droid', path: join(set('FACTORY_HOME_OVERRIDE') ?? home, '.factory', 'logs') },
     { agent: 'gemini-cli', path: join(home, '.gemini', 'tmp') },
     {
       agent: 'opencode',
