@@ -176,8 +176,10 @@ describe('cachelab serve --upstream live', () => {
             headers: { 'content-type': 'application/json', authorization: 'Bearer caller-key' },
             body: JSON.stringify({ model: 'gpt-5.4', messages: [{ role: 'user', content: 'hi' }] }),
           })
-          // Another origin's redirect comes back to the client; the proxy did not follow it with the key.
-          expect(response.status).toBe(307)
+          // Another origin's redirect never reaches the client (it would follow it with its key), nor the proxy.
+          expect(response.status).toBe(502)
+          expect(response.headers.get('location')).toBeNull()
+          expect(await response.text()).toContain('a redirect is never passed on')
           expect(elsewhere.received).toEqual([])
         } finally {
           await serve.stop()

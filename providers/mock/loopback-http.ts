@@ -157,13 +157,51 @@ export function writeJson(
   outgoing.end(JSON.stringify(body))
 }
 
+/** A redirect status: the answer points elsewhere (with a `location`). */
+const REDIRECTS = new Set([301, 302, 303, 307, 308])
+
+/**
+ * Why a live upstream's answer is not passed on, when it is a redirect fetchSameOrigin did not follow:
+ * to another origin, one that would drop the method and body, or past the hop limit. The words name the
+ * origins only (a URL's path or query may hold a key).
+ */
+export function redirectOf(response: Response, url: string): string | undefined {
+  if (!REDIRECTS.has(response.status)) return undefined
+  const location = response.headers.get('location')
+  const from = new URL(url)
+  let to: string
+  try {
+    to = location === null ? 'nowhere (no location)' : new URL(location, from).origin
+  } catch {
+    to = 'an unreadable location'
+  }
+  return `the upstream ${from.origin} answered ${response.status}, a redirect to ${to === from.origin ? 'its own origin that the proxy does not follow' : to}; a redirect is never passed on, so a client's key never follows it`
+}
+
+/**
+ * Why a live upstream gave no answer: the failure's code (refused, no such host, a TLS or timeout error)
+ * and the upstream's origin, never its path or query.
+ */
+export function unreachable(url: string, error: unknown): string {
+  const cause = (error as { cause?: { code?: unknown; message?: unknown } } | undefined)?.cause
+  const code = typeof cause?.code === 'string' ? cause.code : undefined
+  const reason =
+    code ??
+    (typeof cause?.message === 'string'
+      ? cause.message
+      : error instanceof Error
+        ? error.message
+        : String(error))
+  return `the upstream ${new URL(url).origin} could not be reached (${reason})`
+}
+
 /** Redirects the live proxy follows itself, within the upstream's origin. */
 const MAX_REDIRECTS = 5
 
 /**
  * A provider request that follows a redirect only within the upstream's origin, and only one that keeps
  * the method and body (307, 308): the caller's key never travels to another host. Any other redirect is
- * passed back to the client as it came.
+ * returned as it came, for the caller to refuse (redirectOf).
  */
 export async function fetchSameOrigin(url: string, init: RequestInit): Promise<Response> {
   let target = new URL(url)

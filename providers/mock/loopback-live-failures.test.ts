@@ -167,3 +167,87 @@ describe("the mock's own in-band failure, served without a capture", () => {
     )
   })
 })
+
+describe('a live attempt the upstream never answers, or answers with a redirect', () => {
+  /** A live serve in front of `openai`, capturing and logging; the client's request through it. */
+  async function through(openai: string) {
+    const seen: CapturedExchange[] = []
+    const logged: ServeLogRecord[] = []
+    const linearizer = new CacheSimulators()
+    const server = await startLoopback({
+      upstream: 'live',
+      port: 0,
+      liveBaseURLs: { ...upstream.baseURLs, openai },
+      log: (record) => logged.push(record),
+      capture: new CaptureTracker({
+        linearize: (api, body) => linearizer.linearize(api, body),
+        sink: (exchange) => seen.push(exchange),
+      }),
+    })
+    try {
+      const response = await fetch(`${server.url}/openai/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: 'Bearer sk-caller-0123456789abcdef' },
+        body: JSON.stringify({ model: 'gpt-5.4', messages: [{ role: 'user', content: question }] }),
+        redirect: 'manual',
+      })
+      return { status: response.status, body: await response.text(), seen, logged }
+    } finally {
+      await server.close()
+    }
+  }
+
+  it('records a refused connection as a failed attempt and answers 502 in the vendor envelope', async () => {
+    // A port that was just free: nothing listens there.
+    const vacant = createServer()
+    await new Promise<void>((resolve) => vacant.listen(0, '127.0.0.1', resolve))
+    const port = (vacant.address() as AddressInfo).port
+    await new Promise<void>((resolve) => vacant.close(() => resolve()))
+    const { status, body, seen, logged } = await through(`http://127.0.0.1:${port}/v1`)
+    expect(status).toBe(502)
+    const reason = `cachelab serve: the upstream http://127.0.0.1:${port} could not be reached (ECONNREFUSED)`
+    expect(JSON.parse(body)).toMatchObject({ error: { message: reason } })
+    expect(seen.map((exchange) => [exchange.status, exchange.error])).toEqual([
+      [502, expect.stringContaining('ECONNREFUSED')],
+    ])
+    expect(logged.map((record) => [record.status, record.error])).toEqual([
+      [502, reason.slice('cachelab serve: '.length)],
+    ])
+  })
+
+  it('never passes a redirect on: to another origin, or one that would drop the body', async () => {
+    const stolen: string[] = []
+    const elsewhere = createServer((incoming, outgoing) => {
+      stolen.push(String(incoming.headers.authorization))
+      incoming.resume()
+      outgoing.end('{}')
+    })
+    await new Promise<void>((resolve) => elsewhere.listen(0, '127.0.0.1', resolve))
+    const elsewhereURL = `http://127.0.0.1:${(elsewhere.address() as AddressInfo).port}`
+    const provider = createServer((incoming, outgoing) => {
+      incoming.resume()
+      const away = incoming.url?.startsWith('/away') === true
+      outgoing.writeHead(away ? 307 : 302, { location: away ? `${elsewhereURL}/steal?key=x` : '/v1/other' })
+      outgoing.end()
+    })
+    await new Promise<void>((resolve) => provider.listen(0, '127.0.0.1', resolve))
+    const providerURL = `http://127.0.0.1:${(provider.address() as AddressInfo).port}`
+    try {
+      const away = await through(`${providerURL}/away`)
+      expect(away.status).toBe(502)
+      expect(JSON.parse(away.body).error.message).toBe(
+        `cachelab serve: the upstream ${providerURL} answered 307, a redirect to ${elsewhereURL}; a redirect is never passed on, so a client's key never follows it`,
+      )
+      expect(away.seen.map((exchange) => exchange.status)).toEqual([502])
+      const found = await through(`${providerURL}/found`)
+      expect(found.status).toBe(502)
+      expect(found.body).toContain(
+        'answered 302, a redirect to its own origin that the proxy does not follow',
+      )
+    } finally {
+      await new Promise<void>((resolve) => provider.close(() => resolve()))
+      await new Promise<void>((resolve) => elsewhere.close(() => resolve()))
+    }
+    expect(stolen).toEqual([])
+  })
+})

@@ -41,8 +41,10 @@ import {
   HOP_BY_HOP,
   handedRequest,
   readBody,
+  redirectOf,
   textReader,
   tooLarge,
+  unreachable,
   watchDeparture,
   withoutEchoedKeys,
   writeError,
@@ -473,6 +475,8 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
       }
     }
     let response: Response | MockAnswer
+    /** Why serve itself failed a live attempt (no answer, a redirect refused): the record's error. */
+    let liveFailure: string | undefined
     if (replayed !== undefined) {
       response = replayed
     } else if (context !== undefined) {
@@ -508,17 +512,31 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
       // The provider gets an allow-list of headers: no cookies, no x-forwarded-*, no cachelab headers.
       const forwarded = new Headers([...headers].filter(([name]) => isForwardedHeader(name)))
       let upstream: Response
+      const target = `${apiRoot(vendor, liveBaseURLs)}${rest}`
       try {
-        upstream = await fetchSameOrigin(`${apiRoot(vendor, liveBaseURLs)}${rest}`, {
+        upstream = await fetchSameOrigin(target, {
           method,
           headers: forwarded,
           ...(body !== undefined ? { body } : {}),
           signal: shutdown.signal,
         })
       } catch (error) {
-        if (!shutdown.signal.aborted) throw error
         // Shutdown cut a request the provider had not yet answered: recorded as refused, as a later one is.
-        upstream = errorResponse(vendor, 503, 'cachelab serve is shutting down')
+        // Any other failure before an answer (refused, no such host, TLS, a timeout) is a failed attempt
+        // the client gets as a 502 and the log and the capture record with its reason.
+        if (!shutdown.signal.aborted) liveFailure = unreachable(target, error)
+        upstream =
+          liveFailure === undefined
+            ? errorResponse(vendor, 503, 'cachelab serve is shutting down')
+            : errorResponse(vendor, 502, `cachelab serve: ${liveFailure}`)
+      }
+      // A redirect the proxy did not follow (to another origin, or one that drops the body) is never passed
+      // on: the client would follow it with its key to wherever it points.
+      const moved = redirectOf(upstream, target)
+      if (moved !== undefined) {
+        await upstream.body?.cancel()
+        liveFailure = moved
+        upstream = errorResponse(vendor, 502, `cachelab serve: ${moved}`)
       }
       // A provider's refusal may echo the caller's key (OpenAI's 401 quotes it): it is passed on without.
       response = !upstream.ok && secrets.length > 0 ? await withoutEchoedKeys(upstream, secrets) : upstream
@@ -613,7 +631,7 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
             ...(simulation !== undefined ? { simulation } : {}),
             predicted: predictor !== undefined,
             ...(answer.status >= 400
-              ? { error: redactText(errorOf(answer.status, text), secrets) }
+              ? { error: liveFailure ?? redactText(errorOf(answer.status, text), secrets) }
               : failure !== undefined
                 ? { error: failure }
                 : {}),
@@ -640,7 +658,11 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackS
           status: answer.status,
           latencyMs: Math.round(performance.now() - begin),
           ...(raw !== undefined ? { usage: normalize(vendor, raw) } : {}),
-          ...(failure !== undefined ? { error: failure } : {}),
+          ...(failure !== undefined
+            ? { error: failure }
+            : liveFailure !== undefined
+              ? { error: liveFailure }
+              : {}),
         })
       }
     } finally {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { CachelabError } from '../../harness/errors.ts'
-import { byteSize, captureStamp, selfUpstream, serveSettings } from './serve-settings.ts'
+import { byteSize, captureStamp, liveUpstreams, selfUpstream, serveSettings } from './serve-settings.ts'
 
 describe("serve's settings", () => {
   it('defaults to the simulator on loopback port 8787', () => {
@@ -55,5 +55,27 @@ describe("serve's settings", () => {
     expect(byteSize('2k')).toBe(2048)
     expect(byteSize('-1')).toBeUndefined()
     expect(captureStamp(new Date('2026-11-30T16:23:00.000Z'))).toBe('20261130-162300')
+  })
+})
+
+describe('the live upstreams', () => {
+  it("take Bedrock's base URL as the others', and its region otherwise", () => {
+    const cwd = process.cwd()
+    // No `.env` is read from a folder that has none.
+    process.chdir(new URL('.', import.meta.url).pathname)
+    try {
+      expect(liveUpstreams({ BEDROCK_BASE_URL: 'https://bedrock.example.test/' }).bedrock).toBe(
+        'https://bedrock.example.test',
+      )
+      expect(liveUpstreams({ AWS_REGION: 'eu-central-1' }).bedrock).toBe(
+        'https://bedrock-runtime.eu-central-1.amazonaws.com',
+      )
+      expect(liveUpstreams({}).bedrock).toBe('https://bedrock-runtime.us-east-1.amazonaws.com')
+      expect(() => liveUpstreams({ BEDROCK_BASE_URL: 'ftp://x' })).toThrow(
+        'BEDROCK_BASE_URL must be an http(s) URL, not "ftp://x"',
+      )
+    } finally {
+      process.chdir(cwd)
+    }
   })
 })

@@ -107,7 +107,7 @@ export function serveSettings(values: ServeFlagValues, env: NodeJS.ProcessEnv): 
   }
 }
 
-const VENDORS: readonly BuiltInVendor[] = ['openai', 'anthropic', 'deepseek', 'gemini']
+const VENDORS: readonly BuiltInVendor[] = ['openai', 'anthropic', 'deepseek', 'gemini', 'bedrock']
 
 /**
  * `--upstream live`'s provider base URLs: `*_BASE_URL` from the environment or `.env` (a staging
@@ -116,7 +116,14 @@ const VENDORS: readonly BuiltInVendor[] = ['openai', 'anthropic', 'deepseek', 'g
 export function liveUpstreams(processEnv: NodeJS.ProcessEnv): Record<BuiltInVendor, string> {
   const env: Record<string, string | undefined> = { ...processEnv }
   loadDotenv({ processEnv: env as Record<string, string>, quiet: true })
-  const urls = { ...DEFAULT_BASE_URLS }
+  // Bedrock's endpoint is regional, as a live run's is (providers/endpoints.ts).
+  const region = env.AWS_REGION?.trim() || env.AWS_DEFAULT_REGION?.trim()
+  const urls = {
+    ...DEFAULT_BASE_URLS,
+    ...(region !== undefined && /^[a-z0-9-]+$/.test(region)
+      ? { bedrock: `https://bedrock-runtime.${region}.amazonaws.com` }
+      : {}),
+  }
   for (const vendor of VENDORS) {
     const name = ENV_NAMES[vendor].baseURL
     const value = env[name]?.trim()
