@@ -229,6 +229,33 @@ describe('cachelab record --baseline B -- node my-agent.js', () => {
     expect(stdout).toMatch(/node was ended by SIGINT; 1 request captured in 1 conversation;/)
     expect(stepsIn(out)).toHaveLength(1)
   })
+
+  it('killed with SIGKILL (no handler runs), still ends the agent it started', {
+    timeout: 180_000,
+  }, async () => {
+    const agent = agentFile()
+    const pidFile = join(folder(), 'agent.pid')
+    const child = spawn(
+      process.execPath,
+      [BIN, 'record', '--out', join(folder(), 'killed'), '--', process.execPath, agent],
+      {
+        cwd: ROOT,
+        env: { ...process.env, AGENT_SYSTEM: SYSTEM, AGENT_HANG_AFTER: '1', AGENT_PID_FILE: pidFile },
+        stdio: ['ignore', 'ignore', 'ignore'],
+      },
+    )
+    started.push(child)
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
+    expect(await eventually(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8') !== '', 120_000)).toBe(
+      true,
+    )
+    const pid = Number(readFileSync(pidFile, 'utf8'))
+    agents.push(pid)
+    child.kill('SIGKILL')
+    await exited
+    // The agent would otherwise hang on, reparented to init.
+    expect(await eventually(() => !alive(pid), 30_000)).toBe(true)
+  })
 })
 
 describe('cachelab record input', () => {
@@ -286,9 +313,16 @@ describe('cachelab record input', () => {
     const out = join(folder(), 'out')
     const missing = await runCli(['record', '--out', out, '--', 'cachelab-no-such-command-26'])
     expect(missing.code).toBe(2)
-    expect(missing.stderr).toMatch(/cachelab: cannot run cachelab-no-such-command-26: no such command\n$/)
-    expect(existsSync(join(out, 'capture', 'capture.json'))).toBe(false)
-    expect(await listening(portOf(missing.stderr))).toBe(false)
+    // Refused before serve starts: one line, and no folder left behind.
+    expect(missing.stderr).toBe('cachelab: cannot run cachelab-no-such-command-26: no such command\n')
+    expect(existsSync(out)).toBe(false)
+    const path = await runCli(['record', '--out', out, '--', '/nonexistent'])
+    expect(path.stderr).toBe('cachelab: cannot run /nonexistent: no such command\n')
+    const script = join(folder(), 'not-executable.sh')
+    writeFileSync(script, 'exit 0\n')
+    const plain = await runCli(['record', '--out', out, '--', script])
+    expect(plain.stderr).toBe(`cachelab: cannot run ${script}: not executable\n`)
+    expect(existsSync(out)).toBe(false)
     const again = await runCli(['record', '--out', out, '--', process.execPath, '-e', ''])
     expect(again.code).toBe(0)
     expect(again.stdout).toMatch(/0 requests captured in 0 conversations/)

@@ -10,6 +10,7 @@ import {
   type CommandOutcome,
   commandEnvironment,
   commandExitCode,
+  requireRunnable,
   runCommand,
   shownCommand,
 } from '../providers/mock/around.ts'
@@ -62,6 +63,7 @@ export async function recordCommand(argv: string[]): Promise<number> {
       `--tolerance takes percentage points (a number >= 0), not ${values.tolerance}`,
     )
   const reporters = recordReporters(values.reporter, values.baseline, process.env)
+  requireRunnable(program, process.env)
   const outDir = resolve(values.out ?? join('reports', 'out', `record-${runStamp()}`))
   const captureDir = join(outDir, 'capture')
   // Refused before anything starts: the gate would have nothing to compare with, or nothing new to read.

@@ -2,8 +2,10 @@
 // vendor's base-URL variable pointing at the server; its process, with SIGINT and SIGTERM passed on; its
 // exit code as a shell reports it; and its command line as printed, with credentials redacted.
 
-import { spawn } from 'node:child_process'
+import { type ChildProcess, spawn } from 'node:child_process'
+import { accessSync, constants as fileModes, statSync } from 'node:fs'
 import { constants } from 'node:os'
+import { delimiter, join } from 'node:path'
 import { CachelabError } from '../../harness/errors.ts'
 import { compatibleProviders } from '../compatible.ts'
 import { ENV_NAMES, SIMULATED_KEY } from '../endpoints.ts'
@@ -65,6 +67,71 @@ export function commandEnvironment(
 }
 
 /**
+ * Refuse, before anything starts, a command that cannot run: a path that is not an executable file, or a
+ * name no folder of PATH holds as one. The words are those a failed start gives (runCommand).
+ */
+export function requireRunnable(program: string, env: NodeJS.ProcessEnv): void {
+  const executable = (path: string): 'yes' | 'missing' | 'not executable' => {
+    try {
+      if (!statSync(path).isFile()) return 'not executable'
+      accessSync(path, fileModes.X_OK)
+      return 'yes'
+    } catch (error) {
+      return (error as NodeJS.ErrnoException).code === 'EACCES' ? 'not executable' : 'missing'
+    }
+  }
+  const found = program.includes('/')
+    ? executable(program)
+    : (env.PATH ?? '')
+        .split(delimiter)
+        .filter((folder) => folder !== '')
+        .map((folder) => executable(join(folder, program)))
+        .reduce<'yes' | 'missing' | 'not executable'>(
+          (best, each) => (best === 'yes' || each === 'yes' ? 'yes' : best === 'missing' ? each : best),
+          'missing',
+        )
+  if (found !== 'yes')
+    throw new CachelabError(
+      'input',
+      `cannot run ${program}: ${found === 'missing' ? 'no such command' : 'not executable'}`,
+    )
+}
+
+/**
+ * A process that outlives record only to end the command: record holds its stdin, so when record is killed
+ * (SIGKILL, which no handler sees) the pipe closes and it sends the command SIGTERM, then SIGKILL after five
+ * seconds. Once the command has exited record kills it first, so it never signals a reused pid.
+ */
+const WATCHDOG = `
+const pid = Number(process.argv[1])
+process.stdin.resume()
+process.stdin.on('end', () => {
+  try { process.kill(pid, 'SIGTERM') } catch { process.exit(0) }
+  setTimeout(() => { try { process.kill(pid, 'SIGKILL') } catch {} process.exit(0) }, 5000).unref()
+  const poll = setInterval(() => { try { process.kill(pid, 0) } catch { process.exit(0) } }, 100)
+  poll.unref()
+  setTimeout(() => {}, 5100)
+})
+`
+
+/** Start the command's watchdog; undefined when it cannot start (the command still runs). */
+function watchdogOf(child: ChildProcess): ChildProcess | undefined {
+  if (child.pid === undefined) return undefined
+  try {
+    const watchdog = spawn(process.execPath, ['-e', WATCHDOG, String(child.pid)], {
+      stdio: ['pipe', 'ignore', 'ignore'],
+      detached: true,
+    })
+    watchdog.on('error', () => {})
+    watchdog.unref()
+    ;(watchdog.stdin as (NodeJS.WritableStream & { unref?: () => void }) | null)?.unref?.()
+    return watchdog
+  } catch {
+    return undefined
+  }
+}
+
+/**
  * Run the command with the terminal's stdio until it exits. SIGINT and SIGTERM that reach record are passed
  * on to it, and record waits for it to exit, so serve stops only after the command has. A command that
  * cannot be started is an input error.
@@ -76,6 +143,7 @@ export function runCommand(
 ): Promise<CommandOutcome> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(program, args, { stdio: 'inherit', env })
+    const watchdog = watchdogOf(child)
     const forward = (signal: NodeJS.Signals) => {
       child.kill(signal)
     }
@@ -86,6 +154,7 @@ export function runCommand(
     const settle = () => {
       process.off('SIGINT', onInterrupt)
       process.off('SIGTERM', onTerminate)
+      watchdog?.kill('SIGKILL')
     }
     child.once('error', (error: NodeJS.ErrnoException) => {
       settle()
