@@ -185,14 +185,25 @@ export function redirectOf(response: Response, url: string): string | undefined 
 export function unreachable(url: string, error: unknown): string {
   const cause = (error as { cause?: { code?: unknown; message?: unknown } } | undefined)?.cause
   const code = typeof cause?.code === 'string' ? cause.code : undefined
-  const reason =
-    code ??
-    (typeof cause?.message === 'string'
+  const message =
+    typeof cause?.message === 'string'
       ? cause.message
       : error instanceof Error
         ? error.message
-        : String(error))
-  return `the upstream ${new URL(url).origin} could not be reached (${reason})`
+        : String(error)
+  // A message may quote the URL whole (credentials, a key in the query): only its origin is kept.
+  const reason = code ?? message.replace(/\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>]+/gi, originOf)
+  return `the upstream ${originOf(url)} could not be reached (${reason})`
+}
+
+/** A URL's origin (no credentials, path or query), or a placeholder for text that is not one. */
+function originOf(url: string): string {
+  try {
+    const origin = new URL(url).origin
+    return origin === 'null' ? '[url]' : origin
+  } catch {
+    return '[url]'
+  }
 }
 
 /** Redirects the live proxy follows itself, within the upstream's origin. */

@@ -81,6 +81,41 @@ describe('placing captured requests in their session', () => {
     expect(exchange.request).toBeUndefined()
     expect(JSON.stringify(exchange)).not.toContain('a question')
   })
+
+  it('keeps a body with no key-shaped value, its own key or another, in any field', () => {
+    const exchanges: CapturedExchange[] = []
+    const simulators = new CacheSimulators()
+    const capture = new CaptureTracker({
+      linearize: (api, body) => simulators.linearize(api, body),
+      keepBodies: true,
+      sink: (exchange) => exchanges.push(exchange),
+    })
+    const own = 'own-key-0123456789'
+    const body = {
+      model: 'gpt-5.4',
+      prompt_cache_key: 'sk-proj-abcdefghijklmnopqrstuvwx',
+      user: 'sk-ant-api03-abcdefghijklmnopqrstuvwx',
+      metadata: { user_id: 'sk-ant-api03-zyxwvutsrqponmlkjihgfedc', team: 'frost' },
+      messages: [user(`my key is ${own}, not AIzaSyA-abcdefghijklmnopqrstuvwxyz0123`)],
+    }
+    capture.add({
+      placement: capture.place('openai-chat', undefined, body),
+      api: 'openai-chat',
+      body,
+      at: 0,
+      status: 200,
+      latencyMs: 1,
+      stream: false,
+      usage,
+      predicted: false,
+      secrets: [own],
+    })
+    const kept = JSON.stringify(exchanges[0]?.request)
+    for (const secret of [own, 'sk-proj-', 'sk-ant-', 'AIza']) expect(kept).not.toContain(secret)
+    expect(exchanges[0]?.request).toMatchObject({ metadata: { team: 'frost' }, model: 'gpt-5.4' })
+    // The body the client sent is its own: nothing is changed in place.
+    expect(body.user).toBe('sk-ant-api03-abcdefghijklmnopqrstuvwx')
+  })
 })
 
 describe("a tracker's memory", () => {

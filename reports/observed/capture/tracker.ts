@@ -6,7 +6,7 @@
 
 import type { AssistantMessage } from '../../../harness/types.ts'
 import { simulationModel, vendorOf } from '../../../providers/catalog.ts'
-import { REDACTED, redactText } from '../../../providers/mock/serve-safety.ts'
+import { redactText } from '../../../providers/mock/serve-safety.ts'
 import { stringBytes } from '../../../providers/sim/bytes.ts'
 import type { CacheSimulators } from '../../../providers/sim/index.ts'
 import {
@@ -441,17 +441,31 @@ export class CaptureTracker implements ExchangeRecorder {
   }
 }
 
-/** A kept request body with every verbatim credential replaced (a client that put its key in a field). */
+/**
+ * A kept request body with every credential replaced: the request's own keys verbatim (a client that put
+ * its key in a field), and any key-shaped value (`sk-…`, `AIza…`, a bearer token, a URL's credentials or
+ * secret-named query value) in any string of it — `prompt_cache_key`, `user`, `metadata.user_id` and the
+ * text alike — so nothing kept or printed from it (a gateway's changes.csv) holds one.
+ */
 function withoutSecrets(
   body: Record<string, unknown>,
   secrets: readonly string[] | undefined,
 ): Record<string, unknown> {
   const known = (secrets ?? []).filter((secret) => secret.length >= 8)
-  if (known.length === 0) return body
-  const text = JSON.stringify(body)
-  if (!known.some((secret) => text.includes(secret))) return body
-  return JSON.parse(known.reduce((clean, secret) => clean.split(secret).join(REDACTED), text)) as Record<
-    string,
-    unknown
-  >
+  const clean = (value: unknown): unknown => {
+    if (typeof value === 'string') return redactText(value, known)
+    if (Array.isArray(value)) {
+      const items = value.map(clean)
+      return items.every((item, index) => item === value[index]) ? value : items
+    }
+    if (value === null || typeof value !== 'object') return value
+    let changed = false
+    const entries = Object.entries(value).map(([name, item]) => {
+      const kept = clean(item)
+      if (kept !== item) changed = true
+      return [name, kept] as const
+    })
+    return changed ? Object.fromEntries(entries) : value
+  }
+  return clean(body) as Record<string, unknown>
 }
