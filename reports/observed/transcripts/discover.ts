@@ -1,7 +1,7 @@
 // Where each agent keeps its transcripts under a user's home, so `cachelab import` needs no path: the
-// standard folders of Claude Code, Codex, Gemini CLI, opencode, qwen-code and pi, each agent's own
-// location variables first (`CLAUDE_CONFIG_DIR`, `CODEX_HOME`, `QWEN_HOME`, `PI_CODING_AGENT_DIR`,
-// `XDG_DATA_HOME`). DSH keeps its logs wherever its host puts them: it needs a path.
+// standard folders of Claude Code, Codex, Gemini CLI, opencode, qwen-code, pi and Copilot CLI, each agent's
+// own location variables first (`CLAUDE_CONFIG_DIR`, `CODEX_HOME`, `QWEN_HOME`, `PI_CODING_AGENT_DIR`,
+// `XDG_DATA_HOME`, `COPILOT_HOME`). DSH keeps its logs wherever its host puts them: it needs a path.
 
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
@@ -14,6 +14,7 @@ export const DISCOVERED_AGENTS = [
   'opencode',
   'qwen-code',
   'pi',
+  'copilot',
 ] as const
 
 export type DiscoveredAgent = (typeof DISCOVERED_AGENTS)[number]
@@ -50,6 +51,7 @@ export function agentFolders(env: Readonly<Record<string, string | undefined>>, 
     },
     { agent: 'qwen-code', path: join(set('QWEN_HOME') ?? join(home, '.qwen'), 'projects') },
     { agent: 'pi', path: join(set('PI_CODING_AGENT_DIR') ?? join(home, '.pi', 'agent'), 'sessions') },
+    { agent: 'copilot', path: join(set('COPILOT_HOME') ?? join(home, '.copilot'), 'session-state') },
   ]
 }
 

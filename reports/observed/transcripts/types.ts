@@ -12,6 +12,7 @@ import type { ConversationKind } from '../../../providers/wire/exchange.ts'
 export type TranscriptFormat =
   | 'claude-code'
   | 'codex'
+  | 'copilot'
   | 'dsh'
   | 'gemini-cli'
   | 'opencode'
@@ -21,6 +22,7 @@ export type TranscriptFormat =
 export const TRANSCRIPT_FORMATS: readonly TranscriptFormat[] = [
   'claude-code',
   'codex',
+  'copilot',
   'dsh',
   'gemini-cli',
   'opencode',
