@@ -1,13 +1,15 @@
 // GitHub Copilot CLI 1.0.102 against serve with its own key, on the Responses wire: a turn that starts an
-// `explore` subagent by its `task` tool, a `/compact` in a continued process, then a continued turn. Its
-// requests carry no session id but an `x-interaction-type`, which names the subagent and the compaction
-// conversations; the main conversation breaks only where its requests really changed (after the compaction
-// Copilot lists its checkpoint in its system prompt). `cachelab import` of its own events file, found with
-// no path, gives the capture's usage request for request, in every conversation.
+// `explore` subagent by its `task` tool, a `/compact` in a continued process, then a continued turn on the
+// switch model. Its requests carry no session id (the driver sends its place's as `x-cachelab-session`) but
+// an `x-interaction-type`, which names the subagent and the compaction conversations; the main conversation
+// breaks only where its requests really changed (after the compaction Copilot lists its checkpoint in its
+// system prompt; the model). `cachelab import` of its own events file, found with no path, gives the
+// capture's usage request for request, in every conversation.
 
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { placeSession } from '../../harness/loops/agents/copilot.ts'
 import { AGENT_DRIVERS } from '../../harness/loops/agents/index.ts'
 import type { StepRow } from '../../reports/types.ts'
 import {
@@ -40,7 +42,7 @@ beforeAll(async () => {
     [
       { prompt: 'Start a subagent to explore' },
       { prompt: '/compact', continues: true },
-      { prompt: 'Go on', continues: true },
+      { prompt: 'Go on', continues: true, model: AGENT_DRIVERS.copilot.capabilities.switchModel },
     ],
     {
       setup: ({ workspace }) => writeFileSync(join(workspace, 'README.md'), '# Calc\nA tiny calculator.\n'),
@@ -60,7 +62,7 @@ describe(`Copilot CLI ${agentVersion('copilot')} with its own key, captured thro
 
   it('puts the explore subagent and the compaction in conversations of their own, under the session', () => {
     const main = ofKind('main')[0]?.variant ?? ''
-    expect(main).toMatch(/^key-[0-9a-f]{32}$/)
+    expect(main).toBe(placeSession(session.place.workspace))
     const subagent = ofKind('subagent')
     expect(subagent.length).toBeGreaterThan(0)
     expect(subagent.every((row) => row.variant.startsWith(`${main}.subagent-`))).toBe(true)
@@ -86,13 +88,19 @@ describe(`Copilot CLI ${agentVersion('copilot')} with its own key, captured thro
     expect(
       main.filter((row) => row.breakCause !== undefined).map((row) => `${row.turn}.${row.step}`),
     ).toEqual(changed.map(({ at }) => at))
-    // The compaction replaced the history with its summary and listed its checkpoint in the system prompt.
-    expect(changed.map(({ at, change }) => `${at} ${change.split(' ')[0]}`)).toEqual(['2.1 instructions'])
-    expect(changed[0]?.change).toContain('checkpoints/')
-    expect(main.find((row) => row.breakCause !== undefined)).toMatchObject({
-      breakCause: 'history-summarized',
-      breakNode: 'system[0]',
-    })
+    // The compaction replaced the history with its summary and listed its checkpoint in the system prompt;
+    // the same request went to the switch model, a break of its own however the prefix looks.
+    expect(changed.map(({ at, change }) => `${at} ${change.split(' ')[0]}`)).toEqual(['2.1 model'])
+    expect(main.filter((row) => row.breakCause !== undefined)).toMatchObject([
+      { breakCause: 'config-changed', breakNode: 'model' },
+    ])
+    const listsCheckpoint = bodies.map((body) => JSON.stringify(body.instructions).includes('checkpoints/'))
+    expect(main.map((row, index) => `${row.turn}.${row.step} ${listsCheckpoint[index]}`)).toEqual([
+      '1.1 false',
+      '1.2 false',
+      '2.1 true',
+      '2.2 true',
+    ])
   })
 })
 
@@ -121,6 +129,7 @@ describe("Copilot CLI's own events file, imported with no path", () => {
 /** How `next` fails to extend `previous` (instructions, tools, or an earlier input item), if it does. */
 function prefixChange(previous: Record<string, unknown>, next: Record<string, unknown>): string | undefined {
   const text = (value: unknown) => JSON.stringify(value ?? null)
+  if (previous.model !== next.model) return `model ${String(previous.model)} became ${String(next.model)}`
   if (text(previous.instructions) !== text(next.instructions))
     return `instructions ${firstDifference(text(previous.instructions), text(next.instructions))}`
   if (text(previous.tools) !== text(next.tools)) return 'tools'

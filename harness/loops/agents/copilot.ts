@@ -2,9 +2,12 @@
 // variables (`COPILOT_PROVIDER_*`), which needs no GitHub login, on the Responses wire (the Messages wire for
 // a Claude model); offline mode, so nothing but the provider is asked (no login, telemetry or update check);
 // its native package unpacked once into the agents cache rather than into every scratch home (235 MB).
+// It sends no session id, and its `prompt_cache_key` changes with the model: the session of its place is
+// sent as `x-cachelab-session` (its `COPILOT_PROVIDER_HEADERS`), so a model switch stays in the session.
 // See notes/2026-12-08-copilot-cli.md.
 
 import { join } from 'node:path'
+import { hashString } from '../../random.ts'
 import { agentsCache } from './install.ts'
 import type { AgentDriver, AgentOptions, ServerUrls } from './types.ts'
 import { PLACEHOLDER_KEY } from './types.ts'
@@ -44,7 +47,7 @@ export const copilot: AgentDriver = {
   files(place, _urls, options) {
     return mcpFiles(place.home, options)
   },
-  command(_place, urls, step, options) {
+  command(place, urls, step, options) {
     const model = step.model ?? options.model ?? copilot.defaultModel
     return {
       args: [
@@ -68,9 +71,15 @@ export const copilot: AgentDriver = {
         COPILOT_OFFLINE: 'true',
         COPILOT_AUTO_UPDATE: 'false',
         COPILOT_PKG_CACHE_HOME: join(agentsCache(), 'copilot-unpacked'),
+        COPILOT_PROVIDER_HEADERS: `x-cachelab-session: ${placeSession(place.workspace)}`,
       },
     }
   },
+}
+
+/** The capture's name for the sessions of a workspace: `copilot-` and a hash of its path. */
+export function placeSession(workspace: string): string {
+  return `copilot-${hashString(workspace).toString(16).padStart(8, '0')}`
 }
 
 /** `~/.copilot/mcp-config.json` listing the MCP servers, where there are any. */

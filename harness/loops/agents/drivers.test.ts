@@ -75,6 +75,7 @@ describe('the agent drivers', () => {
       COPILOT_PROVIDER_BASE_URL: urls.openai,
       COPILOT_PROVIDER_WIRE_API: 'responses',
       COPILOT_OFFLINE: 'true',
+      COPILOT_PROVIDER_HEADERS: expect.stringMatching(/^x-cachelab-session: copilot-[0-9a-f]{8}$/),
     })
   })
 })

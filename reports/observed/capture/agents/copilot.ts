@@ -2,7 +2,7 @@
 // OpenAI or Anthropic SDK's `user-agent` and no session id, but every request carries `x-initiator` (`user`,
 // `agent`) and most an `x-interaction-type` naming the conversation's kind: its subagents, its compaction,
 // its background and MCP-sampling requests. On the Responses API its `prompt_cache_key` names the session
-// (a hash the CLI does not write down, which changes with the model).
+// (a hash the CLI does not write down, which changes with the model); the driver sends `x-cachelab-session`.
 
 import type { ConversationKind } from '../../../../providers/wire/exchange.ts'
 import type { AgentPort, AgentReading, WireRequest } from './types.ts'
