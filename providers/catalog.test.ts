@@ -45,6 +45,7 @@ describe('the catalog prices', () => {
       opencode: 'openai',
       pi: 'anthropic',
       'qwen-code': 'openai',
+      copilot: 'openai',
     }
     for (const [agent, vendor] of Object.entries(vendorOfAgent)) {
       const model = AGENT_DRIVERS[agent as keyof typeof AGENT_DRIVERS].defaultModel

@@ -33,6 +33,9 @@ export const WIRE_HEADERS: readonly string[] = [
   'x-parent-session-id',
   // pi on the Responses API
   'session_id',
+  // Copilot CLI
+  'x-initiator',
+  'x-interaction-type',
 ]
 
 /**

@@ -39,6 +39,7 @@ describe('the agent drivers', () => {
     expect(args('opencode')).toEqual(expect.arrayContaining(['--continue', '-m', 'cachelab/m']))
     expect(args('qwen-code')).toEqual(expect.arrayContaining(['--continue', '--model', 'm']))
     expect(args('pi')).toEqual(expect.arrayContaining(['-c', '--model', 'cachelab/m']))
+    expect(args('copilot')).toEqual(expect.arrayContaining(['--continue', '--model', 'm']))
   })
 
   it('resume a session by its id, and fork Claude Code from it into a new one', () => {
@@ -53,6 +54,29 @@ describe('the agent drivers', () => {
     expect(args('claude-code')).not.toContain('--fork-session')
     expect(args('claude-code')).not.toContain('--continue')
     expect(args('codex').slice(4)).toEqual(['resume', 'id-1', 'p'])
+    const copilot = AGENT_DRIVERS.copilot.command(
+      place,
+      urls,
+      { prompt: 'p', resume: 'id-1', continues: true },
+      {},
+    )
+    expect(copilot.args).toContain('--resume=id-1')
+    expect(copilot.args).not.toContain('--continue')
+  })
+
+  it('send Copilot CLI a Claude model on the Messages wire, any other on the Responses wire', () => {
+    const env = (model: string) => AGENT_DRIVERS.copilot.command(place, urls, { prompt: 'p', model }, {}).env
+    expect(env('claude-haiku-4-5')).toMatchObject({
+      COPILOT_PROVIDER_TYPE: 'anthropic',
+      COPILOT_PROVIDER_BASE_URL: urls.anthropic,
+    })
+    expect(env('gpt-5.4-mini')).toMatchObject({
+      COPILOT_PROVIDER_TYPE: 'openai',
+      COPILOT_PROVIDER_BASE_URL: urls.openai,
+      COPILOT_PROVIDER_WIRE_API: 'responses',
+      COPILOT_OFFLINE: 'true',
+      COPILOT_PROVIDER_HEADERS: expect.stringMatching(/^x-cachelab-session: copilot-[0-9a-f]{8}$/),
+    })
   })
 })
 
@@ -82,6 +106,14 @@ describe("the drivers' capabilities", () => {
     expect(
       AGENT_DRIVERS['claude-code'].command(place, urls, { prompt: 'p' }, { mcpServers: [server] }).args,
     ).toEqual(expect.arrayContaining(['--mcp-config', '/scratch/home/cachelab-mcp.json']))
+    const copilot = AGENT_DRIVERS.copilot.files(place, urls, { mcpServers: [server] })[0]
+    expect(copilot?.path).toBe('/scratch/home/.copilot/mcp-config.json')
+    expect(JSON.parse(copilot?.text ?? '{}').mcpServers.cachelab).toEqual({
+      type: 'local',
+      command: '/usr/bin/node',
+      args: ['/scratch/home/mcp.mjs'],
+      tools: ['*'],
+    })
   })
 
   it('declare the switch model beside the default where the agent keeps a model list', () => {
@@ -105,6 +137,7 @@ describe("the drivers' capabilities", () => {
       opencode: 'AGENTS.md',
       'qwen-code': 'QWEN.md',
       pi: 'AGENTS.md',
+      copilot: 'AGENTS.md',
     })
     for (const name of AGENT_NAMES)
       expect(AGENT_DRIVERS[name].capabilities.switchModel, name).not.toBe(AGENT_DRIVERS[name].defaultModel)

@@ -2,6 +2,7 @@
 
 import { claudeCode } from './claude-code.ts'
 import { codex } from './codex.ts'
+import { copilot } from './copilot.ts'
 import { geminiCli } from './gemini-cli.ts'
 import { opencode } from './opencode.ts'
 import { pi } from './pi.ts'
@@ -33,4 +34,5 @@ export const AGENT_DRIVERS: Readonly<Record<AgentName, AgentDriver>> = {
   opencode,
   'qwen-code': qwenCode,
   pi,
+  copilot,
 }

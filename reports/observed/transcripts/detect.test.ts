@@ -86,6 +86,14 @@ describe('formatOfRecord', () => {
     expect(formatOfRecord({ ...base, message: { role: 'user', content: 'Hi' } })).toBe('claude-code')
   })
 
+  it('tells a Copilot CLI event by its dotted type, its data and its id', () => {
+    expect(formatOfRecord({ type: 'session.start', data: { sessionId: 's' }, id: 'e', parentId: null })).toBe(
+      'copilot',
+    )
+    expect(formatOfRecord({ type: 'assistant.turn_start', data: {}, id: 'e', parentId: 'd' })).toBe('copilot')
+    expect(formatOfRecord({ type: 'session.start', data: 'x', id: 'e' })).toBeUndefined()
+  })
+
   it('leaves a record that could be several formats, or none, undecided', () => {
     expect(formatOfRecord({ type: 'file-history-snapshot', messageId: 'm' })).toBeUndefined()
     expect(formatOfRecord({ hello: 'world' })).toBeUndefined()
@@ -101,6 +109,7 @@ describe('detectFormat', () => {
     expect(await detectFormat(testdata('gemini-cli-session.jsonl'))).toBe('gemini-cli')
     expect(await detectFormat(testdata('qwen-code-session.jsonl'))).toBe('qwen-code')
     expect(await detectFormat(testdata('pi-v3-custom-provider.jsonl'))).toBe('pi')
+    expect(await detectFormat(testdata('copilot-session.jsonl'))).toBe('copilot')
   })
 
   it('takes every Claude Code fixture for Claude Code, not qwen-code', async () => {

@@ -6,7 +6,8 @@
 // `session-*.json` is one pretty-printed object that opens with the same fields. qwen-code's records are
 // Claude Code's shape with marks Claude Code never writes (`provenance`, `usageMetadata`, `systemPayload`,
 // Gemini `parts` as message content). opencode's database is a SQLite file with its tables; its
-// `opencode export` JSON opens `{"info": {"id": "ses_`. Factory Droid's log is text, each entry `[time] LEVEL: `;
+// `opencode export` JSON opens `{"info": {"id": "ses_`. Copilot CLI names its events `area.verb` (its first
+// `session.start`) and wraps their fields in `data`. Factory Droid's log is text, each entry `[time] LEVEL: `;
 // its session files open with a `session_start` record.
 
 import { basename } from 'node:path'
@@ -69,6 +70,9 @@ const PI_TYPES = new Set([
   'session_info',
 ])
 
+/** A Copilot CLI event's type: `session.start`, `assistant.turn_start`, `tool.execution_complete`. */
+const COPILOT_TYPE = /^[a-z]+\.[a-z_]+$/
+
 /** Whether a session record carries what only qwen-code writes. */
 function isQwenCodeRecord(value: Record<string, unknown>): boolean {
   const message = isRecord(value.message) ? value.message : {}
@@ -112,6 +116,7 @@ export function formatOfRecord(value: Record<string, unknown>): TranscriptFormat
   }
   if (CODEX_TYPES.has(type) && isRecord(value.payload)) return 'codex'
   if (type.includes('/') && 'data' in value) return 'dsh'
+  if (COPILOT_TYPE.test(type) && isRecord(value.data) && typeof value.id === 'string') return 'copilot'
   if (typeof value.sessionId === 'string' && isQwenCodeRecord(value)) return 'qwen-code'
   if (
     CLAUDE_CODE_TYPES.has(type) &&

@@ -13,6 +13,7 @@ describe('where the agents keep their transcripts', () => {
         QWEN_HOME: '/q',
         PI_CODING_AGENT_DIR: '/p/agent',
         XDG_DATA_HOME: '/x',
+        COPILOT_HOME: '/k',
         FACTORY_HOME_OVERRIDE: '/f',
       },
       '/home/u',
@@ -27,6 +28,7 @@ describe('where the agents keep their transcripts', () => {
       'opencode /x/opencode/opencode.db',
       'qwen-code /q/projects',
       'pi /p/agent/sessions',
+      'copilot /k/session-state',
     ])
   })
 

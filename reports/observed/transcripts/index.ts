@@ -21,6 +21,7 @@ function loadedOnFirstRead(load: () => Promise<TranscriptReader>): TranscriptRea
 export const READERS: Readonly<Record<TranscriptFormat, TranscriptReader>> = {
   'claude-code': loadedOnFirstRead(async () => (await import('./claude-code.ts')).readClaudeCode),
   codex: loadedOnFirstRead(async () => (await import('./codex.ts')).readCodex),
+  copilot: loadedOnFirstRead(async () => (await import('./copilot.ts')).readCopilot),
   droid: loadedOnFirstRead(async () => (await import('./droid.ts')).readDroid),
   dsh: loadedOnFirstRead(async () => (await import('./dsh.ts')).readDsh),
   'gemini-cli': loadedOnFirstRead(async () => (await import('./gemini-cli.ts')).readGeminiCli),

@@ -12,6 +12,7 @@ import type { ConversationKind } from '../../../providers/wire/exchange.ts'
 export type TranscriptFormat =
   | 'claude-code'
   | 'codex'
+  | 'copilot'
   | 'droid'
   | 'dsh'
   | 'gemini-cli'
@@ -22,6 +23,7 @@ export type TranscriptFormat =
 export const TRANSCRIPT_FORMATS: readonly TranscriptFormat[] = [
   'claude-code',
   'codex',
+  'copilot',
   'droid',
   'dsh',
   'gemini-cli',

@@ -3,6 +3,7 @@
 
 import { claudeCode } from './claude-code.ts'
 import { codex } from './codex.ts'
+import { copilot } from './copilot.ts'
 import { geminiCli } from './gemini-cli.ts'
 import { opencode } from './opencode.ts'
 import { pi } from './pi.ts'
@@ -12,7 +13,15 @@ import type { AgentPort, AgentReading, WireRequest } from './types.ts'
 export type { AgentPort, AgentReading, WireRequest } from './types.ts'
 
 /** Every agent port, in the order they are asked. */
-export const AGENT_PORTS: readonly AgentPort[] = [claudeCode, codex, opencode, geminiCli, qwenCode, pi]
+export const AGENT_PORTS: readonly AgentPort[] = [
+  claudeCode,
+  codex,
+  opencode,
+  geminiCli,
+  qwenCode,
+  pi,
+  copilot,
+]
 
 /** What the first agent port that recognizes a request reads off it. */
 export function readAgent(request: WireRequest): AgentReading | undefined {
