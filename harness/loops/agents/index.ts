@@ -1,6 +1,7 @@
 // The coding agents cachelab drives headless, by name.
 
 import { claudeCode } from './claude-code.ts'
+import { cline } from './cline.ts'
 import { codex } from './codex.ts'
 import { geminiCli } from './gemini-cli.ts'
 import { opencode } from './opencode.ts'
@@ -33,4 +34,5 @@ export const AGENT_DRIVERS: Readonly<Record<AgentName, AgentDriver>> = {
   opencode,
   'qwen-code': qwenCode,
   pi,
+  cline,
 }

@@ -4,7 +4,15 @@
 // a continued session, a model switch). Installing and running processes is install.ts and process.ts.
 
 /** The agents cachelab drives. */
-export const AGENT_NAMES = ['claude-code', 'codex', 'gemini-cli', 'opencode', 'qwen-code', 'pi'] as const
+export const AGENT_NAMES = [
+  'claude-code',
+  'codex',
+  'gemini-cli',
+  'opencode',
+  'qwen-code',
+  'pi',
+  'cline',
+] as const
 
 export type AgentName = (typeof AGENT_NAMES)[number]
 
@@ -94,6 +102,11 @@ export interface AgentCapabilities {
    * it resends): the turns before a resume are answered in text, and this says why.
    */
   resumeAfterTools?: Unsupported
+  /**
+   * Set when the agent cannot continue a session headless at all (Cline): every scenario of more than one
+   * turn is n/a with this reason.
+   */
+  continues?: Unsupported
 }
 
 export interface AgentDriver {

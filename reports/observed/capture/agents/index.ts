@@ -2,6 +2,7 @@
 // holds names the agent of a request.
 
 import { claudeCode } from './claude-code.ts'
+import { cline } from './cline.ts'
 import { codex } from './codex.ts'
 import { geminiCli } from './gemini-cli.ts'
 import { opencode } from './opencode.ts'
@@ -12,7 +13,7 @@ import type { AgentPort, AgentReading, WireRequest } from './types.ts'
 export type { AgentPort, AgentReading, WireRequest } from './types.ts'
 
 /** Every agent port, in the order they are asked. */
-export const AGENT_PORTS: readonly AgentPort[] = [claudeCode, codex, opencode, geminiCli, qwenCode, pi]
+export const AGENT_PORTS: readonly AgentPort[] = [claudeCode, codex, opencode, geminiCli, qwenCode, pi, cline]
 
 /** What the first agent port that recognizes a request reads off it. */
 export function readAgent(request: WireRequest): AgentReading | undefined {
