@@ -1,7 +1,8 @@
 // Where each agent keeps its transcripts under a user's home, so `cachelab import` needs no path: the
-// standard folders of Claude Code, Codex, Factory Droid (its log), Gemini CLI, opencode, qwen-code and pi, each agent's own
-// location variables first (`CLAUDE_CONFIG_DIR`, `CODEX_HOME`, `FACTORY_HOME_OVERRIDE`, `QWEN_HOME`, `PI_CODING_AGENT_DIR`,
-// `XDG_DATA_HOME`). DSH keeps its logs wherever its host puts them: it needs a path.
+// standard folders of Claude Code, Codex, Factory Droid (its log), Gemini CLI, opencode, qwen-code, pi and
+// Cline, each agent's own location variables first (`CLAUDE_CONFIG_DIR`, `CODEX_HOME`,
+// `FACTORY_HOME_OVERRIDE`, `QWEN_HOME`, `PI_CODING_AGENT_DIR`, `XDG_DATA_HOME`, `CLINE_SESSION_DATA_DIR`,
+// `CLINE_DATA_DIR`, `CLINE_DIR`). DSH keeps its logs wherever its host puts them: it needs a path.
 
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
@@ -15,6 +16,7 @@ export const DISCOVERED_AGENTS = [
   'opencode',
   'qwen-code',
   'pi',
+  'cline',
 ] as const
 
 export type DiscoveredAgent = (typeof DISCOVERED_AGENTS)[number]
@@ -53,6 +55,12 @@ export function agentFolders(env: Readonly<Record<string, string | undefined>>, 
     },
     { agent: 'qwen-code', path: join(set('QWEN_HOME') ?? join(home, '.qwen'), 'projects') },
     { agent: 'pi', path: join(set('PI_CODING_AGENT_DIR') ?? join(home, '.pi', 'agent'), 'sessions') },
+    {
+      agent: 'cline',
+      path:
+        set('CLINE_SESSION_DATA_DIR') ??
+        join(set('CLINE_DATA_DIR') ?? join(set('CLINE_DIR') ?? join(home, '.cline'), 'data'), 'sessions'),
+    },
   ]
 }
 
