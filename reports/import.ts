@@ -6,7 +6,7 @@
 // rows after the first of them) until its end, when the simulator's prediction fills them in.
 
 import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs'
-import { basename, join } from 'node:path'
+import { basename, dirname, join } from 'node:path'
 import { CachelabError } from '../harness/errors.ts'
 import type { SeriesStartPolicy } from '../harness/policies.ts'
 import { hashKey64, hashString } from '../harness/random.ts'
@@ -108,7 +108,8 @@ export interface ImportResult {
 
 /**
  * Transcript files under the paths: files as given, directories walked for `*.jsonl`, `*.jsonl.zstd`,
- * `opencode.db`, Factory Droid's `droid-log-*.log` and an older Gemini CLI's `chats/session-*.json`.
+ * `opencode.db`, Factory Droid's `droid-log-*.log`, an older Gemini CLI's `chats/session-*.json` and
+ * Cline's `sessions/<session>/*.messages.json`.
  */
 export function transcriptFiles(paths: readonly string[]): string[] {
   const found: string[] = []
@@ -141,6 +142,8 @@ export function transcriptFiles(paths: readonly string[]): string[] {
           name.endsWith('.jsonl.zstd') ||
           // An older Gemini CLI's session: one JSON object.
           (name.startsWith('session-') && name.endsWith('.json') && basename(path) === 'chats') ||
+          // A Cline session's messages, and its subagents', in the session's folder under `sessions`.
+          (name.endsWith('.messages.json') && basename(dirname(path)) === 'sessions') ||
           name === 'opencode.db' ||
           // Factory Droid's log (its session files hold no usage).
           (name.startsWith('droid-log') && name.endsWith('.log'))

@@ -58,7 +58,8 @@ describe('the agent scenarios', () => {
       const turns = planTurns(AGENT_DRIVERS[name], scenario('new-file'))
       expect(turns.map((turn) => turn.files.map((file) => file.path))).toEqual([[], [], ['NOTES.md']])
       expect(turns[2]?.step.continues).toBe(true)
-      expect(notApplicable(AGENT_DRIVERS[name], scenario('new-file')), name).toEqual([])
+      if (AGENT_DRIVERS[name].capabilities.continues === undefined)
+        expect(notApplicable(AGENT_DRIVERS[name], scenario('new-file')), name).toEqual([])
     }
   })
 
@@ -95,8 +96,18 @@ describe('the agent scenarios', () => {
     expect(notApplicable(AGENT_DRIVERS.opencode, scenario('compaction'))).toHaveLength(1)
     expect(notApplicable(AGENT_DRIVERS['claude-code'], scenario('compaction'))).toEqual([])
     for (const name of AGENT_NAMES) {
+      if (AGENT_DRIVERS[name].capabilities.continues !== undefined) continue
       expect(notApplicable(AGENT_DRIVERS[name], scenario('resume')), name).toEqual([])
       expect(notApplicable(AGENT_DRIVERS[name], scenario('memory-edit')), name).toEqual([])
     }
+  })
+
+  it('say n/a for every scenario of more than one turn when a driver cannot continue a session headless', () => {
+    for (const entry of AGENT_SCENARIOS)
+      expect(notApplicable(AGENT_DRIVERS.cline, entry), entry.name).toEqual([
+        { event: 'resume', reason: expect.stringContaining('--id') },
+      ])
+    const oneTurn = { name: 'one', description: 'one turn', turns: [{ prompt: 'Say hello' }] }
+    expect(notApplicable(AGENT_DRIVERS.cline, oneTurn)).toEqual([])
   })
 })

@@ -104,11 +104,17 @@ export function unsupportedReason(driver: AgentDriver, event: AgentEvent): strin
   }
 }
 
-/** Every event of the scenario the driver cannot do, with the reason: the scenario is n/a for it. */
+/**
+ * Every event of the scenario the driver cannot do, with the reason: the scenario is n/a for it. A driver
+ * that cannot continue a session headless cannot run a scenario's second turn: `resume`.
+ */
 export function notApplicable(
   driver: AgentDriver,
   scenario: AgentScenario,
-): Array<{ event: AgentEventKind; reason: string }> {
+): Array<{ event: AgentEventKind | 'resume'; reason: string }> {
+  const { continues } = driver.capabilities
+  if (continues !== undefined && scenario.turns.length > 1)
+    return [{ event: 'resume', reason: continues.unsupported }]
   return scenario.turns.flatMap((turn) =>
     (turn.before ?? []).flatMap((event) => {
       const reason = unsupportedReason(driver, event)

@@ -42,6 +42,23 @@ describe('the agent drivers', () => {
     expect(args('copilot')).toEqual(expect.arrayContaining(['--continue', '--model', 'm']))
   })
 
+  it('refuse to continue a Cline session, which `cline --json` cannot, rather than start a new one', () => {
+    const cline = AGENT_DRIVERS.cline
+    expect(cline.command(place, urls, { prompt: 'p', model: 'm' }, {}).args).toEqual([
+      '--json',
+      '--model',
+      'm',
+      'p',
+    ])
+    expect(() => cline.command(place, urls, { prompt: 'p', continues: true }, {})).toThrow(/--id/)
+    const providers = JSON.parse(cline.files(place, urls, {})[0]?.text ?? '{}')
+    expect(providers.providers.anthropic.settings).toMatchObject({
+      provider: 'anthropic',
+      baseUrl: urls.anthropic,
+      model: 'claude-sonnet-4-6',
+    })
+  })
+
   it('resume a session by its id, and fork Claude Code from it into a new one', () => {
     const args = (name: 'claude-code' | 'codex', fork?: boolean) =>
       AGENT_DRIVERS[name].command(
@@ -138,6 +155,7 @@ describe("the drivers' capabilities", () => {
       'qwen-code': 'QWEN.md',
       pi: 'AGENTS.md',
       copilot: 'AGENTS.md',
+      cline: 'AGENTS.md',
     })
     for (const name of AGENT_NAMES)
       expect(AGENT_DRIVERS[name].capabilities.switchModel, name).not.toBe(AGENT_DRIVERS[name].defaultModel)

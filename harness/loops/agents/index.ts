@@ -1,6 +1,7 @@
 // The coding agents cachelab drives headless, by name.
 
 import { claudeCode } from './claude-code.ts'
+import { cline } from './cline.ts'
 import { codex } from './codex.ts'
 import { copilot } from './copilot.ts'
 import { geminiCli } from './gemini-cli.ts'
@@ -35,4 +36,5 @@ export const AGENT_DRIVERS: Readonly<Record<AgentName, AgentDriver>> = {
   'qwen-code': qwenCode,
   pi,
   copilot,
+  cline,
 }

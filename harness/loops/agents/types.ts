@@ -12,6 +12,7 @@ export const AGENT_NAMES = [
   'qwen-code',
   'pi',
   'copilot',
+  'cline',
 ] as const
 
 export type AgentName = (typeof AGENT_NAMES)[number]
@@ -102,6 +103,11 @@ export interface AgentCapabilities {
    * it resends): the turns before a resume are answered in text, and this says why.
    */
   resumeAfterTools?: Unsupported
+  /**
+   * Set when the agent cannot continue a session headless at all (Cline): every scenario of more than one
+   * turn is n/a with this reason.
+   */
+  continues?: Unsupported
 }
 
 export interface AgentDriver {

@@ -9,6 +9,7 @@
 // `opencode export` JSON opens `{"info": {"id": "ses_`. Copilot CLI names its events `area.verb` (its first
 // `session.start`) and wraps their fields in `data`. Factory Droid's log is text, each entry `[time] LEVEL: `;
 // its session files open with a `session_start` record.
+// Cline's `*.messages.json` opens `{"version": 1, "updated_at": …, "agent": …` with its `sessionId` next.
 
 import { basename } from 'node:path'
 import { isRecord } from '../../../harness/json-fields.ts'
@@ -138,7 +139,7 @@ export async function detectFormat(file: string): Promise<TranscriptFormat | und
     return (await import('./opencode-database.ts')).isOpencodeDatabase(file) ? 'opencode' : undefined
   if (OPENCODE_EXPORT.test(head.toString('utf8'))) return 'opencode'
   if (isDroidLog(file, head)) return 'droid'
-  if (file.endsWith('.json')) return legacyGeminiFormat(file)
+  if (file.endsWith('.json')) return jsonFormat(file)
   let examined = 0
   // The first records tell: read a little at a time, not the 1 MiB a whole file's reading takes.
   for await (const record of readJsonRecords(
@@ -157,8 +158,16 @@ export async function detectFormat(file: string): Promise<TranscriptFormat | und
 /** Bytes of a `.json` file read to tell an older Gemini CLI session: its header fields come first. */
 const JSON_HEAD = 4096
 
-/** `gemini-cli` for an older Gemini CLI's `session-*.json` (one object opening with its session id). */
-function legacyGeminiFormat(file: string): TranscriptFormat | undefined {
+/** How Cline writes a session's messages: its format version, when it was written, then which agent's. */
+const CLINE_MESSAGES = /^\s*\{\s*"version"\s*:\s*\d+\s*,\s*"updated_at"\s*:\s*"[^"]*"\s*,\s*"agent"\s*:/
+
+/**
+ * The format of a `.json` file, one object: `gemini-cli` for an older Gemini CLI's `session-*.json`
+ * (opening with its session id), `cline` for a Cline session's `*.messages.json`.
+ */
+function jsonFormat(file: string): TranscriptFormat | undefined {
   const head = headOf(file, JSON_HEAD).toString('utf8')
-  return /^\s*\{\s*"sessionId"\s*:/.test(head) && head.includes('"projectHash"') ? 'gemini-cli' : undefined
+  if (/^\s*\{\s*"sessionId"\s*:/.test(head) && head.includes('"projectHash"')) return 'gemini-cli'
+  if (CLINE_MESSAGES.test(head) && head.includes('"sessionId"')) return 'cline'
+  return undefined
 }

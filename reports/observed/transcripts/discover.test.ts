@@ -15,6 +15,7 @@ describe('where the agents keep their transcripts', () => {
         XDG_DATA_HOME: '/x',
         COPILOT_HOME: '/k',
         FACTORY_HOME_OVERRIDE: '/f',
+        CLINE_DATA_DIR: '/k/data',
       },
       '/home/u',
     )
@@ -29,7 +30,12 @@ describe('where the agents keep their transcripts', () => {
       'qwen-code /q/projects',
       'pi /p/agent/sessions',
       'copilot /k/session-state',
+      'cline /k/data/sessions',
     ])
+    const cline = (env: Record<string, string>) => agentFolders(env, '/home/u').at(-1)?.path
+    expect(cline({})).toBe('/home/u/.cline/data/sessions')
+    expect(cline({ CLINE_DIR: '/k' })).toBe('/k/data/sessions')
+    expect(cline({ CLINE_DATA_DIR: '/d', CLINE_SESSION_DATA_DIR: '/s' })).toBe('/s')
   })
 
   it('finds only what exists, of the agents asked for', () => {

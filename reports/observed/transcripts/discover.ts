@@ -1,8 +1,8 @@
 // Where each agent keeps its transcripts under a user's home, so `cachelab import` needs no path: the
-// standard folders of Claude Code, Codex, Copilot CLI, Factory Droid (its log), Gemini CLI, opencode, qwen-code
-// and pi, each agent's own location variables first (`CLAUDE_CONFIG_DIR`, `CODEX_HOME`, `COPILOT_HOME`,
-// `FACTORY_HOME_OVERRIDE`, `QWEN_HOME`, `PI_CODING_AGENT_DIR`, `XDG_DATA_HOME`). DSH keeps its logs wherever
-// its host puts them: it needs a path.
+// standard folders of Claude Code, Codex, Copilot CLI, Factory Droid (its log), Gemini CLI, opencode, qwen-code,
+// pi and Cline, each agent's own location variables first (`CLAUDE_CONFIG_DIR`, `CODEX_HOME`, `COPILOT_HOME`,
+// `FACTORY_HOME_OVERRIDE`, `QWEN_HOME`, `PI_CODING_AGENT_DIR`, `XDG_DATA_HOME`, `CLINE_SESSION_DATA_DIR`,
+// `CLINE_DATA_DIR`, `CLINE_DIR`). DSH keeps its logs wherever its host puts them: it needs a path.
 
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
@@ -17,6 +17,7 @@ export const DISCOVERED_AGENTS = [
   'qwen-code',
   'pi',
   'copilot',
+  'cline',
 ] as const
 
 export type DiscoveredAgent = (typeof DISCOVERED_AGENTS)[number]
@@ -56,6 +57,12 @@ export function agentFolders(env: Readonly<Record<string, string | undefined>>, 
     { agent: 'qwen-code', path: join(set('QWEN_HOME') ?? join(home, '.qwen'), 'projects') },
     { agent: 'pi', path: join(set('PI_CODING_AGENT_DIR') ?? join(home, '.pi', 'agent'), 'sessions') },
     { agent: 'copilot', path: join(set('COPILOT_HOME') ?? join(home, '.copilot'), 'session-state') },
+    {
+      agent: 'cline',
+      path:
+        set('CLINE_SESSION_DATA_DIR') ??
+        join(set('CLINE_DATA_DIR') ?? join(set('CLINE_DIR') ?? join(home, '.cline'), 'data'), 'sessions'),
+    },
   ]
 }
 

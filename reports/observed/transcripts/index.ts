@@ -20,6 +20,7 @@ function loadedOnFirstRead(load: () => Promise<TranscriptReader>): TranscriptRea
 /** The reader of each format. */
 export const READERS: Readonly<Record<TranscriptFormat, TranscriptReader>> = {
   'claude-code': loadedOnFirstRead(async () => (await import('./claude-code.ts')).readClaudeCode),
+  cline: loadedOnFirstRead(async () => (await import('./cline.ts')).readCline),
   codex: loadedOnFirstRead(async () => (await import('./codex.ts')).readCodex),
   copilot: loadedOnFirstRead(async () => (await import('./copilot.ts')).readCopilot),
   droid: loadedOnFirstRead(async () => (await import('./droid.ts')).readDroid),

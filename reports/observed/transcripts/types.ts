@@ -11,6 +11,7 @@ import type { ConversationKind } from '../../../providers/wire/exchange.ts'
 /** The transcript formats `cachelab import` reads. */
 export type TranscriptFormat =
   | 'claude-code'
+  | 'cline'
   | 'codex'
   | 'copilot'
   | 'droid'
@@ -22,6 +23,7 @@ export type TranscriptFormat =
 
 export const TRANSCRIPT_FORMATS: readonly TranscriptFormat[] = [
   'claude-code',
+  'cline',
   'codex',
   'copilot',
   'droid',

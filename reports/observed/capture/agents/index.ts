@@ -2,6 +2,7 @@
 // holds names the agent of a request.
 
 import { claudeCode } from './claude-code.ts'
+import { cline } from './cline.ts'
 import { codex } from './codex.ts'
 import { copilot } from './copilot.ts'
 import { geminiCli } from './gemini-cli.ts'
@@ -21,6 +22,7 @@ export const AGENT_PORTS: readonly AgentPort[] = [
   qwenCode,
   pi,
   copilot,
+  cline,
 ]
 
 /** What the first agent port that recognizes a request reads off it. */
