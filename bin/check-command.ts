@@ -22,26 +22,10 @@ import type { Scenario } from '../scenarios/types.ts'
 import { parse } from './args.ts'
 import { type CheckScope, check, checkAgents, readRunDirectory } from './check.ts'
 import { reportersOption, writeReports } from './check-reporters.ts'
+import { CHECK_FLAGS } from './commands.ts'
 import { allScenarios, knownScenarios } from './scenarios-option.ts'
 
 const LATEST_RUN = join('reports', 'out', 'latest')
-
-/** check's flags. */
-export const CHECK_FLAGS = {
-  baseline: { type: 'string' },
-  out: { type: 'string' },
-  tolerance: { type: 'string' },
-  'cost-tolerance': { type: 'string' },
-  'break-threshold': { type: 'string' },
-  strict: { type: 'boolean' },
-  update: { type: 'boolean' },
-  scenario: { type: 'string' },
-  variant: { type: 'string' },
-  provider: { type: 'string' },
-  scenarios: { type: 'string' },
-  reporter: { type: 'string' },
-  json: { type: 'boolean' },
-} as const
 
 export async function checkCommand(argv: string[]): Promise<number> {
   const { values } = parse(argv, CHECK_FLAGS)

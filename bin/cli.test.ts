@@ -102,7 +102,7 @@ describe('cachelab run', () => {
     ],
     [['run', '--provider', 'nope'], /unknown provider "nope"/],
     [['run', '--scenario', 'nope'], /unknown scenario "nope"/],
-    [['run', '--bogus'], /Unknown option '--bogus'/],
+    [['run', '--bogus'], /unknown option '--bogus'/],
     [['run', '--provider', 'openai-chat', '--model', 'gpt-0'], /unknown openai-chat model "gpt-0"/],
     [['frobnicate'], /unknown command "frobnicate"/],
   ])('exits 2 with a one-line reason for %j', async (argv, reason) => {

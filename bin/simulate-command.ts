@@ -10,6 +10,7 @@ import type { ProviderId } from '../harness/types.ts'
 import { resolveModel } from '../providers/catalog.ts'
 import { type SimulationInput, simulationStepper } from '../providers/simulate.ts'
 import { parse, providersOption } from './args.ts'
+import { SIMULATE_FLAGS } from './commands.ts'
 
 /** One input line as a request to simulate; undefined for a blank line. `where` names it in errors. */
 function inputOf(line: string, where: string): SimulationInput | undefined {
@@ -87,9 +88,6 @@ function isStringRecord(value: unknown): value is Record<string, string> {
     Object.values(value).every((item) => typeof item === 'string')
   )
 }
-
-/** simulate's flags. */
-export const SIMULATE_FLAGS = { provider: { type: 'string' }, model: { type: 'string' } } as const
 
 export async function simulateCommand(
   argv: string[],
