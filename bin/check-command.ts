@@ -20,7 +20,7 @@ import type { ClaimResult } from '../reports/types.ts'
 import { evaluateClaims } from '../scenarios/claims.ts'
 import type { Scenario } from '../scenarios/types.ts'
 import { parse } from './args.ts'
-import { type CheckScope, check, checkAgents, readRunDirectory } from './check.ts'
+import { type CheckScope, check, checkAgents, readRunDirectory, requireBaselineDirectory } from './check.ts'
 import { reportersOption, writeReports } from './check-reporters.ts'
 import { CHECK_FLAGS } from './commands.ts'
 import { allScenarios, knownScenarios } from './scenarios-option.ts'
@@ -69,6 +69,7 @@ export async function checkCommand(argv: string[]): Promise<number> {
   const reporters = reportersOption(values.reporter, values.json === true, process.env)
   const baselineDir = values.baseline
   const runDir = values.out ?? LATEST_RUN
+  if (values.update !== true) requireBaselineDirectory(baselineDir)
   // A `run --agent` baseline is gated per agent and scenario (its sessions' ids differ every run).
   if (
     existsSync(join(baselineDir, 'agents.csv')) ||

@@ -4,7 +4,7 @@
 
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
-import { CachelabError } from '../harness/errors.ts'
+import { CachelabError, unreadableFile } from '../harness/errors.ts'
 import { useCatalog } from '../providers/compatible.ts'
 import { parseCatalogFile } from '../providers/compatible-file.ts'
 import { COMMAND_SPECS, type CommandName, type CommandSpec } from './commands.ts'
@@ -113,10 +113,11 @@ function loadCatalog(argv: readonly string[], env: NodeJS.ProcessEnv): string[] 
   try {
     text = readFileSync(file, 'utf8')
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code
-    const reason =
-      code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (error as Error).message
-    throw new CachelabError('input', `cannot read the catalog ${file}: ${reason}`)
+    throw unreadableFile(
+      `the catalog ${file}`,
+      error,
+      'check the path of --catalog or CACHELAB_CATALOG (docs/providers.md)',
+    )
   }
   useCatalog(parseCatalogFile(text, file))
   env.CACHELAB_CATALOG = resolve(file)

@@ -5,7 +5,7 @@ import { once } from 'node:events'
 import { createReadStream } from 'node:fs'
 import { createInterface } from 'node:readline'
 import type { Readable } from 'node:stream'
-import { CachelabError } from '../harness/errors.ts'
+import { CachelabError, unreadableFile } from '../harness/errors.ts'
 import type { ProviderId } from '../harness/types.ts'
 import { resolveModel } from '../providers/catalog.ts'
 import { type SimulationInput, simulationStepper } from '../providers/simulate.ts'
@@ -89,6 +89,9 @@ function isStringRecord(value: unknown): value is Record<string, string> {
   )
 }
 
+/** What a missing input asks of the user. */
+const SIMULATE_INPUT = 'check the path, or pipe the request bodies in with - (one JSON body a line)'
+
 export async function simulateCommand(
   argv: string[],
   stdin: () => Readable = () => process.stdin,
@@ -120,10 +123,10 @@ export async function simulateCommand(
     await simulateStream(lines, file === '-' ? 'stdin' : file, provider, write, values.model)
   } catch (error) {
     if (error instanceof CachelabError) throw error
-    throw new CachelabError('input', `cannot read ${file}: ${(failure ?? (error as Error)).message}`)
+    throw unreadableFile(file, failure ?? error, SIMULATE_INPUT)
   } finally {
     lines.close()
   }
-  if (failure !== undefined) throw new CachelabError('input', `cannot read ${file}: ${failure.message}`)
+  if (failure !== undefined) throw unreadableFile(file, failure, SIMULATE_INPUT)
   return 0
 }
