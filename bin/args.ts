@@ -1,43 +1,13 @@
-// Command-line parsing shared by the subcommands: flags per the CLI contract, errors as usage errors.
+// The option values shared by the subcommands (lists, providers, dates, numbers, `--as`), checked, errors
+// as usage errors; the flags themselves parse in flags.ts.
 
-import { type ParseArgsConfig, parseArgs } from 'node:util'
 import { CachelabError, requireKnown } from '../harness/errors.ts'
 import { type BuiltInProviderId, PROVIDER_IDS, type ProviderId } from '../harness/types.ts'
 import { resolveModel } from '../providers/catalog.ts'
 import { knownProviderIds } from '../providers/compatible.ts'
 import type { AsProviderTarget } from '../reports/as-provider.ts'
 
-type Options = NonNullable<ParseArgsConfig['options']>
-
-/** What `parse` returns: named because the emitted declarations cannot name Node's internal types. */
-export type Parsed<T extends Options> = ReturnType<
-  typeof parseArgs<{
-    args: string[]
-    options: T
-    allowPositionals: boolean
-    strict: true
-    allowNegative: true
-  }>
->
-
-/**
- * Parse `argv` against `options`; unknown flags, missing values and empty ones (`--out ""`, which would
- * mean the current folder, or nothing) are usage errors.
- */
-export function parse<T extends Options>(argv: string[], options: T, allowPositionals = false): Parsed<T> {
-  let parsed: Parsed<T>
-  try {
-    parsed = parseArgs({ args: argv, options, allowPositionals, strict: true, allowNegative: true })
-  } catch (error) {
-    throw new CachelabError('usage', (error as Error).message.split('\n')[0] ?? 'bad arguments')
-  }
-  for (const [name, value] of Object.entries(parsed.values)) {
-    const values = Array.isArray(value) ? value : [value]
-    if (values.some((each) => typeof each === 'string' && each.trim() === ''))
-      throw new CachelabError('usage', `--${name} needs a value, not an empty string`)
-  }
-  return parsed
-}
+export { type Parsed, parse } from './flags.ts'
 
 /** A comma list with `all`: every known value; unknown values are usage errors naming the known ones. */
 export function listOption<T extends string>(

@@ -20,6 +20,7 @@ import { TRANSCRIPT_FORMATS, type TranscriptFormat } from '../reports/observed/t
 import { RunFolder, runStamp } from '../reports/run-folder.ts'
 import { standInRuleLines } from '../reports/stand-ins.ts'
 import { parse } from './args.ts'
+import { CALIBRATE_FLAGS } from './commands.ts'
 
 /** calibration.csv lines are written in batches of this many steps. */
 const STEPS_BATCH = 1_000
@@ -43,13 +44,6 @@ function writeSteps(folder: RunFolder, models: readonly ModelCalibration[]): voi
     closeSync(file)
   }
 }
-
-/** calibrate's flags. */
-export const CALIBRATE_FLAGS = {
-  format: { type: 'string' },
-  out: { type: 'string' },
-  lenient: { type: 'boolean' },
-} as const
 
 export async function calibrateCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parse(argv, CALIBRATE_FLAGS, true)

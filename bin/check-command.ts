@@ -20,28 +20,12 @@ import type { ClaimResult } from '../reports/types.ts'
 import { evaluateClaims } from '../scenarios/claims.ts'
 import type { Scenario } from '../scenarios/types.ts'
 import { parse } from './args.ts'
-import { type CheckScope, check, checkAgents, readRunDirectory } from './check.ts'
+import { type CheckScope, check, checkAgents, readRunDirectory, requireBaselineDirectory } from './check.ts'
 import { reportersOption, writeReports } from './check-reporters.ts'
+import { CHECK_FLAGS } from './commands.ts'
 import { allScenarios, knownScenarios } from './scenarios-option.ts'
 
 const LATEST_RUN = join('reports', 'out', 'latest')
-
-/** check's flags. */
-export const CHECK_FLAGS = {
-  baseline: { type: 'string' },
-  out: { type: 'string' },
-  tolerance: { type: 'string' },
-  'cost-tolerance': { type: 'string' },
-  'break-threshold': { type: 'string' },
-  strict: { type: 'boolean' },
-  update: { type: 'boolean' },
-  scenario: { type: 'string' },
-  variant: { type: 'string' },
-  provider: { type: 'string' },
-  scenarios: { type: 'string' },
-  reporter: { type: 'string' },
-  json: { type: 'boolean' },
-} as const
 
 export async function checkCommand(argv: string[]): Promise<number> {
   const { values } = parse(argv, CHECK_FLAGS)
@@ -85,6 +69,7 @@ export async function checkCommand(argv: string[]): Promise<number> {
   const reporters = reportersOption(values.reporter, values.json === true, process.env)
   const baselineDir = values.baseline
   const runDir = values.out ?? LATEST_RUN
+  if (values.update !== true) requireBaselineDirectory(baselineDir)
   // A `run --agent` baseline is gated per agent and scenario (its sessions' ids differ every run).
   if (
     existsSync(join(baselineDir, 'agents.csv')) ||

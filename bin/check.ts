@@ -2,7 +2,7 @@
 // the committed reports/baselines), evaluate the run's claims and impossible rows, and compare. `cachelab
 // check` and the library's `check` are both this; the command adds flag parsing and `--update`.
 
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { CachelabError, requireKnown } from '../harness/errors.ts'
 import { knownProviderIds } from '../providers/compatible.ts'
@@ -165,8 +165,21 @@ function gatewayLines(runDir: string): string[] {
   return noted.length === 0 ? [] : [`note: the gateway (${path}):`, ...noted.map((line) => `  ${line}`)]
 }
 
+/**
+ * A baseline folder that is not there is named with what to do: a typo, or a baseline not made yet (a
+ * run's folder, or `check --update` writing one from a run).
+ */
+export function requireBaselineDirectory(dir: string): void {
+  if (existsSync(dir) && statSync(dir).isDirectory()) return
+  throw new CachelabError(
+    'input',
+    `baseline directory ${dir} ${existsSync(dir) ? 'is a file' : `does not exist (from ${process.cwd()})`}: name a run folder or a baseline such as reports/baselines, or make one from a run with cachelab check --baseline ${dir} --update`,
+  )
+}
+
 /** One directory's files, restricted to the scope: summary.csv (required), breaks and steps when present. */
 export function readRunDirectory(dir: string, what: 'baseline' | 'run', scope: CheckScope): GateSide {
+  if (what === 'baseline') requireBaselineDirectory(dir)
   // An interrupted run (or a folder whose files were never cachelab's together) is refused, not gated.
   requireCompleteRun(dir, what)
   const summaryPath = join(dir, 'summary.csv')

@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { AGENT_DRIVERS } from '../harness/loops/agents/index.ts'
 import { STEP_COLUMNS } from '../reports/types.ts'
+import { COMMAND_SPECS } from './commands.ts'
 import { runCli, withEnv } from './testing.ts'
 
 describe('cachelab run', () => {
@@ -102,7 +103,7 @@ describe('cachelab run', () => {
     ],
     [['run', '--provider', 'nope'], /unknown provider "nope"/],
     [['run', '--scenario', 'nope'], /unknown scenario "nope"/],
-    [['run', '--bogus'], /Unknown option '--bogus'/],
+    [['run', '--bogus'], /unknown option '--bogus'/],
     [['run', '--provider', 'openai-chat', '--model', 'gpt-0'], /unknown openai-chat model "gpt-0"/],
     [['frobnicate'], /unknown command "frobnicate"/],
   ])('exits 2 with a one-line reason for %j', async (argv, reason) => {
@@ -213,5 +214,94 @@ describe('cachelab run output', () => {
     expect(html).toContain('<svg')
     expect(html).toContain('prompt-change')
     expect(html).not.toMatch(/https?:\/\//)
+  })
+})
+
+describe('the conventions of the command line', () => {
+  const { version } = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string }
+
+  it.each([['--help'], ['-h'], ['help']])('%s prints every command in a line and exits 0', async (flag) => {
+    const { code, stdout } = await runCli([flag])
+    expect(code).toBe(0)
+    for (const name of Object.keys(COMMAND_SPECS)) expect(stdout).toMatch(new RegExp(`^ {2}${name} `, 'm'))
+    expect(stdout).toContain('Exit codes: 0 ok, 1 a check failed, 2 usage or input error.')
+  })
+
+  it('prints the overview with exit 2 when given no command', async () => {
+    const { code, stdout } = await runCli([])
+    expect(code).toBe(2)
+    expect(stdout).toContain('Usage: cachelab <command> [options]')
+  })
+
+  it.each([[['run', '--help']], [['run', '--scenario', 'nope', '-h']], [['help', 'run']]])(
+    '%j prints run’s flags and exits 0, running nothing',
+    async (argv) => {
+      const { code, stdout, stderr } = await runCli(argv)
+      expect(code).toBe(0)
+      expect(stdout).toMatch(/^Usage: cachelab run \[options\]/)
+      expect(stdout).toContain('--scenario <NAME[,NAME]|all>')
+      expect(stderr).toBe('')
+    },
+  )
+
+  it.each([['--version'], ['-V']])('%s prints the package version', async (flag) => {
+    const { code, stdout } = await runCli([flag])
+    expect(code).toBe(0)
+    expect(stdout).toBe(`${version}\n`)
+  })
+
+  it.each([
+    [['rn'], 'unknown command "rn" (did you mean run? cachelab --help lists the commands)'],
+    [['help', 'chek'], 'unknown command "chek" (did you mean check? cachelab --help lists the commands)'],
+    [['run', '--scenaro', 'append-only'], "unknown option '--scenaro' (did you mean --scenario?)"],
+    [
+      ['check', '--baseline', 'reports/baselines', '--tolerance', '-3'],
+      '--tolerance takes percentage points, such as 0.5 (a number >= 0); got "-3"',
+    ],
+    [['run', '--jobs', 'abc'], '--jobs takes a whole number of worker threads from 1 to 256, got "abc"'],
+    [
+      ['run', '--jobs', '99999999999999999999'],
+      '--jobs takes a whole number of worker threads from 1 to 256, got "99999999999999999999"',
+    ],
+    [
+      ['compare'],
+      'compare needs two files or more, got 0: cachelab compare A.csv B.csv [C.csv …] (cachelab compare --help: what it does and its flags)',
+    ],
+    [
+      ['check'],
+      'check needs --baseline DIR (a run directory or reports/baselines); usage: cachelab check [options] (cachelab check --help: what it does and its flags)',
+    ],
+  ])('%j exits 2 with: %s', async (argv, reason) => {
+    const { code, stderr } = await runCli(argv)
+    expect(code).toBe(2)
+    expect(stderr).toBe(`cachelab: ${reason}\n`)
+  })
+
+  it.each([
+    [
+      ['serve', '--replies', 'nope.json'],
+      /^cannot read --replies nope\.json: no such file \(from .+\): check the path, or write the replies file/,
+    ],
+    [
+      ['serve', '--faults', 'nope.json'],
+      /^cannot read --faults nope\.json: no such file \(from .+\): check the path, or write the schedule/,
+    ],
+    [
+      ['list', '--catalog', 'nope.json'],
+      /^cannot read the catalog nope\.json: no such file \(from .+\): check the path of --catalog/,
+    ],
+    [
+      ['simulate', '--provider', 'anthropic', 'nope.jsonl'],
+      /^cannot read nope\.jsonl: no such file \(from .+\): check the path, or pipe/,
+    ],
+    [
+      ['check', '--baseline', 'nope'],
+      /^baseline directory nope does not exist \(from .+\): name a run folder or a baseline such as reports\/baselines, or make one from a run with cachelab check --baseline nope --update$/,
+    ],
+  ])('%j names the file and what to do', async (argv, reason) => {
+    const { code, stderr } = await runCli(argv)
+    expect(code).toBe(2)
+    expect(stderr.trim().split('\n')).toHaveLength(1)
+    expect(stderr.trim().replace(/^cachelab: /, '')).toMatch(reason)
   })
 })

@@ -11,8 +11,7 @@ import { gatewayNotes } from '../reports/gateway-changes.ts'
 import { summaryTable, wantsColour } from '../reports/table.ts'
 import { writeRunFiles } from '../scenarios/run-files.ts'
 import { parse } from './args.ts'
-
-export const GATEWAY_FLAGS = { out: { type: 'string' } } as const
+import { GATEWAY_FLAGS } from './commands.ts'
 
 export async function gatewayCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parse(argv, GATEWAY_FLAGS, true)

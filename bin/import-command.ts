@@ -43,8 +43,9 @@ import { summaryTable, wantsColour } from '../reports/table.ts'
 import type { StepRow, SummaryRow } from '../reports/types.ts'
 import { RunFilesWriter } from '../scenarios/run-files-writer.ts'
 import { asTarget, dateOption, parse } from './args.ts'
+import { IMPORT_FLAGS } from './commands.ts'
 import { POLICY_FILES, policyOption, requireDshLog } from './import-policy-option.ts'
-import { exportForCommand, exportLine, OTEL_FLAGS, otelExport } from './otel-option.ts'
+import { exportForCommand, exportLine, otelExport } from './otel-option.ts'
 
 /** The agents' folders under the home, the `--agent` ones only; an empty find is an input error naming where it looked. */
 function discover(agents: string | undefined): AgentFolder[] {
@@ -63,22 +64,6 @@ function discover(agents: string | undefined): AgentFolder[] {
     )
   return found
 }
-
-/** import's flags. */
-export const IMPORT_FLAGS = {
-  format: { type: 'string' },
-  out: { type: 'string' },
-  lenient: { type: 'boolean' },
-  ttl: { type: 'string' },
-  as: { type: 'string' },
-  model: { type: 'string' },
-  policy: { type: 'string' },
-  agent: { type: 'string' },
-  since: { type: 'string' },
-  until: { type: 'string' },
-  json: { type: 'boolean' },
-  ...OTEL_FLAGS,
-} as const
 
 export async function importCommand(
   argv: string[],

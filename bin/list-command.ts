@@ -7,10 +7,8 @@ import { findCompatible, knownProviderIds } from '../providers/compatible.ts'
 import { AGENT_SCENARIOS } from '../scenarios/agents/scripts.ts'
 import type { Scenario } from '../scenarios/types.ts'
 import { parse } from './args.ts'
+import { LIST_FLAGS } from './commands.ts'
 import { knownScenarios } from './scenarios-option.ts'
-
-/** list's flags. */
-export const LIST_FLAGS = { scenarios: { type: 'string' } } as const
 
 export async function listCommand(argv: string[]): Promise<number> {
   const { values } = parse(argv, LIST_FLAGS)

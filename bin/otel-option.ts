@@ -15,13 +15,8 @@ import {
 import { OTEL_NAME_SETS, type OtelNameSet } from '../reports/otel-names.ts'
 import type { StepRow } from '../reports/types.ts'
 
-/** The flags, for `parse` (spread into a command's options). */
-export const OTEL_FLAGS = {
-  'otlp-file': { type: 'string' },
-  'otlp-endpoint': { type: 'string' },
-  'otel-names': { type: 'string' },
-  'otel-epoch': { type: 'string' },
-} as const
+/** The flags (commands.ts), for the commands that spread them into their tables. */
+export { OTEL_FLAGS } from './commands.ts'
 
 /** The flags' values as `parse` returns them. */
 export interface OtelFlagValues {

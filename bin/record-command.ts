@@ -21,33 +21,12 @@ import { writeRunFiles } from '../scenarios/run-files.ts'
 import { parse } from './args.ts'
 import { check, readRunDirectory } from './check.ts'
 import { type Reporter, reportersOption, writeReports } from './check-reporters.ts'
+import { RECORD_FLAGS, SERVE_FLAGS_AROUND } from './commands.ts'
 import { reportCapture } from './report.ts'
 import { serveCommand } from './serve-command.ts'
 
 const USAGE =
   'cachelab record [--out DIR] [--baseline DIR [--reporter NAME[=FILE],...]] [serve flags] -- COMMAND [ARGS...]'
-
-/** serve's flags that mean the same around a command; the port, host and --record are record's to choose. */
-const SERVE_FLAGS_AROUND = {
-  upstream: { type: 'string' },
-  replies: { type: 'string' },
-  faults: { type: 'string' },
-  lenient: { type: 'boolean' },
-  'record-bodies': { type: 'boolean' },
-  'record-no-text': { type: 'boolean' },
-  log: { type: 'string' },
-  'memory-budget': { type: 'string' },
-  'max-body': { type: 'string' },
-} as const
-
-/** record's own flags and serve's. */
-export const RECORD_FLAGS = {
-  out: { type: 'string' },
-  baseline: { type: 'string' },
-  tolerance: { type: 'string' },
-  reporter: { type: 'string' },
-  ...SERVE_FLAGS_AROUND,
-} as const
 
 export async function recordCommand(argv: string[]): Promise<number> {
   const split = argv.indexOf('--')

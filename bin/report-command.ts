@@ -11,7 +11,8 @@ import { standInLines, standInUses } from '../reports/stand-ins.ts'
 import { summaryTable, wantsColour } from '../reports/table.ts'
 import { writeRunFiles } from '../scenarios/run-files.ts'
 import { parse } from './args.ts'
-import { exportForCommand, exportLine, OTEL_FLAGS, otelExport } from './otel-option.ts'
+import { REPORT_FLAGS } from './commands.ts'
+import { exportForCommand, exportLine, otelExport } from './otel-option.ts'
 import { type CaptureReport, reportCapture } from './report.ts'
 
 /** How many conversations of each kind, in how many sessions, told apart how. */
@@ -32,9 +33,6 @@ export function conversationsLine(report: Pick<CaptureReport, 'identities' | 'ki
     .map(([count, how]) => `${count} ${how}`)
   return `conversations: ${conversations} (${byKind.join(', ') || 'none'}) in ${sessions} session${sessions === 1 ? '' : 's'} (${told.join(', ') || 'none'})`
 }
-
-/** report's flags. */
-export const REPORT_FLAGS = { out: { type: 'string' }, scenario: { type: 'string' }, ...OTEL_FLAGS } as const
 
 export async function reportCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parse(argv, REPORT_FLAGS, true)

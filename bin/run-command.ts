@@ -16,28 +16,12 @@ import { notApplicableLine, run } from '../scenarios/matrix.ts'
 import { requireJobs } from '../scenarios/session-jobs.ts'
 import { agentsCommand } from './agents-command.ts'
 import { listOption, parse, providersOption } from './args.ts'
-import { exportForCommand, exportLine, OTEL_FLAGS, otelExport } from './otel-option.ts'
+import { RUN_FLAGS } from './commands.ts'
+import { exportForCommand, exportLine, otelExport } from './otel-option.ts'
 import { PROGRESS_INTERVAL_MS, ProgressReporter } from './run-progress.ts'
 import { allScenarios, chosenScenarios, knownScenarios } from './scenarios-option.ts'
 
 const OUT_ROOT = join('reports', 'out')
-
-/** run's flags (also what `checkCommandLine` parses a documented command line with). */
-export const RUN_FLAGS = {
-  scenario: { type: 'string' },
-  scenarios: { type: 'string' },
-  provider: { type: 'string' },
-  variant: { type: 'string' },
-  model: { type: 'string' },
-  live: { type: 'boolean' },
-  stream: { type: 'boolean' },
-  out: { type: 'string' },
-  json: { type: 'boolean' },
-  loop: { type: 'string' },
-  agent: { type: 'string' },
-  jobs: { type: 'string' },
-  ...OTEL_FLAGS,
-} as const
 
 export async function runCommand(argv: string[]): Promise<number> {
   const { values } = parse(argv, RUN_FLAGS)

@@ -13,6 +13,7 @@ import { ReplaySource } from '../reports/observed/capture/replay.ts'
 import { CaptureWriter, openCapture } from '../reports/observed/capture/store.ts'
 import { CaptureTracker } from '../reports/observed/capture/tracker.ts'
 import { parse } from './args.ts'
+import { SERVE_FLAGS } from './commands.ts'
 import { openJsonlSink } from './jsonl-sink.ts'
 
 /** `serve` inside another command (`cachelab record`): where its banner goes and when it stops. */
@@ -22,24 +23,6 @@ export interface ServeEmbedding {
   /** Runs once serve listens; serve stops when it settles, instead of at SIGINT or SIGTERM. */
   hold: (server: LoopbackServer, capture: CaptureWriter | undefined) => Promise<void>
 }
-
-/** serve's flags. */
-export const SERVE_FLAGS = {
-  port: { type: 'string' },
-  host: { type: 'string' },
-  upstream: { type: 'string' },
-  log: { type: 'string' },
-  record: { type: 'string' },
-  'record-bodies': { type: 'boolean' },
-  'record-no-text': { type: 'boolean' },
-  replay: { type: 'string' },
-  faults: { type: 'string' },
-  lenient: { type: 'boolean' },
-  replies: { type: 'string' },
-  expose: { type: 'boolean' },
-  'memory-budget': { type: 'string' },
-  'max-body': { type: 'string' },
-} as const
 
 export async function serveCommand(
   argv: string[],

@@ -445,7 +445,7 @@ describe('cachelab serve --faults', () => {
     [
       'a missing file',
       (dir: string) => join(dir, 'none.json'),
-      /^cachelab: cannot read --faults .*none\.json: no such file\n$/,
+      /^cachelab: cannot read --faults .*none\.json: no such file \(from .+\): check the path, or write the schedule \(docs\/serve\.md, Faults and virtual time\)\n$/,
     ],
     [
       'a rule with a typo',

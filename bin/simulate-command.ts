@@ -5,11 +5,12 @@ import { once } from 'node:events'
 import { createReadStream } from 'node:fs'
 import { createInterface } from 'node:readline'
 import type { Readable } from 'node:stream'
-import { CachelabError } from '../harness/errors.ts'
+import { CachelabError, unreadableFile } from '../harness/errors.ts'
 import type { ProviderId } from '../harness/types.ts'
 import { resolveModel } from '../providers/catalog.ts'
 import { type SimulationInput, simulationStepper } from '../providers/simulate.ts'
 import { parse, providersOption } from './args.ts'
+import { SIMULATE_FLAGS } from './commands.ts'
 
 /** One input line as a request to simulate; undefined for a blank line. `where` names it in errors. */
 function inputOf(line: string, where: string): SimulationInput | undefined {
@@ -88,8 +89,8 @@ function isStringRecord(value: unknown): value is Record<string, string> {
   )
 }
 
-/** simulate's flags. */
-export const SIMULATE_FLAGS = { provider: { type: 'string' }, model: { type: 'string' } } as const
+/** What a missing input asks of the user. */
+const SIMULATE_INPUT = 'check the path, or pipe the request bodies in with - (one JSON body a line)'
 
 export async function simulateCommand(
   argv: string[],
@@ -122,10 +123,10 @@ export async function simulateCommand(
     await simulateStream(lines, file === '-' ? 'stdin' : file, provider, write, values.model)
   } catch (error) {
     if (error instanceof CachelabError) throw error
-    throw new CachelabError('input', `cannot read ${file}: ${(failure ?? (error as Error)).message}`)
+    throw unreadableFile(file, failure ?? error, SIMULATE_INPUT)
   } finally {
     lines.close()
   }
-  if (failure !== undefined) throw new CachelabError('input', `cannot read ${file}: ${failure.message}`)
+  if (failure !== undefined) throw unreadableFile(file, failure, SIMULATE_INPUT)
   return 0
 }

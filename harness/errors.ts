@@ -43,3 +43,20 @@ export function requireKnown(names: readonly string[], known: readonly string[],
       throw new CachelabError('usage', `unknown ${what} ${JSON.stringify(name)} (known: ${known.join(', ')})`)
   }
 }
+
+/**
+ * A file the user named that cannot be read, as an input error that names it and what to do: `what` is
+ * how the command line named it (`--replies nope.json`), `remedy` what a missing file asks of the user.
+ */
+export function unreadableFile(what: string, error: unknown, remedy: string): CachelabError {
+  const code = (error as NodeJS.ErrnoException).code
+  const reason =
+    code === 'ENOENT'
+      ? `no such file (from ${process.cwd()}): ${remedy}`
+      : code === 'EISDIR'
+        ? 'it is a directory: name a file'
+        : code === 'EACCES'
+          ? 'permission denied'
+          : (error as Error).message
+  return new CachelabError('input', `cannot read ${what}: ${reason}`)
+}

@@ -10,6 +10,7 @@ import {
   nodeImporter,
   scenarioFiles,
   scenariosOfModule,
+  syntaxErrorAt,
 } from './load.ts'
 
 /** A scenario file's text: one scenario of this name, in JavaScript. */
@@ -163,6 +164,33 @@ describe('importScenarioModule', () => {
       /^a.mjs: could not be loaded: Unexpected token '}'$/,
     )
     expect(looked).toBe(false)
+  })
+
+  it("names a syntax error's file:line:column, read off node --check where Node's error has none", async () => {
+    const dir = project({ 'bad.mjs': 'export default {\n  name: "x",\n  oops oops\n}\n' })
+    const importer: ModuleImporter = {
+      native: () => Promise.reject(new SyntaxError("Unexpected identifier 'oops'")),
+      findTsx: async () => undefined,
+    }
+    await expect(importScenarioModule(join(dir, 'bad.mjs'), 'bad.mjs', importer)).rejects.toThrow(
+      /^bad\.mjs:3:8: syntax error: Unexpected identifier 'oops'$/,
+    )
+  })
+
+  it("takes tsx's line and column (from 0) from its message, and none from an error that is not a syntax error", () => {
+    const transform = new Error(
+      'Transform failed with 1 error:\n/p/bad.ts:3:7: ERROR: Expected "}" but found "oops"',
+    )
+    const never = () => {
+      throw new Error('node --check is not needed')
+    }
+    expect(syntaxErrorAt(transform, '/p/bad.ts', never)).toEqual({
+      line: 3,
+      column: 8,
+      reason: 'Expected "}" but found "oops"',
+    })
+    expect(syntaxErrorAt(new Error('no database in tests'), '/p/a.mjs', never)).toBeUndefined()
+    expect(syntaxErrorAt(new SyntaxError('x'), '/p/a.mjs', () => '')).toBeUndefined()
   })
 
   it("finds the user's own tsx from the file's directory, and none where there is none", async () => {

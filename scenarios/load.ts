@@ -1,6 +1,7 @@
 // Scenarios from a user's own files (`--scenarios PATH`): the files a path names, importing each (a `.ts`
 // file through Node's type stripping or the user's own tsx), the scenarios it exports, and validation.
 
+import { spawnSync } from 'node:child_process'
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, extname, join, relative, resolve } from 'node:path'
@@ -147,7 +148,7 @@ export async function importScenarioModule(
     const code = errorCode(error)
     const typescript = extname(file) === '.ts'
     const unloadable = code === 'ERR_UNKNOWN_FILE_EXTENSION' || code === 'ERR_UNSUPPORTED_TYPESCRIPT_SYNTAX'
-    if (!typescript || !unloadable) throw loadError(shown, error)
+    if (!typescript || !unloadable) throw loadError(shown, error, file)
     const tsImport = await importer.findTsx(dirname(file))
     if (tsImport === undefined)
       throw new CachelabError(
@@ -159,14 +160,63 @@ export async function importScenarioModule(
     try {
       return await tsImport(url, url)
     } catch (tsxError) {
-      throw loadError(shown, tsxError)
+      throw loadError(shown, tsxError, file)
     }
   }
 }
 
-function loadError(shown: string, error: unknown): CachelabError {
+function loadError(shown: string, error: unknown, file: string): CachelabError {
   const message = error instanceof Error ? error.message : String(error)
+  const syntax = syntaxErrorAt(error, file)
+  if (syntax !== undefined)
+    return new CachelabError(
+      'input',
+      `${shown}:${syntax.line}:${syntax.column}: syntax error: ${syntax.reason}`,
+    )
   return new CachelabError('input', `${shown}: could not be loaded: ${message.split('\n')[0]}`)
+}
+
+/** Where a syntax error is, as a file:line:column a user's editor opens. */
+export interface SyntaxErrorPlace {
+  line: number
+  column: number
+  reason: string
+}
+
+/**
+ * The line and column (both from 1) of a scenario file's syntax error. tsx (esbuild) writes them into its
+ * message, with the column from 0; Node's own SyntaxError carries neither, so `node --check` reads the
+ * file again and its caret gives them (only on this failing path: it costs a process).
+ */
+export function syntaxErrorAt(
+  error: unknown,
+  file: string,
+  check: (file: string) => string = nodeCheck,
+): SyntaxErrorPlace | undefined {
+  if (!(error instanceof Error)) return undefined
+  const esbuild = /:(\d+):(\d+): ERROR: (.+)/.exec(error.message)
+  if (esbuild !== undefined && esbuild !== null)
+    return { line: Number(esbuild[1]), column: Number(esbuild[2]) + 1, reason: esbuild[3] as string }
+  if (error.name !== 'SyntaxError') return undefined
+  // `FILE:LINE`, the source line, a caret line under the fault, a blank line, `SyntaxError: reason`.
+  const lines = check(file).split('\n')
+  const named = [file, pathToFileURL(file).href]
+  const head = lines.findIndex(
+    (line) => /:\d+$/.test(line) && named.some((name) => line.startsWith(`${name}:`)),
+  )
+  const caret = lines.findIndex((line, index) => index > head && /^\s*\^+\s*$/.test(line))
+  const line = Number(/:(\d+)$/.exec(lines[head] ?? '')?.[1])
+  if (head === -1 || caret === -1 || !Number.isInteger(line)) return undefined
+  return {
+    line,
+    column: (lines[caret] as string).indexOf('^') + 1,
+    reason: error.message.split('\n')[0] ?? '',
+  }
+}
+
+/** What `node --check FILE` says on stderr. */
+function nodeCheck(file: string): string {
+  return spawnSync(process.execPath, ['--check', file], { encoding: 'utf8', timeout: 10_000 }).stderr ?? ''
 }
 
 function errorCode(error: unknown): string | undefined {

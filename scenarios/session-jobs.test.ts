@@ -108,7 +108,12 @@ describe('handing out sessions', () => {
   })
 
   it('refuses a number of jobs that is not a whole number from 1 up, quoting it', () => {
-    expect(() => requireJobs(0)).toThrow(/--jobs takes a whole number from 1 up, got "0"/)
+    expect(() => requireJobs(0)).toThrow(
+      /--jobs takes a whole number of worker threads from 1 to 256, got "0"/,
+    )
+    expect(() => requireJobs(Number('99999999999999999999'), '99999999999999999999')).toThrow(
+      /from 1 to 256, got "99999999999999999999"/,
+    )
     expect(() => requireJobs(Number.NaN, 'two')).toThrow(/got "two"/)
     expect(() => requireJobs(1.5)).toThrow(CachelabError)
     expect(requireJobs(4)).toBe(4)

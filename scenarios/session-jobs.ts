@@ -75,10 +75,16 @@ export type FromWorker =
 
 /** `--jobs` (or `jobs`): a whole number from 1 up, else a usage error quoting what was given. */
 export function requireJobs(jobs: number, given: string = String(jobs)): number {
-  if (!Number.isInteger(jobs) || jobs < 1)
-    throw new CachelabError('usage', `--jobs takes a whole number from 1 up, got ${JSON.stringify(given)}`)
+  if (!Number.isInteger(jobs) || jobs < 1 || jobs > MAX_JOBS)
+    throw new CachelabError(
+      'usage',
+      `--jobs takes a whole number of worker threads from 1 to ${MAX_JOBS}, got ${JSON.stringify(given)}`,
+    )
   return jobs
 }
+
+/** The most worker threads `--jobs` asks for: more is a typo (each thread loads the simulators, ~1 s of CPU). */
+export const MAX_JOBS = 256
 
 /**
  * Scripted requests a default run needs per worker: a worker spends about a second of CPU loading its

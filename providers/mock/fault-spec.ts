@@ -3,7 +3,7 @@
 // and a schedule file (a JSON array of rules, `{"faults": [...]}`, or one JSON rule per line).
 
 import { readFileSync } from 'node:fs'
-import { CachelabError } from '../../harness/errors.ts'
+import { CachelabError, unreadableFile } from '../../harness/errors.ts'
 import { isRecord } from '../../harness/json-fields.ts'
 import type { Fault, ProviderId } from '../../harness/types.ts'
 import { isProviderId, knownProviderIds } from '../compatible.ts'
@@ -279,10 +279,11 @@ export function readFaultSchedule(file: string): FaultRule[] {
   try {
     text = readFileSync(file, 'utf8')
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code
-    const reason =
-      code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (error as Error).message
-    throw new CachelabError('input', `cannot read --faults ${file}: ${reason}`)
+    throw unreadableFile(
+      `--faults ${file}`,
+      error,
+      'check the path, or write the schedule (docs/serve.md, Faults and virtual time)',
+    )
   }
   return parseFaultSchedule(text, `--faults ${file}`)
 }

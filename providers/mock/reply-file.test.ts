@@ -133,7 +133,9 @@ describe('replies given in code', () => {
 describe('reading a replies file', () => {
   it('is an input error when the file cannot be read', () => {
     const missing = join(mkdtempSync(join(tmpdir(), 'cachelab-replies-')), 'missing.jsonl')
-    expect(errorOf(() => readReplies(missing))).toBe(`cannot read --replies ${missing}: ENOENT`)
+    expect(errorOf(() => readReplies(missing))).toBe(
+      `cannot read --replies ${missing}: no such file (from ${process.cwd()}): check the path, or write the replies file (docs/providers.md, What the mock model answers)`,
+    )
   })
 
   it('reads what it parses', () => {

@@ -3,7 +3,7 @@
 // the line of the rule and the field, as one line.
 
 import { readFileSync } from 'node:fs'
-import { CachelabError } from '../../harness/errors.ts'
+import { CachelabError, unreadableFile } from '../../harness/errors.ts'
 import { isRecord } from '../../harness/json-fields.ts'
 import { CONVERSATION_KINDS, type ConversationKind } from '../wire/exchange.ts'
 import {
@@ -293,9 +293,10 @@ export function readReplies(path: string): ReplyBook {
   try {
     text = readFileSync(path, 'utf8')
   } catch (error) {
-    throw new CachelabError(
-      'input',
-      `cannot read --replies ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    throw unreadableFile(
+      `--replies ${path}`,
+      error,
+      'check the path, or write the replies file (docs/providers.md, What the mock model answers)',
     )
   }
   return parseReplies(text, path)
