@@ -22,6 +22,10 @@ const USAGE = `usage: cachelab <command> [options]
             them); a run covers only those unless --scenario names others (all: every scenario)
             [--otlp-file FILE] [--otlp-endpoint URL] [--otel-names genai|openinference|both]
             [--otel-epoch fixed|now|ISO-8601]   the rows as OpenTelemetry spans, one trace per session
+            [--shard i/n]   this machine's share of the run (balanced, the same on every machine):
+            a shard folder for merge-reports (docs/shards.md)
+  merge-reports  SHARD_DIR... [--out DIR] [--scenarios PATH]
+            the shards of one run checked whole (none missing or twice) and written as its run folder
   simulate  --provider ID [--model MODEL] FILE.jsonl   (or - for stdin)
             the cache simulator alone: one usage line per request body
   check     --baseline DIR [--out DIR] [--tolerance PP] [--scenarios PATH]
@@ -95,6 +99,7 @@ const COMMANDS: Readonly<Record<string, (rest: string[]) => Promise<number> | nu
   gateway: async (rest) => (await import('./gateway-command.ts')).gatewayCommand(rest),
   record: async (rest) => (await import('./record-command.ts')).recordCommand(rest),
   validate: async (rest) => (await import('./validate-command.ts')).validateCommand(rest),
+  'merge-reports': async (rest) => (await import('./merge-command.ts')).mergeCommand(rest),
 }
 
 /** Run the CLI; returns the exit code. */
