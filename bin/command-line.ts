@@ -9,6 +9,7 @@ import { CHECK_FLAGS } from './check-command.ts'
 import { GATEWAY_FLAGS } from './gateway-command.ts'
 import { IMPORT_FLAGS } from './import-command.ts'
 import { LIST_FLAGS } from './list-command.ts'
+import { MERGE_FLAGS } from './merge-command.ts'
 import { RECORD_FLAGS } from './record-command.ts'
 import { REPORT_FLAGS } from './report-command.ts'
 import { RUN_FLAGS } from './run-command.ts'
@@ -32,6 +33,7 @@ const COMMAND_FLAGS = {
   record: { options: RECORD_FLAGS, positionals: true },
   gateway: { options: GATEWAY_FLAGS, positionals: true },
   validate: { options: {}, positionals: true },
+  'merge-reports': { options: MERGE_FLAGS, positionals: true },
 } as const
 
 /**

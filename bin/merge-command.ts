@@ -9,7 +9,8 @@ import { parse } from './args.ts'
 import { claimsSummary, linkLatest, OUT_ROOT } from './run-command.ts'
 import { allScenarios, knownScenarios } from './scenarios-option.ts'
 
-const MERGE_FLAGS = {
+/** merge-reports' flags (also what `checkCommandLine` parses a documented command line with). */
+export const MERGE_FLAGS = {
   out: { type: 'string' },
   scenarios: { type: 'string' },
 } as const

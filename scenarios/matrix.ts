@@ -3,7 +3,7 @@
 // when given a directory. `cachelab run` and the library's `run` are both this; the command only parses
 // flags and prints.
 
-import { mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve, sep } from 'node:path'
 import { VirtualClock } from '../harness/clock.ts'
@@ -437,6 +437,8 @@ export async function run(options: RunOptions = {}): Promise<RunResult> {
           digests: runDigests(scenarios, { model: options.model, stream, loops, live }),
           cells: plans.map(sessionIdOf),
           where: { ...shard.where },
+          // The logs this shard wrote (a session that sent nothing has none), for the merge to find each.
+          files: sessionFiles.filter((name) => folder !== undefined && existsSync(folder.path(name))),
           run: { scenarios: scenarios.map((scenario) => scenario.name), plan, notApplicable },
           sessions: shardSessions,
         }),

@@ -2,14 +2,14 @@
 // written as the folder the run would have written on one machine: the same writers on the same rows in
 // the same order, so a simulated run merged is byte for byte the run unsharded.
 
-import { copyFileSync } from 'node:fs'
+import { copyFileSync, existsSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { CachelabError } from '../harness/errors.ts'
 import { cachelabVersion } from '../harness/version.ts'
 import { catalogEntries } from '../providers/catalog.ts'
 import type { AgentRow } from '../reports/agents.ts'
 import { PLAN_FILE, planText } from '../reports/plan.ts'
-import { RUN_FILES, RunFolder, readManifest } from '../reports/run-folder.ts'
+import { RUN_FILES, RunFolder } from '../reports/run-folder.ts'
 import type { ClaimResult, SummaryRow } from '../reports/types.ts'
 import { writeAgentsRun } from './agents/run.ts'
 import { writeInto } from './run-files.ts'
@@ -164,12 +164,15 @@ function mergeMatrix(
     shards.flatMap(({ blob }) => blob.sessions.map((session) => [session.cell, session])),
   )
   const sessions = first.cells.map((cell) => byCell.get(cell)).filter((session) => session !== undefined)
-  // The session logs each shard kept, by the name a single run gives them.
-  const logs = shards.flatMap(({ dir }) =>
-    (readManifest(dir)?.files ?? [])
-      .filter((name) => name.startsWith('sessions/'))
-      .map((name) => ({ dir, name })),
-  )
+  // The session logs each shard wrote, by the name a single run gives them; one lost on the way (an
+  // artifact upload that left it out) is an error, not a run with a log fewer.
+  const logs = shards.flatMap(({ dir, blob }) => blob.files.map((name) => ({ dir, name })))
+  for (const log of logs)
+    if (!existsSync(join(log.dir, log.name)))
+      throw new CachelabError(
+        'input',
+        `${log.dir} lacks ${log.name}, which its shard wrote: copy the shard's whole folder (with its hidden files)`,
+      )
   const folder = RunFolder.replace(outDir, {
     writer: 'run',
     files: [...RUN_FILES, PLAN_FILE, ...logs.map((log) => log.name), 'loops.csv'],

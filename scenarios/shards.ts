@@ -178,6 +178,8 @@ export interface ShardManifest {
   cells: string[]
   /** The host and CI job it ran on. */
   where: Record<string, string>
+  /** The session logs the shard wrote beside the blob, relative to its folder (`sessions/…`). */
+  files: string[]
 }
 
 /** A matrix cell's results: everything a run folder is written from, for one session. */
@@ -248,9 +250,10 @@ export function readShard(dir: string): ShardBlob {
     typeof blob.runId !== 'string' ||
     !Array.isArray(blob.cells) ||
     !Array.isArray(blob.sessions) ||
+    !Array.isArray(blob.files) ||
     typeof blob.shard?.index !== 'number' ||
     typeof blob.shard.count !== 'number'
   )
-    throw new CachelabError('input', `${file}: kind, runId, shard, cells and sessions must be set`)
+    throw new CachelabError('input', `${file}: kind, runId, shard, cells, files and sessions must be set`)
   return blob as ShardBlob
 }

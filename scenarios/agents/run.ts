@@ -320,6 +320,7 @@ export async function runAgents(options: AgentsRunOptions): Promise<AgentsRunRes
         digests: agentsDigests(options),
         cells: cells.map((cell) => cell.cell),
         where: { ...shard.where },
+        files: [],
         sessions: mine.map((cell, index) => ({
           cell: cell.cell,
           record: records[index] as AgentSessionRecord,
