@@ -229,7 +229,7 @@ export async function run(options: RunOptions = {}): Promise<RunResult> {
   )
   const libraryPlans = libraryPlansOf(plans)
   const stream = options.stream ?? false
-  if (live) requireLiveKeys(plans, options.env ?? process.env)
+  if (live) requireLiveKeys(running, options.env ?? process.env)
   const requestedJobs = jobsFor(running, options.jobs)
   const modelLoop = loops.includes('model')
   // The model loop sends through the providers' official SDKs (optional peers): a missing one is a usage
