@@ -108,6 +108,8 @@ export async function runCommand(argv: string[]): Promise<number> {
     const report = {
       runId,
       outDir,
+      // A shard's numbers are its cells' alone: the run's come from merge-reports.
+      ...(shard !== undefined ? { shard: values.shard } : {}),
       summary: summaries,
       claims,
       notApplicable,
