@@ -4,6 +4,7 @@
 import { join, relative, resolve } from 'node:path'
 import { runStamp } from '../reports/run-folder.ts'
 import { chosenAgentScenarios, parseAgentSpecs, runAgents } from '../scenarios/agents/run.ts'
+import type { ShardOptions } from '../scenarios/shards.ts'
 
 /** Run the agents `--agent` names; exit 0 when every session ran (n/a counts as ran), 1 otherwise. */
 export async function agentsCommand(values: {
@@ -11,6 +12,7 @@ export async function agentsCommand(values: {
   scenario?: string | undefined
   out?: string | undefined
   json?: boolean | undefined
+  shard?: ShardOptions
 }): Promise<number> {
   const agents = parseAgentSpecs(values.agent)
   const scenarios = chosenAgentScenarios(values.scenario)
@@ -19,6 +21,7 @@ export async function agentsCommand(values: {
     agents,
     scenarios,
     out,
+    ...(values.shard !== undefined ? { shard: values.shard } : {}),
     onProgress: (line) => process.stderr.write(`cachelab: ${line}\n`),
   })
   if (values.json === true)
@@ -34,7 +37,9 @@ export async function agentsCommand(values: {
         'the ideal would have read (client and provider side) and $; side: other conversations and $;',
         'vs best $: cost minus the cheapest agent on the scenario (each on its own default model)',
         '',
-        `run ${result.runId}: agents.csv, agent-steps.csv and the run files in`,
+        values.shard === undefined
+          ? `run ${result.runId}: agents.csv, agent-steps.csv and the run files in`
+          : `shard ${values.shard.index}/${values.shard.count} of run ${result.runId} (merge the shards with cachelab merge-reports): shard.json in`,
         `  ${relative(process.cwd(), result.outDir) || '.'}`,
       ].join('\n')}\n`,
     )

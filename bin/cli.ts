@@ -27,6 +27,7 @@ const COMMANDS: Readonly<Record<CommandName, (rest: string[]) => Promise<number>
   gateway: async (rest) => (await import('./gateway-command.ts')).gatewayCommand(rest),
   record: async (rest) => (await import('./record-command.ts')).recordCommand(rest),
   validate: async (rest) => (await import('./validate-command.ts')).validateCommand(rest),
+  'merge-reports': async (rest) => (await import('./merge-command.ts')).mergeCommand(rest),
 }
 
 function isCommand(name: string): name is CommandName {

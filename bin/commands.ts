@@ -89,6 +89,12 @@ export const RUN_FLAGS = {
     value: 'N',
     description: 'worker threads for the sessions (default: the cores; 1: in process)',
   },
+  shard: {
+    type: 'string',
+    value: 'I/N',
+    description:
+      "this machine's share of the run (balanced, the same split on every machine): a shard folder for merge-reports (docs/shards.md)",
+  },
   ...OTEL_FLAGS,
 } as const satisfies Flags
 
@@ -270,6 +276,19 @@ export const GATEWAY_FLAGS = {
   out: { type: 'string', value: 'DIR', description: 'the folder for direct/, gateway/ and changes.csv' },
 } as const satisfies Flags
 
+export const MERGE_FLAGS = {
+  out: {
+    type: 'string',
+    value: 'DIR',
+    description: "the merged run's folder (default reports/out/<timestamp>)",
+  },
+  scenarios: {
+    type: 'string',
+    value: 'PATH[,PATH]',
+    description: 'your own scenario files, as the shards ran them',
+  },
+} as const satisfies Flags
+
 /**
  * The commands in the order `cachelab --help` lists them. A new command is an entry here and a loader in
  * cli.ts's COMMANDS; a new flag is a line in its command's flags table.
@@ -280,6 +299,14 @@ export const COMMAND_SPECS = {
     details:
       'The scenario matrix through the agent loops, on the cache simulators or (--live) the real APIs: steps.csv, summary.csv, breaks.csv, claims.csv, report.html and the session logs in the run folder, the summary on stdout.',
     flags: RUN_FLAGS,
+  },
+  'merge-reports': {
+    summary: "the shards of a run (run --shard i/n) as the run's own folder",
+    arguments: 'SHARD_DIR...',
+    needsArguments: true,
+    details:
+      'Checks that the shards cover the planned run exactly once (one manifest, no gap, no duplicate), then writes the folder a single run writes — byte for byte the same on the simulator — for check to gate.',
+    flags: MERGE_FLAGS,
   },
   simulate: {
     summary: 'the cache simulator alone: one usage line per request body',

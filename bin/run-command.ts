@@ -1,6 +1,7 @@
 // `cachelab run`: the flags made into a run of scenarios × providers × variants (scenarios/matrix.ts) on the
 // simulator or live, its files written under the output directory and its summary printed.
 
+import { hostname } from 'node:os'
 import { join, relative, resolve } from 'node:path'
 import { config as loadDotenv } from 'dotenv'
 import { LOOP_NAMES } from '../harness/loops/types.ts'
@@ -14,6 +15,7 @@ import { breaksDigest, summaryTable, wantsColour } from '../reports/table.ts'
 import type { ClaimResult } from '../reports/types.ts'
 import { notApplicableLine, run } from '../scenarios/matrix.ts'
 import { requireJobs } from '../scenarios/session-jobs.ts'
+import { parseShard, type ShardOptions, sharedRunIdOf, whereOf } from '../scenarios/shards.ts'
 import { agentsCommand } from './agents-command.ts'
 import { listOption, parse, providersOption } from './args.ts'
 import { RUN_FLAGS } from './commands.ts'
@@ -21,11 +23,20 @@ import { exportForCommand, exportLine, otelExport } from './otel-option.ts'
 import { PROGRESS_INTERVAL_MS, ProgressReporter } from './run-progress.ts'
 import { allScenarios, chosenScenarios, knownScenarios } from './scenarios-option.ts'
 
-const OUT_ROOT = join('reports', 'out')
+/** Where a run's folder goes when `--out` does not say. */
+export const OUT_ROOT = join('reports', 'out')
 
 export async function runCommand(argv: string[]): Promise<number> {
   const { values } = parse(argv, RUN_FLAGS)
-  if (values.agent !== undefined) return agentsCommand({ ...values, agent: values.agent })
+  const shard = values.shard === undefined ? undefined : shardOptions(values.shard, process.env)
+  if (values.agent !== undefined)
+    return agentsCommand({
+      agent: values.agent,
+      scenario: values.scenario,
+      out: values.out,
+      json: values.json,
+      ...(shard !== undefined ? { shard } : {}),
+    })
   const known = await knownScenarios(values.scenarios)
   const scenarios = chosenScenarios(known, values.scenario)
   // A dimension no flag narrowed is recorded as `all` in the run's plan.json: the gate then holds the run
@@ -64,6 +75,7 @@ export async function runCommand(argv: string[]): Promise<number> {
       stream: values.stream ?? false,
       out: outDir,
       ...(jobs !== undefined ? { jobs } : {}),
+      ...(shard !== undefined ? { shard } : {}),
       onProgress: (state) => progress.update(state),
     }).finally(() => progress.finish())
   // An absent library is skipped, never fatal while another loop ran: what to install goes to stderr.
@@ -71,13 +83,16 @@ export async function runCommand(argv: string[]): Promise<number> {
     process.stderr.write(
       `cachelab: --loop ${library.name} skipped: ${library.reason}; install: ${library.install}\n`,
     )
-  if (values.out === undefined) linkLatest(outDir)
+  // A shard is not a run `check` can read: `latest` keeps pointing at the last whole one.
+  if (values.out === undefined && shard === undefined) linkLatest(outDir)
   const exported = otel === undefined ? undefined : await exportForCommand(rows, otel)
   const diagnoses = tallyDiagnoses(rows)
   if (values.json === true) {
     const report = {
       runId,
       outDir,
+      // A shard's numbers are its cells' alone: the run's come from merge-reports.
+      ...(shard !== undefined ? { shard: values.shard } : {}),
       summary: summaries,
       claims,
       notApplicable,
@@ -140,10 +155,16 @@ export async function runCommand(argv: string[]): Promise<number> {
     const librarySummary = librarySummaryLines(libraries)
     if (librarySummary.length > 0)
       lines.push('client libraries side by side (libraries.csv, library-steps.csv):', ...librarySummary, '')
-    lines.push(claimsSummary(claims), '')
-    lines.push(
-      `run ${runId}: ${succeeded} requests, ${rows.length - succeeded} failed attempts; wrote ${relative(process.cwd(), outDir) || '.'}/{steps.csv,summary.csv,breaks.csv,claims.csv,${comparisons.length > 0 ? 'loops.csv,' : ''}${libraries.comparisons.length > 0 ? 'libraries.csv,library-steps.csv,' : ''}report.html,sessions/}`,
-    )
+    if (shard !== undefined)
+      lines.push(
+        `shard ${values.shard} of run ${runId}: ${succeeded} requests, ${rows.length - succeeded} failed attempts; wrote ${relative(process.cwd(), outDir) || '.'}/{shard.json,sessions/}`,
+        'claims, summary and report come from the whole run: cachelab merge-reports SHARD_DIR… --out DIR',
+      )
+    else lines.push(claimsSummary(claims), '')
+    if (shard === undefined)
+      lines.push(
+        `run ${runId}: ${succeeded} requests, ${rows.length - succeeded} failed attempts; wrote ${relative(process.cwd(), outDir) || '.'}/{steps.csv,summary.csv,breaks.csv,claims.csv,${comparisons.length > 0 ? 'loops.csv,' : ''}${libraries.comparisons.length > 0 ? 'libraries.csv,library-steps.csv,' : ''}report.html,sessions/}`,
+      )
     if (exported !== undefined) lines.push(exportLine(exported))
     process.stdout.write(`${lines.join('\n')}\n`)
   }
@@ -152,8 +173,13 @@ export async function runCommand(argv: string[]): Promise<number> {
   return failures.length > 0 ? 1 : 0
 }
 
+/** `--shard i/n` with where this machine is and the run id the shards share, if the environment has one. */
+export function shardOptions(value: string, env: NodeJS.ProcessEnv): ShardOptions {
+  return { ...parseShard(value), where: whereOf(hostname(), env), sharedId: sharedRunIdOf(env) }
+}
+
 /** The claims in a few lines: how many hold, each failure with what it observed. */
-function claimsSummary(claims: readonly ClaimResult[]): string {
+export function claimsSummary(claims: readonly ClaimResult[]): string {
   const count = (status: ClaimResult['status']) => claims.filter((claim) => claim.status === status).length
   const failed = claims.filter((claim) => claim.status === 'fails')
   const notRun = count('not-run')
@@ -167,7 +193,7 @@ function claimsSummary(claims: readonly ClaimResult[]): string {
 }
 
 /** Point `reports/out/latest` at the finished run; a `latest` that is not a link is left alone, with a warning. */
-function linkLatest(outDir: string): void {
+export function linkLatest(outDir: string): void {
   const latest = resolve(OUT_ROOT, 'latest')
   if (!replaceSymlink(latest, relative(resolve(OUT_ROOT), outDir)))
     process.stderr.write(`cachelab: ${latest} is not a link cachelab made; left as it is\n`)

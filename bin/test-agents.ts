@@ -24,6 +24,7 @@ export function agentsOfFile(file: string): AgentName[] {
   const name = basename(file).replace(/\.agents\.test\.ts$/, '')
   if (name === 'all') return [...AGENT_NAMES]
   if (name === 'run') return ['claude-code', 'opencode']
+  if (name === 'run-shards') return ['claude-code', 'codex']
   const agent = [...AGENT_NAMES]
     .sort((a, b) => b.length - a.length)
     .find((candidate) => name === candidate || name.startsWith(`${candidate}-`))

@@ -158,7 +158,15 @@ export function readManifest(dir: string): RunFolderManifest | undefined {
 
 /** What `check` needs of a run folder: refuse one that is not a finished cachelab run, naming what is missing. */
 export function requireCompleteRun(dir: string, what: 'run' | 'baseline'): void {
-  const state = folderState(readManifest(dir), (name) => exists(join(dir, name)))
+  const manifest = readManifest(dir)
+  // A shard (`run --shard i/n`) holds a blob, not a run: only the merged shards are one.
+  const shard = manifest === undefined ? undefined : /--shard (\d+\/\d+)/.exec(manifest.writer)?.[1]
+  if (shard !== undefined)
+    throw new CachelabError(
+      'input',
+      `${what} directory ${dir} is shard ${shard} of a run, not a run: merge the shards first (cachelab merge-reports SHARD_DIR… --out DIR) and check that`,
+    )
+  const state = folderState(manifest, (name) => exists(join(dir, name)))
   switch (state.kind) {
     case 'complete':
       return

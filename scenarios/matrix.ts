@@ -3,8 +3,7 @@
 // when given a directory. `cachelab run` and the library's `run` are both this; the command only parses
 // flags and prints.
 
-import { createHash } from 'node:crypto'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve, sep } from 'node:path'
 import { VirtualClock } from '../harness/clock.ts'
@@ -45,6 +44,20 @@ import {
   SessionPool,
   sessionBreakEvents,
 } from './session-jobs.ts'
+import {
+  assignShards,
+  digestOf,
+  type MatrixShardSession,
+  noSharedRunId,
+  plannedRequests,
+  SHARD_FILE,
+  SHARD_FORMAT,
+  SHARD_VERSION,
+  type Shard,
+  type ShardOptions,
+  shardLabel,
+  shardText,
+} from './shards.ts'
 import type { Scenario } from './types.ts'
 
 /** What to run. Every field is optional: the whole matrix on the simulator, nothing written. */
@@ -96,6 +109,12 @@ export interface RunOptions {
    * their bodies.
    */
   onRequest?: (record: RequestRecord, plan: SessionPlan) => void
+  /**
+   * Run one shard of the run (`--shard i/n`): its cells of the whole plan, written into `out` as a blob
+   * for `merge-reports` (scenarios/shards.ts) instead of the run's files. The returned rows, summaries and
+   * claims are the shard's alone.
+   */
+  shard?: ShardOptions
 }
 
 /** How far a run is, at one moment. */
@@ -190,6 +209,17 @@ export async function run(options: RunOptions = {}): Promise<RunResult> {
       'usage',
       `--loop ${libraryLoops.join(',')} runs on the simulator only (the library loops talk to a loopback serve): drop --live`,
     )
+  const shard = options.shard
+  if (shard !== undefined && libraryLoops.length > 0)
+    throw new CachelabError(
+      'usage',
+      `--shard cannot split --loop ${libraryLoops.join(',')}: the client-library loops pick their sessions across the whole matrix; run them unsharded`,
+    )
+  if (shard !== undefined && live && shard.sharedId === undefined) throw noSharedRunId('--live')
+  // A shard runs its cells of the whole plan; everything that names the run (its id, plan.json, the
+  // claims' scenarios) is still the whole run's.
+  const mine = shard === undefined ? undefined : shardCellsOf(plans, shard, live)
+  const running = mine === undefined ? plans : plans.filter((_, index) => mine[index])
   // DSH's packages are loaded before anything runs: without them the run is a usage error naming them.
   const dshModules: DshModules | undefined = dsh ? await loadDshModules(options.importer) : undefined
   const { loaded: loadedLibraries, absent } = await loadLibraries(
@@ -199,49 +229,46 @@ export async function run(options: RunOptions = {}): Promise<RunResult> {
   )
   const libraryPlans = libraryPlansOf(plans)
   const stream = options.stream ?? false
-  if (live) requireLiveKeys(plans, options.env ?? process.env)
-  const requestedJobs = jobsFor(plans, options.jobs)
+  if (live) requireLiveKeys(running, options.env ?? process.env)
+  const requestedJobs = jobsFor(running, options.jobs)
   const modelLoop = loops.includes('model')
   // The model loop sends through the providers' official SDKs (optional peers): a missing one is a usage
   // error naming it before anything runs.
   if (modelLoop)
     await requireSdks(
-      plans.map((plan) => plan.provider),
+      running.map((plan) => plan.provider),
       'run drives scenarios through',
     )
   // Live sessions share a predictor and a clock; scenarios a worker cannot receive stay in process too,
   // and so do the sessions of a run that watches each request.
   const jobs =
-    live || !modelLoop || requestedJobs === 1 || options.onRequest !== undefined || !canTransfer(plans)
+    live || !modelLoop || requestedJobs === 1 || options.onRequest !== undefined || !canTransfer(running)
       ? 1
       : requestedJobs
   // Every argument is checked by now: only then is the output folder touched.
   const outDir = options.out === undefined ? undefined : resolve(options.out)
+  const sessionFiles = runSessionFiles(running, loops)
   const folder =
     outDir === undefined
       ? undefined
       : RunFolder.replace(outDir, {
-          writer: 'run',
-          files: [
-            ...RUN_FILES,
-            PLAN_FILE,
-            ...(loops.includes('model') ? plans.map((plan) => sessionFileOf(sessionIdOf(plan))) : []),
-            ...(loadedLibraries.length > 0 ? ['libraries.csv', 'library-steps.csv'] : []),
-            ...(dsh
+          writer: shard === undefined ? 'run' : `run --shard ${shardLabel(shard)}`,
+          files:
+            shard === undefined
               ? [
-                  'loops.csv',
-                  ...plans
-                    .filter((plan) => plan.provider === DSH_LOOP_PROVIDER)
-                    .map((plan) => dshSessionFileOf(sessionIdOf(plan))),
+                  ...RUN_FILES,
+                  PLAN_FILE,
+                  ...sessionFiles,
+                  ...(loadedLibraries.length > 0 ? ['libraries.csv', 'library-steps.csv'] : []),
+                  ...(dsh ? ['loops.csv'] : []),
                 ]
-              : []),
-          ],
+              : [SHARD_FILE, ...sessionFiles],
         })
   // The folder keeps its previous run until `complete`; a run that throws gives its build folder up.
   try {
     const sessionsDir = folder === undefined ? undefined : join(folder.buildDir, SESSIONS_DIR)
     const runId = live
-      ? `live-${runStamp()}`
+      ? `live-${shard?.sharedId ?? runStamp()}`
       : simulatedRunId(plans, {
           model: options.model,
           stream,
@@ -257,8 +284,9 @@ export async function run(options: RunOptions = {}): Promise<RunResult> {
     const outcomes: SessionOutcome[] = []
     const inexpressible: LoopInexpressible[] = []
     const breakEvents: BreakEvent[] = []
-    const pairs: Array<{ model?: LoopSession; dsh?: LoopSession }> = []
+    const comparisons: LoopComparison[] = []
     const librarySessions: LibrarySessionRecord[] = []
+    const shardSessions: MatrixShardSession[] = []
     // DSH's store needs a folder even when the run writes nothing: a temporary one, removed at the end.
     const dshDir = dsh ? (sessionsDir ?? mkdtempSync(join(tmpdir(), 'cachelab-dsh-'))) : undefined
     const compare = modelLoop && dsh
@@ -268,7 +296,7 @@ export async function run(options: RunOptions = {}): Promise<RunResult> {
         ? loadedLibraries.filter((library) => speaks(library.loop, (plans[index] as SessionPlan).provider))
         : []
     const progress = progressTracker(
-      plans,
+      running,
       loops,
       jobs,
       options.onProgress,
@@ -277,11 +305,11 @@ export async function run(options: RunOptions = {}): Promise<RunResult> {
     // Model-loop sessions run in the workers while this thread runs the DSH loop's, if any, in plan order.
     const pool =
       jobs > 1
-        ? SessionPool.start(plans, { runId, stream, sessionsDir, digests: compare }, jobs, progress.observe)
+        ? SessionPool.start(running, { runId, stream, sessionsDir, digests: compare }, jobs, progress.observe)
         : undefined
     /** A model-loop session in this thread: a live run's (shared predictor and clock) or `jobs` 1's. */
     const inProcess = async (index: number): Promise<FinishedSession> => {
-      const plan = plans[index] as SessionPlan
+      const plan = running[index] as SessionPlan
       progress.observe({ kind: 'started', index })
       const result = await runSession(plan, {
         runId,
@@ -304,21 +332,23 @@ export async function run(options: RunOptions = {}): Promise<RunResult> {
       }
     }
     try {
-      for (const [index, plan] of plans.entries()) {
+      for (const [index, plan] of running.entries()) {
         const sessionId = sessionIdOf(plan)
         const pair: { model?: LoopSession; dsh?: LoopSession } = {}
         const sessionRows: StepRow[] = []
+        const sessionBreaks: BreakEvent[] = []
+        const sessionInexpressible: LoopInexpressible[] = []
         if (modelLoop) {
           const result = pool !== undefined ? await pool.result(index) : await inProcess(index)
           const labelled = result.rows.map((row) => ({ ...row, loop: 'model' as const }))
           sessionRows.push(...labelled)
           outcomes.push({ provider: plan.provider, rows: labelled, events: result.attempts })
           pair.model = { rows: labelled, digests: result.digests ?? [], breakEventTypes: [] }
-          breakEvents.push(...result.breakEvents)
+          sessionBreaks.push(...result.breakEvents)
         }
         if (dshModules !== undefined && mock !== undefined && dshDir !== undefined) {
           if (plan.provider !== DSH_LOOP_PROVIDER) {
-            inexpressible.push({
+            sessionInexpressible.push({
               sessionId,
               loop: 'dsh',
               action: 'session',
@@ -337,18 +367,30 @@ export async function run(options: RunOptions = {}): Promise<RunResult> {
             progress.observe({ kind: 'finished', index })
             sessionRows.push(...result.rows)
             outcomes.push({ provider: plan.provider, rows: result.rows, events: [] })
-            inexpressible.push(
+            sessionInexpressible.push(
               ...result.inexpressible.map((entry) => ({ ...entry, sessionId, loop: 'dsh' as const })),
             )
             pair.dsh = { rows: result.rows, digests: result.digests, breakEventTypes: result.breakEventTypes }
           }
         }
-        if (pair.model !== undefined && pair.dsh !== undefined) pairs.push(pair)
+        const comparison =
+          pair.model !== undefined && pair.dsh !== undefined ? compareLoops(pair.model, pair.dsh) : undefined
+        if (comparison !== undefined) comparisons.push(comparison)
         rows.push(...sessionRows)
+        breakEvents.push(...sessionBreaks)
+        inexpressible.push(...sessionInexpressible)
+        if (shard !== undefined)
+          shardSessions.push({
+            cell: sessionId,
+            rows: sessionRows,
+            breakEvents: sessionBreaks,
+            inexpressible: sessionInexpressible,
+            ...(comparison !== undefined ? { comparison } : {}),
+          })
         if (!(modelLoop || dsh)) continue
         options.onSession?.({
           index: index + 1,
-          total: plans.length,
+          total: running.length,
           sessionId,
           summary: summarize(sessionRows)[0],
         })
@@ -378,18 +420,32 @@ export async function run(options: RunOptions = {}): Promise<RunResult> {
         })
       }
     }
-    const comparisons = pairs.map((pair) => compareLoops(pair.model as LoopSession, pair.dsh as LoopSession))
-    folder?.write(
-      PLAN_FILE,
-      planText(
-        runPlan(options, plans, notApplicable, loops, (index) =>
-          librariesFor(index).map((library) => library.loop.name),
-        ),
-      ),
+    const plan = runPlan(options, plans, notApplicable, loops, (index) =>
+      librariesFor(index).map((library) => library.loop.name),
     )
     const libraryReport = compareLibraries(librarySessions, absent)
+    if (shard !== undefined)
+      folder?.write(
+        SHARD_FILE,
+        shardText({
+          format: SHARD_FORMAT,
+          version: SHARD_VERSION,
+          kind: 'matrix',
+          shard: { index: shard.index, count: shard.count },
+          cachelab: cachelabVersion(),
+          runId,
+          digests: runDigests(scenarios, { model: options.model, stream, loops, live }),
+          cells: plans.map(sessionIdOf),
+          where: { ...shard.where },
+          // The logs this shard wrote (a session that sent nothing has none), for the merge to find each.
+          files: sessionFiles.filter((name) => folder !== undefined && existsSync(folder.path(name))),
+          run: { scenarios: scenarios.map((scenario) => scenario.name), plan, notApplicable },
+          sessions: shardSessions,
+        }),
+      )
+    else folder?.write(PLAN_FILE, planText(plan))
     const verdicts =
-      folder === undefined
+      folder === undefined || shard !== undefined
         ? verdictsOf(rows, scenarios)
         : writeInto(folder, {
             runId,
@@ -542,10 +598,50 @@ export function simulatedRunId(plans: readonly SessionPlan[], parts: RunIdParts)
     libraries: parts.libraries,
   }
   // A claim's check and any function a library user's scenario carries count by their source text.
-  const text = JSON.stringify(decided, (_key, value: unknown) =>
-    typeof value === 'function' ? String(value) : value,
+  return `sim-${digestOf(decided, 8)}`
+}
+
+/**
+ * What a shard's manifest holds to tell the runs apart that `merge-reports` must not mix: the catalog,
+ * the scenarios whose claims the merged run evaluates, and the options that change the numbers.
+ */
+export function runDigests(
+  scenarios: readonly Scenario[],
+  options: { model: string | undefined; stream: boolean; loops: readonly LoopName[]; live: boolean },
+): { catalog: string; scenarios: string; options: string } {
+  return {
+    catalog: digestOf(catalogEntries()),
+    scenarios: digestOf(scenarios),
+    options: digestOf({ ...options, model: options.model ?? '' }),
+  }
+}
+
+/**
+ * Which cells of the plan a shard runs, balanced by their planned requests. On the simulator every session
+ * is alone with its cache; live, a scenario's sessions on one provider share its prefix in the provider's
+ * cache, so they stay on one machine, in run order, with one predictor.
+ */
+function shardCellsOf(plans: readonly SessionPlan[], shard: Shard, live: boolean): boolean[] {
+  const assigned = assignShards(
+    plans.map((plan) => ({
+      cost: plannedRequests(plan),
+      group: live ? `${plan.scenario.name}\u0000${plan.provider}` : sessionIdOf(plan),
+    })),
+    shard.count,
   )
-  return `sim-${createHash('sha256').update(text).digest('hex').slice(0, 8)}`
+  return assigned.map((each) => each === shard.index)
+}
+
+/** The session logs a run of these plans writes, relative to its folder: the model loop's and DSH's. */
+function runSessionFiles(plans: readonly SessionPlan[], loops: readonly LoopName[]): string[] {
+  return [
+    ...(loops.includes('model') ? plans.map((plan) => sessionFileOf(sessionIdOf(plan))) : []),
+    ...(loops.includes('dsh')
+      ? plans
+          .filter((plan) => plan.provider === DSH_LOOP_PROVIDER)
+          .map((plan) => dshSessionFileOf(sessionIdOf(plan)))
+      : []),
+  ]
 }
 
 /** A variant left out of the run, as one line: which session, on which model, and why. */

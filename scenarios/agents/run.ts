@@ -19,6 +19,8 @@ import {
   LATEST,
   latestVersion,
 } from '../../harness/loops/agents/index.ts'
+import { cachelabVersion } from '../../harness/version.ts'
+import { catalogEntries } from '../../providers/catalog.ts'
 import type { ReplyRuleInput } from '../../providers/mock/reply-file.ts'
 import {
   type AgentRow,
@@ -29,9 +31,20 @@ import {
 } from '../../reports/agents.ts'
 import { captureRows } from '../../reports/capture-rows.ts'
 import { stepsCsv } from '../../reports/csv.ts'
-import { runStamp } from '../../reports/run-folder.ts'
+import { RunFolder, runStamp } from '../../reports/run-folder.ts'
 import type { StepRow } from '../../reports/types.ts'
 import { writeRunFiles } from '../run-files.ts'
+import {
+  assignShards,
+  digestOf,
+  noSharedRunId,
+  SHARD_FILE,
+  SHARD_FORMAT,
+  SHARD_VERSION,
+  type ShardOptions,
+  shardLabel,
+  shardText,
+} from '../shards.ts'
 import { AGENT_SCENARIOS, type AgentScenario, agentScenario, notApplicable, planTurns } from './scripts.ts'
 import { startAgentBench } from './session.ts'
 
@@ -233,6 +246,8 @@ export interface AgentsRunOptions {
   out: string
   /** Told of each session as it starts and ends. */
   onProgress?: (line: string) => void
+  /** Run one shard's cells (agent × scenario) and write its blob into `out` for `merge-reports`. */
+  shard?: ShardOptions
 }
 
 export interface AgentsRunResult {
@@ -244,22 +259,108 @@ export interface AgentsRunResult {
   lines: string[]
 }
 
-/** Run every agent through every scenario, one after the other, and write the run folder. */
+/** An agent as `--agent` named it: `opencode`, `opencode@1.18.33`. */
+function specLabel(spec: AgentSpec): string {
+  return spec.version === undefined ? spec.name : `${spec.name}@${spec.version}`
+}
+
+/** A cell of an agents run: `<agent>.<scenario>`, the agent as `--agent` named it. */
+function cellOf(spec: AgentSpec, scenario: AgentScenario): string {
+  return `${specLabel(spec)}.${scenario.name}`
+}
+
+/**
+ * Run every agent through every scenario, one after the other, and write the run folder; a shard runs its
+ * cells (balanced by the scenarios' turns, every session alone with its serve) and writes its blob.
+ */
 export async function runAgents(options: AgentsRunOptions): Promise<AgentsRunResult> {
-  const runId = `agents-${runStamp()}`
+  const { shard } = options
+  if (shard !== undefined && shard.sharedId === undefined) throw noSharedRunId('--agent')
+  const runId = `agents-${shard?.sharedId ?? runStamp()}`
   const outDir = resolve(options.out)
-  const resolved: ResolvedAgent[] = []
-  for (const spec of options.agents) resolved.push(await resolveAgent(spec))
+  const cells = options.scenarios.flatMap((scenario) =>
+    options.agents.map((spec, agent) => ({ scenario, agent, cell: cellOf(spec, scenario) })),
+  )
+  const assigned =
+    shard === undefined
+      ? undefined
+      : assignShards(
+          cells.map((cell) => ({ cost: cell.scenario.turns.length, group: cell.cell })),
+          shard.count,
+        )
+  const mine = cells.filter((_, index) => assigned === undefined || assigned[index] === shard?.index)
+  const resolved = new Map<number, ResolvedAgent>()
+  for (const [index, spec] of options.agents.entries())
+    if (mine.some((cell) => cell.agent === index)) resolved.set(index, await resolveAgent(spec))
   const records: AgentSessionRecord[] = []
-  for (const scenario of options.scenarios)
-    for (const agent of resolved) {
-      options.onProgress?.(`${agent.driver.name} ${agent.version}: ${scenario.name}…`)
-      const record = await runAgentScenario(agent, scenario, runId)
-      options.onProgress?.(
-        `${agent.driver.name} ${agent.version}: ${scenario.name} ${record.status}, ${record.rows.length} requests`,
-      )
-      records.push(record)
-    }
+  for (const { scenario, agent: index } of mine) {
+    const agent = resolved.get(index) as ResolvedAgent
+    options.onProgress?.(`${agent.driver.name} ${agent.version}: ${scenario.name}…`)
+    const record = await runAgentScenario(agent, scenario, runId)
+    options.onProgress?.(
+      `${agent.driver.name} ${agent.version}: ${scenario.name} ${record.status}, ${record.rows.length} requests`,
+    )
+    records.push(record)
+  }
+  if (shard === undefined) return writeAgentsRun(outDir, runId, records)
+  const folder = RunFolder.replace(outDir, {
+    writer: `run --agent --shard ${shardLabel(shard)}`,
+    files: [SHARD_FILE],
+  })
+  try {
+    folder.write(
+      SHARD_FILE,
+      shardText({
+        format: SHARD_FORMAT,
+        version: SHARD_VERSION,
+        kind: 'agents',
+        shard: { index: shard.index, count: shard.count },
+        cachelab: cachelabVersion(),
+        runId,
+        digests: agentsDigests(options),
+        cells: cells.map((cell) => cell.cell),
+        where: { ...shard.where },
+        files: [],
+        sessions: mine.map((cell, index) => ({
+          cell: cell.cell,
+          record: records[index] as AgentSessionRecord,
+        })),
+      }),
+    )
+    folder.complete()
+  } catch (error) {
+    folder.abandon()
+    throw error
+  }
+  const agents = compareAgents(records)
+  return {
+    runId,
+    outDir,
+    agents,
+    rows: records.flatMap((record) => record.rows),
+    lines: agentsSummaryLines(agents),
+  }
+}
+
+/** What tells agents runs apart for `merge-reports`: the catalog, the agent scenarios, the agents asked for. */
+export function agentsDigests(options: Pick<AgentsRunOptions, 'agents' | 'scenarios'>): {
+  catalog: string
+  scenarios: string
+  options: string
+} {
+  return {
+    catalog: digestOf(catalogEntries()),
+    scenarios: digestOf(options.scenarios),
+    options: digestOf(options.agents.map(specLabel)),
+  }
+}
+
+/** The side by side of the sessions' records and their rows, written into a run folder. */
+export function writeAgentsRun(
+  outDir: string,
+  runId: string,
+  records: readonly AgentSessionRecord[],
+): AgentsRunResult {
   const agents = compareAgents(records)
   const rows = records.flatMap((record) => record.rows)
   writeRunFiles(outDir, {
