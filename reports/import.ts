@@ -13,6 +13,7 @@ import { hashKey64, hashString } from '../harness/random.ts'
 import type { Prediction } from './observed/transcripts/replay.ts'
 import {
   type AgentTotal,
+  DETECTED_AS,
   type ObservedRequest,
   TRANSCRIPT_FORMATS,
   type TranscriptFormat,
@@ -141,7 +142,8 @@ export function transcriptFiles(paths: readonly string[]): string[] {
           name.endsWith('.jsonl.zstd') ||
           // An older Gemini CLI's session: one JSON object.
           (name.startsWith('session-') && name.endsWith('.json') && basename(path) === 'chats') ||
-          name === 'opencode.db'
+          name === 'opencode.db' ||
+          name === 'kilo.db'
         )
           walk(child)
       }
@@ -238,7 +240,7 @@ export async function importFiles(
         `${file}: not a transcript cachelab reads (${TRANSCRIPT_FORMATS.join(', ')}); name one with --format`,
       )
     // A format named that the file plainly is not would read nothing and say nothing.
-    if (detected !== undefined && detected !== format)
+    if (detected !== undefined && detected !== format && DETECTED_AS[format] !== detected)
       throw new CachelabError(
         'input',
         `${file}: --format ${format}, but it looks like a ${detected} transcript`,

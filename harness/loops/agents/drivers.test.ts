@@ -39,6 +39,7 @@ describe('the agent drivers', () => {
     expect(args('opencode')).toEqual(expect.arrayContaining(['--continue', '-m', 'cachelab/m']))
     expect(args('qwen-code')).toEqual(expect.arrayContaining(['--continue', '--model', 'm']))
     expect(args('pi')).toEqual(expect.arrayContaining(['-c', '--model', 'cachelab/m']))
+    expect(args('kilo')).toEqual(['run', '--auto', '--format', 'json', '--continue', '-m', 'cachelab/m', 'p'])
   })
 
   it('resume a session by its id, and fork Claude Code from it into a new one', () => {
@@ -87,6 +88,12 @@ describe("the drivers' capabilities", () => {
   it('declare the switch model beside the default where the agent keeps a model list', () => {
     const opencode = AGENT_DRIVERS.opencode.files(place, urls, {})[0]?.text ?? ''
     expect(Object.keys(JSON.parse(opencode).provider.cachelab.models)).toEqual(['gpt-4.1', 'gpt-4.1-mini'])
+    const kilo = AGENT_DRIVERS.kilo.files(place, urls, {})[0]
+    expect(kilo?.path).toBe('/scratch/workspace/kilo.json')
+    expect(JSON.parse(kilo?.text ?? '')).toMatchObject({
+      enabled_providers: ['cachelab'],
+      provider: { cachelab: { models: { 'gpt-4.1': {}, 'gpt-4.1-mini': {} } } },
+    })
     const pi = AGENT_DRIVERS.pi.files(place, urls, {})[0]?.text ?? ''
     expect(JSON.parse(pi).providers.cachelab.models.map((model: { id: string }) => model.id)).toEqual([
       'claude-sonnet-4-6',
@@ -105,6 +112,7 @@ describe("the drivers' capabilities", () => {
       opencode: 'AGENTS.md',
       'qwen-code': 'QWEN.md',
       pi: 'AGENTS.md',
+      kilo: 'AGENTS.md',
     })
     for (const name of AGENT_NAMES)
       expect(AGENT_DRIVERS[name].capabilities.switchModel, name).not.toBe(AGENT_DRIVERS[name].defaultModel)

@@ -3,6 +3,7 @@
 import { claudeCode } from './claude-code.ts'
 import { codex } from './codex.ts'
 import { geminiCli } from './gemini-cli.ts'
+import { kilo } from './kilo.ts'
 import { opencode } from './opencode.ts'
 import { pi } from './pi.ts'
 import { qwenCode } from './qwen-code.ts'
@@ -33,4 +34,5 @@ export const AGENT_DRIVERS: Readonly<Record<AgentName, AgentDriver>> = {
   opencode,
   'qwen-code': qwenCode,
   pi,
+  kilo,
 }

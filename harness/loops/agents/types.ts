@@ -4,7 +4,15 @@
 // a continued session, a model switch). Installing and running processes is install.ts and process.ts.
 
 /** The agents cachelab drives. */
-export const AGENT_NAMES = ['claude-code', 'codex', 'gemini-cli', 'opencode', 'qwen-code', 'pi'] as const
+export const AGENT_NAMES = [
+  'claude-code',
+  'codex',
+  'gemini-cli',
+  'opencode',
+  'qwen-code',
+  'pi',
+  'kilo',
+] as const
 
 export type AgentName = (typeof AGENT_NAMES)[number]
 

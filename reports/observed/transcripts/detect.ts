@@ -5,8 +5,9 @@
 // opens with an untyped header holding a `projectHash` and names its model's messages `gemini`; its older
 // `session-*.json` is one pretty-printed object that opens with the same fields. qwen-code's records are
 // Claude Code's shape with marks Claude Code never writes (`provenance`, `usageMetadata`, `systemPayload`,
-// Gemini `parts` as message content). opencode's database is a SQLite file with its tables; its
-// `opencode export` JSON opens `{"info": {"id": "ses_`.
+// Gemini `parts` as message content). opencode's database is a SQLite file with its tables (Kilo Code's
+// with `kilo_` tables beside them); its `opencode export` JSON opens `{"info": {"id": "ses_` (so does
+// `kilo export`'s, which only `--format kilo` tells).
 
 import { isRecord } from '../../../harness/json-fields.ts'
 import { headOf, isSqliteHead } from './file-head.ts'
@@ -112,8 +113,7 @@ export function formatOfRecord(value: Record<string, unknown>): TranscriptFormat
 export async function detectFormat(file: string): Promise<TranscriptFormat | undefined> {
   const head = headOf(file)
   // Only a SQLite file loads the database reader (and asks for its library).
-  if (isSqliteHead(head))
-    return (await import('./opencode-database.ts')).isOpencodeDatabase(file) ? 'opencode' : undefined
+  if (isSqliteHead(head)) return (await import('./opencode-database.ts')).opencodeDatabaseFormat(file)
   if (OPENCODE_EXPORT.test(head.toString('utf8'))) return 'opencode'
   if (file.endsWith('.json')) return legacyGeminiFormat(file)
   let examined = 0

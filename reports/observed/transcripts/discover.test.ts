@@ -25,7 +25,16 @@ describe('where the agents keep their transcripts', () => {
       'opencode /x/opencode/opencode.db',
       'qwen-code /q/projects',
       'pi /p/agent/sessions',
+      'kilo /x/kilo/kilo.db',
     ])
+  })
+
+  it("finds Kilo Code's database where KILO_DB names it, a path or a name in its data folder", () => {
+    const kilo = (env: Record<string, string>) =>
+      agentFolders(env, '/home/u').find((folder) => folder.agent === 'kilo')?.path
+    expect(kilo({})).toBe('/home/u/.local/share/kilo/kilo.db')
+    expect(kilo({ KILO_DB: '/d/mine.db' })).toBe('/d/mine.db')
+    expect(kilo({ XDG_DATA_HOME: '/x', KILO_DB: 'other.db' })).toBe('/x/kilo/other.db')
   })
 
   it('finds only what exists, of the agents asked for', () => {
@@ -34,10 +43,13 @@ describe('where the agents keep their transcripts', () => {
     mkdirSync(join(home, '.pi', 'agent', 'sessions'), { recursive: true })
     mkdirSync(join(home, '.local', 'share', 'opencode'), { recursive: true })
     writeFileSync(join(home, '.local', 'share', 'opencode', 'opencode.db'), '')
+    mkdirSync(join(home, '.local', 'share', 'kilo'), { recursive: true })
+    writeFileSync(join(home, '.local', 'share', 'kilo', 'kilo.db'), '')
     expect(discoveredFolders({}, home).map((folder) => folder.agent)).toEqual([
       'claude-code',
       'opencode',
       'pi',
+      'kilo',
     ])
     expect(discoveredFolders({}, home, ['pi']).map((folder) => folder.agent)).toEqual(['pi'])
   })

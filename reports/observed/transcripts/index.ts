@@ -23,6 +23,7 @@ export const READERS: Readonly<Record<TranscriptFormat, TranscriptReader>> = {
   codex: loadedOnFirstRead(async () => (await import('./codex.ts')).readCodex),
   dsh: loadedOnFirstRead(async () => (await import('./dsh.ts')).readDsh),
   'gemini-cli': loadedOnFirstRead(async () => (await import('./gemini-cli.ts')).readGeminiCli),
+  kilo: loadedOnFirstRead(async () => (await import('./kilo.ts')).readKilo),
   opencode: loadedOnFirstRead(async () => (await import('./opencode.ts')).readOpencode),
   pi: loadedOnFirstRead(async () => (await import('./pi.ts')).readPi),
   'qwen-code': loadedOnFirstRead(async () => (await import('./qwen-code.ts')).readQwenCode),

@@ -4,6 +4,7 @@
 import { claudeCode } from './claude-code.ts'
 import { codex } from './codex.ts'
 import { geminiCli } from './gemini-cli.ts'
+import { kilo } from './kilo.ts'
 import { opencode } from './opencode.ts'
 import { pi } from './pi.ts'
 import { qwenCode } from './qwen-code.ts'
@@ -12,7 +13,7 @@ import type { AgentPort, AgentReading, WireRequest } from './types.ts'
 export type { AgentPort, AgentReading, WireRequest } from './types.ts'
 
 /** Every agent port, in the order they are asked. */
-export const AGENT_PORTS: readonly AgentPort[] = [claudeCode, codex, opencode, geminiCli, qwenCode, pi]
+export const AGENT_PORTS: readonly AgentPort[] = [claudeCode, codex, opencode, kilo, geminiCli, qwenCode, pi]
 
 /** What the first agent port that recognizes a request reads off it. */
 export function readAgent(request: WireRequest): AgentReading | undefined {
