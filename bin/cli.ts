@@ -15,7 +15,7 @@ const USAGE = `usage: cachelab <command> [options]
             [--loop model|dsh|sdk|ai-sdk|langchain|pi-ai|openai-agents[,…]]   the agent loops;
             a client-library loop runs beside the sdk reference on the simulator, compared in
             libraries.csv (an absent library is skipped with its npm i)
-            [--agent claude-code|codex|gemini-cli|opencode|qwen-code|pi[@VERSION][,…]]   real coding
+            [--agent claude-code|codex|gemini-cli|opencode|qwen-code|pi|kilo[@VERSION][,…]]   real coding
             agents headless against a loopback serve through agent scenarios (--scenario names them):
             agents.csv and agent-steps.csv; the one on PATH, else the pinned or asked-for version
             [--scenarios PATH[,PATH]]   your own scenario files (.ts, .js, .mjs, or a directory of
@@ -54,14 +54,14 @@ const USAGE = `usage: cachelab <command> [options]
             both sides of a gateway (serve --record-bodies in front of it and behind it) as DIR/direct
             (the baseline), DIR/gateway and DIR/changes.csv; gate with check --baseline DIR/direct
   import    [FILE|DIR...] [--agent NAME,…] [--since DATE] [--until DATE]
-            [--format auto|claude-code|codex|dsh|gemini-cli|opencode|pi|qwen-code] [--out DIR] [--lenient] [--ttl 1h]
+            [--format auto|claude-code|codex|dsh|gemini-cli|kilo|opencode|pi|qwen-code] [--out DIR] [--lenient] [--ttl 1h]
             [--as PROVIDER [--model MODEL]] [--policy consolidate|keep-live] [--otlp-file FILE] …
-            an agent's own sessions (Claude Code, Codex, DSH, Gemini CLI, opencode, pi, qwen-code;
+            an agent's own sessions (Claude Code, Codex, DSH, Gemini CLI, Kilo Code, opencode, pi, qwen-code;
             with no path, every agent's folders under the home) as the run's files plus rewrites.csv:
             every cache write and miss classified, with its tokens and dollars; --as replays the
             requests a transcript holds (DSH) as another provider into counterfactual.csv; --policy
             re-derives DSH logs under a series-start policy into policy.csv and policy-steps.csv
-  calibrate FILE|DIR... [--format auto|claude-code|codex|dsh|gemini-cli|opencode|pi|qwen-code] [--out DIR] [--lenient]
+  calibrate FILE|DIR... [--format auto|claude-code|codex|dsh|gemini-cli|kilo|opencode|pi|qwen-code] [--out DIR] [--lenient]
             recorded usage against the simulators, per provider and model: calibration.csv (every
             step: recorded and predicted read, exact / within one unit / off, why) and
             calibration-models.csv (read grid, unit placement, token scale, TTL seen); reads

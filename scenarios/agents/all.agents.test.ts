@@ -1,4 +1,4 @@
-// All six agents in one home, as on a user's machine: each runs one prompt against serve, and
+// Every agent in one home, as on a user's machine: each runs one prompt against serve, and
 // `cachelab import` with no path finds every agent's folder there and reads each one's requests with the
 // usage the capture recorded.
 
@@ -38,7 +38,7 @@ const usages = (rows: readonly StepRow[]) =>
     )
     .sort()
 
-describe('a home holding all six agents', () => {
+describe('a home holding every agent', () => {
   it('is served every request, none refused', () => {
     expect(bench.refusals()).toEqual([])
   })

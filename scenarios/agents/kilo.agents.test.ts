@@ -1,9 +1,10 @@
-// Kilo Code 7.7.7 (an opencode fork) against serve on the OpenAI-compatible wire: three turns (the later
-// ones `--continue`d), the first reading a file by a `*` rule, the second starting a `task` subagent. Kilo
-// sends opencode's session headers under its own user agent, so the capture names it `kilo`; `kilo run`
-// sends no title request (Kilo defers it past the turn, and `run` exits first), so every request is the
-// main conversation's or the subagent's, and neither breaks: the recorded bodies say the same. Its own
-// database, found with no path, imports to the capture's per-request usage.
+// Kilo Code 7.7.7 (an opencode fork) against serve on the OpenAI-compatible wire: two turns, the first
+// reading a file, then Kilo's compact command (`kilo run --command compact`), then the second turn starting
+// a `task` subagent (each a new process, the later ones `--continue`d). Kilo sends opencode's session
+// headers under its own user agent, so the capture names it `kilo`; `kilo run` sends no title request
+// (Kilo defers it past the turn, and `run` exits first). The main conversation breaks only where the
+// compaction replaced its history, and the recorded bodies say the same. Its own database, found with no
+// path, imports to the capture's per-request usage.
 
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -27,9 +28,16 @@ let rows: StepRow[]
 beforeAll(async () => {
   bench = await startAgentBench([
     // A file read, not Kilo's `glob`: that fetches ripgrep from GitHub on first use.
-    { session: '*', turn: 1, step: 1, tools: [{ name: 'read', arguments: { filePath: 'README.md' } }] },
     {
       session: '*',
+      kind: 'main',
+      turn: 1,
+      step: 1,
+      tools: [{ name: 'read', arguments: { filePath: 'README.md' } }],
+    },
+    {
+      session: '*',
+      kind: 'main',
       turn: 2,
       step: 1,
       tools: [
@@ -44,8 +52,8 @@ beforeAll(async () => {
     'kilo',
     [
       { prompt: 'What does README.md say?' },
+      { prompt: '/compact', continues: true },
       { prompt: 'Start a subagent to explore', continues: true },
-      { prompt: 'Thanks', continues: true },
     ],
     { setup: (place) => writeFileSync(join(place.workspace, 'README.md'), '# Calc\nA tiny calculator.\n') },
   )
@@ -77,17 +85,29 @@ describe(`Kilo Code ${agentVersion('kilo')} on the OpenAI-compatible wire, captu
     expect(rows.every((row) => row.agent === `kilo/${agentVersion('kilo')}`)).toBe(true)
   })
 
-  it('sends no title request from `kilo run`: a main conversation and a subagent, nothing beside', () => {
-    expect(new Set(bench.exchanges.map((exchange) => exchange.kind))).toEqual(new Set(['main', 'subagent']))
-    expect(bench.exchanges.filter((exchange) => exchange.purpose !== undefined)).toEqual([])
+  it('sends no title request from `kilo run`: a main conversation, a subagent and a compaction, nothing beside', () => {
+    expect(new Set(bench.exchanges.map((exchange) => exchange.kind))).toEqual(
+      new Set(['main', 'subagent', 'compaction']),
+    )
+    expect(bench.exchanges.filter((exchange) => exchange.kind === 'side')).toEqual([])
+    const compactions = bench.exchanges.filter((exchange) => exchange.kind === 'compaction')
+    expect(compactions.map((exchange) => [exchange.purpose, exchange.conversation])).toEqual([
+      ['summary', `${mainSession()}.compaction-1`],
+    ])
   })
 
-  it('starts its main conversation at turn 1, named by its session id, and breaks nowhere', () => {
+  it('starts its main conversation at turn 1, named by its session id, and breaks only after the compaction', () => {
     const main = rows.filter((row) => (row.conversationKind ?? 'main') === 'main')
     expect(mainSession()).toMatch(/^ses_/)
     expect(new Set(main.map((row) => row.variant))).toEqual(new Set([mainSession()]))
-    expect([...new Set(main.map((row) => row.turn))]).toEqual([1, 2, 3])
-    expect(main.filter((row) => row.breakCause !== undefined)).toEqual([])
+    expect([...new Set(main.map((row) => row.turn))]).toEqual([1, 2])
+    const compacted = bench.exchanges.findIndex((exchange) => exchange.kind === 'compaction')
+    const after = bench.exchanges.findIndex(
+      (exchange, index) => index > compacted && exchange.kind === 'main',
+    )
+    expect(main.filter((row) => row.breakCause !== undefined).map((row) => [row.turn, row.step])).toEqual([
+      [bench.exchanges[after]?.turn, bench.exchanges[after]?.step],
+    ])
   })
 
   it('puts the task subagent in a conversation of its own under the session', () => {
@@ -103,7 +123,7 @@ describe(`Kilo Code ${agentVersion('kilo')} on the OpenAI-compatible wire, captu
         ...(conversations.get(exchange.conversation) ?? []),
         exchange,
       ])
-    expect(conversations.size).toBe(2)
+    expect(conversations.size).toBe(3)
     for (const [name, exchanges] of conversations) {
       const extending = exchanges.slice(1).map((exchange, index) => {
         const previous = exchanges[index] as CapturedExchange
@@ -114,8 +134,14 @@ describe(`Kilo Code ${agentVersion('kilo')} on the OpenAI-compatible wire, captu
         .slice(1)
         .map((row) => row.breakCause === undefined)
       expect(extending, name).toEqual(broken)
-      expect(extending.every(Boolean), name).toBe(true)
     }
+    expect(
+      [...conversations.values()].flatMap((exchanges) =>
+        exchanges
+          .slice(1)
+          .filter((exchange, index) => !extendsPrevious(exchanges[index] as CapturedExchange, exchange)),
+      ).length,
+    ).toBe(1)
   })
 })
 

@@ -40,6 +40,9 @@ describe('the agent drivers', () => {
     expect(args('qwen-code')).toEqual(expect.arrayContaining(['--continue', '--model', 'm']))
     expect(args('pi')).toEqual(expect.arrayContaining(['-c', '--model', 'cachelab/m']))
     expect(args('kilo')).toEqual(['run', '--auto', '--format', 'json', '--continue', '-m', 'cachelab/m', 'p'])
+    expect(
+      AGENT_DRIVERS.kilo.command(place, urls, { prompt: '/compact', continues: true }, {}).args.slice(-3),
+    ).toEqual(['--continue', '--command', 'compact'])
   })
 
   it('resume a session by its id, and fork Claude Code from it into a new one', () => {

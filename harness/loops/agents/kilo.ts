@@ -1,12 +1,15 @@
-// Kilo Code (`kilo run`, `--continue`), an opencode fork driven as opencode is (opencode-family.ts): the
+// Kilo Code (`kilo run`, `--continue`, `--command compact`), an opencode fork driven as opencode is (opencode-family.ts): the
 // server as an OpenAI-compatible provider in the workspace's `kilo.json`, the only provider enabled (no
 // Kilo gateway model fetch), its homes under the scratch home; auto-update, sharing, session ingest, the
 // models fetch, LSP downloads and PostHog telemetry off, and no attaching to a running Kilo daemon.
 // Every variable is one the 7.7.7 binary reads (notes/2026-12-08-kilo-code.md).
 
 import { join } from 'node:path'
-import { providerConfig, runArgs, xdgHomes } from './opencode-family.ts'
+import { configText, PROVIDER_ID, runArgs, TASK_SUBAGENT, xdgHomes } from './opencode-family.ts'
 import type { AgentDriver } from './types.ts'
+
+/** The compact prompt of the agent scenarios, which the driver runs as Kilo's compact command. */
+const COMPACT = '/compact'
 
 export const kilo: AgentDriver = {
   name: 'kilo',
@@ -20,34 +23,24 @@ export const kilo: AgentDriver = {
   capabilities: {
     memoryFile: 'AGENTS.md',
     switchModel: 'gpt-4.1-mini',
-    compact: {
-      unsupported:
-        '`kilo run` takes the custom commands of a workspace only; compaction is the TUI /compact or automatic at the context limit',
-    },
-    subagent: {
-      tool: 'task',
-      arguments: { description: 'Explore', prompt: 'List the files', subagent_type: 'general' },
-    },
+    // `kilo run` takes its built-in compact command (`--command compact`), which opencode's `run` does not.
+    compact: { prompt: COMPACT },
+    subagent: TASK_SUBAGENT,
     mcp: true,
   },
   files(place, urls, options) {
-    const config = {
+    const head = {
       $schema: 'https://app.kilo.ai/config.json',
       autoupdate: false,
       share: 'disabled',
-      enabled_providers: ['cachelab'],
-      ...providerConfig(
-        urls.openai,
-        options.model ?? kilo.defaultModel,
-        kilo.capabilities.switchModel,
-        options.mcpServers,
-      ),
+      enabled_providers: [PROVIDER_ID],
     }
-    return [{ path: join(place.workspace, 'kilo.json'), text: `${JSON.stringify(config, null, 2)}\n` }]
+    const models = { defaultModel: kilo.defaultModel, switchModel: kilo.capabilities.switchModel }
+    return [{ path: join(place.workspace, 'kilo.json'), text: configText(head, urls, options, models) }]
   },
   command(place, _urls, step) {
     return {
-      args: runArgs(step),
+      args: runArgs(step, step.prompt === COMPACT ? 'compact' : undefined),
       env: {
         ...xdgHomes(place),
         KILO_DISABLE_AUTOUPDATE: '1',

@@ -3,7 +3,14 @@
 // XDG homes. Each driver names only where it differs: its config file, its schema and its variables.
 
 import { join } from 'node:path'
-import type { AgentPlace, AgentStep, McpServer } from './types.ts'
+import type {
+  AgentCapabilities,
+  AgentOptions,
+  AgentPlace,
+  AgentStep,
+  McpServer,
+  ServerUrls,
+} from './types.ts'
 import { PLACEHOLDER_KEY } from './types.ts'
 
 /** The provider id the config declares for the server. */
@@ -13,7 +20,7 @@ export const PROVIDER_ID = 'cachelab'
  * The config fields both agents read: the server as an OpenAI-compatible provider with `models` declared
  * (both from the start, so a switch names one the provider has), and the MCP servers as local commands.
  */
-export function providerConfig(
+function providerConfig(
   openaiUrl: string,
   model: string,
   switchModel: string,
@@ -45,8 +52,39 @@ export function providerConfig(
   }
 }
 
-/** `run --auto --format json`, continued (`--continue`) and on a model (`-m cachelab/<model>`) as asked. */
-export function runArgs(step: AgentStep): string[] {
+/** The subagent both start: their `task` tool on the built-in `general` agent. */
+export const TASK_SUBAGENT: AgentCapabilities['subagent'] = {
+  tool: 'task',
+  arguments: { description: 'Explore', prompt: 'List the files', subagent_type: 'general' },
+}
+
+/**
+ * The text of a config file: the agent's own fields (`head`: its schema, updates and sharing off) and then
+ * the server's provider on the session's model, beside the switch model, with its MCP servers.
+ */
+export function configText(
+  head: Record<string, unknown>,
+  urls: ServerUrls,
+  options: AgentOptions,
+  models: { defaultModel: string; switchModel: string },
+): string {
+  const config = {
+    ...head,
+    ...providerConfig(
+      urls.openai,
+      options.model ?? models.defaultModel,
+      models.switchModel,
+      options.mcpServers,
+    ),
+  }
+  return `${JSON.stringify(config, null, 2)}\n`
+}
+
+/**
+ * `run --auto --format json`, continued (`--continue`) and on a model (`-m cachelab/<model>`) as asked,
+ * with the step's prompt as the message, or a command of the agent's (`--command compact`) instead.
+ */
+export function runArgs(step: AgentStep, command?: string): string[] {
   return [
     'run',
     '--auto',
@@ -54,7 +92,7 @@ export function runArgs(step: AgentStep): string[] {
     'json',
     ...(step.continues === true ? ['--continue'] : []),
     ...(step.model !== undefined ? ['-m', `${PROVIDER_ID}/${step.model}`] : []),
-    step.prompt,
+    ...(command !== undefined ? ['--command', command] : [step.prompt]),
   ]
 }
 

@@ -3,7 +3,7 @@
 // models.dev fetch and LSP downloads off. What Kilo Code shares with it is opencode-family.ts.
 
 import { join } from 'node:path'
-import { providerConfig, runArgs, xdgHomes } from './opencode-family.ts'
+import { configText, runArgs, TASK_SUBAGENT, xdgHomes } from './opencode-family.ts'
 import type { AgentDriver } from './types.ts'
 
 export const opencode: AgentDriver = {
@@ -20,25 +20,13 @@ export const opencode: AgentDriver = {
       unsupported:
         '`opencode run` takes the custom commands of a workspace only; compaction is the TUI /compact or automatic at the context limit',
     },
-    subagent: {
-      tool: 'task',
-      arguments: { description: 'Explore', prompt: 'List the files', subagent_type: 'general' },
-    },
+    subagent: TASK_SUBAGENT,
     mcp: true,
   },
   files(place, urls, options) {
-    const config = {
-      $schema: 'https://opencode.ai/config.json',
-      autoupdate: false,
-      share: 'disabled',
-      ...providerConfig(
-        urls.openai,
-        options.model ?? opencode.defaultModel,
-        opencode.capabilities.switchModel,
-        options.mcpServers,
-      ),
-    }
-    return [{ path: join(place.workspace, 'opencode.json'), text: `${JSON.stringify(config, null, 2)}\n` }]
+    const head = { $schema: 'https://opencode.ai/config.json', autoupdate: false, share: 'disabled' }
+    const models = { defaultModel: opencode.defaultModel, switchModel: opencode.capabilities.switchModel }
+    return [{ path: join(place.workspace, 'opencode.json'), text: configText(head, urls, options, models) }]
   },
   command(place, _urls, step) {
     return {

@@ -28,4 +28,26 @@ describe("Kilo Code's port", () => {
       purpose: 'title',
     })
   })
+
+  it('reads its compaction by the conversation it hands over as text', () => {
+    const compaction = readAgent({
+      api: 'openai-chat',
+      body: {
+        messages: [
+          { role: 'system', content: 'You are Kilo.' },
+          {
+            role: 'user',
+            content: 'Here is the conversation so far:\n\n<conversation>\n[User]: hi\n</conversation>',
+          },
+        ],
+      },
+      headers: { 'user-agent': agent, 'x-session-id': 'ses_a' },
+    })
+    expect(compaction).toMatchObject({
+      agent: 'kilo',
+      session: 'ses_a',
+      kind: 'compaction',
+      purpose: 'summary',
+    })
+  })
 })
