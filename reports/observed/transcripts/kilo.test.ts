@@ -49,15 +49,15 @@ async function readAll(reader: TranscriptReader, file: string) {
   return { requests, notes }
 }
 
+const usageOf = ({ usage }: ObservedRequest) =>
+  `${usage.input}/${usage.cacheRead ?? 0}/${usage.cacheWrite ?? 0}/${usage.output}`
+
 /** Each conversation's requests as `model input/read/write/output`, as the agents bench lists a capture's. */
 function usageByConversation(requests: readonly ObservedRequest[]): Record<string, string[]> {
   const found: Record<string, string[]> = {}
   for (const request of requests) {
-    const { usage } = request
     const list = found[request.session] ?? []
-    list.push(
-      `${request.model} ${usage.input}/${usage.cacheRead ?? 0}/${usage.cacheWrite ?? 0}/${usage.output}`,
-    )
+    list.push(`${request.model} ${usageOf(request)}`)
     found[request.session] = list
   }
   return found
@@ -96,5 +96,29 @@ describe("Kilo Code's database", () => {
     expect(notes.map((note) => note.message)).toEqual([
       expect.stringMatching(/^7 requests to opencode provider cachelab skipped/),
     ])
+  })
+})
+
+describe("Kilo Code's `kilo export` of a session", () => {
+  // testdata/kilo-export.json: one turn of Kilo 7.7.7 against serve, a file read then an answer; the
+  // capture of the same session recorded 11561/11520/0/11 and 11619/11520/0/2.
+  const exported = () => {
+    const { workspace } = kiloHome()
+    const value = JSON.parse(readFileSync(testdata('kilo-export.json'), 'utf8'))
+    value.info.directory = workspace
+    const file = join(workspace, 'session.json')
+    writeFileSync(file, JSON.stringify(value, null, 2))
+    return file
+  }
+
+  it("has opencode's shape to the field: detection takes it for opencode's", async () => {
+    expect(await detectFormat(exported())).toBe('opencode')
+  })
+
+  it("reads as Kilo's, to the capture's usage, when named so", async () => {
+    const { requests } = await readAll(readKilo, exported())
+    expect(
+      requests.map((request) => `${request.agent} ${request.turn}.${request.step} ${usageOf(request)}`),
+    ).toEqual(['kilo/7.7.7 1.1 11561/11520/0/11', 'kilo/7.7.7 1.2 11619/11520/0/2'])
   })
 })
