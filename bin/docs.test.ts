@@ -187,7 +187,7 @@ const README_LINES: Record<string, { how: 'run' | 'scoped' | 'accounted'; before
   'npx cachelab validate reports/out/sonnet/sessions': { how: 'run' },
   'npx cachelab import --since 2026-01-01': { how: 'run' },
   // Real agents take minutes: the agents project runs it (scenarios/agents/run.agents.test.ts).
-  'npx cachelab run --agent claude-code,codex,opencode,qwen-code --scenario memory-edit,mcp-add,model-switch,compaction,resume':
+  'npx cachelab run --agent claude-code,codex,opencode,qwen-code,kilo --scenario memory-edit,mcp-add,model-switch,compaction,resume':
     { how: 'accounted' },
 }
 

@@ -1,4 +1,4 @@
-// `cachelab import [FILE|DIR...] [--agent NAME,…] [--since DATE] [--until DATE] [--format auto|claude-code|codex|copilot|droid|dsh|gemini-cli|opencode|pi|qwen-code]
+// `cachelab import [FILE|DIR...] [--agent NAME,…] [--since DATE] [--until DATE] [--format auto|claude-code|codex|copilot|droid|dsh|gemini-cli|kilo|opencode|pi|qwen-code]
 // [--out DIR] [--lenient] [--ttl 1h] [--json]
 // [--as PROVIDER [--model MODEL]] [--policy consolidate|keep-live]`: an agent's own session files (with no
 // path, the standard folders of every agent found under the home: reports/observed/transcripts/discover.ts) as the

@@ -376,6 +376,25 @@ describe('what cachelab import leaves out', () => {
     expect(wrong.stderr).toContain('--format codex, but it looks like a claude-code transcript')
   })
 
+  it("takes --format kilo for a `kilo export`, which has opencode's shape and is detected as opencode's", async () => {
+    // Its session's directory moved to a workspace whose kilo.json names the provider's package.
+    const exported = JSON.parse(
+      readFileSync('reports/observed/transcripts/testdata/kilo-export.json', 'utf8'),
+    )
+    exported.info.directory = dirname(
+      fixture('kilo.json', '{ "provider": { "cachelab": { "npm": "@ai-sdk/openai-compatible" } } }'),
+    )
+    const file = join(exported.info.directory, 'session.json')
+    writeFileSync(file, JSON.stringify(exported))
+    expect(await detectFormat(file)).toBe('opencode')
+    const { entries } = await importTranscripts([file], { ...defaults, format: 'kilo', lenient: false })
+    expect(entries.map(({ row }) => row.scenario)).toEqual(['kilo', 'kilo'])
+    const refused = await importTranscripts([file], { ...defaults, format: 'pi', lenient: true }).catch(
+      (error: Error) => error.message,
+    )
+    expect(refused).toContain('--format pi, but it looks like a opencode transcript')
+  })
+
   it('reads only the requests between --since and --until, the last day included, and counts the rest', async () => {
     const file = fixture(
       'session.jsonl',

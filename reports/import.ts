@@ -13,6 +13,7 @@ import { hashKey64, hashString } from '../harness/random.ts'
 import type { Prediction } from './observed/transcripts/replay.ts'
 import {
   type AgentTotal,
+  DETECTED_AS,
   type ObservedRequest,
   TRANSCRIPT_FORMATS,
   type TranscriptFormat,
@@ -145,6 +146,7 @@ export function transcriptFiles(paths: readonly string[]): string[] {
           // A Cline session's messages, and its subagents', in the session's folder under `sessions`.
           (name.endsWith('.messages.json') && basename(dirname(path)) === 'sessions') ||
           name === 'opencode.db' ||
+          name === 'kilo.db' ||
           // Factory Droid's log (its session files hold no usage).
           (name.startsWith('droid-log') && name.endsWith('.log'))
         )
@@ -243,7 +245,7 @@ export async function importFiles(
         `${file}: not a transcript cachelab reads (${TRANSCRIPT_FORMATS.join(', ')}); name one with --format`,
       )
     // A format named that the file plainly is not would read nothing and say nothing.
-    if (detected !== undefined && detected !== format)
+    if (detected !== undefined && detected !== format && DETECTED_AS[format] !== detected)
       throw new CachelabError(
         'input',
         `${file}: --format ${format}, but it looks like a ${detected} transcript`,

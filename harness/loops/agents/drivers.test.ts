@@ -40,6 +40,10 @@ describe('the agent drivers', () => {
     expect(args('qwen-code')).toEqual(expect.arrayContaining(['--continue', '--model', 'm']))
     expect(args('pi')).toEqual(expect.arrayContaining(['-c', '--model', 'cachelab/m']))
     expect(args('copilot')).toEqual(expect.arrayContaining(['--continue', '--model', 'm']))
+    expect(args('kilo')).toEqual(['run', '--auto', '--format', 'json', '--continue', '-m', 'cachelab/m', 'p'])
+    expect(
+      AGENT_DRIVERS.kilo.command(place, urls, { prompt: '/compact', continues: true }, {}).args.slice(-3),
+    ).toEqual(['--continue', '--command', 'compact'])
   })
 
   it('refuse to continue a Cline session, which `cline --json` cannot, rather than start a new one', () => {
@@ -136,6 +140,12 @@ describe("the drivers' capabilities", () => {
   it('declare the switch model beside the default where the agent keeps a model list', () => {
     const opencode = AGENT_DRIVERS.opencode.files(place, urls, {})[0]?.text ?? ''
     expect(Object.keys(JSON.parse(opencode).provider.cachelab.models)).toEqual(['gpt-4.1', 'gpt-4.1-mini'])
+    const kilo = AGENT_DRIVERS.kilo.files(place, urls, {})[0]
+    expect(kilo?.path).toBe('/scratch/workspace/kilo.json')
+    expect(JSON.parse(kilo?.text ?? '')).toMatchObject({
+      enabled_providers: ['cachelab'],
+      provider: { cachelab: { models: { 'gpt-4.1': {}, 'gpt-4.1-mini': {} } } },
+    })
     const pi = AGENT_DRIVERS.pi.files(place, urls, {})[0]?.text ?? ''
     expect(JSON.parse(pi).providers.cachelab.models.map((model: { id: string }) => model.id)).toEqual([
       'claude-sonnet-4-6',
@@ -156,6 +166,7 @@ describe("the drivers' capabilities", () => {
       pi: 'AGENTS.md',
       copilot: 'AGENTS.md',
       cline: 'AGENTS.md',
+      kilo: 'AGENTS.md',
     })
     for (const name of AGENT_NAMES)
       expect(AGENT_DRIVERS[name].capabilities.switchModel, name).not.toBe(AGENT_DRIVERS[name].defaultModel)

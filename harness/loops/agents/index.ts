@@ -5,6 +5,7 @@ import { cline } from './cline.ts'
 import { codex } from './codex.ts'
 import { copilot } from './copilot.ts'
 import { geminiCli } from './gemini-cli.ts'
+import { kilo } from './kilo.ts'
 import { opencode } from './opencode.ts'
 import { pi } from './pi.ts'
 import { qwenCode } from './qwen-code.ts'
@@ -37,4 +38,5 @@ export const AGENT_DRIVERS: Readonly<Record<AgentName, AgentDriver>> = {
   pi,
   copilot,
   cline,
+  kilo,
 }

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { claudeCode } from './claude-code.ts'
-import { agentsCache, installedAgent, installFolder, latestVersion } from './install.ts'
+import { agentsCache, installError, installedAgent, installFolder, latestVersion } from './install.ts'
 
 /** Run `body` with an `npm` on PATH that prints `stdout` and exits with `code`. */
 async function withFakeNpm<T>(stdout: string, code: number, body: () => Promise<T>): Promise<T> {
@@ -43,5 +43,18 @@ describe('the agents cache', () => {
     await expect(withFakeNpm('<html>', 0, () => latestVersion(claudeCode))).rejects.toThrow(
       /answered "<html>"/,
     )
+  })
+
+  it("says why an install failed by its last error, not by the pointer to npm's log", () => {
+    const stderr = [
+      'npm error notarget No matching version found for @kilocode/cli-linux-x64-baseline-musl@7.8.1.',
+      'npm error Failed to setup kilo binary: It seems your package manager failed to install the right Kilo CLI package.',
+      'npm error A complete log of this run can be found in: /root/.npm/_logs/debug-0.log',
+      '',
+    ].join('\n')
+    expect(installError(stderr)).toBe(
+      'Failed to setup kilo binary: It seems your package manager failed to install the right Kilo CLI package.',
+    )
+    expect(installError(undefined)).toBeUndefined()
   })
 })

@@ -54,6 +54,18 @@ export async function latestVersion(spec: Pick<InstallSpec, 'package'>): Promise
   }
 }
 
+/**
+ * What an npm install that failed says went wrong: its last line of error, not the pointer to its log
+ * that npm prints after it (a package's failed install script, such as Kilo's missing platform binary).
+ */
+export function installError(stderr: string | undefined): string | undefined {
+  const lines = (stderr ?? '')
+    .trim()
+    .split('\n')
+    .filter((line) => line.trim() !== '' && !/A complete log of this run can be found in/.test(line))
+  return lines.at(-1)?.replace(/^npm error /, '')
+}
+
 /** The agent's command, installing its pinned version first when the cache lacks it. */
 export async function installedAgent(driver: InstallSpec, cache = agentsCache()): Promise<string> {
   const folder = installFolder(driver, cache)
@@ -79,8 +91,10 @@ export async function installedAgent(driver: InstallSpec, cache = agentsCache())
     )
   } catch (error) {
     rmSync(partial, { recursive: true, force: true })
-    const stderr = (error as { stderr?: string }).stderr?.trim().split('\n').at(-1) ?? String(error)
-    throw new CachelabError('input', `cannot install ${driver.package}@${driver.version}: ${stderr}`)
+    throw new CachelabError(
+      'input',
+      `cannot install ${driver.package}@${driver.version}: ${installError((error as { stderr?: string }).stderr) ?? String(error)}`,
+    )
   }
   if (!existsSync(folder)) renameSync(partial, folder)
   else rmSync(partial, { recursive: true, force: true })

@@ -13,6 +13,7 @@ export const AGENT_NAMES = [
   'pi',
   'copilot',
   'cline',
+  'kilo',
 ] as const
 
 export type AgentName = (typeof AGENT_NAMES)[number]

@@ -131,6 +131,16 @@ describe('detectFormat', () => {
     expect(await detectFormat(database)).toBe('opencode')
   })
 
+  it("tells Kilo Code's database from opencode's by the tables of its own beside them", async () => {
+    const database = join(mkdtempSync(join(tmpdir(), 'cachelab-detect-')), 'kilo.db')
+    const writer = new Database(database)
+    writer.exec(
+      'create table session (id text); create table message (id text); create table part (id text); create table kilo_board (id text)',
+    )
+    writer.close()
+    expect(await detectFormat(database)).toBe('kilo')
+  })
+
   it('passes over a corrupt first line', async () => {
     const file = temporaryFile('late.jsonl', [
       '{"type":',

@@ -5,8 +5,9 @@
 // opens with an untyped header holding a `projectHash` and names its model's messages `gemini`; its older
 // `session-*.json` is one pretty-printed object that opens with the same fields. qwen-code's records are
 // Claude Code's shape with marks Claude Code never writes (`provenance`, `usageMetadata`, `systemPayload`,
-// Gemini `parts` as message content). opencode's database is a SQLite file with its tables; its
-// `opencode export` JSON opens `{"info": {"id": "ses_`. Copilot CLI names its events `area.verb` (its first
+// Gemini `parts` as message content). opencode's database is a SQLite file with its tables (Kilo Code's
+// with `kilo_` tables beside them); its `opencode export` JSON opens `{"info": {"id": "ses_` (so does
+// `kilo export`'s, which only `--format kilo` tells). Copilot CLI names its events `area.verb` (its first
 // `session.start`) and wraps their fields in `data`. Factory Droid's log is text, each entry `[time] LEVEL: `;
 // its session files open with a `session_start` record.
 // Cline's `*.messages.json` opens `{"version": 1, "updated_at": …, "agent": …` with its `sessionId` next.
@@ -135,8 +136,7 @@ export function formatOfRecord(value: Record<string, unknown>): TranscriptFormat
 export async function detectFormat(file: string): Promise<TranscriptFormat | undefined> {
   const head = headOf(file)
   // Only a SQLite file loads the database reader (and asks for its library).
-  if (isSqliteHead(head))
-    return (await import('./opencode-database.ts')).isOpencodeDatabase(file) ? 'opencode' : undefined
+  if (isSqliteHead(head)) return (await import('./opencode-database.ts')).opencodeDatabaseFormat(file)
   if (OPENCODE_EXPORT.test(head.toString('utf8'))) return 'opencode'
   if (isDroidLog(file, head)) return 'droid'
   if (file.endsWith('.json')) return jsonFormat(file)

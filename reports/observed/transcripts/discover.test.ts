@@ -29,6 +29,7 @@ describe('where the agents keep their transcripts', () => {
       'opencode /x/opencode/opencode.db',
       'qwen-code /q/projects',
       'pi /p/agent/sessions',
+      'kilo /x/kilo/kilo.db',
       'copilot /k/session-state',
       'cline /k/data/sessions',
     ])
@@ -38,16 +39,27 @@ describe('where the agents keep their transcripts', () => {
     expect(cline({ CLINE_DATA_DIR: '/d', CLINE_SESSION_DATA_DIR: '/s' })).toBe('/s')
   })
 
+  it("finds Kilo Code's database where KILO_DB names it, a path or a name in its data folder", () => {
+    const kilo = (env: Record<string, string>) =>
+      agentFolders(env, '/home/u').find((folder) => folder.agent === 'kilo')?.path
+    expect(kilo({})).toBe('/home/u/.local/share/kilo/kilo.db')
+    expect(kilo({ KILO_DB: '/d/mine.db' })).toBe('/d/mine.db')
+    expect(kilo({ XDG_DATA_HOME: '/x', KILO_DB: 'other.db' })).toBe('/x/kilo/other.db')
+  })
+
   it('finds only what exists, of the agents asked for', () => {
     const home = mkdtempSync(join(tmpdir(), 'cachelab-home-'))
     mkdirSync(join(home, '.claude', 'projects'), { recursive: true })
     mkdirSync(join(home, '.pi', 'agent', 'sessions'), { recursive: true })
     mkdirSync(join(home, '.local', 'share', 'opencode'), { recursive: true })
     writeFileSync(join(home, '.local', 'share', 'opencode', 'opencode.db'), '')
+    mkdirSync(join(home, '.local', 'share', 'kilo'), { recursive: true })
+    writeFileSync(join(home, '.local', 'share', 'kilo', 'kilo.db'), '')
     expect(discoveredFolders({}, home).map((folder) => folder.agent)).toEqual([
       'claude-code',
       'opencode',
       'pi',
+      'kilo',
     ])
     expect(discoveredFolders({}, home, ['pi']).map((folder) => folder.agent)).toEqual(['pi'])
   })

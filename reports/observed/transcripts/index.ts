@@ -26,6 +26,7 @@ export const READERS: Readonly<Record<TranscriptFormat, TranscriptReader>> = {
   droid: loadedOnFirstRead(async () => (await import('./droid.ts')).readDroid),
   dsh: loadedOnFirstRead(async () => (await import('./dsh.ts')).readDsh),
   'gemini-cli': loadedOnFirstRead(async () => (await import('./gemini-cli.ts')).readGeminiCli),
+  kilo: loadedOnFirstRead(async () => (await import('./kilo.ts')).readKilo),
   opencode: loadedOnFirstRead(async () => (await import('./opencode.ts')).readOpencode),
   pi: loadedOnFirstRead(async () => (await import('./pi.ts')).readPi),
   'qwen-code': loadedOnFirstRead(async () => (await import('./qwen-code.ts')).readQwenCode),

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { describe, expect, it } from 'vitest'
 import { isSqliteFile } from './file-head.ts'
-import { isOpencodeDatabase, openOpencodeDatabase } from './opencode-database.ts'
+import { opencodeDatabaseFormat, openOpencodeDatabase } from './opencode-database.ts'
 
 const folder = () => mkdtempSync(join(tmpdir(), 'cachelab-opencode-database-'))
 
@@ -18,7 +18,7 @@ describe("opencode's database", () => {
     database.exec('create table session (id text)')
     database.close()
     expect(isSqliteFile(other)).toBe(true)
-    expect(isOpencodeDatabase(other)).toBe(false)
+    expect(opencodeDatabaseFormat(other)).toBeUndefined()
   })
 
   it("streams each message with its step-finish parts only, in the session's order", () => {
@@ -34,7 +34,7 @@ describe("opencode's database", () => {
         ('prt_2', 'msg_2', 22, '{"type":"step-finish","tokens":{"input":1,"output":1}}');
     `)
     database.close()
-    expect(isOpencodeDatabase(file)).toBe(true)
+    expect(opencodeDatabaseFormat(file)).toBe('opencode')
     const opened = openOpencodeDatabase(file)
     try {
       expect(opened.sessions).toEqual([

@@ -1,4 +1,5 @@
-// opencode's SQLite database (`~/.local/share/opencode/opencode.db`, WAL mode) opened read-only with
+// opencode's SQLite database (`~/.local/share/opencode/opencode.db`, WAL mode; its fork Kilo Code's
+// `~/.local/share/kilo/kilo.db` has the same tables, and its own beside them) opened read-only with
 // better-sqlite3 (notes/2026-12-02-opencode-sqlite.md): its sessions, and its messages with their
 // `step-finish` parts row by row, never the whole database in memory. The user's database and its WAL
 // are never written; where a read-only open cannot be made, a copy of both in a temporary folder is read.
@@ -88,9 +89,13 @@ function openReadOnly(file: string): Opened {
   }
 }
 
-/** Whether the file is an opencode database: a SQLite file with opencode's session, message and part tables. */
-export function isOpencodeDatabase(file: string): boolean {
-  if (!isSqliteFile(file)) return false
+/**
+ * Which database of the opencode family the file is: a SQLite file with opencode's session, message and
+ * part tables is opencode's, or Kilo Code's when it also has Kilo's own (`kilo_board`, `kilo_…`); undefined
+ * for any other file.
+ */
+export function opencodeDatabaseFormat(file: string): 'opencode' | 'kilo' | undefined {
+  if (!isSqliteFile(file)) return undefined
   let opened: Opened | undefined
   try {
     opened = openReadOnly(file)
@@ -100,11 +105,12 @@ export function isOpencodeDatabase(file: string): boolean {
         .all()
         .map((row) => (row as { name: string }).name),
     )
-    return OPENCODE_TABLES.every((name) => names.has(name))
+    if (!OPENCODE_TABLES.every((name) => names.has(name))) return undefined
+    return [...names].some((name) => name.startsWith('kilo_')) ? 'kilo' : 'opencode'
   } catch (error) {
     // Without the library the file cannot be told: say so, rather than call it no transcript.
     if (error instanceof CachelabError) throw error
-    return false
+    return undefined
   } finally {
     opened?.close()
   }

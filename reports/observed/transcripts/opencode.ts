@@ -3,7 +3,8 @@
 // an assistant message is one provider request (a message spans as many steps as the model called tools
 // in a row); a message without them (older versions) is one request by its own `tokens`. A `task`
 // subagent is a session with a `parentID`; a summary message is a compaction. opencode does not record
-// its title requests. See notes/2026-12-02-opencode-sqlite.md.
+// its title requests. See notes/2026-12-02-opencode-sqlite.md. Its fork Kilo Code keeps the same records
+// under its own names (kilo.ts): a flavor says which.
 
 import { readFileSync } from 'node:fs'
 import { homedir } from 'node:os'
@@ -14,7 +15,13 @@ import { type Fields, fieldsOf, isoOf, listOf, numberOf, textOf } from './fields
 import { isSqliteFile } from './file-head.ts'
 import { recordProblem, SkipTally } from './lines.ts'
 import { openOpencodeDatabase } from './opencode-database.ts'
-import type { ObservedRequest, ReadOptions, TranscriptEvent, TranscriptReader } from './types.ts'
+import type {
+  ObservedRequest,
+  ReadOptions,
+  TranscriptEvent,
+  TranscriptFormat,
+  TranscriptReader,
+} from './types.ts'
 
 /** opencode's own provider ids (models.dev's) that name one wire API. */
 const PROVIDER_IDS: Readonly<Record<string, ProviderId>> = {
@@ -34,6 +41,24 @@ const NPM_APIS: Readonly<Record<string, ProviderId>> = {
   '@ai-sdk/deepseek': 'deepseek',
   '@ai-sdk/google': 'gemini',
   '@ai-sdk/amazon-bedrock': 'bedrock',
+}
+
+/** What tells opencode and a fork of it apart in what they keep: the format and where its configs are. */
+export interface OpencodeFlavor {
+  /** The format, and the agent its rows name (`<format>/<version>`). */
+  format: Extract<TranscriptFormat, 'opencode' | 'kilo'>
+  /** Its folder under `$XDG_CONFIG_HOME`, and the global config files there, the later winning. */
+  configFolder: string
+  globalConfigs: readonly string[]
+  /** The config files of each folder from the root down to a session's directory, the later winning. */
+  projectConfigs: readonly string[]
+}
+
+export const OPENCODE: OpencodeFlavor = {
+  format: 'opencode',
+  configFolder: 'opencode',
+  globalConfigs: ['config.json', 'opencode.json', 'opencode.jsonc'],
+  projectConfigs: ['opencode.json', 'opencode.jsonc'],
 }
 
 /** A JSONC text (opencode's config allows comments and trailing commas) as JSON text. */
@@ -61,22 +86,23 @@ export function jsoncText(text: string): string {
 }
 
 /**
- * The `npm` package of each provider the opencode config files in force in `directory` declare: the
- * global ones (`$XDG_CONFIG_HOME/opencode/`), then each `opencode.json(c)` from the filesystem root down
- * to the directory, the nearer winning, as opencode merges them.
+ * The `npm` package of each provider the config files in force in `directory` declare: the global ones
+ * (`$XDG_CONFIG_HOME/opencode/`), then each `opencode.json(c)` from the filesystem root down to the
+ * directory, the nearer winning, as opencode merges them (a fork's own names, by its flavor).
  */
-export function configuredPackages(directory: string | undefined): Map<string, string> {
+export function configuredPackages(
+  directory: string | undefined,
+  flavor: OpencodeFlavor = OPENCODE,
+): Map<string, string> {
   const configHome = process.env.XDG_CONFIG_HOME || join(homedir(), '.config')
-  const files = ['config.json', 'opencode.json', 'opencode.jsonc'].map((name) =>
-    join(configHome, 'opencode', name),
-  )
+  const files = flavor.globalConfigs.map((name) => join(configHome, flavor.configFolder, name))
   const folders: string[] = []
   for (let folder = directory; folder !== undefined; ) {
     folders.unshift(folder)
     const up = dirname(folder)
     folder = up === folder ? undefined : up
   }
-  for (const folder of folders) files.push(join(folder, 'opencode.json'), join(folder, 'opencode.jsonc'))
+  for (const folder of folders) files.push(...flavor.projectConfigs.map((name) => join(folder, name)))
   const packages = new Map<string, string>()
   for (const file of files) {
     let config: Fields
@@ -171,7 +197,10 @@ export class OpencodeLog {
   private readonly packages = new Map<string | undefined, Map<string, string>>()
   private readonly skips = new SkipTally()
 
-  constructor(private readonly options: ReadOptions) {}
+  constructor(
+    private readonly options: ReadOptions,
+    private readonly flavor: OpencodeFlavor = OPENCODE,
+  ) {}
 
   /** Tell the fold of a session before its messages. */
   session(info: OpencodeSessionInfo): void {
@@ -205,7 +234,7 @@ export class OpencodeLog {
         model: undefined,
         pending: [],
       }
-      main.pending.push({ kind: 'compaction', detail: 'opencode summary' })
+      main.pending.push({ kind: 'compaction', detail: `${this.flavor.format} summary` })
     }
     const session = this.sessions.get(sessionId)
     const providerId = textOf(info.providerID) ?? 'unknown'
@@ -232,7 +261,7 @@ export class OpencodeLog {
       if (provider === undefined) {
         this.skips.add(
           step.where,
-          `to opencode provider ${providerId} skipped: no wire API known for it (not an opencode provider id, and no opencode.json names its npm package)`,
+          `to ${this.flavor.format} provider ${providerId} skipped: no wire API known for it (not an opencode provider id, and no ${this.flavor.projectConfigs.join(' or ')} names its npm package)`,
         )
         continue
       }
@@ -252,12 +281,12 @@ export class OpencodeLog {
         events.push({ kind: 'model-switch', from: conversation.model, to: model })
       conversation.model = model
       requests.push({
-        format: 'opencode',
+        format: this.flavor.format,
         source: step.where,
         session: conversation.name,
         ...(conversation.parent !== undefined ? { parent: conversation.parent } : {}),
         ...(conversation.kind !== undefined ? { kind: conversation.kind } : {}),
-        ...(session?.version !== undefined ? { agent: `opencode/${session.version}` } : {}),
+        ...(session?.version !== undefined ? { agent: `${this.flavor.format}/${session.version}` } : {}),
         provider,
         model,
         time: isoOf(time) ?? new Date(0).toISOString(),
@@ -303,7 +332,7 @@ export class OpencodeLog {
   private provider(providerId: string, directory: string | undefined): ProviderId | undefined {
     let packages = this.packages.get(directory)
     if (packages === undefined) {
-      packages = configuredPackages(directory)
+      packages = configuredPackages(directory, this.flavor)
       this.packages.set(directory, packages)
     }
     return opencodeProvider(providerId, packages.get(providerId))
@@ -320,9 +349,13 @@ function parsed(log: OpencodeLog, where: string, text: string): Fields | undefin
   return undefined
 }
 
-/** Every session of an opencode database, streamed message by message. */
-async function* readDatabase(file: string, options: ReadOptions): AsyncGenerator<ObservedRequest> {
-  const log = new OpencodeLog(options)
+/** Every session of an opencode (or fork's) database, streamed message by message. */
+async function* readDatabase(
+  file: string,
+  options: ReadOptions,
+  flavor: OpencodeFlavor,
+): AsyncGenerator<ObservedRequest> {
+  const log = new OpencodeLog(options, flavor)
   const database = openOpencodeDatabase(file)
   try {
     for (const session of database.sessions)
@@ -351,14 +384,18 @@ async function* readDatabase(file: string, options: ReadOptions): AsyncGenerator
 }
 
 /** One session's `opencode export` JSON, read whole (it is one object). */
-async function* readExport(file: string, options: ReadOptions): AsyncGenerator<ObservedRequest> {
-  const log = new OpencodeLog(options)
+async function* readExport(
+  file: string,
+  options: ReadOptions,
+  flavor: OpencodeFlavor,
+): AsyncGenerator<ObservedRequest> {
+  const log = new OpencodeLog(options, flavor)
   const value = parsed(log, `${file}:1`, readFileSync(file, 'utf8'))
   const info = fieldsOf(value?.info)
   const id = textOf(info.id)
   if (value === undefined) return
   if (id === undefined || !Array.isArray(value.messages)) {
-    log.problem(`${file}:1`, 'not an opencode export (no info.id and messages)')
+    log.problem(`${file}:1`, `not a session export of ${flavor.format} (no info.id and messages)`)
     return
   }
   const parentId = textOf(info.parentID)
@@ -393,6 +430,11 @@ async function* readExport(file: string, options: ReadOptions): AsyncGenerator<O
   log.finish()
 }
 
+/** The reader of a flavor's database (every session in it) or of one session's export JSON. */
+export function opencodeFamilyReader(flavor: OpencodeFlavor): TranscriptReader {
+  return (file, options) =>
+    isSqliteFile(file) ? readDatabase(file, options, flavor) : readExport(file, options, flavor)
+}
+
 /** Read an opencode database (every session in it) or one session's `opencode export` JSON. */
-export const readOpencode: TranscriptReader = (file, options) =>
-  isSqliteFile(file) ? readDatabase(file, options) : readExport(file, options)
+export const readOpencode: TranscriptReader = opencodeFamilyReader(OPENCODE)

@@ -17,6 +17,7 @@ export type TranscriptFormat =
   | 'droid'
   | 'dsh'
   | 'gemini-cli'
+  | 'kilo'
   | 'opencode'
   | 'pi'
   | 'qwen-code'
@@ -29,10 +30,17 @@ export const TRANSCRIPT_FORMATS: readonly TranscriptFormat[] = [
   'droid',
   'dsh',
   'gemini-cli',
+  'kilo',
   'opencode',
   'pi',
   'qwen-code',
 ]
+
+/**
+ * Formats whose files detection takes for another's: a `kilo export` JSON has opencode's shape to the
+ * field, so it is detected as opencode, and `--format kilo` names it.
+ */
+export const DETECTED_AS: Readonly<Partial<Record<TranscriptFormat, TranscriptFormat>>> = { kilo: 'opencode' }
 
 /**
  * Where recorded usage comes from: a transcript, a keyed run's steps.csv (`cachelab run --live`) or a

@@ -6,6 +6,7 @@ import { cline } from './cline.ts'
 import { codex } from './codex.ts'
 import { copilot } from './copilot.ts'
 import { geminiCli } from './gemini-cli.ts'
+import { kilo } from './kilo.ts'
 import { opencode } from './opencode.ts'
 import { pi } from './pi.ts'
 import { qwenCode } from './qwen-code.ts'
@@ -18,6 +19,7 @@ export const AGENT_PORTS: readonly AgentPort[] = [
   claudeCode,
   codex,
   opencode,
+  kilo,
   geminiCli,
   qwenCode,
   pi,
