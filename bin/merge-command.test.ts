@@ -35,7 +35,9 @@ describe('run --shard', () => {
 
 describe('merge-reports', () => {
   it('needs the shards and names a folder that is not one', async () => {
-    expect(oneLine(await runCli(['merge-reports']))).toBe('cachelab: merge-reports needs the shards’ folders')
+    expect(oneLine(await runCli(['merge-reports']))).toBe(
+      'cachelab: merge-reports needs the shards’ folders; usage: cachelab merge-reports [options] SHARD_DIR... (cachelab merge-reports --help: what it does and its flags)',
+    )
     const empty = mkdtempSync(join(tmpdir(), 'cachelab-not-a-shard-'))
     expect(oneLine(await runCli(['merge-reports', empty]))).toBe(
       `cachelab: ${empty} is not a shard (no shard.json): give the folders cachelab run --shard i/n wrote`,
