@@ -41,6 +41,15 @@ describe('a JSON Lines sink', () => {
     expect(open).toThrow(`cannot write --log ${path}: ${reason}`)
   })
 
+  it.skipIf(process.platform !== 'linux')(
+    'refuses a kernel file, which opens for writing but takes no line',
+    () => {
+      expect(() => openJsonlSink('/proc/self/status', collect().options)).toThrow(
+        'cannot write --log /proc/self/status: it is a kernel file (/proc, /sys), not a log; name a file on disk',
+      )
+    },
+  )
+
   it.skipIf(process.getuid?.() === 0)('refuses a file it may not write (not checkable as root)', () => {
     const path = join(directory(), 'serve.jsonl')
     writeFileSync(path, '')

@@ -2,9 +2,12 @@
 // once before the command starts, so an unwritable path is a usage error at start; afterwards an append
 // never throws, and each distinct write error is reported once while the command keeps running.
 
-import { appendFileSync, closeSync, openSync } from 'node:fs'
+import { appendFileSync, closeSync, openSync, statfsSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { CachelabError } from '../harness/errors.ts'
+
+/** procfs's and sysfs's magic numbers (statfs(2)): file systems whose files are no place for a log. */
+const KERNEL_FILE_SYSTEMS = new Set([0x9fa0, 0x62656572])
 
 /** A JSON Lines file that is appended to, one record per line. */
 export interface JsonlSink {
@@ -34,7 +37,14 @@ export interface JsonlSinkOptions {
 export function openJsonlSink(path: string, options: JsonlSinkOptions): JsonlSink {
   try {
     closeSync(openSync(path, 'a'))
+    // The kernel's files (procfs, sysfs) open for writing, and then refuse every line.
+    if (KERNEL_FILE_SYSTEMS.has(statfsSync(path).type))
+      throw new CachelabError(
+        'input',
+        `cannot write ${options.label} ${path}: it is a kernel file (/proc, /sys), not a log; name a file on disk`,
+      )
   } catch (error) {
+    if (error instanceof CachelabError) throw error
     throw new CachelabError(
       'input',
       `cannot write ${options.label} ${path}: ${reasonOf(error as Error, path)}`,
