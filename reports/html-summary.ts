@@ -13,6 +13,7 @@ import {
   warmTokens,
 } from './html-parts.ts'
 import { escapeHtml } from './markup.ts'
+import { sessionNotes } from './session-notes.ts'
 import { countText } from './text-table.ts'
 import type { SummaryRow } from './types.ts'
 
@@ -78,8 +79,36 @@ export function summarySection(groups: readonly SessionGroup[]): string {
     headRow(SUMMARY_HEAD),
     `<tbody>${body.join('\n')}</tbody>`,
     '</table></div>',
+    ...notesList(groups),
     '</section>',
   ].join('\n')
+}
+
+/** How many noted sessions the list under the table names; summary.csv has every one. */
+const NOTED_SESSIONS = 10
+
+/**
+ * What the clients did not ask for, under the table where a 0.00% is read (nothing marked for caching, no
+ * prompt above the minimum): each noted conversation linked to its section, the first few by name.
+ */
+function notesList(groups: readonly SessionGroup[]): string[] {
+  const noted = groups.flatMap((group) =>
+    group.conversations.flatMap((session) => {
+      const notes = session.summary === undefined ? [] : sessionNotes(session.summary)
+      if (notes.length === 0) return []
+      const { scenario, variant, provider } = session.key
+      const name = `${scenario} · ${variant} · ${provider}`
+      return [
+        `<li><a href="#${session.anchor}">${escapeHtml(name)}</a>: ${escapeHtml(notes.join('; '))}</li>`,
+      ]
+    }),
+  )
+  if (noted.length === 0) return []
+  const more = noted.length - NOTED_SESSIONS
+  return [
+    '<p class="note">What the client did not ask for:</p>',
+    `<ul class="notes">${noted.slice(0, NOTED_SESSIONS).join('')}${more > 0 ? `<li>and ${more} more (summary.csv: nothing_marked_*, below_minimum_*)</li>` : ''}</ul>`,
+  ]
 }
 
 /** A session of its own (a run's, or a captured session of one conversation). */

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest'
+import { renderReport } from './html.ts'
 import { notesUnderTable, sessionNotes } from './session-notes.ts'
+import { RunRows } from './session-rows.ts'
 import { summarize } from './summary.ts'
 import { sessionRows } from './testing.ts'
 
@@ -24,6 +26,21 @@ describe("a session's notes", () => {
       '  capture · c-1 · anthropic',
       expect.stringContaining('    nothing marked for caching on 2 of 2 requests'),
     ])
+  })
+
+  it("stand under report.html's summary table, linked to the session, not only in its closed section", () => {
+    const rows = sessionRows({ scenario: 'capture', variant: 'c-1', model: 'claude-sonnet-4-6' }, [
+      { uncached: 3000 },
+      { uncached: 3200, turn: 2 },
+    ]).map((row) => ({ ...row, markedCostUsd: row.costUsd / 2 }))
+    const page = renderReport({ rows: RunRows.of(rows), summaries: summarize(rows), runId: 'capture-1' })
+    const summary = page.slice(
+      page.indexOf('<section id="summary">'),
+      page.indexOf('</section>', page.indexOf('<section id="summary">')),
+    )
+    expect(summary).toMatch(
+      /<ul class="notes"><li><a href="#session-\d+">capture · c-1 · anthropic<\/a>: nothing marked for caching on 2 of 2 requests: \$[\d.]+, \$[\d.]+ with a cache mark<\/li><\/ul>/,
+    )
   })
 
   it("say that no prompt reached the model's caching minimum, only when none did", () => {
