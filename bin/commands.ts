@@ -54,6 +54,17 @@ export const OTEL_FLAGS = {
 
 const FORMATS = TRANSCRIPT_FORMATS.join(', ')
 
+/** How import and calibrate read transcripts: the format, and whether unreadable lines are skipped. */
+const FORMAT_FLAG = {
+  type: 'string',
+  value: 'FORMAT',
+  description: `the transcript format: auto (default: told by the content), ${FORMATS}`,
+} as const
+const LENIENT_FLAG = {
+  type: 'boolean',
+  description: 'skip lines that cannot be read, counting them',
+} as const
+
 export const RUN_FLAGS = {
   scenario: { type: 'string', value: 'NAME[,NAME]|all', description: 'the scenarios to run (default: all)' },
   scenarios: {
@@ -194,17 +205,13 @@ export const LIST_FLAGS = {
 } as const satisfies Flags
 
 export const IMPORT_FLAGS = {
-  format: {
-    type: 'string',
-    value: 'FORMAT',
-    description: `the transcript format: auto (default: told by the content), ${FORMATS}`,
-  },
+  format: FORMAT_FLAG,
   out: {
     type: 'string',
     value: 'DIR',
     description: 'the folder for the files (default reports/out/import-<timestamp>)',
   },
-  lenient: { type: 'boolean', description: 'skip lines that cannot be read, counting them' },
+  lenient: LENIENT_FLAG,
   ttl: { type: 'string', value: '1h', description: 'price cache writes at the one-hour lifetime' },
   as: {
     type: 'string',
@@ -229,17 +236,13 @@ export const IMPORT_FLAGS = {
 } as const satisfies Flags
 
 export const CALIBRATE_FLAGS = {
-  format: {
-    type: 'string',
-    value: 'FORMAT',
-    description: `the transcript format: auto (default: told by the content), ${FORMATS}`,
-  },
+  format: FORMAT_FLAG,
   out: {
     type: 'string',
     value: 'DIR',
     description: 'the folder for calibration.csv and calibration-models.csv',
   },
-  lenient: { type: 'boolean', description: 'skip lines that cannot be read, counting them' },
+  lenient: LENIENT_FLAG,
 } as const satisfies Flags
 
 export const REPORT_FLAGS = {
